@@ -1,0 +1,43 @@
+# Set-up and entry points. Needs only python3 (3.11+) and make; system packages come from apt when run as root.
+PY ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: setup system-deps test-deps demo test check-defs bench dev
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $@
+
+# poppler-utils gives pdftotext (PDF -> text); without it the pure-Python pypdf fallback is used.
+system-deps:
+	@command -v pdftotext >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils >/dev/null; \
+	  else echo "note: install poppler-utils (pdftotext) for the best PDF text; using pypdf meanwhile"; fi; }
+
+# The browser test drives Debian's chromium headless through Playwright.
+test-deps: system-deps
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "note: install chromium for the UI browser test"; fi; }
+
+setup: $(STAMP) system-deps
+
+demo: setup
+	$(BIN)/claims-pipeline demo
+
+check-defs: setup
+	$(BIN)/dg check defs
+
+test: $(STAMP) test-deps
+	$(BIN)/dg check defs
+	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+bench: setup
+	$(BIN)/python benchmarks/bench_extract.py
+
+dev: setup
+	$(BIN)/dg dev

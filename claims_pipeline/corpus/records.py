@@ -1,0 +1,123 @@
+"""Plain records produced by corpus extraction (no behaviour beyond (de)serialisation)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+ValueType = Literal["pct", "money", "statute", "date", "year"]
+LinkKind = Literal["markdown", "backticked", "bare"]
+VerifiedOrigin = Literal["inline", "file", "none"]
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """A figure found in a claim line. pos/end index the (masked) line."""
+
+    type: ValueType
+    raw: str
+    needles: tuple[str, ...]
+    salient: bool
+    pos: int
+    end: int
+    number: float | None = None  # numeric value when the figure is a number (for number-aware priors)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["needles"] = list(self.needles)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Value":
+        return cls(**{**d, "needles": tuple(d.get("needles", ()))})
+
+
+@dataclass(frozen=True, slots=True)
+class InlineStamp:
+    date: str  # YYYY-MM-DD
+    kind: str  # verified | stale-marker | stale | updated
+
+    @property
+    def is_stale(self) -> bool:
+        return self.kind.startswith("stale")
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimRecord:
+    id: str  # f"{scope}:{line_no}:{sha1(url)[:8]}"
+    scope: str
+    section: str
+    line_no: int
+    claim_text: str
+    values: tuple[Value, ...]
+    source_url: str
+    source_host: str
+    source_tier: str  # primary-gov | primary-allowlist | secondary
+    inline_stamp: InlineStamp | None
+    link_kind: LinkKind
+    last_verified: str | None  # YYYY-MM-DD: the inline stamp's date, else the file footer's
+    last_verified_origin: VerifiedOrigin
+    file: str = ""  # corpus-relative path
+
+    @property
+    def salient_values(self) -> tuple[Value, ...]:
+        return tuple(v for v in self.values if v.salient)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "scope": self.scope,
+            "section": self.section,
+            "line_no": self.line_no,
+            "claim_text": self.claim_text,
+            "values": [v.to_dict() for v in self.values],
+            "source_url": self.source_url,
+            "source_host": self.source_host,
+            "source_tier": self.source_tier,
+            "inline_stamp": asdict(self.inline_stamp) if self.inline_stamp else None,
+            "link_kind": self.link_kind,
+            "last_verified": self.last_verified,
+            "last_verified_origin": self.last_verified_origin,
+            "file": self.file,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "ClaimRecord":
+        stamp = d.get("inline_stamp")
+        return cls(
+            id=d["id"],
+            scope=d["scope"],
+            section=d["section"],
+            line_no=int(d["line_no"]),
+            claim_text=d["claim_text"],
+            values=tuple(Value.from_dict(v) for v in d.get("values", [])),
+            source_url=d["source_url"],
+            source_host=d["source_host"],
+            source_tier=d["source_tier"],
+            inline_stamp=InlineStamp(**stamp) if stamp else None,
+            link_kind=d.get("link_kind", "markdown"),
+            last_verified=d.get("last_verified"),
+            last_verified_origin=d.get("last_verified_origin", "none"),
+            file=d.get("file", ""),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractWarning:
+    """Bad input that extraction skipped or repaired; never fatal."""
+
+    file: str
+    line_no: int  # 0 when the warning concerns the whole file
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line_no}: {self.message}" if self.line_no else f"{self.file}: {self.message}"
+
+
+@dataclass(slots=True)
+class Extraction:
+    claims: list[ClaimRecord] = field(default_factory=list)
+    warnings: list[ExtractWarning] = field(default_factory=list)
+    skipped_pointer_links: int = 0
+    files: list[str] = field(default_factory=list)  # corpus-relative paths read
+    scopes: dict[str, list[str]] = field(default_factory=dict)  # scope -> files

@@ -1,0 +1,22 @@
+"""What the cache knows about one page at the end of a fetch run: the input of priors and reports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class PageState:
+    url: str
+    fetch_status: str  # a FetchStatus value of the latest fetch (NOT_MODIFIED is reported as OK)
+    http_status: int | None
+    content_kind: str
+    note: str
+    fetched_at: str  # ISO-8601 UTC of the latest fetch
+    text_hash: str | None  # hash of the text that currently stands for the page
+    raw_hash: str | None
+    text: str | None  # that text (OK pages)
+    content_changed: bool  # a confirmed change was detected by this run's fetch
+    changed_at: str | None  # fetched_at of the fetch at which the latest confirmed change was first seen
+    stable_since: str | None  # fetched_at of the first sighting of the current stable text
+    diff: str | None  # unified-style diff of the latest confirmed change (text lines), capped
