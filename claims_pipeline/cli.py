@@ -1,0 +1,52 @@
+"""The `claims-pipeline` command. Each subcommand lives in claims_pipeline/commands/<name>.py and is imported
+only when chosen, so `extract`, `lint` and `fetch` never import Dagster (they start fast)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# name -> (module, one-line help). A module exposes add_arguments(parser) and run(args) -> int.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "extract": ("claims_pipeline.commands.extract", "parse the corpus into claims (no network)"),
+    "lint": ("claims_pipeline.commands.lint", "flag citations that point at a primary portal's root next to a figure"),
+    "fetch": ("claims_pipeline.commands.fetch", "fetch URLs through the fetcher and cache; show why a source reads as it does"),
+    "audit": ("claims_pipeline.commands.audit", "materialize the audit assets (all scopes, or one) in-process"),
+    "worklist": ("claims_pipeline.commands.worklist", "sample claims fetch-free and write the LLM worklist"),
+    "demo": ("claims_pipeline.commands.demo", "start the bundled fixture web and audit the bundled demo corpus"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="claims-pipeline", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    chosen = next((a for a in sys.argv[1:] if a in COMMANDS), None)
+    for name, (module, help_text) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.add_argument("--config", metavar="FILE", help="config file (default: $CLAIMS_PIPELINE_CONFIG, then ./config/claims_pipeline.yaml)")
+        if name == chosen:  # only the chosen command's module is imported
+            importlib.import_module(module).add_arguments(p)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    if argv is not None:
+        sys.argv = [sys.argv[0], *argv]
+    parser = build_parser()
+    args = parser.parse_args()
+    if not args.command:
+        parser.print_help(sys.stderr)
+        return 2
+    from claims_pipeline.settings import ConfigError
+
+    module = importlib.import_module(COMMANDS[args.command][0])
+    try:
+        return int(module.run(args) or 0)
+    except ConfigError as exc:
+        print(f"claims-pipeline: config error:\n{exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
