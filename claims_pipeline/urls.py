@@ -1,0 +1,42 @@
+"""URL normalisation shared by extraction, fetching and the page store.
+
+Only changes that never alter which resource a server returns: scheme and host are lower-cased, the default
+port is dropped, an empty path becomes "/", and the fragment (never sent to the server) is removed. Path,
+query and their case are kept as written, because servers may treat them as case-sensitive.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit, urlunsplit
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def normalize_url(url: str) -> str:
+    """Return the canonical form of an http(s) URL (see module doc); other strings come back stripped."""
+    url = url.strip()
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:  # e.g. an invalid port number: leave the text alone rather than guess
+        return url
+    scheme = parts.scheme.lower()
+    if scheme not in _DEFAULT_PORTS or not parts.hostname:
+        return url.split("#", 1)[0]
+    host = parts.hostname.lower().rstrip(".")
+    if ":" in host:  # IPv6 literal needs its brackets back
+        host = f"[{host}]"
+    userinfo = ""
+    if parts.username is not None:
+        userinfo = parts.username + (f":{parts.password}" if parts.password is not None else "") + "@"
+    netloc = userinfo + host + (f":{port}" if port is not None and port != _DEFAULT_PORTS[scheme] else "")
+    path = parts.path or "/"
+    return urlunsplit((scheme, netloc, path, parts.query, ""))
+
+
+def url_host(url: str) -> str:
+    """Lower-cased host of a URL without port or credentials ("" when there is none)."""
+    try:
+        return (urlsplit(url.strip()).hostname or "").lower().rstrip(".")
+    except ValueError:
+        return ""
