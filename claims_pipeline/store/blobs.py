@@ -1,0 +1,135 @@
+"""Content-addressed, compressed blob files: raw bodies and extracted texts.
+
+Layout: <root>/ab/cd/<sha256>.<kind>.gz, where the hash is of the uncompressed content. gzip (stdlib) rather
+than raw zlib: each file is self-describing (`zcat` reads it when debugging a page) and carries a CRC32, so a
+damaged file is detected on read; mtime=0 makes the bytes deterministic, so two processes storing the same
+content write identical files and the os.replace race between them is harmless.
+
+Writes are temp file + fsync + os.replace (+ directory fsync): a kill at any moment leaves either the complete
+blob or a stray `*.tmp` file, never a half blob under a final name.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+KINDS = ("raw", "text")
+TEMP_SUFFIX = ".tmp"
+_GZIP_LEVEL = 6  # ~zlib default: good ratio on HTML/text, fast enough for PDFs of a few MB
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def text_bytes(text: str) -> bytes:
+    """The stored (and hashed) form of an extracted text."""
+    return text.encode("utf-8", "replace")
+
+
+def text_hash(text: str) -> str:
+    """sha256 hex of the extracted text (the original kept only the first 16 chars: see display_id)."""
+    return sha256_hex(text_bytes(text))
+
+
+def display_id(hash_hex: str | None) -> str:
+    """Short form for humans, the original tool's 16-character content hash."""
+    return (hash_hex or "")[:16]
+
+
+@dataclass(frozen=True, slots=True)
+class BlobFile:
+    path: Path
+    hash: str
+    kind: str
+
+
+class BlobStore:
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root).expanduser()
+
+    def path(self, hash_hex: str, kind: str) -> Path:
+        if kind not in KINDS:
+            raise ValueError(f"unknown blob kind {kind!r}")
+        return self.root / hash_hex[:2] / hash_hex[2:4] / f"{hash_hex}.{kind}.gz"
+
+    def exists(self, hash_hex: str, kind: str) -> bool:
+        return self.path(hash_hex, kind).is_file()
+
+    def put(self, data: bytes, kind: str) -> str:
+        """Store data (if not already there) and return its hash."""
+        hash_hex = sha256_hex(data)
+        final = self.path(hash_hex, kind)
+        if final.is_file():
+            return hash_hex
+        final.parent.mkdir(parents=True, exist_ok=True)
+        tmp = final.with_name(f".{final.name}.{os.getpid()}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
+        try:
+            with open(tmp, "wb") as fh:
+                fh.write(gzip.compress(data, compresslevel=_GZIP_LEVEL, mtime=0))
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, final)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        _fsync_dir(final.parent)
+        return hash_hex
+
+    def put_text(self, text: str) -> str:
+        return self.put(text_bytes(text), "text")
+
+    def get(self, hash_hex: str, kind: str) -> bytes | None:
+        """The blob's content, or None when the file is missing or damaged."""
+        try:
+            return gzip.decompress(self.path(hash_hex, kind).read_bytes())
+        except (OSError, EOFError, gzip.BadGzipFile):
+            return None
+
+    def get_text(self, hash_hex: str | None) -> str | None:
+        if not hash_hex:
+            return None
+        data = self.get(hash_hex, "text")
+        return None if data is None else data.decode("utf-8", "replace")
+
+    def verify(self, hash_hex: str, kind: str) -> str | None:
+        """None when the blob exists and its content hashes to its name, else what is wrong."""
+        path = self.path(hash_hex, kind)
+        if not path.is_file():
+            return f"missing {kind} blob {path}"
+        data = self.get(hash_hex, kind)
+        if data is None:
+            return f"unreadable {kind} blob {path}"
+        if sha256_hex(data) != hash_hex:
+            return f"hash mismatch in {kind} blob {path}"
+        return None
+
+    def iter_blobs(self) -> Iterator[BlobFile]:
+        for path in self.root.glob("??/??/*.gz"):
+            name = path.name[: -len(".gz")]
+            hash_hex, _, kind = name.partition(".")
+            if len(hash_hex) == 64 and kind in KINDS:
+                yield BlobFile(path, hash_hex, kind)
+
+    def iter_temp_files(self) -> Iterator[Path]:
+        yield from self.root.glob(f"??/??/.*{TEMP_SUFFIX}")
+
+
+def _fsync_dir(directory: Path) -> None:
+    # Makes the rename itself durable across power loss; not available on every platform.
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -1,0 +1,404 @@
+"""The page cache: an index (SQLAlchemy Core, SQLite by default) plus content-addressed blobs.
+
+Every fetch is appended to `fetches`; the `urls` row carries the change-detection state (see settle.py);
+confirmed changes go to `changes` with their diff. Crash safety: the blobs of a fetch are written (atomically)
+BEFORE the one transaction that records it, so a kill at any moment leaves rows whose blobs exist and, at worst,
+an orphan blob or temp file (consistency.gc removes those).
+
+`now` overrides the fetch time wherever given (tests and backfills move the clock); otherwise the
+FetchResult's own fetched_at is used, else the current time.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Sequence
+
+from sqlalchemy import Connection, Engine, and_, func, insert, select, update
+from sqlalchemy.exc import IntegrityError, OperationalError
+
+from claims_pipeline.store import schema
+from claims_pipeline.store.blobs import BlobStore
+from claims_pipeline.store.clock import iso, to_utc, utc_now
+from claims_pipeline.store.diffs import text_diff
+from claims_pipeline.store.engine import make_engine, write_transaction
+from claims_pipeline.store.records import PageState
+from claims_pipeline.store.settle import ChangeState, settle
+from claims_pipeline.web.records import FetchResult, FetchStatus
+
+USABLE = (FetchStatus.OK.value, FetchStatus.NOT_MODIFIED.value)  # fetches that show the page's text
+_CHUNK = 500  # URLs per IN (...) clause: well under SQLite's variable limit
+_RECORD_ATTEMPTS = 4
+
+
+@dataclass(frozen=True, slots=True)
+class FetchRow:
+    """One entry of a URL's fetch history."""
+
+    id: int
+    url: str
+    run_id: str | None
+    fetched_at: str
+    http_status: int | None
+    fetch_status: str
+    content_type: str
+    content_kind: str
+    raw_hash: str | None
+    text_hash: str | None
+    reused_text: bool
+    etag: str | None
+    last_modified: str | None
+    note: str
+    final_url: str | None
+    changed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeRow:
+    url: str
+    changed_at: str
+    confirmed_at: str
+    old_hash: str
+    new_hash: str
+    diff: str | None
+
+
+class PageCache:
+    def __init__(
+        self,
+        db_url: str,
+        blob_dir: Path | str,
+        *,
+        diff_context_lines: int = 2,
+        max_diff_lines: int = 200,
+    ) -> None:
+        self.db_url = db_url
+        self.engine: Engine = make_engine(db_url)
+        self.blobs = BlobStore(blob_dir)
+        self.diff_context_lines = diff_context_lines
+        self.max_diff_lines = max_diff_lines
+        _create_tables(self.engine)
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> "PageCache":
+        return cls(
+            settings.cache_db_url,
+            settings.blob_dir,
+            diff_context_lines=settings.cache.diff_context_lines,
+            max_diff_lines=settings.cache.max_diff_lines,
+        )
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> "PageCache":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- writing ---------------------------------------------------------------------------------
+    def record(self, result: FetchResult, now: str | datetime | None = None, *, run_id: str | None = None) -> PageState:
+        """Append one fetch to the URL's history, settle change detection, and return the page's state."""
+        status = FetchStatus(result.status)
+        fetched_at = to_utc(now) or to_utc(result.fetched_at) or utc_now()
+        downloaded = status is not FetchStatus.NOT_MODIFIED
+        # Blobs first: a row must never point at a blob that is not on disk.
+        raw_hash = self.blobs.put(result.raw, "raw") if downloaded and result.raw is not None else None
+        new_text_hash = self.blobs.put_text(result.text) if downloaded and result.text is not None else None
+        for attempt in range(_RECORD_ATTEMPTS):
+            try:
+                with write_transaction(self.engine) as conn:
+                    self._record_in(conn, result, status, fetched_at, raw_hash, new_text_hash, run_id)
+                    # read back inside the same transaction: another process's later fetch cannot leak in
+                    return self._states_in(conn, [result.url])[result.url]
+            except (IntegrityError, OperationalError):
+                # IntegrityError: another process inserted the same new URL first (Postgres); OperationalError:
+                # SQLite stayed locked past busy_timeout. Both are safe to redo: nothing was committed.
+                if attempt == _RECORD_ATTEMPTS - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _record_in(
+        self,
+        conn: Connection,
+        result: FetchResult,
+        status: FetchStatus,
+        fetched_at: datetime,
+        raw_hash: str | None,
+        text_hash: str | None,
+        run_id: str | None,
+    ) -> None:
+        u, f = schema.urls, schema.fetches
+        url = result.url
+        url_row = conn.execute(select(u).where(u.c.url == url).with_for_update()).mappings().first()
+        content_type, content_kind = result.content_type or "", result.content_kind or ""
+        etag, last_modified = result.etag, result.last_modified
+        note = result.note or ""
+        if status is FetchStatus.NOT_MODIFIED:
+            prev = _latest_usable(conn, url)
+            if prev is not None:  # the page is what we cached: reuse its hashes, nothing was downloaded
+                raw_hash, text_hash = prev["raw_hash"], prev["text_hash"]
+                content_type = content_type or prev["content_type"]
+                content_kind = content_kind or prev["content_kind"]
+                etag = etag or prev["etag"]
+                last_modified = last_modified or prev["last_modified"]
+            else:
+                note = (note + "; " if note else "") + "304 without a cached copy"
+        usable = status.value in USABLE and text_hash is not None
+        before = _change_state(url_row)
+        settled = settle(before, text_hash if usable else None, fetched_at)
+
+        if url_row is None:
+            conn.execute(insert(u).values(url=url, first_seen=fetched_at, last_fetched_at=fetched_at))
+        fetch_id = conn.execute(
+            insert(f).values(
+                url=url,
+                run_id=run_id,
+                fetched_at=fetched_at,
+                recorded_at=utc_now(),
+                http_status=result.http_status,
+                fetch_status=status.value,
+                content_type=content_type,
+                content_kind=content_kind,
+                raw_hash=raw_hash,
+                text_hash=text_hash,
+                reused_text=status is FetchStatus.NOT_MODIFIED,
+                etag=etag,
+                last_modified=last_modified,
+                note=note,
+                final_url=result.final_url,
+                changed=settled.confirmed,
+                elapsed_s=float(result.elapsed_s or 0.0),
+                attempts=int(result.attempts or 0),
+            )
+        ).inserted_primary_key[0]
+
+        values: dict[str, Any] = {
+            "latest_fetch_id": fetch_id,
+            "last_fetched_at": fetched_at,
+            "stable_hash": settled.state.stable_hash,
+            "stable_since": settled.state.stable_since,
+            "pending_hash": settled.state.pending_hash,
+            "pending_since": settled.state.pending_since,
+            "changed_at": settled.state.changed_at if settled.confirmed else before.changed_at,
+            "change_confirmed_at": settled.state.change_confirmed_at if settled.confirmed else before.change_confirmed_at,
+        }
+        if settled.confirmed and settled.old_hash and text_hash:
+            old_text = self.blobs.get_text(settled.old_hash)
+            new_text = result.text if result.text is not None else self.blobs.get_text(text_hash)
+            diff = None
+            if old_text is not None and new_text is not None:
+                diff = text_diff(old_text, new_text, context_lines=self.diff_context_lines, max_lines=self.max_diff_lines)
+            values["last_change_id"] = conn.execute(
+                insert(schema.changes).values(
+                    url=url,
+                    fetch_id=fetch_id,
+                    changed_at=settled.state.changed_at,
+                    confirmed_at=fetched_at,
+                    old_hash=settled.old_hash,
+                    new_hash=text_hash,
+                    diff=diff,
+                )
+            ).inserted_primary_key[0]
+        conn.execute(update(u).where(u.c.url == url).values(**values))
+
+    # ---- runs (resume after a kill) ---------------------------------------------------------------
+    def start_run(self, run_id: str | None = None, *, now: str | datetime | None = None, url_count: int = 0) -> str:
+        """Register a fetch run (idempotent: an existing run_id is kept, for resuming)."""
+        run_id = run_id or uuid.uuid4().hex
+        r = schema.runs
+        with write_transaction(self.engine) as conn:
+            exists = conn.execute(select(r.c.run_id).where(r.c.run_id == run_id)).first()
+            if exists is None:
+                conn.execute(insert(r).values(run_id=run_id, started_at=to_utc(now) or utc_now(), url_count=url_count))
+        return run_id
+
+    def finish_run(self, run_id: str, *, now: str | datetime | None = None) -> None:
+        r = schema.runs
+        with write_transaction(self.engine) as conn:
+            conn.execute(update(r).where(r.c.run_id == run_id).values(finished_at=to_utc(now) or utc_now()))
+
+    def run_info(self, run_id: str) -> dict[str, Any] | None:
+        r = schema.runs
+        with self.engine.connect() as conn:
+            row = conn.execute(select(r).where(r.c.run_id == run_id)).mappings().first()
+        if row is None:
+            return None
+        return {"run_id": row["run_id"], "started_at": iso(row["started_at"]), "finished_at": iso(row["finished_at"]), "url_count": row["url_count"]}
+
+    def urls_done_in_run(self, run_id: str, urls: Iterable[str]) -> set[str]:
+        """URLs that already have a fetch recorded under run_id."""
+        f = schema.fetches
+        done: set[str] = set()
+        with self.engine.connect() as conn:
+            for chunk in _chunks(list(urls)):
+                stmt = select(f.c.url).where(and_(f.c.run_id == run_id, f.c.url.in_(chunk))).distinct()
+                done.update(r[0] for r in conn.execute(stmt))
+        return done
+
+    # ---- reading ---------------------------------------------------------------------------------
+    def state(self, url: str) -> PageState | None:
+        return self.states([url]).get(url)
+
+    def states(self, urls: Iterable[str]) -> dict[str, PageState]:
+        """PageState of every given URL that has been fetched at least once."""
+        out: dict[str, PageState] = {}
+        with self.engine.connect() as conn:
+            for chunk in _chunks(list(dict.fromkeys(urls))):
+                out.update(self._states_in(conn, chunk))
+        return out
+
+    def _states_in(self, conn: Connection, chunk: list[str]) -> dict[str, PageState]:
+        u, f, c = schema.urls, schema.fetches, schema.changes
+        stmt = (
+            select(u, f.c.fetch_status, f.c.http_status, f.c.content_kind, f.c.note, f.c.fetched_at,
+                   f.c.raw_hash, f.c.text_hash.label("fetch_text_hash"), f.c.changed, c.c.diff)
+            .join(f, f.c.id == u.c.latest_fetch_id)
+            .outerjoin(c, c.c.id == u.c.last_change_id)
+            .where(u.c.url.in_(chunk))
+        )
+        return {row["url"]: self._page_state(row) for row in conn.execute(stmt).mappings()}
+
+    def _page_state(self, row: Any) -> PageState:
+        status, note = row["fetch_status"], row["note"] or ""
+        text = None
+        if status in USABLE:
+            text = self.blobs.get_text(row["stable_hash"]) if row["fetch_text_hash"] else None
+            if text is None:
+                reason = "304 without a cached copy" if not row["fetch_text_hash"] else "cached text blob missing or damaged"
+                status, note = FetchStatus.UNAVAILABLE.value, note if reason in note else (note + "; " if note else "") + reason
+            else:
+                status = FetchStatus.OK.value  # a 304 means the cached text still stands
+        return PageState(
+            url=row["url"],
+            fetch_status=status,
+            http_status=row["http_status"],
+            content_kind=row["content_kind"] or "",
+            note=note,
+            fetched_at=iso(row["fetched_at"]) or "",
+            text_hash=row["stable_hash"],
+            raw_hash=row["raw_hash"],
+            text=text,
+            content_changed=bool(row["changed"]),
+            changed_at=iso(row["changed_at"]),
+            stable_since=iso(row["stable_since"]),
+            diff=row["diff"],
+        )
+
+    def text(self, text_hash: str | None) -> str | None:
+        return self.blobs.get_text(text_hash)
+
+    def history(self, url: str) -> list[FetchRow]:
+        """Every fetch of url, oldest first."""
+        f = schema.fetches
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(f).where(f.c.url == url).order_by(f.c.id)).mappings().all()
+        return [
+            FetchRow(
+                id=r["id"], url=r["url"], run_id=r["run_id"], fetched_at=iso(r["fetched_at"]) or "",
+                http_status=r["http_status"], fetch_status=r["fetch_status"], content_type=r["content_type"],
+                content_kind=r["content_kind"], raw_hash=r["raw_hash"], text_hash=r["text_hash"],
+                reused_text=bool(r["reused_text"]), etag=r["etag"], last_modified=r["last_modified"], note=r["note"],
+                final_url=r["final_url"], changed=bool(r["changed"]),
+            )
+            for r in rows
+        ]
+
+    def changes(self, url: str) -> list[ChangeRow]:
+        """Every confirmed change of url, oldest first."""
+        c = schema.changes
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(c).where(c.c.url == url).order_by(c.c.id)).mappings().all()
+        return [
+            ChangeRow(r["url"], iso(r["changed_at"]) or "", iso(r["confirmed_at"]) or "", r["old_hash"], r["new_hash"], r["diff"])
+            for r in rows
+        ]
+
+    def validators(self, urls: Iterable[str]) -> dict[str, tuple[str | None, str | None]]:
+        """(etag, last_modified) of each URL's latest usable fetch, when it has validators and its text blob
+        is on disk (a 304 must leave us with the text it stands for)."""
+        f = schema.fetches
+        out: dict[str, tuple[str | None, str | None]] = {}
+        with self.engine.connect() as conn:
+            for chunk in _chunks(list(dict.fromkeys(urls))):
+                latest = (
+                    select(func.max(f.c.id).label("id"))
+                    .where(and_(f.c.url.in_(chunk), f.c.fetch_status.in_(USABLE), f.c.text_hash.is_not(None)))
+                    .group_by(f.c.url)
+                    .subquery()
+                )
+                stmt = select(f.c.url, f.c.etag, f.c.last_modified, f.c.text_hash).join(latest, latest.c.id == f.c.id)
+                for url, etag, last_modified, text_hash in conn.execute(stmt):
+                    if (etag or last_modified) and self.blobs.exists(text_hash, "text"):
+                        out[url] = (etag, last_modified)
+        return out
+
+    def fresh_urls(self, urls: Iterable[str], ttl_days: float, now: str | datetime | None = None) -> set[str]:
+        """URLs whose latest fetch was usable and is younger than ttl_days."""
+        u, f = schema.urls, schema.fetches
+        cutoff = (to_utc(now) or utc_now()) - timedelta(days=ttl_days)
+        fresh: set[str] = set()
+        with self.engine.connect() as conn:
+            for chunk in _chunks(list(dict.fromkeys(urls))):
+                stmt = (
+                    select(u.c.url)
+                    .join(f, f.c.id == u.c.latest_fetch_id)
+                    .where(and_(u.c.url.in_(chunk), f.c.fetch_status.in_(USABLE), f.c.fetched_at >= cutoff))
+                )
+                fresh.update(r[0] for r in conn.execute(stmt))
+        return fresh
+
+    def referenced_hashes(self) -> set[tuple[str, str]]:
+        """(hash, kind) of every blob a fetch row points at."""
+        f = schema.fetches
+        refs: set[tuple[str, str]] = set()
+        with self.engine.connect() as conn:
+            for (h,) in conn.execute(select(f.c.raw_hash).where(f.c.raw_hash.is_not(None)).distinct()):
+                refs.add((h, "raw"))
+            for (h,) in conn.execute(select(f.c.text_hash).where(f.c.text_hash.is_not(None)).distinct()):
+                refs.add((h, "text"))
+        return refs
+
+
+def _latest_usable(conn: Connection, url: str) -> Any:
+    f = schema.fetches
+    stmt = (
+        select(f)
+        .where(and_(f.c.url == url, f.c.fetch_status.in_(USABLE), f.c.text_hash.is_not(None)))
+        .order_by(f.c.id.desc())
+        .limit(1)
+    )
+    return conn.execute(stmt).mappings().first()
+
+
+def _change_state(row: Any) -> ChangeState:
+    if row is None:
+        return ChangeState()
+    return ChangeState(
+        stable_hash=row["stable_hash"],
+        stable_since=row["stable_since"],
+        pending_hash=row["pending_hash"],
+        pending_since=row["pending_since"],
+        changed_at=row["changed_at"],
+        change_confirmed_at=row["change_confirmed_at"],
+    )
+
+
+def _create_tables(engine: Engine) -> None:
+    # Two processes opening a fresh file at once can both see "no table" and one CREATE then fails: retry.
+    for attempt in range(3):
+        try:
+            schema.metadata.create_all(engine)
+            return
+        except OperationalError:
+            if attempt == 2:
+                raise
+
+
+def _chunks(items: Sequence[str]) -> Iterator[list[str]]:
+    for i in range(0, len(items), _CHUNK):
+        yield list(items[i : i + _CHUNK])

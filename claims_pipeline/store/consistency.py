@@ -1,0 +1,76 @@
+"""Checking and cleaning a page cache after a crash.
+
+verify_cache: every fetch row's blobs exist and hash to their names, the index passes the database's own
+integrity check, and each URL's latest-fetch pointer is valid. Orphan blobs (written, row never committed) and
+temp files (write killed before its rename) are listed: they are harmless leftovers, and gc removes them.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlalchemy import select
+
+from claims_pipeline.store import schema
+from claims_pipeline.store.cache import PageCache
+from claims_pipeline.store.engine import integrity_problems
+
+
+@dataclass
+class CacheReport:
+    rows_checked: int = 0
+    blobs_checked: int = 0
+    problems: list[str] = field(default_factory=list)  # real inconsistencies: must stay empty
+    orphan_blobs: list[Path] = field(default_factory=list)  # harmless leftovers
+    temp_files: list[Path] = field(default_factory=list)  # harmless leftovers
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def verify_cache(cache: PageCache) -> CacheReport:
+    report = CacheReport()
+    report.problems.extend(f"database integrity: {p}" for p in integrity_problems(cache.engine))
+    f, u = schema.fetches, schema.urls
+    with cache.engine.connect() as conn:
+        rows = conn.execute(select(f.c.id, f.c.url, f.c.raw_hash, f.c.text_hash)).all()
+        fetch_urls = {r.id: r.url for r in rows}
+        for url, latest in conn.execute(select(u.c.url, u.c.latest_fetch_id)):
+            if fetch_urls.get(latest) != url:
+                report.problems.append(f"{url}: latest_fetch_id {latest} is not one of its fetches")
+    report.rows_checked = len(rows)
+    checked: set[tuple[str, str]] = set()
+    for row in rows:
+        for hash_hex, kind in ((row.raw_hash, "raw"), (row.text_hash, "text")):
+            if not hash_hex or (hash_hex, kind) in checked:
+                continue
+            checked.add((hash_hex, kind))
+            problem = cache.blobs.verify(hash_hex, kind)
+            if problem:
+                report.problems.append(f"fetch {row.id} ({row.url}): {problem}")
+    report.blobs_checked = len(checked)
+    report.orphan_blobs = [b.path for b in cache.blobs.iter_blobs() if (b.hash, b.kind) not in checked]
+    report.temp_files = list(cache.blobs.iter_temp_files())
+    return report
+
+
+def gc(cache: PageCache, *, min_age_s: float = 3600.0) -> list[Path]:
+    """Delete orphan blobs and temp files older than min_age_s; returns what was deleted.
+
+    The age floor matters: a live writer's blob is an "orphan" until its row commits a moment later."""
+    refs = cache.referenced_hashes()
+    cutoff = time.time() - min_age_s
+    removed: list[Path] = []
+    candidates = [b.path for b in cache.blobs.iter_blobs() if (b.hash, b.kind) not in refs]
+    candidates += list(cache.blobs.iter_temp_files())
+    for path in candidates:
+        try:
+            if path.stat().st_mtime <= cutoff:
+                path.unlink()
+                removed.append(path)
+        except FileNotFoundError:
+            continue
+    return removed

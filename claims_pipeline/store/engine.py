@@ -1,0 +1,71 @@
+"""The cache's database engine. Every dialect-specific line lives here, so the core paths in cache.py stay plain
+SQLAlchemy Core and a Postgres URL works for the multi-machine deployment.
+
+SQLite: WAL (readers never block the writer), a busy timeout (a second process waits instead of failing),
+foreign keys on, and write transactions opened with BEGIN IMMEDIATE so two processes recording the same URL
+serialise their read-settle-write instead of both reading the old row.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy.engine import make_url
+
+BUSY_TIMEOUT_MS = 30_000
+_WRITE_OPTION = "claims_pipeline_write"
+
+
+def make_engine(db_url: str) -> Engine:
+    """An engine for the cache index; creates the folder of a SQLite file."""
+    url = make_url(db_url)
+    if url.get_backend_name() != "sqlite":
+        return create_engine(db_url, pool_pre_ping=True)
+    if url.database and url.database != ":memory:":
+        Path(url.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(db_url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
+    _configure_sqlite(engine)
+    return engine
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
+        dbapi_conn.isolation_level = None  # we emit BEGIN ourselves (pysqlite's own BEGIN is deferred and late)
+        cur = dbapi_conn.cursor()
+        cur.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        cur.execute("PRAGMA journal_mode = WAL")
+        cur.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL survives a process kill; power loss may drop the tail
+        cur.execute("PRAGMA foreign_keys = ON")
+        cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        immediate = conn.get_execution_options().get(_WRITE_OPTION, False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+@contextmanager
+def write_transaction(engine: Engine) -> Iterator[Connection]:
+    """One transaction that will write: takes SQLite's write lock up front (no-op elsewhere)."""
+    with engine.connect() as conn:
+        conn = conn.execution_options(**{_WRITE_OPTION: True})
+        with conn.begin():
+            yield conn
+
+
+def is_sqlite(engine: Engine) -> bool:
+    return engine.dialect.name == "sqlite"
+
+
+def integrity_problems(engine: Engine) -> list[str]:
+    """SQLite's integrity_check findings ([] when healthy); other databases check themselves."""
+    if not is_sqlite(engine):
+        return []
+    with engine.connect() as conn:
+        rows = [r[0] for r in conn.execute(text("PRAGMA integrity_check"))]
+        conn.rollback()
+    return [] if rows == ["ok"] else rows
