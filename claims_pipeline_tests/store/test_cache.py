@@ -1,0 +1,136 @@
+from claims_pipeline.store.blobs import text_hash
+from claims_pipeline.web.records import FetchResult, FetchStatus
+
+from claims_pipeline_tests.store.helpers import day, failed, make_cache, not_modified, ok
+
+URL = "https://www.example.gov/tax/rates"
+
+
+def test_first_fetch_is_stored_with_text_and_stable_since(tmp_path):
+    cache = make_cache(tmp_path)
+    state = cache.record(ok(URL, "VAT 18 %", etag='"v1"'), now=day(1))
+    assert state.fetch_status == "OK" and state.http_status == 200 and state.content_kind == "html"
+    assert state.text == "VAT 18 %" and state.text_hash == text_hash("VAT 18 %")
+    assert state.fetched_at == day(1) and state.stable_since == day(1)  # the original left this empty
+    assert state.changed_at is None and state.content_changed is False and state.diff is None
+    assert cache.blobs.get(state.raw_hash, "raw").startswith(b"<html>")
+
+
+def test_real_change_flags_once_on_second_sighting_with_first_sighting_date_and_diff(tmp_path):
+    cache = make_cache(tmp_path)
+    cache.record(ok(URL, "intro\nVAT 18 %\nend"), now=day(1))
+    s2 = cache.record(ok(URL, "intro\nVAT 20 %\nend"), now=day(2))
+    assert s2.content_changed is False and s2.text == "intro\nVAT 18 %\nend"  # unconfirmed: stable text stands
+    s3 = cache.record(ok(URL, "intro\nVAT 20 %\nend"), now=day(3))
+    assert s3.content_changed is True
+    assert s3.changed_at == day(2) and s3.stable_since == day(2)
+    assert s3.text == "intro\nVAT 20 %\nend"
+    assert "-VAT 18 %" in s3.diff and "+VAT 20 %" in s3.diff
+    s4 = cache.record(ok(URL, "intro\nVAT 20 %\nend"), now=day(4))
+    assert s4.content_changed is False and s4.changed_at == day(2) and "+VAT 20 %" in s4.diff
+    [change] = cache.changes(URL)
+    assert (change.changed_at, change.confirmed_at) == (day(2), day(3))
+    assert change.old_hash == text_hash("intro\nVAT 18 %\nend") and change.new_hash == s3.text_hash
+
+
+def test_page_that_changes_on_every_fetch_never_flags(tmp_path):
+    cache = make_cache(tmp_path)
+    states = [cache.record(ok(URL, f"rate 5 %\nrendered at {i}"), now=day(i)) for i in range(1, 7)]
+    assert not any(s.content_changed for s in states)
+    assert states[-1].changed_at is None and states[-1].text == "rate 5 %\nrendered at 1"
+    assert cache.changes(URL) == []
+
+
+def test_304_reuses_the_cached_text_and_is_reported_ok(tmp_path):
+    cache = make_cache(tmp_path)
+    first = cache.record(ok(URL, "VAT 18 %", etag='"v1"', last_modified="Mon, 02 Mar 2026 10:00:00 GMT"), now=day(1))
+    assert cache.validators([URL, "https://other.example/"]) == {URL: ('"v1"', "Mon, 02 Mar 2026 10:00:00 GMT")}
+    state = cache.record(not_modified(URL), now=day(2))
+    assert state.fetch_status == "OK" and state.http_status == 304
+    assert state.text == "VAT 18 %" and state.text_hash == first.text_hash and state.fetched_at == day(2)
+    last = cache.history(URL)[-1]
+    assert last.fetch_status == "NOT_MODIFIED" and last.reused_text
+    assert last.text_hash == first.text_hash and last.raw_hash == first.raw_hash and last.etag == '"v1"'
+    assert cache.validators([URL]) == {URL: ('"v1"', "Mon, 02 Mar 2026 10:00:00 GMT")}
+
+
+def test_304_confirms_a_pending_change(tmp_path):
+    cache = make_cache(tmp_path)
+    cache.record(ok(URL, "old", etag='"a"'), now=day(1))
+    cache.record(ok(URL, "new", etag='"b"'), now=day(2))
+    assert cache.validators([URL])[URL][0] == '"b"'  # validators follow the latest text, not the stable one
+    state = cache.record(not_modified(URL), now=day(3))
+    assert state.content_changed and state.text == "new" and state.changed_at == day(2)
+
+
+def test_304_without_a_cached_copy_is_unavailable_with_a_note(tmp_path):
+    cache = make_cache(tmp_path)
+    state = cache.record(not_modified(URL), now=day(1))
+    assert state.fetch_status == "UNAVAILABLE" and "304 without a cached copy" in state.note and state.text is None
+
+
+def test_failed_latest_fetch_reports_its_status_but_keeps_the_last_good_hash(tmp_path):
+    cache = make_cache(tmp_path)
+    good = cache.record(ok(URL, "VAT 18 %", etag='"v1"'), now=day(1))
+    state = cache.record(failed(URL), now=day(2))
+    assert state.fetch_status == "DEAD" and state.http_status == 404 and state.note == "http 404"
+    assert state.text is None and state.text_hash == good.text_hash and state.fetched_at == day(2)
+    assert cache.validators([URL]) == {URL: ('"v1"', None)}  # the last good copy can still be revalidated
+    assert cache.fresh_urls([URL], ttl_days=30, now=day(3)) == set()  # a failed latest fetch is never fresh
+
+
+def test_fresh_urls_respects_ttl_and_clock(tmp_path):
+    cache = make_cache(tmp_path)
+    other = "https://b.example/p"
+    cache.record(ok(URL, "x"), now=day(1))
+    cache.record(ok(other, "y"), now=day(10))
+    assert cache.fresh_urls([URL, other, "https://never.example/"], ttl_days=5, now=day(12)) == {other}
+    assert cache.fresh_urls([URL, other], ttl_days=30, now=day(12)) == {URL, other}
+
+
+def test_validators_skip_pages_without_validators_or_without_their_text_blob(tmp_path):
+    cache = make_cache(tmp_path)
+    cache.record(ok(URL, "no validators"), now=day(1))
+    other = "https://b.example/p"
+    s = cache.record(ok(other, "has etag", etag='"e"'), now=day(1))
+    assert cache.validators([URL, other]) == {other: ('"e"', None)}
+    cache.blobs.path(s.text_hash, "text").unlink()
+    assert cache.validators([other]) == {}  # a 304 would leave us without the text
+    state = cache.state(other)
+    assert state.fetch_status == "UNAVAILABLE" and "cached text blob missing" in state.note
+
+
+def test_history_is_append_only_and_survives_reopening(tmp_path):
+    cache = make_cache(tmp_path)
+    cache.record(ok(URL, "one", etag='"1"'), now=day(1), run_id="r1")
+    cache.record(FetchResult(url=URL, status=FetchStatus.BLOCKED, http_status=403, note="challenge: cf-mitigated"), now=day(2), run_id="r2")
+    cache.record(ok(URL, "one", etag='"1"'), now=day(3), run_id="r3")
+    cache.close()
+    reopened = make_cache(tmp_path)
+    hist = reopened.history(URL)
+    assert [h.fetch_status for h in hist] == ["OK", "BLOCKED", "OK"]
+    assert [h.run_id for h in hist] == ["r1", "r2", "r3"]
+    assert hist[1].note == "challenge: cf-mitigated" and hist[1].text_hash is None
+    assert reopened.state(URL).fetch_status == "OK" and reopened.state(URL).fetched_at == day(3)
+
+
+def test_runs_support_resuming(tmp_path):
+    cache = make_cache(tmp_path)
+    run = cache.start_run("run-1", now=day(1), url_count=2)
+    assert cache.start_run("run-1", now=day(5)) == "run-1"
+    assert cache.run_info("run-1")["started_at"] == day(1)  # idempotent: the first start stands
+    cache.record(ok(URL, "x"), now=day(1), run_id=run)
+    assert cache.urls_done_in_run(run, [URL, "https://b.example/"]) == {URL}
+    assert cache.urls_done_in_run("other-run", [URL]) == set()
+    cache.finish_run(run, now=day(2))
+    assert cache.run_info(run)["finished_at"] == day(2)
+
+
+def test_states_returns_only_fetched_urls_in_bulk(tmp_path):
+    cache = make_cache(tmp_path)
+    urls = [f"https://h{i}.example/p" for i in range(1200)]  # more than one IN (...) chunk
+    for u in urls[:600:3]:
+        cache.record(ok(u, f"text {u}"), now=day(1))
+    states = cache.states(urls)
+    assert set(states) == set(urls[:600:3])
+    assert all(s.text == f"text {u}" for u, s in states.items())
