@@ -1,0 +1,218 @@
+"""Corpus → claims: every line that states a salient figure next to a primary-source citation.
+
+Pure library (no Dagster, pandas or httpx). The per-line work is only done on lines that hold a URL; every
+other line costs a couple of string checks, which keeps extraction within a small factor of reading the files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from claims_pipeline.corpus.attribution import attribute_values
+from claims_pipeline.corpus.links import find_links, is_pointer_link, mask_urls
+from claims_pipeline.corpus.reading import read_markdown
+from claims_pipeline.corpus.records import ClaimRecord, Extraction, ExtractWarning
+from claims_pipeline.corpus.scopes import list_scopes
+from claims_pipeline.corpus.scopes import resolve_scope_filter as _resolve
+from claims_pipeline.corpus.stamps import LAST_VERIFIED_RE, find_inline_stamp, mask_stamps
+from claims_pipeline.corpus.tiers import PrimaryHosts, source_tier
+from claims_pipeline.corpus.values import extract_values
+from claims_pipeline.settings import Settings
+from claims_pipeline.urls import url_host
+
+__all__ = ["list_scopes", "extract_corpus", "extract_text", "resolve_scope_filter", "extraction_stats"]
+
+HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*$")
+_DIGIT_RE = re.compile(r"\d")
+_FENCE_LEAD = " \t`~"
+
+
+@dataclass(frozen=True)
+class ExtractOptions:
+    """Everything the line loop needs, compiled once per run."""
+
+    allowlist: PrimaryHosts
+    skip_heading_re: re.Pattern[str] | None
+    section_filter: str | None
+    primary_only: bool
+    min_salient: int
+    window: int
+    lookback: int
+    max_line_chars: int
+
+    @classmethod
+    def from_settings(cls, settings: Settings, *, section: str | None = None, include_secondary: bool = False) -> "ExtractOptions":
+        ex = settings.extraction
+        words = [re.escape(h.strip()).replace(r"\ ", r"\s+") for h in ex.skip_headings if h.strip()]
+        # Whole words: "Sources" skips "Primary sources" but not "Water resources".
+        skip_re = re.compile(r"\b(?:" + "|".join(words) + r")\b", re.I) if words else None
+        return cls(
+            allowlist=PrimaryHosts(settings.primary_allowlist()),
+            skip_heading_re=skip_re,
+            section_filter=section.lower() if section else None,
+            primary_only=ex.primary_only and not include_secondary,
+            min_salient=ex.min_salient_values,
+            window=ex.claim_window_chars,
+            lookback=ex.pointer_lookback_chars,
+            max_line_chars=ex.max_line_chars,
+        )
+
+
+def claim_sentence(line: str, link_start: int, window: int) -> str:
+    """The stripped line, or a window of it centred on the link start with '…' marking cuts."""
+    lead = len(line) - len(line.lstrip())
+    line = line.strip()
+    ls = max(0, link_start - lead)
+    if len(line) <= window:
+        return line
+    lo, hi = max(0, ls - window // 2), min(len(line), ls + window // 2)
+    return ("…" if lo > 0 else "") + line[lo:hi].strip() + ("…" if hi < len(line) else "")
+
+
+def _file_last_verified(text: str) -> str | None:
+    """Newest 'Last verified: YYYY-MM-DD' in the file; located with plain finds, then checked by regex."""
+    dates: list[str] = []
+    for needle in ("erified", "ERIFIED"):
+        i = text.find(needle)
+        while i >= 0:
+            m = LAST_VERIFIED_RE.search(text, max(0, i - 8), i + 40)
+            if m:
+                dates.append(m.group(1))
+            i = text.find(needle, i + 1)
+    return max(dates) if dates else None
+
+
+def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: Extraction) -> None:
+    """Append the claims (and warnings, pointer skips) of one file's text to `out`."""
+    file_verified = _file_last_verified(text)
+    section, skipping, selected = "", False, opts.section_filter is None
+    in_fence, fence = False, ""
+    seen: set[str] = set()
+    for line_no, line in enumerate(text.splitlines(), 1):
+        if not line:
+            continue
+        c = line[0]
+        if c == "#" and not in_fence:
+            m = HEADING_RE.match(line)
+            if m:  # headings are never claims; each level replaces the section
+                section = m.group(2).strip()
+                skipping = bool(opts.skip_heading_re and opts.skip_heading_re.search(section))
+                selected = opts.section_filter is None or opts.section_filter in section.lower()
+                continue
+        elif c in _FENCE_LEAD:
+            s = line.lstrip(" \t") if c in " \t" else line
+            if s.startswith("```") or s.startswith("~~~"):
+                if not in_fence:
+                    in_fence, fence = True, s[:3]
+                elif s[:3] == fence:
+                    in_fence = False
+                continue
+        if in_fence or skipping or not selected or ("http" not in line and "](" not in line):
+            continue
+        if len(line) > opts.max_line_chars:
+            out.warnings.append(ExtractWarning(rel, line_no, f"line of {len(line):,} chars cut to {opts.max_line_chars:,}"))
+            line = line[: opts.max_line_chars]
+        _claims_of_line(line, line_no, scope, rel, section, file_verified, opts, out, seen)
+
+
+def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str, file_verified: str | None,
+                    opts: ExtractOptions, out: Extraction, seen: set[str]) -> None:
+    links, problems = find_links(line)
+    for p in problems:
+        out.warnings.append(ExtractWarning(rel, line_no, p))
+    if not links:
+        return
+    masked = mask_urls(line, links)
+    if not _DIGIT_RE.search(masked):
+        return
+    values = extract_values(mask_stamps(masked))
+    if sum(v.salient for v in values) < opts.min_salient or not values:
+        return
+    stamp = find_inline_stamp(line)
+    multi = len(links) > 1
+    for link, link_values in zip(links, attribute_values(values, links)):
+        host = url_host(link.url)
+        if not host:
+            out.warnings.append(ExtractWarning(rel, line_no, f"URL without a host ignored: {link.url[:80]}"))
+            continue
+        tier = source_tier(host, opts.allowlist)
+        if tier is None and opts.primary_only:
+            continue
+        if multi and not any(v.salient for v in link_values):  # roster / navigation co-citation
+            continue
+        if is_pointer_link(line, link.start, opts.lookback):  # "verify at [portal]": not the figure's source
+            out.skipped_pointer_links += 1
+            continue
+        cid = f"{scope}:{line_no}:{hashlib.sha1(link.url.encode()).hexdigest()[:8]}"
+        if cid in seen:  # the same URL twice on a line keeps the first link's values
+            continue
+        seen.add(cid)
+        last, origin = (stamp.date, "inline") if stamp else (file_verified, "file") if file_verified else (None, "none")
+        out.claims.append(
+            ClaimRecord(
+                id=cid, scope=scope, section=section or "(none)", line_no=line_no,
+                claim_text=claim_sentence(line, link.start, opts.window), values=tuple(link_values),
+                source_url=link.url, source_host=host, source_tier=tier or "secondary", inline_stamp=stamp,
+                link_kind=link.kind, last_verified=last, last_verified_origin=origin, file=rel,
+            )
+        )
+
+
+def extract_corpus(settings: Settings, *, scopes: Iterable[str] | None = None, section: str | None = None,
+                   include_secondary: bool = False) -> Extraction:
+    """Claims of every scope (or only the named ones). Bad files give warnings; they never stop the run."""
+    opts = ExtractOptions.from_settings(settings, section=section, include_secondary=include_secondary)
+    wanted = set(scopes) if scopes is not None else None
+    root = settings.corpus_dir
+    out = Extraction()
+    for scope, paths in list_scopes(settings).items():
+        if wanted is not None and scope not in wanted:
+            continue
+        for path in paths:
+            rel = _rel(path, root)
+            out.scopes.setdefault(scope, []).append(rel)
+            out.files.append(rel)
+            text, warnings = read_markdown(path, rel)
+            out.warnings.extend(warnings)
+            if text is not None:
+                extract_text(text, scope=scope, rel=rel, opts=opts, out=out)
+    return out
+
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def resolve_scope_filter(settings: Settings, name: str) -> list[str]:
+    """The CLI's `--scope X`: scopes equal to X or ending in '/X'."""
+    return _resolve(list(list_scopes(settings)), name)
+
+
+def extraction_stats(extraction: Extraction) -> dict:
+    """The `extract` stats JSON (the original's keys, plus link kinds, verification origins and warnings)."""
+    claims = extraction.claims
+    by_scope = Counter(c.scope for c in claims)
+    by_tier = Counter({"primary-gov": 0, "primary-allowlist": 0, "secondary": 0})
+    by_tier.update(c.source_tier for c in claims)
+    return {
+        "total_claims": len(claims),
+        "scopes_covered": len(by_scope),
+        "by_tier": dict(by_tier),
+        "top_scopes": dict(by_scope.most_common(15)),
+        "stamped": sum(c.inline_stamp is not None for c in claims),
+        "stale_marked": sum(bool(c.inline_stamp and c.inline_stamp.is_stale) for c in claims),
+        "never_verified": sum(c.last_verified_origin == "none" for c in claims),
+        "skipped_pointer_links": extraction.skipped_pointer_links,
+        "by_link_kind": dict(Counter(c.link_kind for c in claims)),
+        "by_verified_origin": dict(Counter(c.last_verified_origin for c in claims)),
+        "files": len(extraction.files),
+        "warnings": len(extraction.warnings),
+    }

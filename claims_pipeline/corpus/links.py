@@ -1,0 +1,112 @@
+"""Citations on a line: markdown links, backticked URLs and bare URLs, plus 'verify at' pointer detection.
+
+URLs keep balanced parentheses ('…/Foo_(bar)') whole. Every URL span can be blanked so no figure is read out
+of a URL, while a markdown link's label text stays readable (a label may carry a figure or a statute name).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from claims_pipeline.corpus.records import LinkKind
+
+# One URL: no spaces/brackets/backticks, parentheses allowed only in balanced pairs (one level deep).
+_URL = r"https?://(?:[^\s()<>\[\]`\"]|\([^\s()<>\[\]`\"]*\))+"
+LINK_RE = re.compile(
+    rf"\[(?P<label>[^\]\n]*)\]\((?P<murl>{_URL})\s*(?:\"[^\"\n]*\")?\)"  # [label](url "title")
+    rf"|`(?P<burl>{_URL})`"  # `https://…`
+    rf"|(?P<url>{_URL})",  # bare (also <https://…>)
+    re.I,
+)
+# A markdown link whose target is not http(s): [x](javascript:…), [x](file:…), [x](data:…).
+OTHER_TARGET_RE = re.compile(r"\]\(\s*(?P<scheme>javascript|file|data|vbscript):", re.I)
+# "](http" that LINK_RE did not consume as a whole markdown link: unbalanced brackets.
+_MD_OPEN = "](http"
+_URL_IN_LABEL_RE = re.compile(_URL, re.I)
+_TRAILING = ".,;:!?'\""
+
+# Pointer clause right before a link: "verify at", "verify current rate at", "confirm … figures at IRD /",
+# "check at", "VERIFY the exact threshold at". The verb and the preposition sit in one clause (no sentence
+# punctuation between); past tense ("VERIFIED at") is a citation, not a pointer.
+_POINTER_TAIL_RE = re.compile(r"\b(?:at|with|via)\s+(?:[\w&.-]+(?:\s[\w&.-]+)?\s*/\s*)?$", re.I)
+_POINTER_VERB_RE = re.compile(
+    r"\b(?:verify|confirm|check|cross-check|re-check)\b(?:\s+(?:current|the|exact|latest|it|this|them))*"
+    r"[^.;:!?()\[\]]{0,160}$",
+    re.I,
+)
+_EMPHASIS = str.maketrans({"*": None, "_": None, "`": None})
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    start: int  # span of the whole citation (markdown: "[label](url)"; backticked: with backticks)
+    end: int
+    url: str
+    kind: LinkKind
+    label: str = ""
+    url_start: int = 0  # span of the URL text itself
+    url_end: int = 0
+
+
+def _trim_url(url: str) -> str:
+    """Drop trailing punctuation, and a closing ')' that has no opening partner inside the URL."""
+    while url:
+        if url[-1] in _TRAILING:
+            url = url[:-1]
+        elif url[-1] == ")" and url.count("(") < url.count(")"):
+            url = url[:-1]
+        else:
+            break
+    return url
+
+
+def find_links(line: str) -> tuple[list[Link], list[str]]:
+    """All citations on the line, left to right, and problems found (unbalanced brackets, unsafe targets)."""
+    links: list[Link] = []
+    problems: list[str] = []
+    for m in LINK_RE.finditer(line):
+        if m.group("murl"):
+            url = m.group("murl")
+            us = m.start("murl")
+            links.append(Link(m.start(), m.end(), url, "markdown", m.group("label"), us, us + len(url)))
+        elif m.group("burl"):
+            url = m.group("burl")
+            us = m.start("burl")
+            links.append(Link(m.start(), m.end(), url, "backticked", "", us, us + len(url)))
+        else:
+            url = _trim_url(m.group("url"))
+            us = m.start("url")
+            if line.startswith(_MD_OPEN, us - 2):
+                problems.append(f"unbalanced brackets in markdown link at column {us - 1}; URL read as a bare link")
+            links.append(Link(us, us + len(url), url, "bare", "", us, us + len(url)))
+    if "](" in line:
+        for m in OTHER_TARGET_RE.finditer(line):
+            problems.append(f"link to a {m.group('scheme').lower()}: target at column {m.start() + 3} ignored")
+    return links, problems
+
+
+def mask_urls(line: str, links: list[Link]) -> str:
+    """Blank every URL (link targets, backticked and bare URLs, URLs written inside labels); keep labels."""
+    if not links:
+        return line
+    chars = list(line)
+    for ln in links:
+        chars[ln.url_start:ln.url_end] = " " * (ln.url_end - ln.url_start)
+        if ln.kind == "markdown" and "http" in ln.label:
+            off = ln.start + 1
+            for m in _URL_IN_LABEL_RE.finditer(ln.label):
+                chars[off + m.start():off + m.end()] = " " * (m.end() - m.start())
+    return "".join(chars)
+
+
+def is_pointer_link(line: str, link_start: int, lookback: int) -> bool:
+    """True when the link is introduced by a 'verify at'-style clause ending within `lookback` chars of it."""
+    if lookback <= 0:
+        return False
+    before = line[max(0, link_start - lookback - 200):link_start].translate(_EMPHASIS)
+    tail = _POINTER_TAIL_RE.search(before[-lookback:])
+    if not tail:
+        return False
+    head = before[: len(before) - len(before[-lookback:]) + tail.start()]
+    return _POINTER_VERB_RE.search(head) is not None

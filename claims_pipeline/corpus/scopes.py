@@ -1,0 +1,43 @@
+"""Which markdown files belong to which scope (no parsing)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from claims_pipeline.settings import Settings
+
+COUNTRY_DIR = "countries"
+
+
+def scope_for(rel: Path, scope_dir: str) -> str:
+    """`countries/<iso2>/…` → iso2; any other scope dir keeps the whole relative path: `shared/exit/x.md` →
+    `shared/exit/x` (the original dropped sub-folders, so two files could share one scope)."""
+    parts = rel.parts
+    if Path(scope_dir).name == COUNTRY_DIR and len(parts) > 1:
+        return parts[0]
+    return f"{Path(scope_dir).name}/{rel.with_suffix('').as_posix()}"
+
+
+def list_scopes(settings: Settings) -> dict[str, list[Path]]:
+    """scope → its *.md files (sorted), scope dirs in configured order; skip_files and exclude_dirs honoured."""
+    ex = settings.extraction
+    root = settings.corpus_dir
+    skip = set(ex.skip_files)
+    excluded = set(ex.exclude_dirs)
+    scopes: dict[str, list[Path]] = {}
+    for scope_dir in ex.scope_dirs:
+        base = root / scope_dir
+        if not base.is_dir():
+            continue
+        for path in sorted(base.rglob("*.md")):
+            rel = path.relative_to(base)
+            if path.name in skip or excluded.intersection(rel.parts) or not path.is_file():
+                continue
+            scopes.setdefault(scope_for(rel, scope_dir), []).append(path)
+    return scopes
+
+
+def resolve_scope_filter(scopes: list[str] | dict[str, object], name: str) -> list[str]:
+    """The CLI's `--scope X`: scopes equal to X or ending in '/X' (so 'fr', 'shared/exit/x' or 'x')."""
+    name = name.strip().strip("/")
+    return [s for s in scopes if s == name or s.endswith("/" + name)]

@@ -1,0 +1,70 @@
+"""Verification stamps written into the corpus, and dates that describe the writing process, not the world.
+
+Both are masked (replaced by spaces, positions kept) before values are read, so the tracker's own dates are
+never demanded from the cited page. Inline stamps also become the claim's `inline_stamp`; the file footer
+(`**Last verified**: YYYY-MM-DD`) applies to claims of that file that carry no inline stamp.
+"""
+
+from __future__ import annotations
+
+import re
+
+from claims_pipeline.corpus.records import InlineStamp
+
+DATE = r"\d{4}-\d{2}-\d{2}"
+_DMY = r"\d{1,2}\s(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?\s\d{4}"
+
+# The original's stamp: "(2026-05-27 verified; source …", "(2026-05-27 stale-marker)".
+STAMP_RE = re.compile(rf"\(({DATE})\s+(re-verified|verified|stale-marker|stale|updated)\b", re.I)
+# Real-corpus variants: "(VERIFIED — audit-cbi.md, 2026-05-28)", "(VERIFIED, cip.gov.ag …, audit-cbi.md 2026-05-28)",
+# "VERIFIED 2026-05-28", "re-verified 2026-09-24", "fetched 2026-05-28", "re-fetched 2026-05-28".
+VERIFIED_PAREN_RE = re.compile(rf"\(\s*(?:re-)?verified\b[^()\n]{{0,120}}?\b({DATE})\b", re.I)
+VERIFIED_BARE_RE = re.compile(rf"\b(?:re-)?verified(?:\s+(?:on|at))?:?\s+({DATE})\b", re.I)
+FETCHED_RE = re.compile(rf"\b(?:re-)?fetched(?:\s+on)?:?\s+({DATE})\b", re.I)
+# Masked only (never a stamp): the original's "as of / checked / re-checked DATE", and process dates such as
+# "TLS error observed 2026-05-28", "accessed", "retrieved", "last checked", "noted", "reviewed 09 Jan 2026".
+ASOF_RE = re.compile(rf"\b(?:as of|checked|re-checked)\s+({DATE})\b", re.I)
+PROCESS_DATE_RE = re.compile(
+    rf"\b(?:observed|accessed|retrieved|last checked|noted|reviewed)(?:\s+(?:there|on|at))?:?\s+({DATE}|{_DMY})\b", re.I
+)
+# "**Last verified**: 2026-05-28", "Last verified: 2026-05-27." anywhere in a line.
+LAST_VERIFIED_RE = re.compile(rf"\blast[ -]verified\b[*_\s:]{{0,8}}({DATE})\b", re.I)
+
+_STAMP_VARIANTS = (VERIFIED_PAREN_RE, VERIFIED_BARE_RE, FETCHED_RE)
+_MASKED = (STAMP_RE, *_STAMP_VARIANTS, ASOF_RE, PROCESS_DATE_RE, LAST_VERIFIED_RE)
+# Cheap pre-check: every masked form contains one of these words (lower-cased line).
+_TRIGGERS = ("verified", "stale", "updated", "fetched", "as of", "checked", "observed", "accessed", "retrieved",
+             "noted", "reviewed")
+
+
+def find_inline_stamp(line: str) -> InlineStamp | None:
+    """The first stamp on the line: the original's STAMP_RE form first, then the real-corpus variants."""
+    m = STAMP_RE.search(line)
+    if m:
+        return InlineStamp(date=m.group(1), kind=m.group(2).lower().replace("re-verified", "verified"))
+    hits = [m for rx in _STAMP_VARIANTS if (m := rx.search(line))]
+    if not hits:
+        return None
+    first = min(hits, key=lambda h: h.start())
+    return InlineStamp(date=first.group(1), kind="verified")
+
+
+def mask_stamps(line: str, lowered: str | None = None) -> str:
+    """Blank the date of every stamp, as-of, process date and 'Last verified' on the line (same length)."""
+    lowered = line.lower() if lowered is None else lowered
+    if not any(t in lowered for t in _TRIGGERS):
+        return line
+    chars = None
+    for rx in _MASKED:
+        for m in rx.finditer(line):
+            s, e = m.span(1)
+            if chars is None:
+                chars = list(line)
+            chars[s:e] = " " * (e - s)
+    return line if chars is None else "".join(chars)
+
+
+def file_last_verified(text: str) -> str | None:
+    """The newest `Last verified` date written anywhere in a file, or None."""
+    dates = LAST_VERIFIED_RE.findall(text)
+    return max(dates) if dates else None

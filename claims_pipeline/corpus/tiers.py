@@ -1,0 +1,33 @@
+"""Primary-source gating: which cited hosts count as primary."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+# Government suffixes (the original's rule), also matching a bare "gov.xx" host, which the original missed.
+GOV_SUFFIX_RE = re.compile(r"(?:^|\.)(?:gov|gouv|gob)(?:\.[a-z]{2,3})?$")
+
+
+class PrimaryHosts:
+    """The allowlist: exact hosts, plus '.suffix' entries that match any subdomain (".go.jp")."""
+
+    def __init__(self, entries: Iterable[str]) -> None:
+        entries = {e.strip().lower() for e in entries if e.strip()}
+        self.exact = frozenset(e for e in entries if not e.startswith("."))
+        self.suffixes = tuple(sorted(e for e in entries if e.startswith(".")))
+
+    def __contains__(self, host: str) -> bool:
+        host = host.lower()
+        bare = host[4:] if host.startswith("www.") else host
+        return host in self.exact or bare in self.exact or any(host.endswith(s) or "." + host == s for s in self.suffixes)
+
+
+def source_tier(host: str, allowlist: PrimaryHosts) -> str | None:
+    """'primary-gov', 'primary-allowlist', or None (secondary)."""
+    host = host.lower()
+    if GOV_SUFFIX_RE.search(host):
+        return "primary-gov"
+    if host in allowlist:
+        return "primary-allowlist"
+    return None

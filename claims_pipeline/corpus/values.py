@@ -1,0 +1,260 @@
+"""Figures in a (masked) claim line: money, percentages, statutes, dates (salient) and bare years (not salient).
+
+Follows the original's rules (regexes applied in a fixed order, each match reserving its span so later types
+cannot overlap it) with its false positives fixed: statute keywords need a word boundary, magnitude words need
+one too, and the forms it missed are read (colon chapters, ROC/era years, myriad numerals, apostrophe and
+NBSP/thin-space groupings, 'per cent'). The caller masks URLs and stamp dates first, so nothing is read from a URL.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections.abc import Callable
+
+from claims_pipeline.corpus.numbers import (
+    MAGNITUDES,
+    MYRIAD_CHARS,
+    digit_groups,
+    format_plain,
+    group_variants,
+    integer_renderings,
+    myriad_renderings,
+    parse_number,
+)
+from claims_pipeline.corpus.records import Value, ValueType
+
+MONTHS = (
+    r"Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|Jun(?:e)?|Jul(?:y)?|Aug(?:ust)?"
+    r"|Sep(?:t|tember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?"
+)
+MONTH_NAMES = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
+               "October", "November", "December"]
+CCY = (
+    "USD|EUR|GBP|CHF|AED|SAR|JPY|CNY|HKD|SGD|AUD|NZD|CAD|ZAR|INR|BRL|MXN|TRY|PLN|CZK|HUF|RON|SEK|NOK|DKK|ILS|"
+    "KRW|THB|IDR|MYR|PHP|VND|BHD|KWD|QAR|OMR|MUR|XCD|KYD|BMD|TWD|NTD|BWP|MKD|RMB"
+)
+# A number: digits with '.', ',' inside, or a Swiss/NBSP/thin-space group separator followed by 3 digits.
+NUM = r"\d(?:[\d.,]|['’\u00a0\u202f\u2009](?=\d{3}))*"
+MAG = r"(?:\s?(?:k|mn|mio|m|bn|million|billion|thousand|tn|trillion)\b)"
+MYRIAD = f"[{MYRIAD_CHARS}]"
+CJK_CCY = r"(?:円|元|圓|日圓|新台幣|台幣)"
+
+MONEY_SYMBOL_RE = re.compile(rf"[€£$¥₹￥](?:\s?{NUM})(?:{MYRIAD}|{MAG})?", re.I)
+MONEY_CODE_RE = re.compile(
+    rf"(?:\b(?:{CCY})\s?{NUM}(?:{MYRIAD}|{MAG})?|(?<![\w.]){NUM}(?:{MYRIAD}|{MAG}\s?|\s?)(?:{CCY})\b)", re.I
+)
+MONEY_CJK_RE = re.compile(rf"(?<![\w.]){NUM}\s?{MYRIAD}?\s?{CJK_CCY}|(?<![\w.]){NUM}{MYRIAD}")
+PCT_RE = re.compile(
+    r"(?<![\w.])\d{1,3}(?:[.,]\d+)?\s?(?:%|％|pp\b|percentage points?\b|per ?cent\b)", re.I
+)
+ISO_DATE_RE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+DMY_RE = re.compile(rf"\b\d{{1,2}}\s(?:{MONTHS})\.?\s\d{{4}}\b")
+MDY_RE = re.compile(rf"\b(?:{MONTHS})\.?\s\d{{1,2}},\s\d{{4}}\b")
+MY_RE = re.compile(rf"\b(?:{MONTHS})\.?\s\d{{4}}\b")
+CJK_DATE_RE = re.compile(r"(?:民國|民国|令和|平成|昭和)?\s?\d{1,4}\s?年\s?\d{1,2}\s?月(?:\s?\d{1,2}\s?日)?")
+ERA_YEAR_RE = re.compile(r"(?:民國|民国|令和|平成|昭和)\s?(?:\d{1,3}|元)\s?年")
+STATUTE_RE = re.compile(
+    r"(?:(?<!\w)(?:Loi|Law|Ley|Legge|Lei|Gesetz|Decreto|D[ée]cret|Decree|Regulation|Reg\.|Act|Chap(?:ter)?\.?|Cap\.?"
+    r"|Article|Art\.|No\.?|n°|nr\.?|Bekendtg[øo]relse|Verordnung)|§)"
+    r"\s?(?:[A-Z]{0,4}[-\s])?\d(?:[\w./()-]|:(?=\d))*",
+    re.I,
+)
+CJK_STATUTE_RE = re.compile(r"第\s?\d+(?:-\d+)?\s?[号號條条]")
+YEAR_RE = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
+
+_YEAR_ONLY_RE = re.compile(r"19\d{2}|20[0-3]\d")
+_ERA_BASE = {"民國": 1911, "民国": 1911, "令和": 2018, "平成": 1988, "昭和": 1925}
+_MON_INDEX = {m[:3].lower(): i + 1 for i, m in enumerate(MONTH_NAMES)}
+# A magnitude right after the number ('1.3M', '5 bn', '5万'), read from the text that follows the digits.
+_MAG_AFTER_RE = re.compile(r"\s?(?:(k|mn|mio|m|bn|million|billion|thousand|tn|trillion)\b|([万萬億亿兆]))", re.I)
+
+
+def _magnitude(raw: str, last_group: str) -> float | None:
+    m = _MAG_AFTER_RE.match(raw[raw.rfind(last_group) + len(last_group):])
+    return MAGNITUDES[(m.group(1) or m.group(2)).lower()] if m else None
+
+
+# ---- needles ---------------------------------------------------------------------------------------------
+def _ordered(needles: list[str]) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    for n in needles:
+        n = n.strip()
+        if n and n not in seen:
+            seen[n] = None
+    return tuple(sorted(seen, key=len, reverse=True))  # stable: ties keep first-seen order
+
+
+def num_needles(raw: str, number: float | None = None) -> tuple[str, ...]:
+    """The original's digit-group variants plus renderings of the parsed number (magnitudes, myriads)."""
+    out: list[str] = []
+    for g in digit_groups(raw):
+        out += group_variants(g)
+    myriad = next((c for c in raw if c in MYRIAD_CHARS), None)
+    if myriad:  # keep '5万' itself, and the other script's character
+        for g in digit_groups(raw):
+            out += [g + c for c in ("万萬" if myriad in "万萬" else "億亿" if myriad in "億亿" else myriad)]
+    if number is not None and (myriad or number >= 1000):
+        out += integer_renderings(number)
+        out += myriad_renderings(number) if number >= 10_000 else []
+        if number >= 1e6 and not myriad:
+            for unit, word in ((1e9, "billion"), (1e6, "million")):
+                if number >= unit:
+                    out.append(f"{format_plain(number / unit)} {word}")
+                    break
+    return _ordered(out)
+
+
+def _roc(year: int) -> list[str]:
+    return [f"{year - 1911}年", f"民國{year - 1911}年"] if year > 1911 else []
+
+
+def date_needles(raw: str, year: int | None = None, month: int | None = None, day: int | None = None) -> tuple[str, ...]:
+    """Original forms (year, 'Nov', 'November', 'YYYY-MM', full ISO) plus CJK and dotted day forms."""
+    out: set[str] = set()
+    if ISO_DATE_RE.fullmatch(raw):
+        out |= {raw, raw[:4]}
+    m = re.search(rf"({MONTHS})\.?\s(\d{{4}})", raw, re.I) or re.search(rf"({MONTHS})\.?\s\d{{1,2}},\s(\d{{4}})", raw, re.I)
+    if m:
+        mon = m.group(1)[:3].lower()
+        out |= {m.group(2), mon.capitalize(), MONTH_NAMES[_MON_INDEX[mon] - 1], f"{m.group(2)}-{_MON_INDEX[mon]:02d}"}
+    for y in YEAR_RE.findall(raw):
+        out.add(y)
+    if year:
+        out.add(str(year))
+        out.update(_roc(year))
+        if month:
+            out |= {f"{year}-{month:02d}", f"{year}年{month}月", MONTH_NAMES[month - 1]}
+            out.update(f"{y}{month}月" for y in _roc(year))
+            if day:
+                name = MONTH_NAMES[month - 1]
+                out |= {f"{year}-{month:02d}-{day:02d}", f"{year}年{month}月{day}日", f"{day} {name} {year}",
+                        f"{name} {day}, {year}", f"{day:02d}.{month:02d}.{year}", f"{day}.{month}.{year}"}
+                out.update(f"{y}{month}月{day}日" for y in _roc(year))
+    return tuple(sorted(out))
+
+
+# ---- per-type readers: match -> (needles, salient, number, (year, month, day)) -------------------------
+def _money(raw: str) -> tuple[tuple[str, ...], bool, float | None]:
+    groups = digit_groups(raw)
+    mag = _magnitude(raw, groups[0]) if groups else None
+    number = parse_number(groups[0], has_magnitude=bool(mag)) if groups else None
+    if number is not None and mag:
+        number *= mag
+    return num_needles(raw, number), True, number
+
+
+def _pct(raw: str) -> tuple[tuple[str, ...], bool, float | None]:
+    g = digit_groups(raw)
+    number = float(g[0].replace(",", ".")) if g else None
+    return num_needles(raw), True, number
+
+
+def _statute(raw: str) -> tuple[tuple[str, ...], bool, float | None]:
+    needles = num_needles(raw)
+    salient = not needles or not all(_YEAR_ONLY_RE.fullmatch(n) for n in needles)
+    return needles, salient, None
+
+
+def _ymd_of(raw: str) -> tuple[int | None, int | None, int | None]:
+    if ISO_DATE_RE.fullmatch(raw):
+        y, mo, d = (int(x) for x in raw.split("-"))
+        return (y, mo, d) if 1 <= mo <= 12 and 1 <= d <= 31 else (y, None, None)
+    m = re.match(rf"(\d{{1,2}})\s({MONTHS})\.?\s(\d{{4}})", raw) or None
+    if m:
+        return int(m.group(3)), _MON_INDEX[m.group(2)[:3].lower()], int(m.group(1))
+    m = re.match(rf"({MONTHS})\.?\s(\d{{1,2}}),\s(\d{{4}})", raw)
+    if m:
+        return int(m.group(3)), _MON_INDEX[m.group(1)[:3].lower()], int(m.group(2))
+    m = re.match(rf"({MONTHS})\.?\s(\d{{4}})", raw)
+    if m:
+        return int(m.group(2)), _MON_INDEX[m.group(1)[:3].lower()], None
+    return None, None, None
+
+
+def _cjk_year(raw: str) -> int | None:
+    era = next((e for e in _ERA_BASE if e in raw), None)
+    m = re.search(r"(\d{1,4}|元)\s?年", raw)
+    if not m:
+        return None
+    n = 1 if m.group(1) == "元" else int(m.group(1))
+    if era:
+        return _ERA_BASE[era] + n
+    return n + 1911 if n < 200 else n  # a bare 3-digit 年 is a Taiwanese ROC year
+
+
+def _date(raw: str) -> tuple[tuple[str, ...], bool, float | None]:
+    y, mo, d = _ymd_of(raw)
+    if y is None and ("年" in raw):
+        y = _cjk_year(raw)
+        mm = re.search(r"(\d{1,2})\s?月", raw)
+        dd = re.search(r"(\d{1,2})\s?日", raw)
+        mo = int(mm.group(1)) if mm and 1 <= int(mm.group(1)) <= 12 else None
+        d = int(dd.group(1)) if dd and mo else None
+        return tuple(sorted(set(date_needles(raw, y, mo, d)) | {raw.replace(" ", "")})), True, None
+    return date_needles(raw, y, mo, d), True, None
+
+
+def _era_year(raw: str) -> tuple[tuple[str, ...], bool, float | None]:
+    y = _cjk_year(raw)
+    return tuple(sorted({raw.replace(" ", ""), *date_needles(raw, y)})), False, None
+
+
+def _year(raw: str) -> tuple[tuple[str, ...], bool, float | None]:
+    return date_needles(raw), False, None
+
+
+Reader = Callable[[str], tuple[tuple[str, ...], bool, "float | None"]]
+# Order matters (a span taken by an earlier reader blocks later ones): dates before statutes, so "Nov 2024"
+# is not "No." + "v 2024"; money before pct; years last.
+READERS: tuple[tuple[ValueType, re.Pattern[str], Reader], ...] = (
+    ("money", MONEY_SYMBOL_RE, _money),
+    ("money", MONEY_CODE_RE, _money),
+    ("money", MONEY_CJK_RE, _money),
+    ("pct", PCT_RE, _pct),
+    ("date", ISO_DATE_RE, _date),
+    ("date", CJK_DATE_RE, _date),
+    ("date", DMY_RE, _date),
+    ("date", MDY_RE, _date),
+    ("date", MY_RE, _date),
+    ("year", ERA_YEAR_RE, _era_year),
+    ("statute", STATUTE_RE, _statute),
+    ("statute", CJK_STATUTE_RE, _statute),
+    ("year", YEAR_RE, _year),
+)
+
+
+def _trim_tail(raw: str) -> str:
+    """Drop trailing punctuation and an unbalanced ')' ('CAP. 293)' -> 'CAP. 293', '§28-' -> '§28')."""
+    while raw:
+        if raw[-1] in " .,-/\u00a0":
+            raw = raw[:-1]
+        elif raw[-1] == ")" and raw.count("(") < raw.count(")"):
+            raw = raw[:-1]
+        else:
+            break
+    return raw
+
+
+def extract_values(text: str) -> list[Value]:
+    """Every figure in `text` (already masked), in reader order, no two overlapping."""
+    starts: list[int] = []  # reserved spans, sorted; they never overlap, so ends are sorted too
+    ends: list[int] = []
+    values: list[Value] = []
+    for vtype, regex, read in READERS:
+        for m in regex.finditer(text):
+            s, e = m.span()
+            raw = m.group(0)
+            stripped = _trim_tail(raw)
+            e -= len(raw) - len(stripped)
+            lead = len(stripped) - len(stripped.lstrip())
+            s += lead
+            raw = stripped.strip()
+            i = bisect_left(starts, e)
+            if not raw or (i > 0 and ends[i - 1] > s):
+                continue
+            starts.insert(i, s)
+            ends.insert(i, e)
+            needles, salient, number = read(raw)
+            values.append(Value(type=vtype, raw=raw, needles=needles, salient=salient, pos=s, end=e, number=number))
+    return values
