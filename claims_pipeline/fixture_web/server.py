@@ -1,0 +1,368 @@
+"""A real HTTP server on 127.0.0.1 that plays many web sites, for tests, the demo and benchmarks.
+
+One ThreadingHTTPServer; the virtual host is the ``Host`` header (port stripped). Clients reach it by
+mapping fictional host names to it (``address_map()``, used as ``fetch.address_map``), so URLs look real.
+
+Static sites: ``<sites_dir>/<host>/<path>``; a directory serves its ``index.html``; the content type comes
+from the extension; every file gets an ETag (content hash) and a Last-Modified, and conditional requests
+(If-None-Match, else If-Modified-Since) get a real 304. ``page.html.v2`` replaces ``page.html`` from epoch 2
+on (``set_epoch``). ``robots.txt`` is the site folder's file (404 when absent).
+
+Built-in behaviours, on ANY host, under ``/_/`` (generated in code, no files needed):
+  /_/page/<name>[?size=N&changes=1]  HTML page with figures; ETag/Last-Modified; changes with the epoch if asked
+  /_/redirect?to=<url-or-path>       302 to the target            /_/chain/<n>  n redirects then a page
+  /_/loop-a, /_/loop-b               a redirect loop               /_/status/<code>  that status (404, 410, 500…)
+  /_/flaky?fails=N&code=503[&retry_after=S]  first N requests (per host+path) fail with code, then a page
+  /_/cf-challenge                    403 + cf-mitigated: challenge + "Just a moment..." title
+  /_/cf-429                          429 + cf-mitigated (a rate-limit wall)
+  /_/cf-ok                           normal 200 page that carries a cf-ray header (NOT a wall)
+  /_/challenge-200                   200 whose title is "Attention Required! | Cloudflare"
+  /_/js-shell                        200 thin HTML shell built by scripts
+  /_/slow?delay=S                    waits S seconds before the status line
+  /_/trickle?chunks=N&every=S        headers at once, then N small body pieces S seconds apart
+  /_/reset                           reads the request, then resets the TCP connection (RST)
+  /_/gzip-bomb?mb=N                  ~N MB of zeros sent gzip-compressed (Content-Encoding: gzip)
+  /_/oversized?mb=N[&chunked=1]      an N MB HTML body (with Content-Length, or streamed without it)
+  /_/charset/misstated               says utf-8, is windows-1252      /_/charset/undeclared  no charset at all
+  /_/redirect-refused                302 to http://127.0.0.2:<port>/… (an address the SSRF guard must refuse)
+  /_/binary                          a PNG image                       /_/pdf/text  a small text PDF
+Every request is logged (``requests()``, and JSONL at ``log_path``): start, end, host, path, status,
+If-None-Match / If-Modified-Since seen, body bytes sent.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import mimetypes
+import socket
+import struct
+import threading
+import time
+from email.utils import formatdate, parsedate_to_datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from claims_pipeline.fixture_web.generated import (
+    FIGURES_PAGE,
+    JS_SHELL,
+    challenge_page,
+    misstated_charset_page,
+    page_html,
+    png_bytes,
+    text_pdf,
+    undeclared_charset_page,
+)
+
+DEFAULT_SITES_DIR = Path(__file__).resolve().parent / "sites"
+_BASE_MTIME = 1767225600.0  # 2026-01-01T00:00:00Z: generated pages' Last-Modified baseline
+
+
+def _etag(body: bytes) -> str:
+    return '"' + hashlib.sha256(body).hexdigest()[:20] + '"'
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, like real servers; every response sets Content-Length or closes
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet; we keep our own structured log
+        pass
+
+    # ---- plumbing ---------------------------------------------------------------------------------
+    def do_HEAD(self) -> None:
+        self.do_GET()
+
+    def do_GET(self) -> None:
+        web = self.server.web
+        self._start = time.time()
+        self._status: int | str = 0
+        self._sent = 0
+        split = urlsplit(self.path)
+        self._vhost = (self.headers.get("Host") or "").rsplit(":", 1)[0].strip("[]").lower() \
+            if not (self.headers.get("Host") or "").startswith("[") else (self.headers.get("Host") or "")[1:].split("]")[0]
+        self._query = {k: v[-1] for k, v in parse_qs(split.query).items()}
+        try:
+            if split.path.startswith("/_/"):
+                self._builtin(split.path[3:])
+            else:
+                self._static(split.path)
+        except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, OSError):
+            self._status = self._status or "client-gone"
+            self.close_connection = True
+        finally:
+            web._log({
+                "start": self._start, "end": time.time(), "host": self._vhost, "path": self.path,
+                "status": self._status, "if_none_match": self.headers.get("If-None-Match"),
+                "if_modified_since": self.headers.get("If-Modified-Since"), "bytes_sent": self._sent,
+                "user_agent": self.headers.get("User-Agent"), "client_port": self.client_address[1],
+            })
+
+    def _send(self, status: int, body: bytes, ctype: str = "text/html; charset=utf-8",
+              headers: dict[str, str] | None = None) -> None:
+        self._status = status
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+            self._sent += len(body)
+
+    def _send_cacheable(self, body: bytes, ctype: str, mtime: float) -> None:
+        """200 with validators, or 304 when the client's validators still match."""
+        etag = _etag(body)
+        last_modified = formatdate(mtime, usegmt=True)
+        inm = self.headers.get("If-None-Match")
+        ims = self.headers.get("If-Modified-Since")
+        fresh = False
+        if inm is not None:  # RFC 9110: If-None-Match wins over If-Modified-Since
+            fresh = etag in [t.strip().removeprefix("W/") for t in inm.split(",")] or inm.strip() == "*"
+        elif ims:
+            try:
+                fresh = int(mtime) <= parsedate_to_datetime(ims).timestamp()
+            except (TypeError, ValueError):
+                fresh = False
+        headers = {"ETag": etag, "Last-Modified": last_modified}
+        if fresh:
+            self._status = 304
+            self.send_response(304)
+            for k, v in headers.items():
+                self.send_header(k, v)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        self._send(200, body, ctype, headers)
+
+    # ---- static sites -------------------------------------------------------------------------------
+    def _static(self, path: str) -> None:
+        web = self.server.web
+        site = web.sites_dir / self._vhost
+        rel = path.lstrip("/")
+        target = (site / rel).resolve() if rel else site.resolve()
+        if not self._vhost or site.resolve() not in (target, *target.parents) or not site.is_dir():
+            self._send(404, b"<html><head><title>Not found</title></head><body>no such site</body></html>")
+            return
+        if target.is_dir():
+            target = target / "index.html"
+        chosen = web.variant_for(target)
+        if chosen is None:
+            self._send(404, b"<html><head><title>Not found</title></head><body>not found</body></html>")
+            return
+        file, variant = chosen
+        body = file.read_bytes()
+        ctype = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+        if ctype.startswith("text/") and "charset" not in ctype:
+            ctype += "; charset=utf-8"
+        self._send_cacheable(body, ctype, file.stat().st_mtime + variant * 86400)
+
+    # ---- built-in behaviours ------------------------------------------------------------------------
+    def _builtin(self, name: str) -> None:
+        web, q = self.server.web, self._query
+        port = self.server.server_address[1]
+        if name.startswith("page/"):
+            epoch = web.epoch if q.get("changes") else 1
+            body = page_html(self._vhost, name[5:], epoch, int(q.get("size", "0")))
+            self._send_cacheable(body, "text/html; charset=utf-8", _BASE_MTIME + epoch * 86400)
+        elif name == "redirect":
+            self._send(302, b"", headers={"Location": q.get("to", "/_/page/target")})
+        elif name.startswith("chain/"):
+            n = int(name[6:] or 0)
+            loc = f"/_/chain/{n - 1}" if n > 1 else "/_/page/chain-end"
+            self._send(302, b"", headers={"Location": loc})
+        elif name in ("loop-a", "loop-b"):
+            self._send(302, b"", headers={"Location": "/_/loop-b" if name == "loop-a" else "/_/loop-a"})
+        elif name.startswith("status/"):
+            code = int(name[7:])
+            self._send(code, f"<html><head><title>{code}</title></head><body>status {code}</body></html>".encode())
+        elif name == "flaky":
+            seen = web._count(self._vhost, self.path)
+            if seen <= int(q.get("fails", "1")):
+                headers = {"Retry-After": q["retry_after"]} if "retry_after" in q else {}
+                code = int(q.get("code", "503"))
+                self._send(code, f"<html><head><title>{code}</title></head><body>try later</body></html>".encode(),
+                           headers=headers)
+            else:
+                self._send_cacheable(page_html(self._vhost, "flaky", 1, 0), "text/html; charset=utf-8", _BASE_MTIME)
+        elif name == "cf-challenge":
+            self._send(403, challenge_page("Just a moment..."),
+                       headers={"cf-mitigated": "challenge", "cf-ray": "8a1b2c3d4e5f-CDG", "Server": "cloudflare"})
+        elif name == "cf-429":
+            self._send(429, challenge_page("Access denied"),
+                       headers={"cf-mitigated": "challenge", "cf-ray": "8a1b2c3d4e60-CDG", "Retry-After": "0"})
+        elif name == "cf-ok":
+            body = FIGURES_PAGE
+            self._send(200, body, headers={"cf-ray": "8a1b2c3d4e61-CDG", "Server": "cloudflare",
+                                           "cf-cache-status": "DYNAMIC"})
+        elif name == "challenge-200":
+            self._send(200, challenge_page("Attention Required! | Cloudflare"))
+        elif name == "js-shell":
+            self._send(200, JS_SHELL)
+        elif name == "slow":
+            time.sleep(float(q.get("delay", "2")))
+            self._send(200, page_html(self._vhost, "slow", 1, 0))
+        elif name == "trickle":
+            self._trickle(int(q.get("chunks", "20")), float(q.get("every", "0.2")))
+        elif name == "reset":
+            self._reset()
+        elif name == "gzip-bomb":
+            body = web.gzip_zeros(int(q.get("mb", "50")))
+            self._send(200, body, headers={"Content-Encoding": "gzip"})
+        elif name == "oversized":
+            self._oversized(int(q.get("mb", "8")), bool(q.get("chunked")))
+        elif name == "charset/misstated":
+            self._send(200, misstated_charset_page(), "text/html; charset=utf-8")
+        elif name == "charset/undeclared":
+            self._send(200, undeclared_charset_page(), "text/html")
+        elif name == "redirect-refused":
+            self._send(302, b"", headers={"Location": f"http://127.0.0.2:{port}/_/page/internal"})
+        elif name == "binary":
+            self._send(200, png_bytes(), "image/png")
+        elif name == "pdf/text":
+            self._send_cacheable(text_pdf(), "application/pdf", _BASE_MTIME)
+        else:
+            self._send(404, b"<html><head><title>Not found</title></head><body>no such behaviour</body></html>")
+
+    def _trickle(self, chunks: int, every: float) -> None:
+        self._status = 200
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        self.wfile.write(b"<html><head><title>slowly</title></head><body>")
+        for i in range(chunks):
+            time.sleep(every)
+            piece = f"<p>piece {i} of a page that arrives slowly</p>".encode()
+            self.wfile.write(piece)
+            self.wfile.flush()
+            self._sent += len(piece)
+        self.wfile.write(b"</body></html>")
+
+    def _reset(self) -> None:
+        self._status = "reset"
+        self.close_connection = True
+        # SO_LINGER with a zero timeout makes close() send RST instead of FIN: a "connection reset by peer"
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.connection.close()
+
+    def _oversized(self, mb: int, chunked: bool) -> None:
+        block = (b"<p>" + b"filler text, 5.5 % of nothing " * 32 + b"</p>\n")
+        total = mb * 1_000_000
+        self._status = 200
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        if chunked:
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        else:
+            self.send_header("Content-Length", str(total + 13))
+        self.end_headers()
+        self.wfile.write(b"<html><body>\n")
+        sent = 0
+        while sent < total:
+            piece = block[: total - sent]
+            self.wfile.write(piece)
+            sent += len(piece)
+            self._sent += len(piece)
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False  # shutting down never waits for a handler that is sleeping on purpose
+    request_queue_size = 128
+    web: FixtureWeb
+
+
+class FixtureWeb:
+    """``with FixtureWeb() as web: web.url("www.tax.gov.xa", "/"), web.address_map()``."""
+
+    def __init__(self, sites_dir: str | Path | None = None, *, host: str = "127.0.0.1", port: int = 0,
+                 log_path: str | Path | None = None) -> None:
+        self.sites_dir = Path(sites_dir) if sites_dir else DEFAULT_SITES_DIR
+        self.epoch = 1
+        self.log_path = Path(log_path) if log_path else None
+        self._log_lock = threading.Lock()
+        self._log_entries: list[dict[str, Any]] = []
+        self._counts: dict[tuple[str, str], int] = {}
+        self._bombs: dict[int, bytes] = {}
+        self._server = _Server((host, port), _Handler)
+        self._server.web = self
+        self.host = host
+        self.port: int = self._server.server_address[1]
+        self._thread: threading.Thread | None = None
+
+    # ---- lifecycle ----------------------------------------------------------------------------------
+    def start(self) -> FixtureWeb:
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="fixture-web", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> FixtureWeb:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ---- addressing ----------------------------------------------------------------------------------
+    def url(self, host: str, path: str = "/") -> str:
+        """The URL as a corpus would cite it (no port); ``address_map`` routes the host here."""
+        return f"http://{host}{path if path.startswith('/') else '/' + path}"
+
+    def site_hosts(self) -> list[str]:
+        return sorted(p.name for p in self.sites_dir.iterdir() if p.is_dir()) if self.sites_dir.is_dir() else []
+
+    def address_map(self, hosts: list[str] | None = None) -> dict[str, str]:
+        """host -> 'ip:port' for fetch.address_map: the given hosts, else every site host and '*.fixture'."""
+        target = f"{self.host}:{self.port}"
+        names = hosts if hosts is not None else [*self.site_hosts(), "*.fixture"]
+        return {h: target for h in names}
+
+    # ---- state -------------------------------------------------------------------------------------
+    def set_epoch(self, n: int) -> None:
+        self.epoch = n
+
+    def variant_for(self, file: Path) -> tuple[Path, int] | None:
+        """The epoch variant of a static file: ``file.vN`` for the highest N <= epoch, else the file itself."""
+        for n in range(self.epoch, 1, -1):
+            candidate = file.with_name(f"{file.name}.v{n}")
+            if candidate.is_file():
+                return candidate, n
+        return (file, 0) if file.is_file() else None
+
+    def gzip_zeros(self, mb: int) -> bytes:
+        if mb not in self._bombs:
+            self._bombs[mb] = gzip.compress(b"<html><body>" + b"\0" * (mb * 1_000_000), compresslevel=9)
+        return self._bombs[mb]
+
+    def _count(self, host: str, path: str) -> int:
+        with self._log_lock:
+            self._counts[(host, path)] = self._counts.get((host, path), 0) + 1
+            return self._counts[(host, path)]
+
+    # ---- request log -------------------------------------------------------------------------------
+    def _log(self, entry: dict[str, Any]) -> None:
+        with self._log_lock:
+            self._log_entries.append(entry)
+            if self.log_path is not None:
+                with self.log_path.open("a", encoding="utf-8") as fh:
+                    fh.write(json.dumps(entry) + "\n")
+
+    def requests(self) -> list[dict[str, Any]]:
+        """Every request served so far, in arrival order (a copy)."""
+        with self._log_lock:
+            return [dict(e) for e in self._log_entries]
+
+    def clear_log(self) -> None:
+        with self._log_lock:
+            self._log_entries.clear()

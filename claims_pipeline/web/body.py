@@ -1,0 +1,76 @@
+"""Read a streamed response body under a byte cap counted on DECODED bytes (a gzip bomb stops early).
+
+We ask only for gzip/deflate and decompress ourselves with ``max_length``, so a 10 KB bomb that inflates to
+gigabytes costs at most ``cap`` bytes of memory before we stop reading and close the connection.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import httpx
+
+ACCEPT_ENCODING = "gzip, deflate"
+
+
+class BodyTooLarge(Exception):
+    pass
+
+
+class UnsupportedEncoding(Exception):
+    pass
+
+
+class _Inflater:
+    def __init__(self, encoding: str) -> None:
+        # 16+MAX: gzip only; 32+MAX: auto-detect zlib or gzip header ("deflate" is zlib-wrapped per RFC 9110)
+        self._wbits = 16 + zlib.MAX_WBITS if encoding in ("gzip", "x-gzip") else 32 + zlib.MAX_WBITS
+        self._raw_fallback = encoding == "deflate"
+        self._d = zlib.decompressobj(self._wbits)
+        self._started = False
+
+    def feed(self, data: bytes, room: int) -> bytes:
+        """Inflate ``data``; returns at most room+1 bytes so the caller can tell 'over the cap'."""
+        out = bytearray()
+        while data and len(out) <= room:
+            try:
+                piece = self._d.decompress(data, room + 1 - len(out))
+            except zlib.error:
+                if self._raw_fallback and not self._started:  # some servers send raw deflate
+                    self._d = zlib.decompressobj(-zlib.MAX_WBITS)
+                    self._raw_fallback = False
+                    continue
+                raise
+            self._started = True
+            out += piece
+            if self._d.unconsumed_tail:
+                data = self._d.unconsumed_tail
+            elif self._d.eof and self._d.unused_data:  # concatenated gzip members
+                data = self._d.unused_data
+                self._d = zlib.decompressobj(self._wbits)
+            else:
+                data = b""
+        return bytes(out)
+
+
+async def read_capped(response: httpx.Response, cap: int) -> bytes:
+    """The decoded body, or BodyTooLarge as soon as either the wire bytes or the decoded bytes pass ``cap``."""
+    encoding = response.headers.get("content-encoding", "").strip().lower()
+    if encoding in ("", "identity"):
+        inflater = None
+    elif encoding in ("gzip", "x-gzip", "deflate"):
+        inflater = _Inflater(encoding)
+    else:
+        raise UnsupportedEncoding(f"unsupported content-encoding {encoding!r}")
+    body = bytearray()
+    wire = 0
+    async for chunk in response.aiter_raw():
+        wire += len(chunk)
+        if wire > cap:
+            raise BodyTooLarge(f"body over {cap} bytes on the wire; stopped reading")
+        piece = chunk if inflater is None else inflater.feed(chunk, cap - len(body))
+        body += piece
+        if len(body) > cap:
+            what = "decoded" if inflater is not None else "on the wire"
+            raise BodyTooLarge(f"body over {cap} bytes ({what}, content-encoding {encoding or 'none'}); stopped reading")
+    return bytes(body)

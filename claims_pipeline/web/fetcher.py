@@ -1,0 +1,395 @@
+"""The polite async fetcher: every URL → one FetchResult, yielded as soon as it is settled.
+
+Scheduling: URLs are grouped into per-host queues, each drained by at most the host's concurrency in
+workers (never "launch everything at once", the original's weakness §12). Each request hop passes, in order:
+excluded-host check → robots.txt → circuit breaker → host slot (concurrency + interval between STARTS) →
+global semaphore → global token bucket → guarded connect (DNS, address map, SSRF guard) → response.
+Redirects are followed here, one hop at a time, so every hop goes through all of the above.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections import defaultdict, deque
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
+from urllib.parse import urljoin, urlsplit
+
+import httpx
+
+from claims_pipeline.settings import Settings, package_version
+from claims_pipeline.urls import normalize_url, url_host
+from claims_pipeline.web import botwall
+from claims_pipeline.web.body import ACCEPT_ENCODING, BodyTooLarge, UnsupportedEncoding, read_capped
+from claims_pipeline.web.politeness import HostRegistry, TokenBucket, host_matches
+from claims_pipeline.web.records import FetchResult, FetchStatus
+from claims_pipeline.web.robots import RobotsCache, origin_of
+from claims_pipeline.web.ssrf import AddressGuard, AddressRefused
+from claims_pipeline.web.transport import GuardedTransport, Resolver
+
+Validators = Mapping[str, tuple[str | None, str | None]]  # url -> (etag, last_modified)
+
+_REDIRECTS = {301, 302, 303, 307, 308}
+_ROBOTS_MAX_BYTES = 512_000
+_CHALLENGE_PEEK_BYTES = 65_536  # enough of an error page to read its <title>
+
+
+@dataclass
+class _Retry:
+    """An attempt that may succeed if repeated (5xx, 429, timeouts, resets)."""
+
+    note: str
+    http_status: int | None = None
+    retry_after: float | None = None
+    blocked: bool = False
+
+
+class _Redirect(Exception):
+    def __init__(self, location: str, status: int) -> None:
+        self.location, self.status = location, status
+
+
+def _now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds to wait from a Retry-After header (delta-seconds or HTTP-date); None when absent/invalid."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
+
+
+def _is_pdf(content_type: str, url: str) -> bool:
+    return content_type.startswith("application/pdf") or urlsplit(url).path.lower().endswith(".pdf")
+
+
+class Fetcher:
+    """``async with Fetcher(settings) as f: async for r in f.fetch_many(urls): ...``"""
+
+    def __init__(self, settings: Settings, resolver: Resolver | None = None) -> None:
+        self.settings = settings
+        self.fetch = settings.fetch
+        self.user_agent = self.fetch.user_agent.replace("{version}", package_version())
+        self.robots_agent = self.user_agent.split("/", 1)[0]  # product token, what robots.txt groups name
+        self._resolver = resolver
+        self._client: httpx.AsyncClient | None = None
+
+    async def __aenter__(self) -> Fetcher:
+        f = self.fetch
+        transport = GuardedTransport(
+            guard=AddressGuard.from_lists(f.allow_hosts, f.allow_networks),
+            resolver=self._resolver,
+            address_map=f.address_map,
+            verify_tls=f.verify_tls,
+            limits=httpx.Limits(max_connections=f.concurrency, max_keepalive_connections=f.concurrency),
+        )
+        timeout = httpx.Timeout(f.request_timeout_s, connect=f.connect_timeout_s)
+        self._client = httpx.AsyncClient(transport=transport, timeout=timeout, follow_redirects=False,
+                                         trust_env=False, headers={"User-Agent": self.user_agent})
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    # ---- run ------------------------------------------------------------------------------------
+    async def fetch_many(self, urls: Iterable[str], validators: Validators | None = None) -> AsyncIterator[FetchResult]:
+        assert self._client is not None, "use 'async with Fetcher(...)'"
+        validators = {normalize_url(k): v for k, v in (validators or {}).items()}
+        loop = asyncio.get_running_loop()
+        self._deadline = loop.time() + self.fetch.run_budget_s
+        self._hosts = HostRegistry(self.fetch)
+        self._bucket = TokenBucket(self.fetch.req_per_sec)
+        self._global = asyncio.Semaphore(self.fetch.concurrency)
+        self._robots = RobotsCache(self._fetch_robots)
+        results: asyncio.Queue[FetchResult] = asyncio.Queue()
+        queues: dict[str, deque[str]] = defaultdict(deque)
+        expected = 0
+        for url in dict.fromkeys(normalize_url(u) for u in urls):
+            expected += 1
+            host = url_host(url)
+            if urlsplit(url).scheme not in ("http", "https") or not host:
+                results.put_nowait(self._result(url, FetchStatus.DEAD, note=f"not an http(s) URL: {url!r}"))
+            else:
+                queues[host].append(url)
+        workers = []
+        for host, queue in queues.items():
+            n = min(self._hosts.throttle(host).concurrency, len(queue))
+            workers += [asyncio.create_task(self._worker(queue, validators, results)) for _ in range(n)]
+        try:
+            for _ in range(expected):
+                yield await results.get()
+        finally:
+            for w in workers:
+                w.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+
+    async def _worker(self, queue: deque[str], validators: Validators, out: asyncio.Queue[FetchResult]) -> None:
+        while queue:
+            url = queue.popleft()
+            started = time.monotonic()
+            budget = asyncio.timeout_at(self._deadline)
+            try:
+                async with budget:
+                    result = await self._fetch_one(url, validators.get(url))
+            except TimeoutError:
+                if not budget.expired():
+                    raise
+                result = self._result(url, FetchStatus.UNAVAILABLE,
+                                      note=f"run budget of {self.fetch.run_budget_s:g} s spent before this URL finished")
+            except Exception as exc:  # one bad URL never stops the others; the note says what broke
+                result = self._result(url, FetchStatus.UNAVAILABLE, note=f"fetcher error {type(exc).__name__}: {exc}")
+            result.elapsed_s = round(time.monotonic() - started, 4)
+            out.put_nowait(result)
+
+    def _result(self, url: str, status: FetchStatus, **fields: object) -> FetchResult:
+        return FetchResult(url=url, status=status, fetched_at=_now_iso(), **fields)  # type: ignore[arg-type]
+
+    # ---- one URL: attempts with backoff ------------------------------------------------------------
+    async def _fetch_one(self, url: str, validator: tuple[str | None, str | None] | None) -> FetchResult:
+        f = self.fetch
+        host = url_host(url)
+        if host_matches(host, f.excluded_hosts):
+            return self._result(url, FetchStatus.EXCLUDED, note=f"host {host} in excluded_hosts")
+        last: _Retry | None = None
+        for attempt in range(1, f.max_retries + 1):
+            outcome = await self._follow(url, validator)
+            if isinstance(outcome, FetchResult):
+                outcome.attempts = attempt
+                return outcome
+            last = outcome
+            breaker = self._hosts.breaker(url_host(url))
+            if breaker.open:
+                return self._result(url, FetchStatus.UNAVAILABLE, http_status=last.http_status,
+                                    note=f"{last.note}; {breaker.note()}", attempts=attempt)
+            if attempt == f.max_retries:
+                break
+            wait = self._backoff(attempt, last.retry_after)
+            if asyncio.get_running_loop().time() + wait > self._deadline:
+                return self._result(url, FetchStatus.UNAVAILABLE, http_status=last.http_status, attempts=attempt,
+                                    note=f"{last.note}; no retry: run budget would be spent")
+            await asyncio.sleep(wait)
+        assert last is not None
+        status = FetchStatus.BLOCKED if last.blocked else FetchStatus.UNAVAILABLE
+        return self._result(url, status, http_status=last.http_status, attempts=f.max_retries,
+                            note=f"{last.note} after {f.max_retries} attempts")
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        f = self.fetch
+        if retry_after is not None:  # the server said how long: honour it, up to the cap
+            return min(retry_after, f.retry_after_cap_s)
+        base = f.retry_backoff_s[min(attempt - 1, len(f.retry_backoff_s) - 1)]
+        jitter = base * f.retry_jitter_pct / 100
+        return max(0.0, base + random.uniform(-jitter, jitter))
+
+    # ---- one attempt: redirect hops --------------------------------------------------------------
+    async def _follow(self, url: str, validator: tuple[str | None, str | None] | None) -> FetchResult | _Retry:
+        f = self.fetch
+        chain = [url]
+        current = url
+        for _hop in range(f.max_redirects + 1):
+            host = url_host(current)
+            via = f" (redirected from {url})" if current != url else ""
+            if urlsplit(current).scheme not in ("http", "https") or not host:
+                return self._result(url, FetchStatus.DEAD, final_url=current, note=f"redirect to a non-http(s) URL {current}")
+            if host_matches(host, f.excluded_hosts):
+                return self._result(url, FetchStatus.EXCLUDED, final_url=current, note=f"host {host} in excluded_hosts{via}")
+            throttle = self._hosts.throttle(host)
+            if f.robots_enabled:
+                try:
+                    rules = await self._robots.rules(current)
+                except AddressRefused as exc:
+                    return self._result(url, FetchStatus.REFUSED, final_url=current, note=f"{exc}{via}")
+                delay = rules.crawl_delay(self.robots_agent)
+                if delay is not None:
+                    throttle.raise_interval(delay)
+                if not rules.allows(current, self.robots_agent):
+                    return self._result(url, FetchStatus.ROBOTS, final_url=current, note=f"robots.txt Disallow for {current}")
+            breaker = self._hosts.breaker(host)
+            if breaker.open:
+                return self._result(url, FetchStatus.UNAVAILABLE, final_url=current, note=breaker.note() + via)
+            try:
+                return await self._request(url, current, validator)
+            except _Redirect as redirect:
+                nxt = normalize_url(urljoin(current, redirect.location))
+                if nxt in chain:
+                    loop_text = " → ".join(chain[chain.index(nxt):] + [nxt])
+                    return self._result(url, FetchStatus.UNAVAILABLE, http_status=redirect.status, final_url=current,
+                                        note=f"redirect loop: {loop_text}")
+                chain.append(nxt)
+                current = nxt
+            except AddressRefused as exc:
+                return self._result(url, FetchStatus.REFUSED, final_url=current, note=f"{exc}{via}")
+            except BodyTooLarge as exc:
+                return self._result(url, FetchStatus.TOO_LARGE, final_url=current, note=str(exc))
+            except UnsupportedEncoding as exc:
+                return self._result(url, FetchStatus.UNAVAILABLE, final_url=current, note=str(exc))
+            except (httpx.TimeoutException, TimeoutError) as exc:
+                name = type(exc).__name__ if isinstance(exc, httpx.TimeoutException) else \
+                    f"response deadline {f.request_timeout_s:g} s exceeded"
+                breaker.record_failure(name)
+                return _Retry(name + via)
+            except httpx.TransportError as exc:  # connect refused, reset, protocol error
+                name = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+                breaker.record_failure(name)
+                return _Retry(name + via)
+        return self._result(url, FetchStatus.UNAVAILABLE, final_url=current,
+                            note=f"more than {f.max_redirects} redirects: {' → '.join(chain)}")
+
+
+    async def _request(self, url: str, current: str, validator: tuple[str | None, str | None] | None) -> FetchResult | _Retry:
+        """One HTTP exchange for one hop; raises _Redirect to move on, returns a final result or a _Retry."""
+        f = self.fetch
+        assert self._client is not None
+        host = url_host(current)
+        headers = {"Accept": "text/html,application/xhtml+xml,application/pdf;q=0.9,*/*;q=0.8",
+                   "Accept-Encoding": ACCEPT_ENCODING}
+        etag, last_modified = validator or (None, None)
+        if etag:
+            headers["If-None-Match"] = etag
+        if last_modified:
+            headers["If-Modified-Since"] = last_modified
+        throttle = self._hosts.throttle(host)
+        async with throttle.slot(), self._global:
+            await self._bucket.acquire()
+            remaining = self._deadline - asyncio.get_running_loop().time()
+            async with asyncio.timeout(min(f.request_timeout_s, max(remaining, 0.001))):
+                async with self._client.stream("GET", current, headers=headers) as resp:
+                    self._hosts.breaker(host).record_response()
+                    return await self._classify(url, current, resp, validator)
+
+    async def _classify(self, url: str, current: str, resp: httpx.Response,
+                        validator: tuple[str | None, str | None] | None) -> FetchResult | _Retry:
+        f = self.fetch
+        status = resp.status_code
+        h = resp.headers
+        common = dict(http_status=status, final_url=current, etag=h.get("etag"), last_modified=h.get("last-modified"),
+                      content_type=h.get("content-type", "").split(";")[0].strip().lower())
+        if status in _REDIRECTS:
+            location = h.get("location")
+            if not location:
+                return self._result(url, FetchStatus.UNAVAILABLE, **common, note=f"http {status} without a Location header")
+            raise _Redirect(location, status)
+        if status == 304:
+            etag, last_modified = validator or (None, None)
+            common["etag"] = common["etag"] or etag
+            common["last_modified"] = common["last_modified"] or last_modified
+            return self._result(url, FetchStatus.NOT_MODIFIED, **common, note="http 304 not modified")
+        wall_header = botwall.mitigated(h)
+        retry_after = parse_retry_after(h.get("retry-after"))
+        if status >= 400:
+            peek = await self._peek(resp)
+            title = botwall.challenge_title(peek, f.challenge_titles)
+            blocked_code = status in f.blocked_status_codes
+            wall = (blocked_code and wall_header is not None) or title is not None
+            what = f"bot wall: cf-mitigated={wall_header}" if wall_header is not None and blocked_code else \
+                f"bot wall: challenge title {title!r}" if title else ""
+            if status == 429 or status >= 500:
+                if retry_after is not None:
+                    self._hosts.throttle(url_host(current)).defer(min(retry_after, f.retry_after_cap_s))
+                note = f"http {status}" + (f" ({what})" if wall else "")
+                if retry_after is not None:
+                    note += f" Retry-After {h.get('retry-after')}"
+                return _Retry(note, http_status=status, retry_after=retry_after, blocked=wall)
+            if wall:
+                return self._result(url, FetchStatus.BLOCKED, **common, raw=peek, note=f"http {status} {what}")
+            if blocked_code:
+                return self._result(url, FetchStatus.BLOCKED, **common, raw=peek,
+                                    note=f"http {status}: access refused (no challenge marker)")
+            return self._result(url, FetchStatus.DEAD, **common, note=f"http {status}")
+        if not 200 <= status < 300:
+            return self._result(url, FetchStatus.UNAVAILABLE, **common, note=f"unexpected http {status}")
+        ctype = common["content_type"]
+        is_pdf = _is_pdf(ctype, current)
+        if not is_pdf and any(ctype.startswith(p) for p in f.binary_content_prefixes):
+            return self._result(url, FetchStatus.BINARY, **common, content_kind="binary",
+                                note=f"binary content type {ctype}: not downloaded")
+        cap = f.max_pdf_bytes if is_pdf else f.max_html_bytes
+        declared = h.get("content-length")
+        if declared and declared.isdigit() and int(declared) > cap and "content-encoding" not in h:
+            return self._result(url, FetchStatus.TOO_LARGE, **common,
+                                note=f"Content-Length {declared} over the {cap}-byte cap; not downloaded")
+        raw = await read_capped(resp, cap)
+        if not is_pdf:
+            title = botwall.challenge_title(raw, f.challenge_titles)
+            if title is not None:
+                return self._result(url, FetchStatus.BLOCKED, **common, raw=raw,
+                                    note=f"http {status} bot wall: challenge title {title!r}")
+        return self._extracted(url, current, raw, common)
+
+    def _extracted(self, url: str, current: str, raw: bytes, common: dict) -> FetchResult:
+        from claims_pipeline.web import text as text_mod  # T's module: HTML/PDF → text
+
+        outcome = text_mod.extract_text(raw, common["content_type"], current, self.settings)
+        status = FetchStatus(outcome.status)
+        note = outcome.note
+        if status == FetchStatus.OK and not outcome.content_kind.startswith("pdf"):
+            host = url_host(current)
+            if host_matches(host, self.fetch.js_spa_hosts):
+                status, note = FetchStatus.UNREADABLE, f"host {host} in js_spa_hosts: JS-rendered page, not readable"
+            elif outcome.content_kind == "html" and (
+                shell := text_mod.looks_like_js_shell(raw, outcome.text or "", self.fetch.min_text_chars)
+            ):
+                status, note = FetchStatus.UNREADABLE, f"{shell}: page not readable, not a missing figure"
+        return self._result(url, status, **common, raw=raw, text=outcome.text, content_kind=outcome.content_kind,
+                            note=note or "")
+
+    async def _peek(self, resp: httpx.Response) -> bytes:
+        try:
+            return await read_capped(resp, _CHALLENGE_PEEK_BYTES)
+        except (BodyTooLarge, UnsupportedEncoding, httpx.TransportError):
+            return b""
+
+    # ---- robots.txt ---------------------------------------------------------------------------------
+    async def _fetch_robots(self, origin: str) -> tuple[int | None, str]:
+        """GET /robots.txt through the same host slot, guard and rate limits as any request."""
+        assert self._client is not None
+        target = origin + "/robots.txt"
+        for _ in range(self.fetch.max_redirects + 1):
+            host = url_host(target)
+            async with self._hosts.throttle(host).slot(), self._global:
+                await self._bucket.acquire()
+                async with asyncio.timeout(self.fetch.robots_timeout_s):
+                    async with self._client.stream("GET", target) as resp:
+                        if resp.status_code in _REDIRECTS and resp.headers.get("location"):
+                            target = urljoin(target, resp.headers["location"])
+                            continue
+                        if resp.status_code >= 400:
+                            return resp.status_code, ""
+                        try:
+                            body = await read_capped(resp, _ROBOTS_MAX_BYTES)
+                        except BodyTooLarge:
+                            return None, ""
+                        return resp.status_code, body.decode("utf-8", "replace")
+        return None, ""
+
+
+def fetch_urls(settings: Settings, urls: Iterable[str], *, validators: Validators | None = None,
+               on_result: Callable[[FetchResult], None] | None = None, resolver: Resolver | None = None) -> list[FetchResult]:
+    """Synchronous wrapper: fetch every URL, call ``on_result`` as each one settles, return them all."""
+
+    async def run() -> list[FetchResult]:
+        out: list[FetchResult] = []
+        async with Fetcher(settings, resolver=resolver) as fetcher:
+            async for result in fetcher.fetch_many(urls, validators):
+                if on_result is not None:
+                    on_result(result)
+                out.append(result)
+        return out
+
+    return asyncio.run(run())

@@ -1,0 +1,143 @@
+"""Politeness primitives: which policy a host gets, per-host throttles, the global rate, circuit breakers.
+
+Reference behaviour (original §6.2): one throttle per host that spaces request STARTS by a minimum interval
+and caps concurrent requests; government hosts get a slower floor; overrides match exact or as a suffix;
+Crawl-delay may only raise a host's interval. We add a per-host circuit breaker so a dead host does not make
+each of its URLs wait out its own timeouts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import Iterable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import AsyncIterator
+
+from claims_pipeline.settings import FetchSettings, HostPolicy
+
+_GOV_SUFFIX_RE = re.compile(r"\.(?:gov|gouv|gob)(?:\.[a-z]{2,3})?$")
+
+
+def host_matches(host: str, domains: Iterable[str]) -> bool:
+    """True when host equals one of the domains or is a subdomain of it (suffix match on a dot boundary)."""
+    host = host.lower().rstrip(".")
+    for d in domains:
+        d = d.lower().strip().lstrip("*").lstrip(".").rstrip(".")
+        if d and (host == d or host.endswith("." + d)):
+            return True
+    return False
+
+
+def is_gov_host(host: str) -> bool:
+    return bool(_GOV_SUFFIX_RE.search(host.lower()))
+
+
+def policy_for(host: str, fetch: FetchSettings) -> HostPolicy:
+    """Override (exact or suffix, longest key wins) > government floor > default."""
+    host = host.lower()
+    best: tuple[int, HostPolicy] | None = None
+    for key, policy in fetch.per_host_overrides.items():
+        if host_matches(host, [key]) and (best is None or len(key) > best[0]):
+            best = (len(key), policy)
+    if best is not None:
+        return best[1]
+    return fetch.gov_host if is_gov_host(host) else fetch.default_host
+
+
+class HostThrottle:
+    """Per-host gate: at most ``concurrency`` requests in flight and ``interval`` seconds between starts."""
+
+    def __init__(self, concurrency: int, interval_s: float) -> None:
+        self.concurrency = concurrency
+        self.interval_s = interval_s
+        self._sem = asyncio.Semaphore(concurrency)
+        self._lock = asyncio.Lock()
+        self._next_start = 0.0  # monotonic time before which no request may start
+
+    def raise_interval(self, seconds: float) -> None:
+        """Crawl-delay: only ever slows a host down."""
+        if seconds > self.interval_s:
+            self.interval_s = seconds
+
+    def defer(self, seconds: float) -> None:
+        """Retry-After from this host: hold every request to it, not only the one that was told."""
+        self._next_start = max(self._next_start, time.monotonic() + seconds)
+
+    @asynccontextmanager
+    async def slot(self) -> AsyncIterator[None]:
+        async with self._sem:
+            async with self._lock:  # serialise start reservations so starts are spaced exactly
+                wait = self._next_start - time.monotonic()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                self._next_start = time.monotonic() + self.interval_s
+            yield
+
+
+class TokenBucket:
+    """Global request-rate cap: ``rate`` tokens per second, bursts up to ``capacity``."""
+
+    def __init__(self, rate: float, capacity: float | None = None) -> None:
+        self.rate = rate
+        self.capacity = max(1.0, capacity if capacity is not None else rate)
+        self._tokens = self.capacity
+        self._stamp = time.monotonic()
+        self._lock = asyncio.Lock()
+
+    async def acquire(self) -> None:
+        async with self._lock:
+            while True:
+                now = time.monotonic()
+                self._tokens = min(self.capacity, self._tokens + (now - self._stamp) * self.rate)
+                self._stamp = now
+                if self._tokens >= 1:
+                    self._tokens -= 1
+                    return
+                await asyncio.sleep((1 - self._tokens) / self.rate)
+
+
+@dataclass
+class CircuitBreaker:
+    """Opens after ``threshold`` consecutive timeouts/connection failures on one host; any response resets."""
+
+    threshold: int
+    failures: int = 0
+    last_failure: str = ""
+
+    @property
+    def open(self) -> bool:
+        return self.failures >= self.threshold
+
+    def record_failure(self, what: str) -> None:
+        self.failures += 1
+        self.last_failure = what
+
+    def record_response(self) -> None:
+        if not self.open:  # once open it stays open for the run: the host is treated as down
+            self.failures = 0
+
+    def note(self) -> str:
+        return f"circuit open: {self.failures} consecutive failures on this host (last: {self.last_failure})"
+
+
+class HostRegistry:
+    """Lazily created throttle + breaker per host, shared by every worker of one run."""
+
+    def __init__(self, fetch: FetchSettings, overrides: Mapping[str, float] | None = None) -> None:
+        self._fetch = fetch
+        self.throttles: dict[str, HostThrottle] = {}
+        self.breakers: dict[str, CircuitBreaker] = {}
+
+    def throttle(self, host: str) -> HostThrottle:
+        if host not in self.throttles:
+            p = policy_for(host, self._fetch)
+            self.throttles[host] = HostThrottle(p.concurrency, p.interval_ms / 1000)
+        return self.throttles[host]
+
+    def breaker(self, host: str) -> CircuitBreaker:
+        if host not in self.breakers:
+            self.breakers[host] = CircuitBreaker(self._fetch.breaker_failures)
+        return self.breakers[host]
