@@ -1,0 +1,103 @@
+"""refresh_pages against the real fixture web on 127.0.0.1 and a real cache."""
+
+import pytest
+
+from claims_pipeline.fixture_web.server import FixtureWeb
+from claims_pipeline.pages import refresh_pages
+from claims_pipeline.store.cache import PageCache
+from claims_pipeline.store.consistency import verify_cache
+
+from claims_pipeline_tests.store.fixture_settings import fixture_settings
+
+LEVY = "/property/annual-levy.html"  # has an epoch-2 variant
+DUTY = "/property/transfer-duty.html"
+HOST = "www.tax.gov.xa"
+
+
+@pytest.fixture
+def web():
+    with FixtureWeb() as w:
+        yield w
+
+
+def page_requests(web, since=0):
+    return [r for r in web.requests()[since:] if r["path"] != "/robots.txt"]
+
+
+def test_urls_are_normalised_deduped_fetched_once_and_recorded(web, tmp_path):
+    settings = fixture_settings(web, tmp_path)
+    levy = web.url(HOST, LEVY)
+    messy = [levy, levy.replace(HOST, HOST.upper()) + "#top", web.url(HOST, DUTY), "  ", web.url("a.fixture", "/_/status/410")]
+    seen = []
+    states = refresh_pages(settings, messy, now="2026-03-01T00:00:00Z", on_state=seen.append)
+    assert set(states) == {levy, web.url(HOST, DUTY), web.url("a.fixture", "/_/status/410")}
+    assert sorted(s.url for s in seen) == sorted(states)
+    assert [r["path"] for r in page_requests(web)].count(LEVY) == 1
+    assert states[levy].fetch_status == "OK" and states[levy].content_kind == "html"
+    assert "levy" in states[levy].text.lower() and states[levy].stable_since == "2026-03-01T00:00:00+00:00"
+    assert states[web.url("a.fixture", "/_/status/410")].fetch_status == "DEAD"
+    with PageCache.from_settings(settings) as cache:
+        assert verify_cache(cache).ok
+        assert len(cache.history(levy)) == 1
+
+
+def test_rerun_is_conditional_and_downloads_no_body(web, tmp_path):
+    settings = fixture_settings(web, tmp_path)
+    urls = [web.url(HOST, LEVY), web.url(HOST, DUTY), web.url("b.fixture", "/_/page/rates")]
+    first = refresh_pages(settings, urls, now="2026-03-01T00:00:00Z")
+    mark = len(web.requests())
+    second = refresh_pages(settings, urls, now="2026-03-02T00:00:00Z")
+    again = page_requests(web, mark)
+    assert len(again) == 3 and all(r["status"] == 304 and r["if_none_match"] for r in again)
+    assert sum(r["bytes_sent"] for r in again) == 0
+    for url in urls:
+        assert second[url].fetch_status == "OK" and second[url].http_status == 304
+        assert second[url].text == first[url].text and second[url].text_hash == first[url].text_hash
+        assert second[url].fetched_at == "2026-03-02T00:00:00+00:00"
+
+
+def test_page_change_is_confirmed_on_the_second_run_after_it_with_first_sighting_date(web, tmp_path):
+    settings = fixture_settings(web, tmp_path)
+    url = web.url(HOST, LEVY)
+    base = refresh_pages(settings, [url], now="2026-03-01T00:00:00Z")[url]
+    web.set_epoch(2)
+    seen_once = refresh_pages(settings, [url], now="2026-03-05T00:00:00Z")[url]
+    assert not seen_once.content_changed and seen_once.text == base.text  # one sighting is not a change
+    confirmed = refresh_pages(settings, [url], now="2026-03-09T00:00:00Z")[url]
+    assert confirmed.content_changed and confirmed.http_status == 304  # the 304 is the second sighting
+    assert confirmed.changed_at == "2026-03-05T00:00:00+00:00" == confirmed.stable_since
+    assert confirmed.text != base.text and confirmed.diff
+    assert any(l.startswith("-") for l in confirmed.diff.splitlines()[2:])
+    assert any(l.startswith("+") for l in confirmed.diff.splitlines()[2:])
+    later = refresh_pages(settings, [url], now="2026-03-12T00:00:00Z")[url]
+    assert not later.content_changed and later.changed_at == confirmed.changed_at
+
+
+def test_force_false_skips_fresh_pages_only(web, tmp_path):
+    settings = fixture_settings(web, tmp_path)
+    old, new = web.url(HOST, LEVY), web.url(HOST, DUTY)
+    refresh_pages(settings, [old], now="2026-03-01T00:00:00Z")
+    refresh_pages(settings, [new], now="2026-03-20T00:00:00Z")
+    mark = len(web.requests())
+    states = refresh_pages(settings, [old, new], force=False, ttl_days=10, now="2026-03-25T00:00:00Z")
+    assert [r["path"] for r in page_requests(web, mark)] == [LEVY]
+    assert states[new].fetched_at == "2026-03-20T00:00:00+00:00" and states[old].fetched_at == "2026-03-25T00:00:00+00:00"
+
+
+def test_same_run_id_resumes_fetching_only_what_is_missing(web, tmp_path):
+    settings = fixture_settings(web, tmp_path)
+    a, b = web.url(HOST, LEVY), web.url("c.fixture", "/_/page/other")
+    refresh_pages(settings, [a], run_id="run-7")
+    mark = len(web.requests())
+    states = refresh_pages(settings, [a, b], run_id="run-7")
+    assert [r["path"] for r in page_requests(web, mark)] == ["/_/page/other"]
+    assert set(states) == {a, b}
+
+
+def test_bad_url_does_not_stop_the_others(web, tmp_path):
+    settings = fixture_settings(web, tmp_path)
+    good = web.url(HOST, DUTY)
+    states = refresh_pages(settings, ["ftp://files.example/x.pdf", "not a url", good])
+    assert states[good].fetch_status == "OK"
+    assert states["ftp://files.example/x.pdf"].fetch_status == "DEAD"
+    assert "not an http(s) URL" in states["not a url"].note
