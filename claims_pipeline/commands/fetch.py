@@ -87,7 +87,7 @@ def format_row(row: dict[str, Any]) -> str:
     if row["changed_at"]:
         changed += f" (latest change first seen {row['changed_at']})"
     lines += [
-        f"  text:    {row['text_hash'] or '-'}" + (f"   {row['text_chars']} chars" if row["text_chars"] is not None else ""),
+        f"  hash:    {row['text_hash'] or '-'}" + (f"   {row['text_chars']} chars" if row["text_chars"] is not None else ""),
         f"  changed: {changed}",
     ]
     if row["preview"] is not None:
