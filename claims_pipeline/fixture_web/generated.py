@@ -48,7 +48,7 @@ def misstated_charset_page() -> bytes:
 def undeclared_charset_page() -> bytes:
     """No charset anywhere; the bytes are ISO-8859-15 text."""
     text = ("<html><head><title>Gebühren</title></head><body><p>Grunderwerbsteuer: 6,5 % in Schleswig-Holstein; "
-            "Notargebühren etwa 1,5 % — Größenordnung für Käufer außerhalb der Städte.</p>"
+            "Notargebühren etwa 1,5 % - Größenordnung für Käufer außerhalb der Städte.</p>"
             + "<p>Erläuterungen zur Übertragung von Grundstücken und zu den Gebühren. </p>" * 4
             + "</body></html>")
     return text.encode("iso-8859-15")

@@ -93,6 +93,10 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, OSError):
             self._status = self._status or "client-gone"
             self.close_connection = True
+        except Exception as exc:  # a bad query (e.g. ?delay=x) is a 500 naming the problem, not a dead thread
+            if not self._status:
+                self._send(500, f"fixture web error: {type(exc).__name__}: {exc}".encode(), "text/plain")
+            self.close_connection = True
         finally:
             web._log({
                 "start": self._start, "end": time.time(), "host": self._vhost, "path": self.path,

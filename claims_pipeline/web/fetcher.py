@@ -19,6 +19,7 @@ from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from urllib.parse import urljoin, urlsplit
 
+import httpcore
 import httpx
 
 from claims_pipeline.settings import Settings, package_version
@@ -80,12 +81,14 @@ def _is_pdf(content_type: str, url: str) -> bool:
 class Fetcher:
     """``async with Fetcher(settings) as f: async for r in f.fetch_many(urls): ...``"""
 
-    def __init__(self, settings: Settings, resolver: Resolver | None = None) -> None:
+    def __init__(self, settings: Settings, resolver: Resolver | None = None, *,
+                 inner_backend: httpcore.AsyncNetworkBackend | None = None) -> None:
         self.settings = settings
         self.fetch = settings.fetch
         self.user_agent = self.fetch.user_agent.replace("{version}", package_version())
         self.robots_agent = self.user_agent.split("/", 1)[0]  # product token, what robots.txt groups name
         self._resolver = resolver
+        self._inner_backend = inner_backend  # test seam: the backend that really dials, after the guard
         self._client: httpx.AsyncClient | None = None
 
     async def __aenter__(self) -> Fetcher:
@@ -96,6 +99,7 @@ class Fetcher:
             address_map=f.address_map,
             verify_tls=f.verify_tls,
             limits=httpx.Limits(max_connections=f.concurrency, max_keepalive_connections=f.concurrency),
+            inner_backend=self._inner_backend,
         )
         timeout = httpx.Timeout(f.request_timeout_s, connect=f.connect_timeout_s)
         self._client = httpx.AsyncClient(transport=transport, timeout=timeout, follow_redirects=False,
@@ -241,11 +245,12 @@ class Fetcher:
                 return self._result(url, FetchStatus.UNAVAILABLE, final_url=current, note=str(exc))
             except (httpx.TimeoutException, TimeoutError) as exc:
                 name = type(exc).__name__ if isinstance(exc, httpx.TimeoutException) else \
-                    f"response deadline {f.request_timeout_s:g} s exceeded"
+                    f"response deadline {f.request_timeout_s:g} s exceeded (slow or trickling response)"
                 breaker.record_failure(name)
                 return _Retry(name + via)
             except httpx.TransportError as exc:  # connect refused, reset, protocol error
-                name = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+                name = f"{type(exc).__name__}: {exc}" if str(exc) else \
+                    f"{type(exc).__name__} (connection reset or closed by the server)"
                 breaker.record_failure(name)
                 return _Retry(name + via)
         return self._result(url, FetchStatus.UNAVAILABLE, final_url=current,

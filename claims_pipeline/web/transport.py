@@ -64,8 +64,9 @@ def lookup_address_map(table: Mapping[str, tuple[str, int | None]], host: str) -
 
 
 class GuardedBackend(httpcore.AsyncNetworkBackend):
-    def __init__(self, guard: AddressGuard, resolver: Resolver | None, address_map: Mapping[str, tuple[str, int | None]]) -> None:
-        self._inner = httpcore.AnyIOBackend()
+    def __init__(self, guard: AddressGuard, resolver: Resolver | None, address_map: Mapping[str, tuple[str, int | None]],
+                 inner: httpcore.AsyncNetworkBackend | None = None) -> None:
+        self._inner = inner or httpcore.AnyIOBackend()  # the backend that actually dials (tests wrap it)
         self._guard = guard
         self._resolver = resolver or system_resolver
         self._map = dict(address_map)
@@ -130,7 +131,7 @@ class GuardedTransport(httpx.AsyncHTTPTransport):
     """AsyncHTTPTransport with its connection pool rebuilt on the guarded backend (no proxy, no env)."""
 
     def __init__(self, *, guard: AddressGuard, resolver: Resolver | None, address_map: Mapping[str, str],
-                 verify_tls: bool, limits: httpx.Limits) -> None:
+                 verify_tls: bool, limits: httpx.Limits, inner_backend: httpcore.AsyncNetworkBackend | None = None) -> None:
         ctx = tls_context(verify_tls)
         super().__init__(verify=ctx, trust_env=False, limits=limits)
         # httpx offers no network_backend argument; replacing the pool it just built is the supported-by-
@@ -142,5 +143,5 @@ class GuardedTransport(httpx.AsyncHTTPTransport):
             keepalive_expiry=limits.keepalive_expiry,
             http1=True,
             http2=False,
-            network_backend=GuardedBackend(guard, resolver, parse_address_map(address_map)),
+            network_backend=GuardedBackend(guard, resolver, parse_address_map(address_map), inner_backend),
         )

@@ -1,0 +1,61 @@
+"""Shared fixtures: one fixture web per module, and settings that route fictional hosts to it (loopback only)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from claims_pipeline.fixture_web.server import FixtureWeb
+from claims_pipeline.settings import Settings, settings_from_dict
+
+ROBOTS_SITE = "polite.fixture"
+
+
+@pytest.fixture(scope="module")
+def sites_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("sites")
+    polite = root / ROBOTS_SITE
+    (polite / "private").mkdir(parents=True)
+    (polite / "robots.txt").write_text("User-agent: *\nDisallow: /private/\nCrawl-delay: 0.3\n")
+    (polite / "private" / "secret.html").write_text("<html><body>must never be fetched</body></html>")
+    return root
+
+
+@pytest.fixture(scope="module")
+def web(sites_dir: Path) -> Iterator[FixtureWeb]:
+    with FixtureWeb(sites_dir) as server:
+        yield server
+
+
+def fast_fetch(web: FixtureWeb, **overrides: Any) -> Settings:
+    """Small intervals and timeouts so the suite stays fast; 127.0.0.1 is the only allowed private address."""
+    fetch: dict[str, Any] = {
+        "address_map": web.address_map(),
+        "allow_networks": ["127.0.0.1/32"],
+        "default_host": {"concurrency": 2, "interval_ms": 20},
+        "gov_host": {"concurrency": 1, "interval_ms": 20},
+        "per_host_overrides": {},
+        "req_per_sec": 200,
+        "connect_timeout_s": 1.0,
+        "request_timeout_s": 1.0,
+        "robots_timeout_s": 1.0,
+        "max_retries": 2,
+        "retry_backoff_s": [0.02],
+        "retry_jitter_pct": 0,
+        "retry_after_cap_s": 2,
+        "max_html_bytes": 200_000,
+        "max_pdf_bytes": 400_000,
+        "breaker_failures": 3,
+        "excluded_hosts": ["excluded.fixture"],
+        "js_spa_hosts": ["spa.fixture"],
+    }
+    fetch.update(overrides)
+    return settings_from_dict({"fetch": fetch})
+
+
+@pytest.fixture
+def settings_for(web: FixtureWeb) -> Callable[..., Settings]:
+    return lambda **overrides: fast_fetch(web, **overrides)
