@@ -1,0 +1,57 @@
+"""`claims-pipeline extract`: corpus → claims, stats JSON on stdout, warnings on stderr. No network."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--corpus", metavar="DIR", help="corpus root (overrides extraction.corpus_dir)")
+    parser.add_argument("--scope", metavar="X", help="only scopes equal to X or ending in /X (fr, shared/exit/x, x)")
+    parser.add_argument("--section", metavar="S", help="only claims under headings containing S (case-insensitive)")
+    parser.add_argument("--include-secondary", action="store_true", help="also non-primary citations (tier 'secondary')")
+    parser.add_argument("--json", metavar="OUT", type=Path, help="write the claim records to this JSON file")
+
+
+def settings_for(args: argparse.Namespace):
+    """Settings from --config, with --corpus applied; None (after a message) when the corpus is missing."""
+    from claims_pipeline.settings import load_settings
+
+    settings = load_settings(args.config)
+    if args.corpus:
+        ex = settings.extraction.model_copy(update={"corpus_dir": Path(args.corpus).expanduser().resolve()})
+        settings = settings.model_copy(update={"extraction": ex})
+    if not settings.corpus_dir.is_dir():
+        print(f"claims-pipeline: corpus directory not found: {settings.corpus_dir}", file=sys.stderr)
+        return None
+    return settings
+
+
+def scopes_for(settings, name: str | None) -> list[str] | None:
+    from claims_pipeline.corpus.extract import resolve_scope_filter
+
+    return None if name is None else resolve_scope_filter(settings, name)
+
+
+def run(args: argparse.Namespace) -> int:
+    from claims_pipeline.corpus.extract import extract_corpus, extraction_stats
+
+    settings = settings_for(args)
+    if settings is None:
+        return 2
+    scopes = scopes_for(settings, args.scope)
+    if scopes == []:
+        print(f"claims-pipeline: no scope matches --scope {args.scope!r}", file=sys.stderr)
+    extraction = extract_corpus(settings, scopes=scopes, section=args.section, include_secondary=args.include_secondary)
+    for warning in extraction.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    mode = "incl. secondary" if args.include_secondary else "primary-only"
+    print(f"[extract] {len(extraction.claims)} claim↔citation pairs ({mode}) from {len(extraction.files)} files", file=sys.stderr)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps([c.to_dict() for c in extraction.claims], indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(json.dumps(extraction_stats(extraction), indent=2, ensure_ascii=False))
+    return 0

@@ -1,0 +1,32 @@
+"""`claims-pipeline lint`: citations pointing at a primary portal's root next to a figure (advisory)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from claims_pipeline.commands.extract import scopes_for, settings_for
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--corpus", metavar="DIR", help="corpus root (overrides extraction.corpus_dir)")
+    parser.add_argument("--scope", metavar="X", help="only scopes equal to X or ending in /X")
+    parser.add_argument("--strict", action="store_true", help="exit 1 when there is any finding")
+
+
+def run(args: argparse.Namespace) -> int:
+    from claims_pipeline.corpus.linter import lint_corpus
+
+    settings = settings_for(args)
+    if settings is None:
+        return 2
+    findings = lint_corpus(settings, scopes_for(settings, args.scope))
+    if not findings:
+        print("✓ no domain-root citations next to a figure")
+        return 0
+    print(f"⚠️  {len(findings)} citation(s) point at a PRIMARY-SOURCE domain ROOT next to a figure "
+          "(cite the page that holds the figure):")
+    for f in findings:
+        print(f"  {f.file}:{f.line}  → {f.url}\n      {f.context}")
+    print("(advisory: add deep links, or list deliberate roots in linter.root_url_allowlist)")
+    return 1 if args.strict else 0
