@@ -1,0 +1,103 @@
+"""Dates in running text, in the forms pages and claims write them, reduced to (year, month, day).
+
+A date claim is supported only by the same date: day+month+year when the claim gives a day, else month+year.
+A bare year or a bare month name never counts. ROC calendar years (民國113年 = 2024) and CJK dates are read.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Month names (lower-cased) in the languages of the corpus → month number.
+_MONTH_NAMES: dict[int, tuple[str, ...]] = {
+    1: ("january", "jan", "janvier", "janv", "enero", "ene", "januar", "jän", "gennaio", "janeiro"),
+    2: ("february", "feb", "février", "fevrier", "févr", "fev", "febrero", "februar", "febbraio", "fevereiro"),
+    3: ("march", "mar", "mars", "marzo", "märz", "maerz", "março", "marco"),
+    4: ("april", "apr", "avril", "avr", "abril", "abr", "aprile"),
+    5: ("may", "mai", "mayo", "maggio", "maio"),
+    6: ("june", "jun", "juin", "junio", "juni", "giugno", "junho"),
+    7: ("july", "jul", "juillet", "juil", "julio", "juli", "luglio", "julho"),
+    8: ("august", "aug", "août", "aout", "agosto"),
+    9: ("september", "sep", "sept", "septembre", "septiembre", "settembre", "setembro"),
+    10: ("october", "oct", "octobre", "octubre", "oktober", "okt", "ottobre", "ott", "outubro"),
+    11: ("november", "nov", "novembre", "noviembre", "novembro"),
+    12: ("december", "dec", "décembre", "decembre", "déc", "diciembre", "dic", "dezember", "dez", "dicembre", "dezembro"),
+}
+MONTHS: dict[str, int] = {name: num for num, names in _MONTH_NAMES.items() for name in names}
+_MONTH_ALT = "|".join(sorted((re.escape(n) for n in MONTHS), key=len, reverse=True))
+_L = "A-Za-z\u00c0-\u024f"
+
+_ISO_RE = re.compile(r"(?<![\d-])(\d{4})-(\d{2})-(\d{2})(?![\d-])")
+_DMY_RE = re.compile(
+    rf"(?<![\d{_L}])(\d{{1,2}})(?:st|nd|rd|th|er|º|°)?\.?\s+(?:de\s+)?({_MONTH_ALT})(?![{_L}])\.?,?\s+(?:de\s+)?(\d{{4}})(?!\d)",
+    re.I,
+)
+_MDY_RE = re.compile(
+    rf"(?<![{_L}])({_MONTH_ALT})(?![{_L}])\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})(?!\d)", re.I
+)
+_MY_RE = re.compile(rf"(?<![{_L}])({_MONTH_ALT})(?![{_L}])\.?,?\s+(?:de\s+)?(\d{{4}})(?!\d)", re.I)
+_NUMERIC_RE = re.compile(r"(?<![\d./])(\d{1,2})([./])(\d{1,2})\2(\d{4})(?!\d)(?![./]\d)")
+_CJK_RE = re.compile(r"(民國|民国)?\s*(\d{1,4})\s*年\s*(?:(\d{1,2})\s*月\s*(?:(\d{1,2})\s*日)?)?")
+
+ROC_OFFSET = 1911  # 民國 year 1 = 1912
+
+
+@dataclass(frozen=True, slots=True)
+class DateToken:
+    year: int
+    month: int | None
+    day: int | None
+    start: int
+    end: int
+    text: str
+
+
+def _valid(y: int, m: int | None, d: int | None) -> bool:
+    return 1800 <= y <= 2200 and (m is None or 1 <= m <= 12) and (d is None or 1 <= d <= 31)
+
+
+def tokenize_dates(text: str) -> list[DateToken]:
+    """Every date in text (several readings of one span when the numeric form is ambiguous)."""
+    out: list[DateToken] = []
+
+    def add(y: int, m: int | None, d: int | None, match: re.Match[str]) -> None:
+        if _valid(y, m, d):
+            out.append(DateToken(y, m, d, match.start(), match.end(), match.group(0)))
+
+    for m in _ISO_RE.finditer(text):
+        add(int(m.group(1)), int(m.group(2)), int(m.group(3)), m)
+    for m in _DMY_RE.finditer(text):
+        add(int(m.group(3)), MONTHS[m.group(2).lower()], int(m.group(1)), m)
+    for m in _MDY_RE.finditer(text):
+        add(int(m.group(3)), MONTHS[m.group(1).lower()], int(m.group(2)), m)
+    for m in _MY_RE.finditer(text):
+        add(int(m.group(2)), MONTHS[m.group(1).lower()], None, m)
+    for m in _NUMERIC_RE.finditer(text):
+        a, b, y = int(m.group(1)), int(m.group(3)), int(m.group(4))
+        add(y, b, a, m)  # day first (most of the world)
+        if a != b and a <= 12:
+            add(y, a, b, m)  # month first (US)
+    for m in _CJK_RE.finditer(text):
+        year = int(m.group(2))
+        if m.group(1):
+            year += ROC_OFFSET
+        elif year < 1800:
+            continue
+        add(year, int(m.group(3)) if m.group(3) else None, int(m.group(4)) if m.group(4) else None, m)
+    # "November 2024" inside "18 November 2024" is the same date, not a second, day-less one
+    full = [(t.start, t.end) for t in out if t.day is not None]
+    out = [t for t in out if t.day is not None or not any(s <= t.start and t.end <= e for s, e in full)]
+    out.sort(key=lambda t: (t.start, -(t.end - t.start)))
+    return out
+
+
+def parse_claim_date(raw: str) -> tuple[int, int, int | None] | None:
+    """(year, month, day|None) of a claim's date value, or None when it names no month."""
+    best: DateToken | None = None
+    for tok in tokenize_dates(raw):
+        if tok.month is None:
+            continue
+        if best is None or (tok.day is not None and best.day is None):
+            best = tok
+    return (best.year, best.month, best.day) if best and best.month else None

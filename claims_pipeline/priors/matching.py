@@ -1,0 +1,139 @@
+"""Where a claim's figure occurs on a page: candidate occurrences per value, each strong or weak.
+
+Rules, per value type:
+- pct / money: page numbers equal AS NUMBERS within the claim's rounding tolerance. A unit clash (a money
+  claim against "5 %") is no hit. Strong when the unit agrees (%, a currency next to it, a magnitude word) or the
+  figure is distinctive (≥3 significant digits: 6.32, 77,700); a bare "5" is only a weak hit.
+- statute: the identifier with boundaries ("2024-1039", "70:07" ~ "70.07"). Strong when it contains a separator
+  or a statute keyword (Article, Cap., Law, §…) stands right before it on the page; else weak.
+- date: the same date; a claim with a day needs the day (a month+year on the page is weak); bare years and
+  bare month names are never hits.
+- anything else (a value we cannot parse): its needles with word boundaries, weak unless ≥4 chars with a digit.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from claims_pipeline.corpus.records import Value
+from claims_pipeline.priors.dates import parse_claim_date
+from claims_pipeline.priors.numbers import ClaimNumber, parse_claim_number, significant_digits
+from claims_pipeline.priors.page_index import PageIndex
+
+_MAX_OCCURRENCES = 400  # per value: bounds the work on pages that repeat a small number hundreds of times
+_STATUTE_KW = (
+    r"Loi|Law|Ley|Legge|Lei|Gesetz(?:es)?|Decreto|D[ée]cret|Decree|Regulations?|Reg|Acts?|Cap|Chap(?:ter)?|"
+    r"Articles?|Art|Artikel|Artículo|Articolo|Section|Sec|§§?|No|n°|nº|Nr|Bekendtg[øo]relse|Verordnung|Ordinance|Ord"
+)
+_STATUTE_RAW_RE = re.compile(rf"^\W*(?:{_STATUTE_KW})\b\.?\s*(?:n[°oº]\.?\s*)?", re.I)
+_KW_BEFORE_RE = re.compile(rf"(?:^|[^0-9A-Za-z])(?:{_STATUTE_KW})\.?\s*(?:n[°oº]\.?\s*)?(?:\([^)]{{0,12}}\)\s*)?$", re.I)
+_IDENT_RE = re.compile(r"\d[0-9A-Za-z./:-]*")
+_NUMERIC_TYPES = ("pct", "money")
+
+
+@dataclass(frozen=True, slots=True)
+class Occurrence:
+    start: int
+    end: int
+    strong: bool
+
+
+@lru_cache(maxsize=4096)
+def _statute_pattern(ident: str) -> re.Pattern[str]:
+    parts = re.split(r"[-./:]", ident)
+    body = r"\s?[-./:]\s?".join(re.escape(p) for p in parts)  # "70:07" ~ "70.07", "2024-1039" ~ "2024/1039"
+    return re.compile(rf"(?<![0-9A-Za-z])(?<![0-9A-Za-z][-./:]){body}(?![0-9A-Za-z])(?![-./:][0-9A-Za-z])", re.I)
+
+
+def statute_identifier(raw: str) -> str | None:
+    rest = _STATUTE_RAW_RE.sub("", raw, count=1)
+    m = _IDENT_RE.search(rest)
+    if not m:
+        return None
+    return m.group(0).rstrip(".,;:)(/-") or None
+
+
+def _number_occurrences(value: Value, index: PageIndex) -> list[Occurrence]:
+    claim = parse_claim_number(value.raw, value.type, value.number)
+    if claim is None:
+        return []
+    distinctive = significant_digits(claim.text) >= 3
+    out: list[Occurrence] = []
+    for tok in index.numbers_between(claim.value - claim.tolerance * 1.000001, claim.value + claim.tolerance * 1.000001):
+        if not any(claim.matches(v) for v in tok.values):
+            continue
+        if not _unit_compatible(claim, tok.unit):
+            continue
+        unit_agrees = tok.unit == claim.unit or (claim.unit == "money" and tok.magnitude > 1)
+        out.append(Occurrence(tok.start, tok.end, unit_agrees or distinctive))
+        if len(out) >= _MAX_OCCURRENCES:
+            break
+    return out
+
+
+def _unit_compatible(claim: ClaimNumber, page_unit: str | None) -> bool:
+    return page_unit is None or claim.unit is None or page_unit == claim.unit
+
+
+def _statute_occurrences(value: Value, index: PageIndex) -> list[Occurrence]:
+    ident = statute_identifier(value.raw)
+    if ident is None:
+        return []
+    has_sep = bool(re.search(r"[-./:]", ident))
+    out: list[Occurrence] = []
+    text = index.text
+    for m in _statute_pattern(ident).finditer(text):
+        keyword_before = bool(_KW_BEFORE_RE.search(text, max(0, m.start() - 30), m.start()))
+        out.append(Occurrence(m.start(), m.end(), has_sep or keyword_before))
+        if len(out) >= _MAX_OCCURRENCES:
+            break
+    return out
+
+
+def _date_occurrences(value: Value, index: PageIndex) -> list[Occurrence]:
+    parsed = parse_claim_date(value.raw)
+    if parsed is None:
+        return []
+    year, month, day = parsed
+    out: list[Occurrence] = []
+    for tok in index.dates:
+        if tok.year != year or tok.month != month:
+            continue
+        if day is None or tok.day == day:
+            out.append(Occurrence(tok.start, tok.end, True))
+        elif tok.day is None:
+            out.append(Occurrence(tok.start, tok.end, False))  # the month is right, the day unconfirmed
+    return out
+
+
+def _needle_occurrences(value: Value, index: PageIndex) -> list[Occurrence]:
+    out: list[Occurrence] = []
+    for needle in value.needles:
+        if len(needle) < 3 or re.fullmatch(r"(?:19|20)\d\d|[A-Za-z]+", needle):
+            continue  # bare years and month names carry no figure
+        pat = re.compile(rf"(?<![0-9A-Za-z]){re.escape(needle)}(?![0-9A-Za-z])", re.I)
+        strong = len(needle) >= 4 and any(c.isdigit() for c in needle)
+        for m in pat.finditer(index.text):
+            out.append(Occurrence(m.start(), m.end(), strong))
+            if len(out) >= _MAX_OCCURRENCES:
+                return out
+    return out
+
+
+def find_occurrences(value: Value, index: PageIndex) -> list[Occurrence]:
+    """Every place the value's figure appears on the page (see module doc for what counts)."""
+    if value.type in _NUMERIC_TYPES:
+        occ = _number_occurrences(value, index)
+        if occ or parse_claim_number(value.raw, value.type, value.number) is not None:
+            return occ
+    elif value.type == "statute":
+        if statute_identifier(value.raw) is not None:
+            return _statute_occurrences(value, index)
+    elif value.type == "date":
+        if parse_claim_date(value.raw) is not None:
+            return _date_occurrences(value, index)
+    elif value.type == "year":
+        return []  # a year alone never supports a figure
+    return _needle_occurrences(value, index)

@@ -1,0 +1,106 @@
+"""A page's text tokenised once (numbers, dates, words with positions), cached by text hash.
+
+An audit of ~1,000 claims over ~700 pages asks the same page many times; every claim citing it reuses the
+index, so the page is scanned once per distinct text, not once per claim.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import re
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from claims_pipeline.priors.dates import DateToken, tokenize_dates
+from claims_pipeline.priors.numbers import NumberToken, tokenize_numbers
+
+_WORD_RE = re.compile(r"[^\W\d_]+")
+_CACHE_SIZE = 1024
+STEM_CHARS = 6  # a crude stem: "département" ~ "départements", "commune" ~ "communale"
+
+
+def word_stem(word: str) -> str:
+    return word.casefold()[:STEM_CHARS]
+
+
+@dataclass(slots=True)
+class PageIndex:
+    text: str
+    numbers: list[NumberToken]
+    dates: list[DateToken]
+    words: dict[str, list[int]]  # casefolded word stem (first STEM_CHARS letters) → sorted start positions
+    # (value, token index) sorted by value, for range look-ups of a claim figure with its tolerance
+    by_value: list[tuple[float, int]] = field(default_factory=list)
+    _values_only: list[float] = field(default_factory=list)
+
+    def numbers_between(self, lo: float, hi: float) -> list[NumberToken]:
+        i = bisect.bisect_left(self._values_only, lo)
+        j = bisect.bisect_right(self._values_only, hi)
+        seen: set[int] = set()
+        out: list[NumberToken] = []
+        for _, idx in self.by_value[i:j]:
+            if idx not in seen:
+                seen.add(idx)
+                out.append(self.numbers[idx])
+        return out
+
+    def nearest_word(self, word: str, pos: int) -> int | None:
+        """Distance in chars from pos to the nearest occurrence of word, or None when absent."""
+        positions = self.words.get(word_stem(word))
+        if not positions:
+            return None
+        i = bisect.bisect_left(positions, pos)
+        best = None
+        for j in (i - 1, i):
+            if 0 <= j < len(positions):
+                d = abs(positions[j] - pos)
+                best = d if best is None or d < best else best
+        return best
+
+
+def build_index(text: str) -> PageIndex:
+    dates = tokenize_dates(text)
+    date_spans = [(d.start, d.end) for d in dates]
+    # numbers that are part of a date ("2024-11-19", "19 Nov 2024") are the date, not figures
+    numbers = [n for n in tokenize_numbers(text) if not _inside_any(n.start, n.end, date_spans)]
+    words: dict[str, list[int]] = {}
+    for m in _WORD_RE.finditer(text):
+        words.setdefault(word_stem(m.group(0)), []).append(m.start())
+    by_value = sorted((v, i) for i, n in enumerate(numbers) for v in n.values)
+    return PageIndex(text, numbers, dates, words, by_value, [v for v, _ in by_value])
+
+
+def _inside_any(start: int, end: int, spans: list[tuple[int, int]]) -> bool:
+    return any(s <= start and end <= e for s, e in spans)
+
+
+class _IndexCache:
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._items: OrderedDict[str, PageIndex] = OrderedDict()
+        self._lock = threading.Lock()
+        self.builds = 0  # how many indexes were built (tests and benchmarks read it)
+
+    def get(self, text: str, text_hash: str | None = None) -> PageIndex:
+        key = hashlib.sha256(text.encode("utf-8", "replace")).hexdigest() if not text_hash else text_hash
+        with self._lock:
+            hit = self._items.get(key)
+            if hit is not None and hit.text == text:
+                self._items.move_to_end(key)
+                return hit
+        index = build_index(text)
+        with self._lock:
+            self.builds += 1
+            self._items[key] = index
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+        return index
+
+
+INDEX_CACHE = _IndexCache(_CACHE_SIZE)
+
+
+def page_index(text: str, text_hash: str | None = None) -> PageIndex:
+    return INDEX_CACHE.get(text, text_hash)

@@ -1,0 +1,263 @@
+"""Priors: number-aware matching, date rules, statutes, status mapping, proximity and excerpt centring."""
+
+from __future__ import annotations
+
+import pytest
+
+from claims_pipeline.priors import (
+    PDF_NO_TEXT,
+    SOURCE_BINARY,
+    SOURCE_UNAVAILABLE,
+    TOKENS_ABSENT,
+    TOKENS_PRESENT,
+    WEAK_MATCH,
+    Prior,
+    build_prior,
+)
+from claims_pipeline.priors.page_index import INDEX_CACHE
+from claims_pipeline.settings import Settings, settings_from_dict
+from claims_pipeline_tests.report.factories import FILLER, claim, page, value
+
+S = Settings()
+URL = "https://www.impots.gouv.fr/dmto"
+
+
+def prior_of(claim_text: str, values, page_text: str, *, url: str = URL, settings: Settings = S) -> Prior:
+    c = claim(claim_text, values, url=url)
+    return build_prior(c, page(url, page_text), settings)
+
+
+# ---- numbers compared as numbers, in local formats ---------------------------------------------------------
+@pytest.mark.parametrize(
+    "claim_raw, page_fragment",
+    [
+        ("6.32 %", "le taux global est de 6,32 % du prix"),
+        ("6.32 %", "a combined rate of 6.32 per cent applies"),
+        ("6.32%", "the rate is 6.32 percent"),
+        ("€77,700", "plafond de 77 700 € par foyer"),  # plain space grouping
+        ("€77,700", "plafond de 77\u00a0700\u00a0€ par foyer"),  # NBSP
+        ("€77,700", "plafond de 77\u202f700 EUR par foyer"),  # narrow NBSP
+        ("€77,700", "plafond de 77\u2009700 euros"),  # thin space
+        ("€77,700", "Höchstbetrag 77.700 EUR"),  # point grouping
+        ("CHF 1,234.50", "Gebühr CHF 1'234.50 pro Jahr"),  # apostrophe grouping
+        ("CHF 1,234.50", "Gebühr CHF 1’234.50 pro Jahr"),  # typographic apostrophe
+        ("€1.3M", "a budget of EUR 1.3 million for the scheme"),
+        ("€1.3M", "a budget of €1,300,000 for the scheme"),
+        ("$5bn", "total receipts of $5 billion last year"),
+        ("₹5 lakh", "exemption up to ₹500,000 for residents"),
+        ("¥50,000", "手数料は5万円です"),
+        ("$1.2 crore", "threshold of Rs 12 million"),
+    ],
+)
+def test_format_variants_match_as_numbers(claim_raw: str, page_fragment: str) -> None:
+    vtype = "pct" if "%" in claim_raw else "money"
+    p = prior_of(f"The figure is {claim_raw} here", [value(vtype, claim_raw)], FILLER + page_fragment + ". " + FILLER)
+    assert p.prior == TOKENS_PRESENT, p.to_dict()
+    assert p.strong_matched == [claim_raw]
+
+
+def test_no_hit_inside_a_longer_number() -> None:
+    # "5 %" must not be found in "1500", "2015", "15 %" or "5.5 %"
+    text = FILLER + "Some 1500 homes were sold in 2015; the rate rose to 15 % and then 5.5 % in total. " + FILLER
+    p = prior_of("A reduced rate of 5 % applies", [value("pct", "5 %")], text)
+    assert p.prior == TOKENS_ABSENT
+    assert p.missing_tokens == ["5 %"]
+
+
+def test_rounding_tolerance_follows_the_claims_precision() -> None:
+    text = FILLER + "The rate for 2025 is 6.3249 % on the declared price. " + FILLER
+    assert prior_of("rate 6.32 %", [value("pct", "6.32 %")], text).prior == TOKENS_PRESENT
+    # 6.34 is outside half a unit of the claim's last digit
+    text2 = FILLER + "The rate for 2025 is 6.34 % on the declared price. " + FILLER
+    assert prior_of("rate 6.32 %", [value("pct", "6.32 %")], text2).prior == TOKENS_ABSENT
+
+
+def test_unit_clash_is_not_a_hit() -> None:
+    text = FILLER + "Stamp duty is 5 % of the price. " + FILLER
+    p = prior_of("An application fee of $5 is due", [value("money", "$5")], text)
+    assert p.prior == TOKENS_ABSENT
+
+
+def test_small_number_without_its_unit_is_only_weak() -> None:
+    text = FILLER + "You have 5 days to appeal the decision. " + FILLER
+    p = prior_of("A reduced rate of 5 % applies", [value("pct", "5 %")], text)
+    assert p.prior == WEAK_MATCH
+    assert p.matched_tokens == ["5 %"] and p.strong_matched == []
+
+
+def test_extractor_number_is_used_when_set() -> None:
+    text = FILLER + "The ceiling is 250 000 EUR per household. " + FILLER
+    p = prior_of("ceiling of 250k", [value("money", "€250k", number=250000.0)], text)
+    assert p.prior == TOKENS_PRESENT
+
+
+# ---- dates ------------------------------------------------------------------------------------------------------
+def test_month_and_year_alone_never_make_a_pct_claim_present() -> None:
+    # the page has the date (and the month word "Mar" inside "primary") but not the rate
+    text = FILLER + "In force since April 2025 for primary residences; see the 2025 budget law. " + FILLER
+    p = prior_of(
+        "DMTO 6.32 % since Apr 2025",
+        [value("pct", "6.32 %"), value("date", "Apr 2025", needles=("2025", "2025-04", "Apr", "April"))],
+        text,
+    )
+    assert p.prior == TOKENS_ABSENT
+    assert "6.32 %" in p.missing_tokens and "Apr 2025" in p.matched_tokens
+
+
+def test_month_abbreviation_is_not_found_inside_a_word() -> None:
+    text = FILLER + "The primary market in 2024 was calm; 12 May 2023 saw a reform. " + FILLER
+    p = prior_of("Reform of Mar 2024", [value("date", "Mar 2024", needles=("2024", "Mar", "March"))], text)
+    assert p.prior == TOKENS_ABSENT
+
+
+@pytest.mark.parametrize(
+    "claim_raw, page_fragment, expected",
+    [
+        ("19 Nov 2024", "the decree of 19 November 2024 entered into force", TOKENS_PRESENT),
+        ("19 Nov 2024", "published on 2024-11-19 in the gazette", TOKENS_PRESENT),
+        ("19 Nov 2024", "publié le 19 novembre 2024 au JO", TOKENS_PRESENT),
+        ("19 Nov 2024", "vigente desde el 19 de noviembre de 2024", TOKENS_PRESENT),
+        ("19 Nov 2024", "published on November 19, 2024", TOKENS_PRESENT),
+        ("19 Nov 2024", "published on 19.11.2024", TOKENS_PRESENT),
+        ("19 Nov 2024", "published in November 2024", WEAK_MATCH),  # day unconfirmed
+        ("19 Nov 2024", "published on 18 November 2024", TOKENS_ABSENT),
+        ("Nov 2024", "effective 1 November 2024", TOKENS_PRESENT),
+        ("2024-05-01", "民國113年5月1日起施行", TOKENS_PRESENT),  # ROC year 113 = 2024
+        ("May 2024", "2024年5月公布", TOKENS_PRESENT),
+    ],
+)
+def test_date_claims_need_the_date(claim_raw: str, page_fragment: str, expected: str) -> None:
+    p = prior_of(f"In force from {claim_raw}", [value("date", claim_raw)], FILLER + page_fragment + ". " + FILLER)
+    assert p.prior == expected, p.to_dict()
+
+
+def test_year_alone_does_not_support_a_date() -> None:
+    text = FILLER + "The 2024 reform changed the rules. " + FILLER
+    p = prior_of("since Nov 2024", [value("date", "Nov 2024")], text)
+    assert p.prior == TOKENS_ABSENT
+
+
+# ---- statutes ---------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "claim_raw, page_fragment, expected",
+    [
+        ("Loi 2024-1039", "en application de la loi n° 2024-1039 du 19 novembre 2024", TOKENS_PRESENT),
+        ("Cap. 70:07", "the Deeds Registry Act, Chapter 70.07, provides", TOKENS_PRESENT),
+        ("Chap. 70.07", "Deeds Registry Act [Chapter 70:07]", TOKENS_PRESENT),
+        ("Article 12", "as provided by article 12 of the code", TOKENS_PRESENT),
+        ("Article 12", "we received 12 applications", WEAK_MATCH),  # bare number, no keyword
+        ("Article 12", "see article 12.5 and article 120", TOKENS_ABSENT),  # boundaries
+        ("Loi 2024-1039", "loi n° 2024-10391 bis", TOKENS_ABSENT),
+        ("CAP. 293", "the Non-Citizens Land Holding Regulation Act, Cap 293", TOKENS_PRESENT),
+    ],
+)
+def test_statute_identifier_matching(claim_raw: str, page_fragment: str, expected: str) -> None:
+    p = prior_of(f"Under {claim_raw}", [value("statute", claim_raw)], FILLER + page_fragment + ". " + FILLER)
+    assert p.prior == expected, p.to_dict()
+
+
+# ---- the decision rule with several values ----------------------------------------------------------------------
+def test_some_carriers_found_is_weak_match_naming_the_missing() -> None:
+    text = FILLER + "Le taux départemental est de 5,00 %. " + FILLER
+    p = prior_of(
+        "6.32 % default (5.00 % département + 1.20 % commune)",
+        [value("pct", "6.32 %"), value("pct", "5.00 %"), value("pct", "1.20 %")],
+        text,
+    )
+    assert p.prior == WEAK_MATCH
+    assert p.missing_tokens == ["6.32 %", "1.20 %"]
+    assert p.matched_tokens == ["5.00 %"]
+
+
+def test_no_salient_value_is_weak_with_a_note() -> None:
+    p = prior_of("a claim with nothing", [value("year", "2024", salient=False)], FILLER * 2)
+    assert p.prior == WEAK_MATCH and "no salient" in p.fetch_note
+
+
+# ---- fetch status mapping ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "status, expected, note_part",
+    [
+        ("BINARY", SOURCE_BINARY, "binary"),
+        ("PDF_NO_TEXT", PDF_NO_TEXT, "scanned"),
+        ("UNREADABLE", SOURCE_UNAVAILABLE, "page not readable, not a missing figure"),
+        ("DEAD", SOURCE_UNAVAILABLE, "http 404"),
+        ("BLOCKED", SOURCE_UNAVAILABLE, "challenge"),
+        ("ROBOTS", SOURCE_UNAVAILABLE, "robots"),
+        ("TOO_LARGE", SOURCE_UNAVAILABLE, "cap"),
+        ("UNAVAILABLE", SOURCE_UNAVAILABLE, "timeout"),
+    ],
+)
+def test_fetch_status_mapping(status: str, expected: str, note_part: str) -> None:
+    notes = {"BINARY": "binary content", "PDF_NO_TEXT": "scanned PDF", "DEAD": "http 404", "BLOCKED": "challenge title",
+             "ROBOTS": "robots.txt Disallow", "TOO_LARGE": "over the cap", "UNAVAILABLE": "ReadTimeout timeout",
+             "UNREADABLE": "JS shell"}
+    c = claim("rate 6.32 %", [value("pct", "6.32 %")])
+    p = build_prior(c, page(URL, None, status=status, note=notes[status]), S)
+    assert p.prior == expected
+    assert note_part in p.fetch_note
+    assert p.missing_tokens == ["6.32 %"]
+
+
+def test_not_fetched_and_not_modified() -> None:
+    c = claim("rate 6.32 %", [value("pct", "6.32 %")])
+    assert build_prior(c, None, S).prior == SOURCE_UNAVAILABLE
+    assert build_prior(c, None, S).fetch_note == "not fetched"
+    ok = page(URL, FILLER + "taux de 6,32 %" + FILLER, status="NOT_MODIFIED")
+    assert build_prior(c, ok, S).prior == TOKENS_PRESENT
+
+
+def test_thin_body_and_js_host_are_indeterminate_not_absent() -> None:
+    c = claim("rate 6.32 %", [value("pct", "6.32 %")])
+    assert build_prior(c, page(URL, "Loading…"), S).prior == SOURCE_UNAVAILABLE
+    hk = claim("rate 6.32 %", [value("pct", "6.32 %")], url="https://www.elegislation.gov.hk/cap123")
+    p = build_prior(hk, page(hk.source_url, FILLER * 3), S)
+    assert p.prior == SOURCE_UNAVAILABLE and "JS-rendered" in p.fetch_note
+    # the same long page on an ordinary host is a real TOKENS_ABSENT
+    assert build_prior(c, page(URL, FILLER * 3), S).prior == TOKENS_ABSENT
+    # and a thin page that does carry the figure is not indeterminate
+    assert build_prior(c, page(URL, "Taux: 6,32 %"), S).prior == TOKENS_PRESENT
+
+
+# ---- proximity and excerpts -------------------------------------------------------------------------------------
+def test_best_hit_is_the_one_near_the_context_words_and_excerpt_is_centred() -> None:
+    far = "Archive table: 6.32 % was the 1998 interest figure for savings accounts. " + FILLER * 6
+    near = "The DMTO département rate is now 6.32 % for every sale. "
+    text = far + near + FILLER * 6
+    settings = settings_from_dict({"priors": {"excerpt_window_chars": 120}})
+    p = prior_of("DMTO: 6.32 % default (département + commune)", [value("pct", "6.32 %")], text, settings=settings)
+    hit = p.hits[0]
+    assert hit.position == len(far) + near.index("6.32")
+    assert {"dmto", "département"} <= set(hit.near_words)
+    assert hit.proximity_chars is not None and hit.proximity_chars < 40
+    assert hit.occurrences == 2
+    excerpt = p.excerpts[0]
+    assert excerpt[hit.excerpt_start : hit.excerpt_end] == "6.32 %"
+    # centred: the figure sits in the middle third of the excerpt
+    assert len(excerpt) / 3 < hit.excerpt_start < 2 * len(excerpt) / 3
+
+
+def test_excerpt_count_is_capped_and_each_hit_points_into_its_excerpt() -> None:
+    parts = [f"Section {i}: the rate is {v} % in that zone. " + FILLER * 4 for i, v in enumerate(["1.1", "2.2", "3.3"])]
+    settings = settings_from_dict({"priors": {"excerpt_window_chars": 80, "max_excerpts_per_claim": 2}})
+    p = prior_of("rates 1.1 %, 2.2 % and 3.3 %", [value("pct", f"{v} %") for v in ("1.1", "2.2", "3.3")], "".join(parts), settings=settings)
+    assert p.prior == TOKENS_PRESENT
+    assert len(p.excerpts) == 2
+    placed = [h for h in p.hits if h.excerpt_index is not None]
+    assert len(placed) == 2
+    for h in placed:
+        assert p.excerpts[h.excerpt_index][h.excerpt_start : h.excerpt_end] == h.matched_text
+
+
+def test_prior_round_trips_through_dict() -> None:
+    p = prior_of("rate 6.32 %", [value("pct", "6.32 %")], FILLER + "6,32 %" + FILLER)
+    assert Prior.from_dict(p.to_dict()).to_dict() == p.to_dict()
+
+
+def test_page_is_tokenised_once_per_text() -> None:
+    text = FILLER + "unique page 4242.42 EUR " + FILLER
+    before = INDEX_CACHE.builds
+    for i in range(50):
+        c = claim(f"fee {i}", [value("money", "4,242.42 EUR")], line_no=i + 1)
+        assert build_prior(c, page(URL, text), S).prior == TOKENS_PRESENT
+    assert INDEX_CACHE.builds - before == 1
