@@ -1,0 +1,281 @@
+"""The audit: claims, pages and priors as tables, and the headline numbers computed from them.
+
+Two independent computations of the headline numbers exist on purpose: ``build_audit`` counts its buckets
+while walking the records, and ``headline_numbers`` recomputes them from the three tables alone (joining claims
+to pages by URL). The blocking asset check compares the two: a mismatch is an engine bug, not a finding.
+
+Rules:
+- content_changed (per claim) = its page's PageState.content_changed (a change confirmed by this run).
+- stale_changed (per claim) = the page has a confirmed change (changed_at set) dated AFTER the claim's
+  last_verified date (inline stamp, else the file footer); a claim without a usable last_verified is
+  stale_changed when its page changed this run. A claim verified on or after the change day is not.
+- flagged = DISTINCT (scope, line_no, url) over TOKENS_ABSENT ∪ content_changed.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any
+
+import pandas as pd
+
+from claims_pipeline.corpus.records import ClaimRecord
+from claims_pipeline.priors import PDF_NO_TEXT, SOURCE_UNAVAILABLE, TOKENS_ABSENT, Prior
+from claims_pipeline.store.records import PageState
+
+CLAIM_COLUMNS = [
+    "id", "scope", "section", "line_no", "file", "claim_text", "source_url", "source_host", "source_tier",
+    "link_kind", "last_verified", "last_verified_origin", "stamp_date", "stamp_kind", "values",
+]
+PAGE_COLUMNS = [
+    "url", "fetch_status", "http_status", "content_kind", "note", "fetched_at", "text_hash", "raw_hash",
+    "text_chars", "content_changed", "changed_at", "stable_since", "diff",
+]
+PRIOR_COLUMNS = [
+    "claim_id", "scope", "line_no", "file", "section", "url", "claim", "last_verified", "last_verified_origin",
+    "prior", "matched", "strong_matched", "missing", "excerpts", "hits", "fetch_note", "fetch_status",
+    "content_changed", "changed_at", "stale_changed", "diff",
+]
+HEADLINE_KEYS = [
+    "total", "by_prior", "tokens_absent", "content_changed", "stale_changed", "pdf_no_text",
+    "source_unavailable", "flagged",
+]
+
+
+def _parse_day(value: str | None) -> date | None:
+    if not value:
+        return None
+    try:
+        return date.fromisoformat(str(value)[:10])
+    except ValueError:
+        return None
+
+
+def is_stale_changed(last_verified: str | None, changed_at: str | None, content_changed: bool) -> bool:
+    """A confirmed page change after the claim was last verified (see module doc)."""
+    if not changed_at:
+        return False
+    verified = _parse_day(last_verified)
+    if verified is None:
+        return bool(content_changed)
+    changed = _parse_day(changed_at)
+    return changed is not None and changed > verified
+
+
+def _json(x: Any) -> str:
+    return json.dumps(x, ensure_ascii=False)
+
+
+@dataclass
+class Audit:
+    claims: pd.DataFrame
+    pages: pd.DataFrame
+    priors: pd.DataFrame
+    run_at: str
+    headline: dict[str, Any] = field(default_factory=dict)
+
+    # ---- buckets (views of the priors table) -----------------------------------------------------
+    def bucket(self, name: str) -> pd.DataFrame:
+        p = self.priors
+        if name == "tokens_absent":
+            return p[p["prior"] == TOKENS_ABSENT]
+        if name == "content_changed":
+            return p[p["content_changed"]]
+        if name == "stale_changed":
+            return p[p["stale_changed"]]
+        if name == "pdf_no_text":
+            return p[p["prior"] == PDF_NO_TEXT]
+        if name == "source_unavailable":
+            return p[p["prior"] == SOURCE_UNAVAILABLE]
+        if name == "flagged":
+            flagged = p[(p["prior"] == TOKENS_ABSENT) | p["content_changed"]]
+            return flagged.drop_duplicates(subset=["scope", "line_no", "url"])
+        raise KeyError(name)
+
+    # ---- storage -----------------------------------------------------------------------------------
+    def to_tables(self) -> dict[str, pd.DataFrame]:
+        meta = pd.DataFrame([{"run_at": self.run_at, "headline": _json(self.headline)}])
+        return {"claims": self.claims, "pages": self.pages, "priors": self.priors, "meta": meta}
+
+    @classmethod
+    def from_tables(
+        cls,
+        claims: pd.DataFrame,
+        pages: pd.DataFrame,
+        priors: pd.DataFrame,
+        *,
+        run_at: str | None = None,
+        headline: dict[str, Any] | None = None,
+        meta: pd.DataFrame | None = None,
+    ) -> "Audit":
+        """Reload stored tables. The stored headline (meta) is kept as is, never silently recomputed."""
+        if meta is not None and len(meta):
+            run_at = run_at or str(meta.iloc[0]["run_at"])
+            if headline is None:
+                headline = json.loads(meta.iloc[0]["headline"])
+        priors = priors.copy()
+        for col in ("content_changed", "stale_changed"):
+            priors[col] = priors[col].astype(bool)
+        return cls(
+            claims=claims,
+            pages=pages,
+            priors=priors,
+            run_at=run_at or "",
+            headline=headline if headline is not None else headline_numbers(claims, pages, priors),
+        )
+
+
+def claims_table(claims: list[ClaimRecord]) -> pd.DataFrame:
+    rows = [
+        {
+            "id": c.id,
+            "scope": c.scope,
+            "section": c.section,
+            "line_no": int(c.line_no),
+            "file": c.file,
+            "claim_text": c.claim_text,
+            "source_url": c.source_url,
+            "source_host": c.source_host,
+            "source_tier": c.source_tier,
+            "link_kind": c.link_kind,
+            "last_verified": c.last_verified,
+            "last_verified_origin": c.last_verified_origin,
+            "stamp_date": c.inline_stamp.date if c.inline_stamp else None,
+            "stamp_kind": c.inline_stamp.kind if c.inline_stamp else None,
+            "values": _json([v.to_dict() for v in c.values]),
+        }
+        for c in claims
+    ]
+    return pd.DataFrame(rows, columns=CLAIM_COLUMNS).astype({"line_no": "int64"})
+
+
+def pages_table(pages: dict[str, PageState]) -> pd.DataFrame:
+    rows = [
+        {
+            "url": url,
+            "fetch_status": str(p.fetch_status),
+            "http_status": p.http_status,
+            "content_kind": p.content_kind,
+            "note": p.note,
+            "fetched_at": p.fetched_at,
+            "text_hash": p.text_hash,
+            "raw_hash": p.raw_hash,
+            "text_chars": len(p.text) if p.text else 0,
+            "content_changed": bool(p.content_changed),
+            "changed_at": p.changed_at,
+            "stable_since": p.stable_since,
+            "diff": p.diff,
+        }
+        for url, p in sorted(pages.items())
+    ]
+    df = pd.DataFrame(rows, columns=PAGE_COLUMNS)
+    return df.astype({"http_status": "Int64", "content_changed": "bool", "text_chars": "int64"})
+
+
+def build_audit(
+    claims: list[ClaimRecord], pages: dict[str, PageState], priors: dict[str, Prior], *, run_at: datetime
+) -> Audit:
+    """Tables for every claim, and headline numbers counted while building them."""
+    rows: list[dict[str, Any]] = []
+    by_prior: dict[str, int] = {}
+    counts = {"tokens_absent": 0, "content_changed": 0, "stale_changed": 0, "pdf_no_text": 0, "source_unavailable": 0}
+    flagged: set[tuple[str, int, str]] = set()
+    seen: set[str] = set()
+    unique_claims: list[ClaimRecord] = []
+    for c in claims:
+        if c.id in seen:
+            continue  # an id is a claim; a duplicate would double-count every number
+        seen.add(c.id)
+        unique_claims.append(c)
+        page = pages.get(c.source_url)
+        prior = priors.get(c.id) or Prior(SOURCE_UNAVAILABLE, fetch_note="no prior computed")
+        changed = bool(page.content_changed) if page else False
+        changed_at = page.changed_at if page else None
+        stale = is_stale_changed(c.last_verified, changed_at, changed)
+        by_prior[prior.prior] = by_prior.get(prior.prior, 0) + 1
+        counts["tokens_absent"] += prior.prior == TOKENS_ABSENT
+        counts["pdf_no_text"] += prior.prior == PDF_NO_TEXT
+        counts["source_unavailable"] += prior.prior == SOURCE_UNAVAILABLE
+        counts["content_changed"] += changed
+        counts["stale_changed"] += stale
+        if prior.prior == TOKENS_ABSENT or changed:
+            flagged.add((c.scope, int(c.line_no), c.source_url))
+        rows.append(
+            {
+                "claim_id": c.id,
+                "scope": c.scope,
+                "line_no": int(c.line_no),
+                "file": c.file,
+                "section": c.section,
+                "url": c.source_url,
+                "claim": c.claim_text,
+                "last_verified": c.last_verified,
+                "last_verified_origin": c.last_verified_origin,
+                "prior": prior.prior,
+                "matched": _json(prior.matched_tokens),
+                "strong_matched": _json(prior.strong_matched),
+                "missing": _json(prior.missing_tokens),
+                "excerpts": _json(prior.excerpts),
+                "hits": _json([h.to_dict() for h in prior.hits]),
+                "fetch_note": prior.fetch_note,
+                "fetch_status": str(page.fetch_status) if page else "NOT_FETCHED",
+                "content_changed": changed,
+                "changed_at": changed_at,
+                "stale_changed": stale,
+                "diff": page.diff if page and (changed or stale) else None,
+            }
+        )
+    priors_df = pd.DataFrame(rows, columns=PRIOR_COLUMNS).astype(
+        {"line_no": "int64", "content_changed": "bool", "stale_changed": "bool"}
+    )
+    headline = {
+        "total": len(seen),
+        "by_prior": dict(sorted(by_prior.items())),
+        **counts,
+        "flagged": len(flagged),
+    }
+    return Audit(
+        claims=claims_table(unique_claims),
+        pages=pages_table(pages),
+        priors=priors_df,
+        run_at=run_at.isoformat(),
+        headline={k: headline[k] for k in HEADLINE_KEYS},
+    )
+
+
+def headline_numbers(claims_df: pd.DataFrame, pages_df: pd.DataFrame, priors_df: pd.DataFrame) -> dict[str, Any]:
+    """The headline numbers recomputed from the tables alone (claims ⋈ pages by URL, priors by claim id)."""
+    claims = claims_df.drop_duplicates(subset=["id"])[["id", "scope", "line_no", "source_url", "last_verified"]]
+    pages = pages_df.drop_duplicates(subset=["url"])[["url", "content_changed", "changed_at"]]
+    prior_of = priors_df.drop_duplicates(subset=["claim_id"]).set_index("claim_id")["prior"]
+    merged = claims.merge(pages, how="left", left_on="source_url", right_on="url")
+    merged["content_changed"] = merged["content_changed"].fillna(False).astype(bool)
+    merged["prior"] = merged["id"].map(prior_of).fillna(SOURCE_UNAVAILABLE)
+    merged["stale"] = [
+        is_stale_changed(lv if isinstance(lv, str) else None, ca if isinstance(ca, str) else None, cc)
+        for lv, ca, cc in zip(merged["last_verified"], merged["changed_at"], merged["content_changed"])
+    ]
+    is_flag = (merged["prior"] == TOKENS_ABSENT) | merged["content_changed"]
+    flagged = merged.loc[is_flag, ["scope", "line_no", "source_url"]].drop_duplicates()
+    by_prior = {str(k): int(v) for k, v in merged["prior"].value_counts().sort_index().items()}
+    return {
+        "total": int(len(merged)),
+        "by_prior": by_prior,
+        "tokens_absent": int((merged["prior"] == TOKENS_ABSENT).sum()),
+        "content_changed": int(merged["content_changed"].sum()),
+        "stale_changed": int(merged["stale"].sum()),
+        "pdf_no_text": int((merged["prior"] == PDF_NO_TEXT).sum()),
+        "source_unavailable": int((merged["prior"] == SOURCE_UNAVAILABLE).sum()),
+        "flagged": int(len(flagged)),
+    }
+
+
+def headline_mismatches(stored: dict[str, Any], recomputed: dict[str, Any]) -> list[str]:
+    """Human-readable differences between two headline dicts (empty when they agree)."""
+    out = []
+    for key in HEADLINE_KEYS:
+        if stored.get(key) != recomputed.get(key):
+            out.append(f"{key}: stored {stored.get(key)!r} != recomputed {recomputed.get(key)!r}")
+    return out

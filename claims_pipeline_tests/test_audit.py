@@ -1,0 +1,139 @@
+"""Audit tables, stale_changed rule, headline numbers and their recomputation from stored tables."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pandas as pd
+
+from claims_pipeline.audit import Audit, build_audit, headline_mismatches, headline_numbers, is_stale_changed
+from claims_pipeline.corpus.records import InlineStamp
+from claims_pipeline.priors import build_prior
+from claims_pipeline.settings import Settings
+from claims_pipeline_tests.report.factories import FILLER, claim, page, value
+
+RUN_AT = datetime(2026, 7, 1, 9, 0, tzinfo=timezone.utc)
+A = "https://www.impots.gouv.fr/dmto"
+B = "https://www.service-public.gouv.fr/changed"
+C = "https://www.legifrance.gouv.fr/dead"
+
+
+def scenario():
+    """Six claims over three pages: present, absent, changed-after-verify, verified-after-change, dead."""
+    claims = [
+        claim("DMTO 6.32 %", [value("pct", "6.32 %")], url=A, line_no=10),
+        claim("Fee €77,700", [value("money", "€77,700")], url=A, line_no=11),  # absent
+        claim("Rate 4.5 %", [value("pct", "4.5 %")], url=B, line_no=20, last_verified="2026-05-01", origin="file"),
+        claim(
+            "Rate 4.5 % again",
+            [value("pct", "4.5 %")],
+            url=B,
+            line_no=21,
+            last_verified="2026-06-20",
+            stamp=InlineStamp("2026-06-20", "verified"),
+        ),
+        claim("Never verified 4.5 %", [value("pct", "4.5 %")], url=B, line_no=22),
+        claim("Dead 3 %", [value("pct", "3 %")], url=C, line_no=30, scope="shared/home-tax"),
+    ]
+    pages = {
+        A: page(A, FILLER + "Le taux global est de 6,32 %. " + FILLER),
+        B: page(
+            B,
+            FILLER + "The new rate is 5.5 %. " + FILLER,
+            content_changed=True,
+            changed_at="2026-06-15T08:00:00+00:00",
+            diff="-The rate is 4.5 %.\n+The new rate is 5.5 %.",
+        ),
+        C: page(C, None, status="DEAD", note="http 404"),
+    }
+    priors = {c.id: build_prior(c, pages.get(c.source_url), Settings()) for c in claims}
+    return claims, pages, priors
+
+
+def test_stale_changed_rule() -> None:
+    assert is_stale_changed("2026-05-01", "2026-06-15T08:00:00+00:00", False) is True  # older verification
+    assert is_stale_changed("2026-06-20", "2026-06-15T08:00:00+00:00", True) is False  # verified after change
+    assert is_stale_changed("2026-06-15", "2026-06-15T08:00:00+00:00", True) is False  # same day: not after
+    assert is_stale_changed(None, "2026-06-15T08:00:00+00:00", True) is True  # never verified, changed now
+    assert is_stale_changed(None, "2026-06-15T08:00:00+00:00", False) is False  # never verified, old change
+    assert is_stale_changed("2026-05-01", None, False) is False
+
+
+def test_build_audit_headline_and_buckets() -> None:
+    claims, pages, priors = scenario()
+    audit = build_audit(claims, pages, priors, run_at=RUN_AT)
+    h = audit.headline
+    assert h["total"] == 6
+    assert h["by_prior"] == {"SOURCE_UNAVAILABLE": 1, "TOKENS_ABSENT": 4, "TOKENS_PRESENT": 1}
+    assert h["tokens_absent"] == 4
+    assert h["content_changed"] == 3
+    assert h["stale_changed"] == 2  # line 20 (verified before) and 22 (never verified); not 21
+    assert h["source_unavailable"] == 1 and h["pdf_no_text"] == 0
+    # flagged: lines 11, 20, 21, 22 (absent and/or changed) counted once each
+    assert h["flagged"] == 4
+    stale_lines = sorted(audit.bucket("stale_changed")["line_no"])
+    assert stale_lines == [20, 22]
+    row = audit.priors.set_index("line_no").loc[20]
+    assert row["changed_at"].startswith("2026-06-15") and "5.5 %" in row["diff"]
+    assert audit.run_at.startswith("2026-07-01")
+
+
+def test_headline_recomputed_from_tables_agrees() -> None:
+    claims, pages, priors = scenario()
+    audit = build_audit(claims, pages, priors, run_at=RUN_AT)
+    assert headline_numbers(audit.claims, audit.pages, audit.priors) == audit.headline
+
+
+def test_duplicate_claim_ids_count_once() -> None:
+    claims, pages, priors = scenario()
+    audit = build_audit(claims + [claims[1]], pages, priors, run_at=RUN_AT)
+    assert audit.headline["total"] == 6 and len(audit.priors) == 6
+
+
+def test_flagged_counts_distinct_scope_line_url() -> None:
+    # two claims on one line citing one URL (different ids) count once in flagged
+    c1 = claim("Fee €1,111 and €2,222", [value("money", "€1,111")], url=A, line_no=5)
+    c2 = claim("Fee €1,111 and €2,222", [value("money", "€2,222")], url=A, line_no=5)
+    c2 = type(c2)(**{**{f: getattr(c2, f) for f in c2.__slots__}, "id": c2.id + "-b"})
+    pages = {A: page(A, FILLER * 3, content_changed=True, changed_at="2026-06-30T00:00:00+00:00")}
+    priors = {c.id: build_prior(c, pages[A], Settings()) for c in (c1, c2)}
+    audit = build_audit([c1, c2], pages, priors, run_at=RUN_AT)
+    assert audit.headline["tokens_absent"] == 2 and audit.headline["content_changed"] == 2
+    assert audit.headline["flagged"] == 1
+    assert headline_numbers(audit.claims, audit.pages, audit.priors)["flagged"] == 1
+
+
+def test_corrupted_tables_are_detected(tmp_path: Path) -> None:
+    claims, pages, priors = scenario()
+    audit = build_audit(claims, pages, priors, run_at=RUN_AT)
+    for name, df in audit.to_tables().items():
+        df.to_parquet(tmp_path / f"{name}.parquet")
+    loaded = {n: pd.read_parquet(tmp_path / f"{n}.parquet") for n in ("claims", "pages", "priors", "meta")}
+    reloaded = Audit.from_tables(loaded["claims"], loaded["pages"], loaded["priors"], meta=loaded["meta"])
+    assert reloaded.headline == audit.headline
+    assert headline_mismatches(reloaded.headline, headline_numbers(reloaded.claims, reloaded.pages, reloaded.priors)) == []
+
+    # a prior flipped in the table
+    bad = loaded["priors"].copy()
+    bad.loc[bad["line_no"] == 10, "prior"] = "TOKENS_ABSENT"
+    diffs = headline_mismatches(audit.headline, headline_numbers(loaded["claims"], loaded["pages"], bad))
+    assert any(d.startswith("tokens_absent") for d in diffs) and any(d.startswith("flagged") for d in diffs)
+
+    # a page's change flag lost
+    bad_pages = loaded["pages"].copy()
+    bad_pages.loc[bad_pages["url"] == B, "content_changed"] = False
+    diffs = headline_mismatches(audit.headline, headline_numbers(loaded["claims"], bad_pages, loaded["priors"]))
+    assert any(d.startswith("content_changed") for d in diffs)
+
+    # a claim row dropped
+    diffs = headline_mismatches(audit.headline, headline_numbers(loaded["claims"].iloc[1:], loaded["pages"], loaded["priors"]))
+    assert any(d.startswith("total") for d in diffs)
+
+
+def test_missing_prior_and_missing_page_are_source_unavailable() -> None:
+    c = claim("rate 6.32 %", [value("pct", "6.32 %")], url="https://www.impots.gouv.fr/never")
+    audit = build_audit([c], {}, {}, run_at=RUN_AT)
+    assert audit.headline["source_unavailable"] == 1
+    assert audit.priors.iloc[0]["fetch_status"] == "NOT_FETCHED"
+    assert headline_numbers(audit.claims, audit.pages, audit.priors) == audit.headline
