@@ -1,0 +1,105 @@
+"""Cross-scope assets: the audit tables (headline numbers + parquet), the report, and the LLM worklist."""
+
+
+import json
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+
+from claims_pipeline.defs.audit_tables_io import load_audit, tables_dir, write_tables
+from claims_pipeline.defs.metadata import md_table
+from claims_pipeline.defs.records_io import claims_from_json, page_from_json
+from claims_pipeline.defs.resources import ClaimsConfig, PageCacheResource
+
+
+def _flat_claims(claims: dict[str, Any]) -> list[Any]:
+    return [c for scope in sorted(claims) for c in claims_from_json(claims[scope]["claims"])]
+
+
+def absent_rows(priors_df: Any) -> list[list[Any]]:
+    from claims_pipeline.priors import TOKENS_ABSENT
+
+    df = priors_df[priors_df["prior"] == TOKENS_ABSENT]
+    return [[r.scope, r.line_no, r.claim, ", ".join(json.loads(r.missing)[:6]), r.url] for r in df.itertuples()]
+
+
+def stale_rows(priors_df: Any) -> list[list[Any]]:
+    df = priors_df[priors_df["stale_changed"]]
+    return [[r.scope, r.line_no, r.claim, r.last_verified or "never", str(r.changed_at)[:10], r.url] for r in df.itertuples()]
+
+
+ABSENT_HEADERS = ["scope", "line", "claim", "missing", "url"]
+STALE_HEADERS = ["scope", "line", "claim", "verified", "changed", "url"]
+
+
+# eager: after the corpus sensor refreshes some scopes, the audit follows once none of them is in progress
+@dg.asset(group_name="audit", code_version="1", automation_condition=dg.AutomationCondition.eager())
+def audit_tables(
+    context: dg.AssetExecutionContext,
+    claims_config: ClaimsConfig,
+    page_cache: PageCacheResource,
+    claims: dict[str, Any],
+    fetched_pages: dict[str, Any],
+    priors: dict[str, Any],
+) -> dg.MaterializeResult:
+    """Every scope's claims, pages and priors as parquet tables, with the headline numbers (total, by prior,
+    TOKENS_ABSENT, CONTENT_CHANGED, stale_changed, flagged). Checked by a blocking check before the report."""
+    from claims_pipeline.audit import build_audit
+    from claims_pipeline.priors import Prior
+
+    settings = claims_config.load()
+    all_claims = _flat_claims(claims)
+    with page_cache.open(settings) as cache:
+        pages = {u: page_from_json(p, cache) for scope in sorted(fetched_pages) for u, p in fetched_pages[scope].items()}
+    prior_of = {row["id"]: Prior.from_dict(row) for scope in priors.values() for row in scope}
+    audit = build_audit(all_claims, pages, prior_of, run_at=claims_config.now())
+    paths = write_tables(audit.to_tables(), tables_dir(settings.home_dir))
+    h = audit.headline
+    return dg.MaterializeResult(
+        metadata={
+            "scopes": len(claims),
+            "claims": h["total"],
+            "flagged": h["flagged"],
+            "tokens_absent": h["tokens_absent"],
+            "content_changed": h["content_changed"],
+            "stale_changed": h["stale_changed"],
+            "by_prior": dg.MetadataValue.json(h["by_prior"]),
+            "headline": dg.MetadataValue.json(h),
+            "tables": dg.MetadataValue.path(str(paths["priors"].parent)),
+            "stale_changed_claims": md_table(STALE_HEADERS, stale_rows(audit.priors)),
+            "tokens_absent_claims": md_table(ABSENT_HEADERS, absent_rows(audit.priors)),
+        }
+    )
+
+
+def _last_run_file(home: Path) -> Path:
+    return home / "audit" / "last-run.txt"
+
+
+@dg.asset(group_name="audit", code_version="1", deps=[audit_tables], automation_condition=dg.AutomationCondition.eager())
+def audit_report(context: dg.AssetExecutionContext, claims_config: ClaimsConfig) -> dg.MaterializeResult:
+    """report.md (the original's sections), report.json, report.html and parquet copies, from the checked tables."""
+    from claims_pipeline.report import write_reports
+
+    settings = claims_config.load()
+    home = settings.home_dir
+    audit = load_audit(tables_dir(home))
+    stamp = audit.run_at[:19].replace(":", "").replace("-", "")
+    out_dir = settings.reports_dir / stamp
+    last_file = _last_run_file(home)
+    previous = last_file.read_text(encoding="utf-8").strip() if last_file.is_file() else None
+    written = write_reports(audit, out_dir, previous_run=previous)
+    last_file.parent.mkdir(parents=True, exist_ok=True)
+    last_file.write_text(audit.run_at + "\n", encoding="utf-8")
+    (settings.reports_dir / "LATEST").write_text(str(out_dir) + "\n", encoding="utf-8")
+    h = audit.headline
+    return dg.MaterializeResult(
+        metadata={
+            "report_dir": dg.MetadataValue.path(str(out_dir)),
+            **{f"report_{k}": dg.MetadataValue.path(str(v)) for k, v in sorted(written.items())},
+            "headline": dg.MetadataValue.json(h),
+            "flagged": h["flagged"],
+            "previous_run": previous or "(none)",
+        }
+    )

@@ -1,0 +1,42 @@
+"""The audit's parquet tables on disk (<home>/audit/tables/*.parquet): written by the audit asset, read back by
+its checks and by the report asset, so what a reviewer reads is exactly what the checks verified."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+TABLE_NAMES = ("claims", "pages", "priors", "meta")
+
+
+def tables_dir(home: Path) -> Path:
+    return home / "audit" / "tables"
+
+
+def write_tables(tables: dict[str, pd.DataFrame], directory: Path) -> dict[str, Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = {}
+    for name, df in tables.items():
+        path = directory / f"{name}.parquet"
+        tmp = path.with_suffix(".parquet.tmp")
+        df.to_parquet(tmp, index=False)
+        os.replace(tmp, path)  # readers never see a half-written table
+        paths[name] = path
+    return paths
+
+
+def read_tables(directory: Path) -> dict[str, pd.DataFrame]:
+    missing = [n for n in TABLE_NAMES if not (directory / f"{n}.parquet").is_file()]
+    if missing:
+        raise FileNotFoundError(f"audit tables missing in {directory}: {', '.join(missing)} (materialize audit_tables first)")
+    return {n: pd.read_parquet(directory / f"{n}.parquet") for n in TABLE_NAMES}
+
+
+def load_audit(directory: Path) -> Any:
+    from claims_pipeline.audit import Audit
+
+    t = read_tables(directory)
+    return Audit.from_tables(t["claims"], t["pages"], t["priors"], meta=t["meta"])

@@ -1,0 +1,76 @@
+"""The monthly audit schedule and the corpus sensor (partition sync + runs for changed scopes)."""
+
+
+import json
+
+import dagster as dg
+
+from claims_pipeline.defs.corpus_files import combined_hash, scope_file_hashes
+from claims_pipeline.defs.partitions import SCOPE_PARTITIONS_NAME, range_tags, scope_partitions
+from claims_pipeline.defs.resources import ClaimsConfig
+
+SCOPE_ASSET_NAMES = ["corpus_documents", "claims", "citation_lint", "fetched_pages", "page_changes", "priors"]
+AUDIT_ASSET_NAMES = ["audit_tables", "audit_report"]
+
+scope_assets_selection = dg.AssetSelection.assets(*SCOPE_ASSET_NAMES)
+audit_selection = dg.AssetSelection.assets(*AUDIT_ASSET_NAMES)
+monthly_selection = scope_assets_selection | audit_selection
+
+
+def whole_corpus_request(instance: dg.DagsterInstance, run_key: str | None) -> dg.RunRequest | dg.SkipReason:
+    """One run over every scope (a partition range: the per-scope assets run once for all of them, see
+    partitions.single_run_backfill), then the cross-scope audit and report in the same run."""
+    keys = list(instance.get_dynamic_partitions(SCOPE_PARTITIONS_NAME))
+    if not keys:
+        return dg.SkipReason("no scopes yet: the corpus sensor adds one partition per scope folder")
+    return dg.RunRequest(run_key=run_key, asset_selection=[dg.AssetKey(n) for n in SCOPE_ASSET_NAMES + AUDIT_ASSET_NAMES], tags=range_tags(keys))
+
+
+@dg.schedule(
+    name="monthly_audit",
+    cron_schedule="0 6 1 * *",  # 06:00 UTC on the 1st of every month
+    execution_timezone="UTC",
+    target=monthly_selection,
+    default_status=dg.DefaultScheduleStatus.RUNNING,
+    description="Re-reads every cited page of every scope, then writes the audit and its report.",
+)
+def monthly_audit_schedule(context: dg.ScheduleEvaluationContext) -> dg.RunRequest | dg.SkipReason:
+    when = context.scheduled_execution_time
+    key = f"monthly-{when:%Y-%m}" if when else None
+    return whole_corpus_request(context.instance, key)
+
+
+def current_scope_hashes(config: ClaimsConfig) -> dict[str, str]:
+    from claims_pipeline.corpus.extract import list_scopes
+
+    settings = config.load()
+    return {s: combined_hash(scope_file_hashes(files, settings.corpus_dir)) for s, files in list_scopes(settings).items()}
+
+
+@dg.sensor(
+    name="corpus_sensor",
+    minimum_interval_seconds=60,
+    target=scope_assets_selection,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    description="Keeps one partition per corpus scope, and requests a run for each scope whose files changed "
+    "(cursor = per-scope file hashes). The audit then follows by its automation condition.",
+)
+def corpus_sensor(context: dg.SensorEvaluationContext, claims_config: ClaimsConfig) -> dg.SensorResult:
+    current = current_scope_hashes(claims_config)
+    seen: dict[str, str] = json.loads(context.cursor) if context.cursor else {}
+    existing = set(context.instance.get_dynamic_partitions(SCOPE_PARTITIONS_NAME))
+    added = sorted(set(current) - existing)
+    removed = sorted(existing - set(current))
+    changed = sorted(s for s, h in current.items() if seen.get(s) != h)
+    requests = [
+        dg.RunRequest(run_key=f"{s}:{current[s]}", partition_key=s, asset_selection=[dg.AssetKey(n) for n in SCOPE_ASSET_NAMES])
+        for s in changed
+    ]
+    partition_requests = []
+    if added:
+        partition_requests.append(scope_partitions.build_add_request(added))
+    if removed:
+        partition_requests.append(scope_partitions.build_delete_request(removed))
+    if changed or added or removed:
+        context.log.info(f"scopes added {added}, removed {removed}, changed {changed}")
+    return dg.SensorResult(run_requests=requests, dynamic_partitions_requests=partition_requests, cursor=json.dumps(current, sort_keys=True))

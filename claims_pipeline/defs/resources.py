@@ -1,0 +1,120 @@
+"""Resources: the settings file, the page cache and the fetcher (with the bundled fixture web for the demo).
+
+Settings stay the one source of truth (claims_pipeline/settings.py); the resources only say which file to
+load, what "now" is (tests and replays pin the clock) and whether the demo's fixture web must be started.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+import dagster as dg
+from pydantic import PrivateAttr
+
+from claims_pipeline.settings import PACKAGE_DIR, Settings, load_settings
+
+DEMO_CONFIG = PACKAGE_DIR / "demo" / "demo.yaml"
+DEMO_TLDS = ("xa", "xb", "xc")  # the demo corpus cites only fictional hosts under these TLDs
+
+
+def with_fixture_routes(settings: Settings, address: str) -> Settings:
+    """Settings whose fetcher sends every demo host to the fixture web at `address` (ip:port) and nowhere else."""
+    fetch = settings.fetch.model_copy(
+        update={
+            "address_map": {**settings.fetch.address_map, **{f"*.{tld}": address for tld in DEMO_TLDS}},
+            "allow_networks": sorted({*settings.fetch.allow_networks, "127.0.0.0/8"}),
+        }
+    )
+    return settings.model_copy(update={"fetch": fetch})
+
+
+class ClaimsConfig(dg.ConfigurableResource):
+    """Which settings file to use and what time it is.
+
+    config_path: a claims_pipeline YAML file; empty means the bundled demo config (demo/demo.yaml).
+    clock: an ISO-8601 instant used as "now" for fetch times and the audit date; empty means the wall clock.
+    """
+
+    config_path: str = ""
+    clock: str = ""
+
+    def load(self) -> Settings:
+        return load_settings(self.config_path or DEMO_CONFIG)
+
+    def now(self) -> datetime:
+        if not self.clock:
+            return datetime.now(timezone.utc)
+        dt = datetime.fromisoformat(self.clock)
+        return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+
+
+class PageCacheResource(dg.ConfigurableResource):
+    """Opens the page cache (SQLite index + text blobs) named by the settings, for the length of a step."""
+
+    config: ClaimsConfig
+
+    @contextlib.contextmanager
+    def open(self, settings: Settings | None = None) -> Iterator[Any]:
+        from claims_pipeline.store.cache import PageCache
+
+        s = settings or self.config.load()
+        cache = PageCache.from_settings(s)
+        try:
+            yield cache
+        finally:
+            cache.close()
+
+
+class FetcherResource(dg.ConfigurableResource):
+    """Fetch options. With fixture_web=True (the demo in `dagster dev`) the bundled fixture web is started in
+    this process for the run, on an ephemeral 127.0.0.1 port, and the demo hosts are routed to it."""
+
+    config: ClaimsConfig
+    fixture_web: bool = False
+    fixture_epoch: int = 1
+    force_refresh: bool = True  # the audit re-reads every cited page (reference §4); the worklist uses the TTL
+
+    _address: str | None = PrivateAttr(default=None)
+
+    @contextlib.contextmanager
+    def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator["FetcherResource"]:
+        if not self.fixture_web:
+            yield self
+            return
+        from claims_pipeline.fixture_web.server import FixtureWeb
+
+        with FixtureWeb() as web:
+            web.set_epoch(self.fixture_epoch)
+            self._address = f"127.0.0.1:{web.port}"
+            if context.log:
+                context.log.info(f"fixture web for the demo hosts on http://{self._address} (epoch {self.fixture_epoch})")
+            yield self
+
+    def settings(self) -> Settings:
+        s = self.config.load()
+        return with_fixture_routes(s, self._address) if self._address else s
+
+    def refresh(self, settings: Settings, urls: list[str], cache: Any, now: datetime, run_id: str | None = None) -> dict[str, Any]:
+        from claims_pipeline.pages import refresh_pages
+
+        # run_id = the Dagster run's: a retried run resumes where the killed one stopped
+        return refresh_pages(settings, urls, cache=cache, force=self.force_refresh, now=now, run_id=run_id)
+
+
+def default_resources(config_path: str | dg.EnvVar | None = None, *, fixture_web: bool = False) -> dict[str, Any]:
+    config = ClaimsConfig(config_path=config_path or "")
+    from claims_pipeline.defs.storage import ScopeStoreIOManager
+
+    return {
+        "claims_config": config,
+        "page_cache": PageCacheResource(config=config),
+        "fetcher": FetcherResource(config=config, fixture_web=fixture_web),
+        "io_manager": ScopeStoreIOManager(config=config),
+    }
+
+
+def demo_config_path() -> Path:
+    return DEMO_CONFIG

@@ -1,0 +1,74 @@
+"""Where per-scope asset values live: one JSON file per (asset, scope) under <home>/assets/.
+
+Every per-scope asset returns {scope: value} for the scopes of its run (one scope, or many in a single-run
+backfill); this IO manager writes each scope to its own file, and loads {scope: value} for whatever partitions
+the consumer asks for (the cross-scope audit asks for all of them). Plain JSON keeps the files readable with
+any tool; the audit writes its own parquet tables and reports (see audit_assets.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+
+from claims_pipeline.defs.resources import ClaimsConfig
+
+
+def asset_dir(home: Path, asset_key: dg.AssetKey) -> Path:
+    return home / "assets" / "/".join(asset_key.path)
+
+
+def scope_file(home: Path, asset_key: dg.AssetKey, scope: str) -> Path:
+    # scope keys such as "shared/exit/nordics" become nested folders; ".." never occurs in a scope name
+    return asset_dir(home, asset_key) / f"{scope}.json"
+
+
+def _write_json(path: Path, value: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(value, ensure_ascii=False, indent=1, default=str), encoding="utf-8")
+    os.replace(tmp, path)  # atomic: a reader never sees half a file
+
+
+class ScopeStoreIOManager(dg.ConfigurableIOManager):
+    config: ClaimsConfig
+
+    def _home(self) -> Path:
+        return self.config.load().home_dir
+
+    def handle_output(self, context: dg.OutputContext, obj: Any) -> None:
+        if obj is None:
+            return
+        home = self._home()
+        if context.has_asset_partitions:
+            missing = set(context.asset_partition_keys) - set(obj)
+            if missing:
+                raise ValueError(f"{context.asset_key.to_user_string()}: no value for scopes {sorted(missing)}")
+            for scope in context.asset_partition_keys:
+                _write_json(scope_file(home, context.asset_key, scope), obj[scope])
+        else:
+            _write_json(asset_dir(home, context.asset_key).with_suffix(".json"), obj)
+
+    def load_input(self, context: dg.InputContext) -> Any:
+        home = self._home()
+        key = context.asset_key
+        if context.has_asset_partitions:
+            out: dict[str, Any] = {}
+            absent: list[str] = []
+            for scope in context.asset_partition_keys:
+                path = scope_file(home, key, scope)
+                if path.is_file():
+                    out[scope] = json.loads(path.read_text(encoding="utf-8"))
+                else:
+                    absent.append(scope)
+            if absent:  # a scope never materialized: go on with the others, but say so
+                context.log.warning(f"{key.to_user_string()}: not yet materialized for scopes {absent}; they are left out")
+            return out
+        path = asset_dir(home, key).with_suffix(".json")
+        if not path.is_file():
+            raise FileNotFoundError(f"{key.to_user_string()}: {path} does not exist; materialize it first")
+        return json.loads(path.read_text(encoding="utf-8"))
