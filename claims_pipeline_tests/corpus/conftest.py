@@ -1,0 +1,44 @@
+"""Small corpora written per test (realistic lines modelled on real playbook forms, owned by the project)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from claims_pipeline.corpus.extract import ExtractOptions, extract_corpus
+from claims_pipeline.corpus.records import Extraction
+from claims_pipeline.corpus.extract import extract_text
+from claims_pipeline.settings import Settings, settings_from_dict
+
+
+def make_settings(corpus: Path, **extraction) -> Settings:
+    return settings_from_dict({"extraction": {"corpus_dir": str(corpus), **extraction}})
+
+
+@pytest.fixture
+def corpus(tmp_path: Path):
+    """write(relpath, text) creates a file under a fresh corpus root; returns the root."""
+
+    def write(rel: str, text: str | bytes) -> Path:
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            p.write_bytes(text)
+        else:
+            p.write_text(text, encoding="utf-8")
+        return tmp_path
+
+    return write
+
+
+def extract_lines(text: str, *, scope: str = "xx", include_secondary: bool = False, **extraction) -> Extraction:
+    """Claims of one in-memory file (no disk)."""
+    settings = settings_from_dict({"extraction": extraction}) if extraction else Settings()
+    opts = ExtractOptions.from_settings(settings, include_secondary=include_secondary)
+    out = Extraction()
+    extract_text(text, scope=scope, rel=f"countries/{scope}/playbook.md", opts=opts, out=out)
+    return out
+
+
+__all__ = ["make_settings", "extract_lines", "extract_corpus"]

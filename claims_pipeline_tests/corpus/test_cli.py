@@ -1,0 +1,61 @@
+"""`claims-pipeline extract` / `lint` through a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+GOOD = "## Tax\n- VAT **18 %** ([t](https://tax.gov.xx/v)) (2026-05-01 verified)\n- PIT **10 %** ([p](https://tax.gov.xx/p))\n"
+
+
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "claims_pipeline.cli", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_extract_stats_and_json(corpus, tmp_path):
+    root = corpus("countries/xa/playbook.md", GOOD)
+    corpus("countries/xb/playbook.md", b"\x00binary")
+    out = tmp_path / "claims.json"
+    r = cli("extract", "--corpus", str(root), "--json", str(out), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    stats = json.loads(r.stdout)
+    assert stats["total_claims"] == 2 and stats["stamped"] == 1 and stats["never_verified"] == 1
+    assert stats["by_tier"]["primary-gov"] == 2 and stats["skipped_pointer_links"] == 0
+    assert "countries/xb/playbook.md:1: binary" in r.stderr
+    records = json.loads(out.read_text())
+    keys = {"id", "scope", "section", "line_no", "claim_text", "values", "source_url", "source_host", "source_tier",
+            "inline_stamp", "link_kind", "last_verified", "last_verified_origin"}
+    assert keys <= set(records[0]) and {"type", "raw", "needles", "salient"} <= set(records[0]["values"][0])
+
+
+def test_extract_scope_and_secondary(corpus, tmp_path):
+    root = corpus("countries/xa/playbook.md", GOOD + "- yield **4 %** ([n](https://www.numbeo.com/x))\n")
+    corpus("countries/xb/playbook.md", GOOD)
+    r = cli("extract", "--corpus", str(root), "--scope", "xa", "--include-secondary", cwd=tmp_path)
+    stats = json.loads(r.stdout)
+    assert stats["top_scopes"] == {"xa": 3} and stats["by_tier"]["secondary"] == 1
+
+
+def test_missing_corpus_exits_2(tmp_path):
+    for cmd in ("extract", "lint"):
+        r = cli(cmd, "--corpus", str(tmp_path / "nope"), cwd=tmp_path)
+        assert r.returncode == 2 and "corpus directory not found" in r.stderr
+
+
+def test_lint_strict_exit_code(corpus, tmp_path):
+    root = corpus("countries/xa/playbook.md", "- median **€185,000** ([stats.gov.xa](https://stats.gov.xa/))\n")
+    r = cli("lint", "--corpus", str(root), cwd=tmp_path)
+    assert r.returncode == 0 and "countries/xa/playbook.md:1" in r.stdout
+    assert cli("lint", "--corpus", str(root), "--strict", cwd=tmp_path).returncode == 1
+
+
+def test_extract_does_not_import_dagster_pandas_httpx(corpus, tmp_path):
+    root = corpus("countries/xa/playbook.md", GOOD)
+    code = ("import sys; from claims_pipeline.cli import main; main(['extract','--corpus',sys.argv[1]]); "
+            "main(['lint','--corpus',sys.argv[1]]); "
+            "print(sorted(m for m in ('dagster','pandas','httpx') if m in sys.modules), file=sys.stderr)")
+    r = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert r.stderr.strip().splitlines()[-1] == "[]"

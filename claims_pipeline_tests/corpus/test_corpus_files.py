@@ -1,0 +1,74 @@
+"""Scopes, file selection, and bad input (issue item 8): warnings name file:line and extraction goes on."""
+
+from __future__ import annotations
+
+from claims_pipeline.corpus.extract import extract_corpus, list_scopes, resolve_scope_filter
+
+from .conftest import make_settings
+
+GOOD = "## Tax\n- VAT **18 %** ([t](https://tax.gov.xx/v))\n"
+
+
+def test_scopes_countries_first_and_shared_keep_subfolders(corpus):
+    root = corpus("countries/fr/playbook.md", GOOD)
+    corpus("shared/exit/western-balkans.md", GOOD)
+    corpus("shared/western-balkans.md", GOOD)
+    corpus("countries/fr/test-fixtures.md", GOOD)  # skip_files
+    corpus("countries/fr/node_modules/x.md", GOOD)  # exclude_dirs
+    scopes = list_scopes(make_settings(root))
+    assert list(scopes) == ["fr", "shared/exit/western-balkans", "shared/western-balkans"]
+    assert [p.name for p in scopes["fr"]] == ["playbook.md"]
+
+
+def test_scope_filter_exact_or_suffix(corpus):
+    root = corpus("countries/fr/playbook.md", GOOD)
+    corpus("shared/exit/western-balkans.md", GOOD)
+    s = make_settings(root)
+    assert resolve_scope_filter(s, "western-balkans") == ["shared/exit/western-balkans"]
+    assert resolve_scope_filter(s, "fr") == ["fr"]
+    ex = extract_corpus(s, scopes=resolve_scope_filter(s, "exit/western-balkans"))
+    assert [c.scope for c in ex.claims] == ["shared/exit/western-balkans"]
+
+
+def test_section_filter(corpus):
+    root = corpus("countries/fr/playbook.md", GOOD + "## Rent\n- cap **3.5 %** ([r](https://rent.gouv.xx/c))\n")
+    ex = extract_corpus(make_settings(root), section="rent")
+    assert [c.section for c in ex.claims] == ["Rent"]
+
+
+def test_binary_md_skipped_with_warning(corpus):
+    root = corpus("countries/aa/playbook.md", b"\x89PNG\r\n\x1a\n\x00\x00junk")
+    corpus("countries/bb/playbook.md", GOOD)
+    ex = extract_corpus(make_settings(root))
+    assert [c.scope for c in ex.claims] == ["bb"]
+    (w,) = ex.warnings
+    assert w.file == "countries/aa/playbook.md" and "binary" in w.message and "countries/aa/playbook.md:3" in str(w)  # the first NUL byte is on line 3
+
+
+def test_non_utf8_decoded_with_replacement(corpus):
+    text = ("## Tax\n- caf\xe9 tax note\n- VAT **18 %** ([t](https://tax.gov.xx/v))\n").encode("latin-1")
+    root = corpus("countries/aa/playbook.md", text)
+    ex = extract_corpus(make_settings(root))
+    assert [c.line_no for c in ex.claims] == [3]
+    (w,) = ex.warnings
+    assert (w.line_no, "UTF-8" in w.message) == (2, True)
+
+
+def test_huge_single_line_cut_with_warning(corpus):
+    big = "- " + "figure 12 % and text " * 600_000 + "([t](https://tax.gov.xx/v))\n"  # ~12 MB on one line
+    root = corpus("countries/aa/playbook.md", "## Tax\n" + big + GOOD)
+    ex = extract_corpus(make_settings(root, max_line_chars=200_000))
+    assert any(w.line_no == 2 and "cut" in w.message for w in ex.warnings)
+    assert [c.line_no for c in ex.claims] == [4]  # the cut line lost its link; the next line still counts
+
+
+def test_unbalanced_brackets_and_unsafe_schemes_warn(corpus):
+    text = ("- VAT **18 %** ([t](https://tax.gov.xx/v\n"
+            "- PIT **10 %** ([x](javascript:alert(1))) and [y](file:///etc/passwd) and [z](data:text/html,hi)\n"
+            "- CIT **22 %** ([c](https://tax.gov.xx/c))\n")
+    root = corpus("countries/aa/playbook.md", text)
+    ex = extract_corpus(make_settings(root))
+    msgs = [(w.line_no, w.message.split(" ")[0]) for w in ex.warnings]
+    assert (1, "unbalanced") in msgs
+    assert sorted(m for n, m in [(w.line_no, w.message) for w in ex.warnings] if n == 2 and "target" in m).__len__() == 3
+    assert [c.source_url for c in ex.claims] == ["https://tax.gov.xx/v", "https://tax.gov.xx/c"]

@@ -1,0 +1,173 @@
+"""Line-level extraction rules (original §4.1/4.4–4.7) and the fixed false-positive classes (§12)."""
+
+from __future__ import annotations
+
+import hashlib
+
+from .conftest import extract_lines
+
+
+def ids(ex):
+    return [c.id for c in ex.claims]
+
+
+def sha8(url: str) -> str:
+    return hashlib.sha1(url.encode()).hexdigest()[:8]
+
+
+def test_claim_id_scope_line_and_sha1_of_url():
+    ex = extract_lines("# Taxes\n- VAT **18 %** ([tax office](https://www.tax.gov.xx/vat)).\n")
+    (c,) = ex.claims
+    assert c.id == f"xx:2:{sha8('https://www.tax.gov.xx/vat')}" and c.section == "Taxes"
+    assert c.source_host == "www.tax.gov.xx" and c.source_tier == "primary-gov" and c.link_kind == "markdown"
+
+
+def test_no_salient_value_no_claim():
+    assert ids(extract_lines("- Portal launched in 1998 ([site](https://www.tax.gov.xx/))\n")) == []
+
+
+def test_secondary_gated_unless_included():
+    line = "- Rent yields ~**4.5 %** ([Numbeo](https://www.numbeo.com/x))\n"
+    assert ids(extract_lines(line)) == []
+    (c,) = extract_lines(line, include_secondary=True).claims
+    assert c.source_tier == "secondary"
+
+
+def test_allowlist_exact_and_suffix(tmp_path):
+    allow = tmp_path / "allow.txt"
+    allow.write_text("eccb-centralbank.org  # central bank\n.admin.ch\n")
+    text = ("- peg **EC$2.70 = US$1.00** ([ECCB](https://www.eccb-centralbank.org/))\n"
+            "- rate **8.1 %** ([BSV](https://www.bsv.admin.ch/de/x))\n")
+    ex = extract_lines(text, primary_allowlist_file=str(allow))
+    assert [c.source_tier for c in ex.claims] == ["primary-allowlist", "primary-allowlist"]
+
+
+def test_bare_gov_host_is_primary():
+    (c,) = extract_lines("- fee **US$500** ([gov.ky](https://gov.ky/fees))\n").claims
+    assert c.source_tier == "primary-gov"
+
+
+def test_values_not_read_from_urls():
+    line = "- see [the amendment](https://laws.gov.xx/uploads/No.-32-Regulations-Amendment-Act-2020.pdf) for the text\n"
+    assert ids(extract_lines(line)) == []
+
+
+def test_link_label_figures_stay():
+    line = "- incl. the **[CBI (Amendment) Regulations 2024, No. 50 of 2024](https://cip.gov.xx/regs-2024.pdf)**\n"
+    (c,) = extract_lines(line).claims
+    assert [v.raw for v in c.values if v.salient] == ["No. 50"]
+
+
+def test_nearest_link_attribution_following_link_wins_tie():
+    line = "- stamp duty **7.5 %** ([IRD](https://ird.gov.xx/duty)); VAT **15 %** ([Customs](https://customs.gov.xx/vat))\n"
+    ex = extract_lines(line)
+    by_url = {c.source_url: [v.raw for v in c.values] for c in ex.claims}
+    assert by_url == {"https://ird.gov.xx/duty": ["7.5 %"], "https://customs.gov.xx/vat": ["15 %"]}
+
+
+def test_multi_link_roster_drop():
+    line = "- Portals: [Land](https://lands.gov.xx/), [Tax](https://tax.gov.xx/) and the stamp duty is **5 %** ([IRD](https://ird.gov.xx/d))\n"
+    assert [c.source_url for c in extract_lines(line).claims] == ["https://ird.gov.xx/d"]
+
+
+def test_dedupe_same_url_twice_on_a_line():
+    line = "- **5 %** ([a](https://tax.gov.xx/a)) and later **6 %** ([again](https://tax.gov.xx/a))\n"
+    (c,) = extract_lines(line).claims
+    assert [v.raw for v in c.values] == ["5 %"]
+
+
+def test_skip_headings_whole_words():
+    text = ("## Primary sources\n- VAT **18 %** ([t](https://tax.gov.xx/v))\n"
+            "## Water resources\n- tariff **12 %** ([w](https://water.gov.xx/t))\n")
+    (c,) = extract_lines(text).claims
+    assert c.section == "Water resources"
+
+
+def test_headings_and_fenced_code_ignored():
+    text = ("## Tax\n```sh\n# not a heading 5 % https://tax.gov.xx/x\ncurl https://tax.gov.xx/r?y=2024 # 18 %\n```\n"
+            "- VAT **18 %** ([t](https://tax.gov.xx/v))\n### 20 % from https://tax.gov.xx/h\n")
+    (c,) = extract_lines(text).claims
+    assert c.line_no == 6 and c.section == "Tax"
+
+
+def test_backticked_and_bare_urls_are_claims():
+    text = ("- **Personal income tax**: **10 %** flat: `https://www.ujp.gov.xx/pit`\n"
+            "- VAT **18 %** per https://www.finance.gov.xx/vat.\n")
+    ex = extract_lines(text)
+    assert [(c.link_kind, c.source_url) for c in ex.claims] == [
+        ("backticked", "https://www.ujp.gov.xx/pit"), ("bare", "https://www.finance.gov.xx/vat")]
+
+
+def test_balanced_parentheses_kept_whole():
+    line = "- rate **3 %** ([law](https://laws.gov.xx/Act_(2019)/s3)) and https://laws.gov.xx/Reg_(a) 4 %\n"
+    urls = [c.source_url for c in extract_lines(line).claims]
+    assert urls == ["https://laws.gov.xx/Act_(2019)/s3", "https://laws.gov.xx/Reg_(a)"]
+
+
+def test_inline_stamp_original_form_and_stale_marker():
+    ex = extract_lines(
+        "- DMTO **6.32 %** (2026-05-27 verified; source [SP](https://www.service-public.gouv.xx/a))\n"
+        "- RVLLH postponed to **1 Jan 2028** ([x](https://collectivites.gouv.xx/r)) (2026-05-27 stale-marker)\n")
+    a, b = ex.claims
+    assert (a.inline_stamp.date, a.inline_stamp.kind, a.last_verified_origin) == ("2026-05-27", "verified", "inline")
+    assert b.inline_stamp.is_stale
+    assert [v.raw for v in a.values] == ["6.32 %"]  # the stamp date is masked, not a figure
+
+
+def test_real_corpus_stamp_variants_recognised_and_masked():
+    ex = extract_lines(
+        "- final appeal is the JCPC; Act No. 17 ([reg](https://lands.gov.xx/a)) (VERIFIED — audit.md, 2026-05-28)\n"
+        "- fee **US$300,000** ([CIU](https://cip.gov.xx/re)), fetched 2026-05-28\n"
+        "- joint **US$600,000** ([CIU](https://cip.gov.xx/j)) — NOT on the page (re-fetched 2026-05-29)\n")
+    assert [(c.inline_stamp.date, c.last_verified_origin) for c in ex.claims] == [
+        ("2026-05-28", "inline"), ("2026-05-28", "inline"), ("2026-05-29", "inline")]
+    assert all(v.type != "date" for c in ex.claims for v in c.values)
+
+
+def test_process_dates_masked():
+    line = "- ([Ministry](https://legal.gov.xx/)) (TLS-cert error observed there 2026-05-28; accessed 2026-05-29)\n"
+    assert ids(extract_lines(line)) == []
+    line = "- Regulator **5 %** cap ([m](https://legal.gov.xx/c)), as of 2026-05-01, last checked 2026-05-02\n"
+    (c,) = extract_lines(line).claims
+    assert [v.raw for v in c.values] == ["5 %"]
+
+
+def test_file_footer_last_verified_applies_when_no_inline_stamp():
+    text = ("- VAT **18 %** ([t](https://tax.gov.xx/v))\n"
+            "- PIT **10 %** ([t](https://tax.gov.xx/p)) (2026-04-01 verified)\n"
+            "\n✅ Fully populated as of 2026-04-26. **Last verified**: 2026-05-27.\n")
+    a, b = extract_lines(text).claims
+    assert (a.last_verified, a.last_verified_origin, a.inline_stamp) == ("2026-05-27", "file", None)
+    assert (b.last_verified, b.last_verified_origin) == ("2026-04-01", "inline")
+
+
+def test_no_stamp_no_footer_is_never_verified():
+    (c,) = extract_lines("- VAT **18 %** ([t](https://tax.gov.xx/v))\n").claims
+    assert (c.last_verified, c.last_verified_origin) == (None, "none")
+
+
+def test_verify_at_pointer_links_skipped_and_counted():
+    text = ("- NCLHL fee **~5% of value** (*secondary — verify at [legal.gov.xx](https://legal.gov.xx/)*)\n"
+            "- Median rent **EC$2,500** (est. — *verify current at [stats.gov.xx](https://stats.gov.xx/) / WB*)\n"
+            "- duty **2.5 %**; confirm current figures at **IRD / [legal.gov.xx](https://legal.gov.xx/)** first\n"
+            "- threshold **US$50,000** — VERIFY the exact threshold at [WORC](https://worc.gov.xx/)\n")
+    ex = extract_lines(text)
+    assert ex.claims == [] and ex.skipped_pointer_links == 4
+
+
+def test_link_followed_by_verify_at_keeps_claim():
+    line = "- NDF **US$230,000** ([CIU](https://cip.gov.xx/ndf)) — verify at [IRD](https://ird.gov.xx/) too\n"
+    ex = extract_lines(line)
+    # the pointer link carries no figure of its own, so it is dropped as a co-citation, not counted as a pointer
+    assert [c.source_url for c in ex.claims] == ["https://cip.gov.xx/ndf"] and ex.skipped_pointer_links == 0
+
+
+def test_past_tense_verified_at_is_a_citation():
+    (c,) = extract_lines("- NDF **US$230,000** — VERIFIED at [cip.gov.xx](https://cip.gov.xx/)\n").claims
+    assert c.source_url == "https://cip.gov.xx/"
+
+
+def test_claim_window_centred_on_link():
+    line = "- " + "x" * 400 + " **5 %** ([t](https://tax.gov.xx/v)) " + "y" * 400 + "\n"
+    (c,) = extract_lines(line, claim_window_chars=100).claims
+    assert c.claim_text.startswith("…") and c.claim_text.endswith("…") and "([t](https://tax.gov.xx/v))" in c.claim_text

@@ -1,0 +1,123 @@
+"""Value rules: types, salience, needles and parsed numbers (original §4.2/4.3 plus the new forms)."""
+
+from __future__ import annotations
+
+import pytest
+
+from claims_pipeline.corpus.values import extract_values
+
+
+def one(text: str, vtype: str | None = None):
+    vals = [v for v in extract_values(text) if vtype is None or v.type == vtype]
+    assert len(vals) == 1, vals
+    return vals[0]
+
+
+def test_pct_with_decimal_point_and_comma():
+    v = one("DMTO is **6.32 % default** in most départements", "pct")
+    assert v.salient and v.number == pytest.approx(6.32) and {"6.32", "6,32"} <= set(v.needles)
+    assert one("taux de 6,32 % en 2025", "pct").number == pytest.approx(6.32)
+
+
+@pytest.mark.parametrize("text", ["a 10 per cent levy", "a 10 percent levy", "a 10% levy", "a 10 ％ levy"])
+def test_pct_spellings(text):
+    v = one(text, "pct")
+    assert v.number == 10.0 and "10" in v.needles
+
+
+def test_pct_lookbehind_and_pp():
+    assert not [v for v in extract_values("model x5% grade") if v.type == "pct"]
+    assert one("up 12.5pp on the year", "pct").number == 12.5
+
+
+def test_money_thousands_variants_and_prefix():
+    v = one("minimum US$300,000 investment", "money")
+    assert v.raw == "$300,000" and v.number == 300000.0
+    assert {"300,000", "300.000", "300000"} <= set(v.needles)
+
+
+def test_money_magnitude_words():
+    assert one("IFI threshold €1.3M net", "money").number == 1_300_000.0
+    v = one("GDP ~5 bn EUR in 2024", "money")
+    assert v.number == 5e9 and {"5,000,000,000", "5000000000"} <= set(v.needles)
+    v = one("cap of USD 1.3 million", "money")
+    assert v.number == 1_300_000.0 and "1,300,000" in v.needles
+
+
+def test_magnitude_needs_word_boundary():
+    v = one("costs €5 monthly", "money")
+    assert v.number == 5.0 and v.raw == "€5"
+
+
+def test_myriad_numerals():
+    v = one("补助 5万円 per household", "money")
+    assert v.number == 50000.0 and {"50,000", "50000", "5万"} <= set(v.needles)
+    v = one("price 1.2億円 for the tower unit", "money")
+    assert v.number == 120_000_000.0 and {"120,000,000", "1.2億"} <= set(v.needles)
+
+
+def test_large_money_gets_myriad_needles():
+    v = one("loan up to NT$10,000,000 for first homes", "money")
+    assert "1000万" in v.needles or "1,000万" in v.needles
+
+
+def test_swiss_apostrophe_and_nbsp_groupings():
+    v = one("Freigrenze CHF 1'000'000 pro Person", "money")
+    assert v.number == 1_000_000.0 and {"1'000'000", "1,000,000", "1000000", "1 000 000"} <= set(v.needles)
+    v = one("plafond de 1\u202f000\u202f000 EUR", "money")
+    assert v.number == 1_000_000.0 and "1000000" in v.needles
+
+
+def test_european_thousands_dot():
+    assert one("frais €77.700 au total", "money").number == 77700.0
+
+
+def test_dates_and_month_needles():
+    v = one("effective 19 Nov 2024 nationally", "date")
+    assert {"2024", "2024-11", "Nov", "November", "2024-11-19"} <= set(v.needles)
+    v = one("Hurricane Irma (Sept 2017, Cat 5)", "date")
+    assert {"2017", "2017-09", "Sep", "September"} <= set(v.needles)
+    assert "2026-05-27" in one("deadline 2026-05-27 for filing", "date").needles
+
+
+def test_roc_and_cjk_dates():
+    v = one("房屋稅 2.0 自民國113年7月1日施行", "date")
+    assert {"2024-07-01", "113年7月1日", "2024年7月1日"} <= set(v.needles)
+    era = one("依民國113年公告", "year")
+    assert not era.salient and "2024" in era.needles
+
+
+def test_iso_date_gets_roc_needle_for_taiwanese_pages():
+    assert "113年7月1日" in one("effective 2024-07-01 (House Tax 2.0)", "date").needles
+
+
+def test_statute_needs_word_boundary():
+    vals = extract_values("the contract 2024 and an outlaw 55 gang")
+    assert not [v for v in vals if v.type == "statute"]
+
+
+def test_statute_year_only_is_not_salient():
+    assert not one("under the Companies Act 1956 rules", "statute").salient
+    assert one("Law 7464 on foreign buyers", "statute").salient
+    v = one("Loi 2024-1039 du 19 novembre", "statute")
+    assert v.salient and "1039" in v.needles
+
+
+def test_colon_chapter_needles():
+    v = one("Deeds Registry Act, Chap. 33:02 governs transfers", "statute")
+    assert v.salient and {"33:02", "33.02"} <= set(v.needles)
+    assert "70.07" in one("Transfer Duty Act (Cap. 70:07)", "statute").needles
+
+
+def test_statute_trailing_paren_trimmed():
+    assert one("Land Act (§99)", "statute").raw == "§99"
+
+
+def test_bare_year_not_salient():
+    v = one("population grew after 1981 reforms", "year")
+    assert not v.salient and v.needles == ("1981",)
+
+
+def test_dates_before_statutes():
+    vals = extract_values("passed Nov 2024 by Parliament")
+    assert [v.type for v in vals] == ["date"]
