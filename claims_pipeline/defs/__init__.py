@@ -1,8 +1,9 @@
 """The thin Dagster layer: it wires the pure core (corpus, web, store, priors, audit, report) into assets.
 
-`build_definitions()` is loaded by `dg dev` / `dagster dev` (claims_pipeline/definitions.py). Without
-$CLAIMS_PIPELINE_CONFIG it serves the bundled demo: demo/demo.yaml, with the fixture web started in-process
-for each run so the demo's fictional hosts answer on loopback.
+`build_definitions()` is loaded by `dg dev` / `dagster dev` (claims_pipeline/definitions.py). Settings come
+from $CLAIMS_PIPELINE_CONFIG, else ./config/claims_pipeline.yaml, else the bundled demo/demo.yaml. When the
+corpus is the bundled demo corpus, each run starts the fixture web in-process so the demo's fictional hosts
+answer on loopback (FetcherResource fixture_web="auto").
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ ALL_ASSETS = [*SCOPE_ASSETS, *AUDIT_ASSETS, worklist]
 def build_definitions(resources: dict | None = None) -> dg.Definitions:
     if resources is None:
         configured = bool(os.environ.get(ENV_CONFIG))
-        resources = default_resources(dg.EnvVar(ENV_CONFIG) if configured else None, fixture_web=not configured)
+        resources = default_resources(dg.EnvVar(ENV_CONFIG) if configured else None, fixture_web="auto")
     return dg.Definitions(
         assets=ALL_ASSETS,
         asset_checks=ALL_CHECKS,

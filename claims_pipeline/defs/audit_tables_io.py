@@ -32,7 +32,17 @@ def read_tables(directory: Path) -> dict[str, pd.DataFrame]:
     missing = [n for n in TABLE_NAMES if not (directory / f"{n}.parquet").is_file()]
     if missing:
         raise FileNotFoundError(f"audit tables missing in {directory}: {', '.join(missing)} (materialize audit_tables first)")
-    return {n: pd.read_parquet(directory / f"{n}.parquet") for n in TABLE_NAMES}
+    return {n: _nulls_as_none(pd.read_parquet(directory / f"{n}.parquet")) for n in TABLE_NAMES}
+
+
+def _nulls_as_none(df: pd.DataFrame) -> pd.DataFrame:
+    """Text columns come back from parquet with NaN for missing (pandas' string dtype); the core's records
+    use None, so "missing" stays falsy (NaN is truthy)."""
+    df = df.copy()
+    for col in df.columns:
+        if df[col].dtype == object or pd.api.types.is_string_dtype(df[col]):
+            df[col] = df[col].astype(object).where(df[col].notna(), None)
+    return df
 
 
 def load_audit(directory: Path) -> Any:

@@ -14,7 +14,7 @@ from typing import Any, Iterator
 import dagster as dg
 from pydantic import PrivateAttr
 
-from claims_pipeline.settings import PACKAGE_DIR, Settings, load_settings
+from claims_pipeline.settings import DEMO_CORPUS_DIR, PACKAGE_DIR, Settings, find_config_file, load_settings
 
 DEMO_CONFIG = PACKAGE_DIR / "demo" / "demo.yaml"
 DEMO_TLDS = ("xa", "xb", "xc")  # the demo corpus cites only fictional hosts under these TLDs
@@ -42,7 +42,8 @@ class ClaimsConfig(dg.ConfigurableResource):
     clock: str = ""
 
     def load(self) -> Settings:
-        return load_settings(self.config_path or DEMO_CONFIG)
+        # empty: the usual lookup ($CLAIMS_PIPELINE_CONFIG, ./config/claims_pipeline.yaml), else the demo's
+        return load_settings(self.config_path or find_config_file(None) or DEMO_CONFIG)
 
     def now(self) -> datetime:
         if not self.clock:
@@ -69,11 +70,12 @@ class PageCacheResource(dg.ConfigurableResource):
 
 
 class FetcherResource(dg.ConfigurableResource):
-    """Fetch options. With fixture_web=True (the demo in `dagster dev`) the bundled fixture web is started in
-    this process for the run, on an ephemeral 127.0.0.1 port, and the demo hosts are routed to it."""
+    """Fetch options. fixture_web: "on" starts the bundled fixture web in this process for the run (ephemeral
+    127.0.0.1 port) and routes the demo hosts to it; "auto" does so when the corpus is the bundled demo corpus
+    (so `dagster dev` on the demo never looks up the fictional hosts anywhere else); "off" never."""
 
     config: ClaimsConfig
-    fixture_web: bool = False
+    fixture_web: str = "auto"
     fixture_epoch: int = 1
     force_refresh: bool = True  # the audit re-reads every cited page (reference §4); the worklist uses the TTL
 
@@ -81,7 +83,10 @@ class FetcherResource(dg.ConfigurableResource):
 
     @contextlib.contextmanager
     def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator["FetcherResource"]:
-        if not self.fixture_web:
+        wanted = self.fixture_web == "on" or (
+            self.fixture_web == "auto" and self.config.load().corpus_dir.resolve() == DEMO_CORPUS_DIR.resolve()
+        )
+        if not wanted:
             yield self
             return
         from claims_pipeline.fixture_web.server import FixtureWeb
@@ -104,8 +109,8 @@ class FetcherResource(dg.ConfigurableResource):
         return refresh_pages(settings, urls, cache=cache, force=self.force_refresh, now=now, run_id=run_id)
 
 
-def default_resources(config_path: str | dg.EnvVar | None = None, *, fixture_web: bool = False) -> dict[str, Any]:
-    config = ClaimsConfig(config_path=config_path or "")
+def default_resources(config_path: str | dg.EnvVar | None = None, *, fixture_web: str = "auto", clock: str = "") -> dict[str, Any]:
+    config = ClaimsConfig(config_path=config_path or "", clock=clock)
     from claims_pipeline.defs.storage import ScopeStoreIOManager
 
     return {

@@ -29,20 +29,35 @@ def worklist(
 ) -> dg.MaterializeResult:
     from pathlib import Path
 
-    from claims_pipeline.sampling import write_worklist_for
+    from claims_pipeline.corpus.extract import extract_corpus
+    from claims_pipeline.corpus.scopes import resolve_scope_filter
+    from claims_pipeline.pages import refresh_pages
+    from claims_pipeline.priors import build_prior
+    from claims_pipeline.sampling import build_worklist, select_sample
+    from claims_pipeline.urls import normalize_url
 
     settings = fetcher.settings()
+    now = claims_config.now()
+    scopes = None
+    if config.scope:
+        from claims_pipeline.corpus.extract import list_scopes
+
+        scopes = resolve_scope_filter(list(list_scopes(settings)), config.scope)
+        if not scopes:
+            raise dg.Failure(f"no scope matches {config.scope!r}")
+    extraction = extract_corpus(settings, scopes=scopes, section=config.section or None, include_secondary=config.include_secondary)
+    for w in extraction.warnings:
+        context.log.warning(str(w))
+    n = config.sample or settings.sampling.default_sample
+    seed = settings.sampling.seed if config.seed < 0 else config.seed
+    sample = select_sample(extraction.claims, n, seed, now, settings.sampling.priority_weights)  # fetch-free
+    urls = sorted({c.source_url for c in sample})
     with page_cache.open(settings) as cache:
-        doc = write_worklist_for(
-            settings,
-            cache=cache,
-            n=config.sample or settings.sampling.default_sample,
-            seed=settings.sampling.seed if config.seed < 0 else config.seed,
-            scope=config.scope or None,
-            section=config.section or None,
-            include_secondary=config.include_secondary,
-            now=claims_config.now(),
-        )
+        # only the sample's pages, and only those older than cache.ttl_days: the cost bound of the worklist
+        fetched = refresh_pages(settings, urls, cache=cache, force=False, now=now, run_id=context.run_id) if urls else {}
+    pages = {u: fetched[normalize_url(u)] for u in urls if normalize_url(u) in fetched}
+    prior_of = {c.id: build_prior(c, pages.get(c.source_url), settings) for c in sample}
+    doc = build_worklist(sample, pages, prior_of, generated_at=now)
     out = Path(config.out) if config.out else settings.home_dir / "worklist.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(doc, ensure_ascii=False, indent=2), encoding="utf-8")

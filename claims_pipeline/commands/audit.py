@@ -1,0 +1,72 @@
+"""`claims-pipeline audit [--scope X]`: materialize the audit assets in-process against the Dagster instance,
+then print where the report is and the headline numbers (JSON on stdout)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--scope", metavar="X", help="re-fetch only scopes equal to X or ending in /X, then refresh the audit")
+    parser.add_argument("--now", metavar="ISO", help="pin the clock (fetch times, audit date), e.g. 2026-06-01T00:00:00Z")
+
+
+def run(args: argparse.Namespace) -> int:
+    from claims_pipeline.settings import find_config_file
+
+    config = find_config_file(args.config)
+    return audit(str(config) if config else "", scope=args.scope, clock=args.now or "")
+
+
+def audit(config_path: str, *, scope: str | None = None, clock: str = "", fixture_web: str = "auto", quiet: bool = False) -> int:
+    from claims_pipeline.corpus.extract import list_scopes
+    from claims_pipeline.corpus.scopes import resolve_scope_filter
+    from claims_pipeline.defs.resources import ClaimsConfig, default_resources
+    from claims_pipeline.defs.runner import open_instance, run_audit, run_failures
+
+    settings = ClaimsConfig(config_path=config_path).load()
+    if not settings.corpus_dir.is_dir():
+        print(f"claims-pipeline: corpus directory not found: {settings.corpus_dir}", file=sys.stderr)
+        return 2
+    all_scopes = list(list_scopes(settings))
+    if not all_scopes:
+        print(f"claims-pipeline: no markdown files under {settings.corpus_dir} / {settings.extraction.scope_dirs}", file=sys.stderr)
+        return 2
+    chosen = None
+    if scope:
+        chosen = resolve_scope_filter(all_scopes, scope)
+        if not chosen:
+            print(f"claims-pipeline: no scope matches --scope {scope!r} (scopes: {', '.join(all_scopes)})", file=sys.stderr)
+            return 2
+    instance = open_instance(settings)
+    resources = default_resources(config_path, fixture_web=fixture_web, clock=clock)
+    results = run_audit(instance, resources, all_scopes, chosen)
+    failures = run_failures(results)
+    summary = latest_summary(settings.reports_dir)
+    if not quiet:
+        print(f"[audit] DAGSTER_HOME={instance.root_directory} · runs {', '.join(r.run_id[:8] for r in results)}", file=sys.stderr)
+        if summary:
+            print(f"audit done → {summary['report']}  (flagged {summary['headline']['flagged']})", file=sys.stderr)
+        print(json.dumps(summary.get("headline", {}) if summary else {}, indent=2))
+    for f in failures:
+        print(f"claims-pipeline: {f}", file=sys.stderr)
+    return 1 if failures or not all(r.success for r in results) else 0
+
+
+def latest_summary(reports_dir: Path) -> dict | None:
+    """Where the newest report is, and its headline numbers (from the checked audit tables)."""
+    from claims_pipeline.defs.audit_tables_io import load_audit, tables_dir
+
+    latest = reports_dir / "LATEST"
+    if not latest.is_file():
+        return None
+    out_dir = Path(latest.read_text(encoding="utf-8").strip())
+    try:
+        headline = load_audit(tables_dir(reports_dir.parent)).headline
+    except FileNotFoundError:
+        headline = {}
+    html = out_dir / "report.html"
+    return {"report": str(out_dir / "report.md"), "html": str(html) if html.is_file() else None, "dir": str(out_dir), "headline": headline}

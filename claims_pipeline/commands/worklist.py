@@ -1,0 +1,58 @@
+"""`claims-pipeline worklist`: sample claims fetch-free, fetch only the sample's pages (TTL cache), write the
+LLM worklist JSON. Runs the `worklist` asset in-process against the Dagster instance."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--sample", type=int, default=0, metavar="N", help="how many claims (default sampling.default_sample)")
+    parser.add_argument("--scope", metavar="X", help="only scopes equal to X or ending in /X")
+    parser.add_argument("--section", metavar="S", help="only claims under headings containing S")
+    parser.add_argument("--include-secondary", action="store_true", help="also non-primary citations")
+    parser.add_argument("--seed", type=int, default=-1, help="sampling tie-break seed (default sampling.seed)")
+    parser.add_argument("--out", type=Path, metavar="PATH", help="worklist file (default <home>/worklist.json)")
+    parser.add_argument("--now", metavar="ISO", help="pin the clock")
+
+
+def run(args: argparse.Namespace) -> int:
+    import dagster as dg
+
+    from claims_pipeline.defs import ALL_ASSETS
+    from claims_pipeline.defs.resources import ClaimsConfig, default_resources
+    from claims_pipeline.defs.runner import QUIET_RUN_CONFIG, open_instance, run_failures
+    from claims_pipeline.settings import find_config_file
+
+    if args.sample < 0:
+        print("claims-pipeline: --sample must be ≥ 0", file=sys.stderr)
+        return 2
+    config = find_config_file(args.config)
+    config_path = str(config) if config else ""
+    settings = ClaimsConfig(config_path=config_path).load()
+    out = (args.out.expanduser().resolve() if args.out else settings.home_dir / "worklist.json")
+    run_config = {
+        "sample": args.sample, "scope": args.scope or "", "section": args.section or "",
+        "include_secondary": bool(args.include_secondary), "seed": args.seed, "out": str(out),
+    }
+    instance = open_instance(settings)
+    result = dg.materialize(
+        ALL_ASSETS, instance=instance, resources=default_resources(config_path, clock=args.now or ""),
+        selection=["worklist"], run_config={**QUIET_RUN_CONFIG, "ops": {"worklist": {"config": run_config}}}, raise_on_error=False,
+    )
+    for f in run_failures([result]):
+        print(f"claims-pipeline: {f}", file=sys.stderr)
+    if not result.success:
+        return 1
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    stats = doc.get("stats", {})
+    print(json.dumps({k: v for k, v in stats.items() if k != "tokens_absent"}, indent=2, ensure_ascii=False))
+    print(f"worklist → {out}  ({len(doc.get('items', []))} items)", file=sys.stderr)
+    print("NEXT: hand worklist.json to the LLM layer (quote-or-abstain verdicts).", file=sys.stderr)
+    n_absent = stats.get("tokens_absent_count", 0)
+    if n_absent:
+        print(f"⚠️ {n_absent} claim(s) whose figure is ABSENT from the cited page — check them first.", file=sys.stderr)
+    return 0
