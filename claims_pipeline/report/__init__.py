@@ -1,0 +1,5 @@
+"""Reports of one audit: report.md (the original's layout), report.json, report.html and parquet tables."""
+
+from claims_pipeline.report.write import write_reports
+
+__all__ = ["write_reports"]

@@ -23,7 +23,7 @@ def claim(
     stamp: InlineStamp | None = None,
     section: str = "Taxes",
 ) -> ClaimRecord:
-    host = url.split("/")[2].lower()
+    host = url.split("/")[2].lower() if url.count("/") >= 2 else ""
     return ClaimRecord(
         id=f"{scope}:{line_no}:{hashlib.sha1(url.encode()).hexdigest()[:8]}",
         scope=scope,

@@ -1,0 +1,160 @@
+"""report.html: a self-contained page for people (inline CSS and SVG, no JS, no external assets).
+
+Everything from a fetched page or the corpus goes through html.escape (``h``); links are emitted only for
+http(s) URLs. Excerpts highlight the matched figure at the offsets the prior recorded.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pandas as pd
+
+from claims_pipeline.audit import Audit
+from claims_pipeline.priors import PRIOR_KINDS
+from claims_pipeline.report.chart import COLOURS, priors_by_scope_svg
+from claims_pipeline.report.escape import h, link_html, s
+
+CSS = """
+body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#f6f7f9;color:#1d2430}
+main{max-width:1080px;margin:0 auto;padding:24px}
+h1{font-size:26px;margin:0 0 4px}h2{font-size:20px;margin:32px 0 12px;border-bottom:1px solid #dde1e7;padding-bottom:4px}
+.meta{color:#5b6574;font-size:13px}.note{background:#fff8e1;border-left:4px solid #f9a825;padding:8px 12px;margin:12px 0}
+.cards{display:flex;flex-wrap:wrap;gap:12px;margin:16px 0}
+.card{background:#fff;border:1px solid #dde1e7;border-radius:8px;padding:10px 14px;min-width:120px}
+.card b{display:block;font-size:26px}.card span{color:#5b6574;font-size:12px;text-transform:uppercase;letter-spacing:.04em}
+.card.alert b{color:#c62828}
+.claim{background:#fff;border:1px solid #dde1e7;border-radius:8px;padding:12px 16px;margin:12px 0}
+.claim.stale{border-left:5px solid #c62828}.claim .where{font-size:13px;color:#5b6574}
+.claim blockquote{margin:8px 0;padding:4px 12px;border-left:3px solid #b0bac8;color:#2b3442}
+.badge{display:inline-block;border-radius:4px;padding:0 6px;font-size:12px;color:#fff;font-weight:600}
+.excerpt{background:#f3f5f8;border-radius:6px;padding:8px 10px;margin:6px 0;font-size:14px;white-space:pre-wrap}
+mark{background:#ffe066;padding:0 2px;border-radius:2px}
+pre.diff{background:#111827;color:#e5e7eb;padding:10px;border-radius:6px;overflow:auto;font-size:12.5px;max-height:340px}
+pre.diff .add{color:#86efac}pre.diff .del{color:#fca5a5}pre.diff .hunk{color:#93c5fd}
+table{border-collapse:collapse;background:#fff;width:100%;font-size:14px}
+th,td{border:1px solid #dde1e7;padding:4px 8px;text-align:left;vertical-align:top}
+.url{word-break:break-all;color:#5b6574}a{color:#1565c0;word-break:break-all}
+.chart{max-width:100%;height:auto;background:#fff;border:1px solid #dde1e7;border-radius:8px;padding:8px}
+"""
+
+
+def _badge(prior: str) -> str:
+    colour = COLOURS.get(prior, "#455a64")
+    return f'<span class="badge" style="background:{colour}">{h(prior)}</span>'
+
+
+def _highlighted(excerpt: str, spans: list[tuple[int, int]]) -> str:
+    """The excerpt escaped, with each (start, end) span wrapped in <mark>."""
+    out, pos = [], 0
+    for start, end in sorted(set(spans)):
+        if start < pos or end > len(excerpt) or start >= end:
+            continue  # overlapping or out of range: leave as text
+        out.append(h(excerpt[pos:start]))
+        out.append(f"<mark>{h(excerpt[start:end])}</mark>")
+        pos = end
+    out.append(h(excerpt[pos:]))
+    return "".join(out)
+
+
+def _excerpts_html(row: Any) -> str:
+    excerpts: list[str] = json.loads(row.excerpts)
+    hits: list[dict[str, Any]] = json.loads(row.hits)
+    spans: dict[int, list[tuple[int, int]]] = {}
+    for hit in hits:
+        i, s, e = hit.get("excerpt_index"), hit.get("excerpt_start"), hit.get("excerpt_end")
+        if isinstance(i, int) and isinstance(s, int) and isinstance(e, int):
+            spans.setdefault(i, []).append((s, e))
+    return "".join(f'<div class="excerpt">{_highlighted(x, spans.get(i, []))}</div>' for i, x in enumerate(excerpts))
+
+
+def _diff_html(diff: str | None) -> str:
+    if not diff:
+        return ""
+    lines = []
+    for line in str(diff).splitlines():
+        cls = "add" if line.startswith("+") else "del" if line.startswith("-") else "hunk" if line.startswith("@@") else ""
+        lines.append(f'<span class="{cls}">{h(line)}</span>' if cls else h(line))
+    return '<details open><summary>What changed on the page</summary><pre class="diff">' + "\n".join(lines) + "</pre></details>"
+
+
+def _claim_card(row: Any, *, stale: bool) -> str:
+    missing = json.loads(row.missing)
+    matched = json.loads(row.matched)
+    bits = [
+        f'<article class="claim{" stale" if stale else ""}">',
+        f'<div class="where"><code>{h(row.scope)}</code> · line {int(row.line_no)} · {h(s(row.file))} · {h(s(row.section))}</div>',
+        f"<blockquote>{h(row.claim)}</blockquote>",
+        f"<div>{_badge(row.prior)}",
+    ]
+    if row.content_changed or s(row.changed_at):
+        bits.append(f" · page changed {h(s(row.changed_at)[:10])}")
+    bits.append(f" · last verified {h(s(row.last_verified) or 'never')}")
+    bits.append("</div>")
+    if missing:
+        bits.append(f"<div>Missing: {h(', '.join(missing))}</div>")
+    if matched:
+        bits.append(f"<div>Found: {h(', '.join(matched))}</div>")
+    if s(row.fetch_note):
+        bits.append(f'<div class="meta">{h(row.fetch_note)}</div>')
+    bits.append(_excerpts_html(row))
+    bits.append(_diff_html(s(row.diff)))
+    bits.append(f"<div>Source: {link_html(row.url)}</div>")
+    bits.append("</article>")
+    return "".join(bits)
+
+
+def _sorted(df: pd.DataFrame) -> pd.DataFrame:
+    return df.sort_values(["scope", "line_no", "url"], kind="stable")
+
+
+def render_html(audit: Audit, previous_run: str | None = None) -> str:
+    hd = audit.headline
+    stale = _sorted(audit.bucket("stale_changed"))
+    flagged = _sorted(audit.bucket("flagged"))
+    flagged = flagged[~flagged["claim_id"].isin(set(stale["claim_id"]))]
+    unreadable = _sorted(audit.priors[audit.priors["prior"].isin(["SOURCE_UNAVAILABLE", "PDF_NO_TEXT", "SOURCE_BINARY"])])
+    cards = [
+        ("Claims checked", hd["total"], False),
+        ("Flagged", hd["flagged"], hd["flagged"] > 0),
+        ("Stale after verify", hd["stale_changed"], hd["stale_changed"] > 0),
+        ("Figure absent", hd["tokens_absent"], hd["tokens_absent"] > 0),
+        ("Page changed", hd["content_changed"], False),
+        ("Source unavailable", hd["source_unavailable"], False),
+        ("PDF without text", hd["pdf_no_text"], False),
+    ]
+    parts = [
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
+        '<meta name="viewport" content="width=device-width,initial-scale=1">',
+        "<title>Source-content audit</title><style>" + CSS + "</style></head><body><main>",
+        "<h1>Source-content audit</h1>",
+        f'<div class="meta">Run {h(audit.run_at)} · previous run {h(previous_run or "(none)")}</div>',
+        '<div class="note"><b>These are tripwires, not verdicts.</b> A figure reported absent may be on the page in '
+        "a form the matcher does not read; re-read the cited page before editing anything.</div>",
+        '<section class="cards">',
+        *(f'<div class="card{" alert" if alert else ""}"><b>{int(n)}</b><span>{h(label)}</span></div>' for label, n, alert in cards),
+        "</section>",
+        "<h2>Priors by scope</h2>",
+        priors_by_scope_svg(audit.priors),
+        "<table><tr><th>prior</th><th>claims</th></tr>",
+        *(f"<tr><td>{_badge(k)}</td><td>{int(v)}</td></tr>" for k, v in sorted(hd["by_prior"].items())),
+        "</table>",
+        f"<h2>Re-verify first: source changed after its Last verified date ({len(stale)})</h2>",
+    ]
+    parts += [_claim_card(r, stale=True) for r in stale.itertuples(index=False)] or ["<p>None.</p>"]
+    parts.append(f"<h2>Other flagged claims: figure absent or page changed ({len(flagged)})</h2>")
+    parts += [_claim_card(r, stale=False) for r in flagged.itertuples(index=False)] or ["<p>None.</p>"]
+    parts.append(f"<h2>Not readable: unavailable, binary or scanned sources ({len(unreadable)})</h2>")
+    if len(unreadable):
+        parts.append("<table><tr><th>scope</th><th>line</th><th>prior</th><th>note</th><th>source</th></tr>")
+        parts += [
+            f"<tr><td><code>{h(r.scope)}</code></td><td>{int(r.line_no)}</td><td>{_badge(r.prior)}</td>"
+            f"<td>{h(s(r.fetch_note))}</td><td>{link_html(r.url)}</td></tr>"
+            for r in unreadable.itertuples(index=False)
+        ]
+        parts.append("</table>")
+    else:
+        parts.append("<p>None.</p>")
+    parts.append(f'<p class="meta">Prior kinds: {h(", ".join(PRIOR_KINDS))}.</p></main></body></html>')
+    return "\n".join(parts)

@@ -1,0 +1,92 @@
+"""report.md: the original's sections, headings and table layouts (reference §9), with every cell escaped."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from claims_pipeline.audit import Audit
+from claims_pipeline.report.escape import md_cell, md_code, s
+
+TITLE = "# Source-content audit (deterministic — no LLM)"
+TRIPWIRES = (
+    "> **These are tripwires, not verdicts.** A figure reported absent may be on the page in a form the "
+    "matcher does not read, and a changed page may still carry the figure. Re-read the cited page before "
+    "editing anything; never re-stamp a date without reading it."
+)
+UNAVAILABLE_TEXT = (
+    "PDFs without a text layer and sources that could not be read (dead, blocked, binary, robots, JS-only "
+    "pages) are not flags: nothing can be said about their figures until a person opens them."
+)
+ACTION = (
+    "Action: triage `stale_changed` first (the page changed after the claim was verified), then "
+    "`TOKENS_ABSENT`, then the other changed pages."
+)
+
+
+def _sorted(df: pd.DataFrame) -> pd.DataFrame:
+    return df.sort_values(["scope", "line_no", "url"], kind="stable")
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    if not rows:
+        return ["_(none)_"]
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return out
+
+
+def render_markdown(audit: Audit, previous_run: str | None = None) -> str:
+    h = audit.headline
+    lines = [
+        TITLE,
+        "",
+        f"Run: {md_cell(audit.run_at)}  ·  previous run: {md_cell(previous_run) if previous_run else '(none)'}",
+        "",
+        f"Claims checked: {h['total']}  ·  flagged: {h['flagged']}",
+        "",
+        TRIPWIRES,
+        "",
+        "## Prior breakdown",
+        "",
+    ]
+    lines += [f"- {prior}: {n}" for prior, n in sorted(h["by_prior"].items())] or ["_(none)_"]
+
+    stale = _sorted(audit.bucket("stale_changed"))
+    lines += ["", "## ⚠️ Source changed AFTER its `Last verified` date (re-verify first)", ""]
+    lines += _table(
+        ["scope", "line", "claim", "changed-since", "url"],
+        [
+            [md_code(r.scope), str(r.line_no), md_cell(r.claim, 80), md_cell(s(r.changed_at)[:10]), md_cell(r.url)]
+            for r in stale.itertuples(index=False)
+        ],
+    )
+
+    changed = _sorted(audit.bucket("content_changed")).drop_duplicates(subset=["scope", "line_no", "url"])
+    lines += ["", f"## Cited page CHANGED since last run ({len(changed)})", ""]
+    lines += _table(
+        ["scope", "line", "url", "changed-since"],
+        [[md_code(r.scope), str(r.line_no), md_cell(r.url), md_cell(s(r.changed_at)[:10])] for r in changed.itertuples(index=False)],
+    )
+
+    absent = _sorted(audit.bucket("tokens_absent"))
+    lines += ["", f"## Figure NOT on cited page — `TOKENS_ABSENT` ({len(absent)})", ""]
+    lines += _table(
+        ["scope", "line", "claim", "missing", "url"],
+        [
+            [md_code(r.scope), str(r.line_no), md_cell(r.claim, 70), md_cell(", ".join(json.loads(r.missing)[:6])), md_cell(r.url)]
+            for r in absent.itertuples(index=False)
+        ],
+    )
+
+    lines += [
+        "",
+        f"## PDF with no text layer ({h['pdf_no_text']})  ·  Source unavailable ({h['source_unavailable']})",
+        "",
+        UNAVAILABLE_TEXT,
+        "",
+        ACTION,
+        "",
+    ]
+    return "\n".join(lines)

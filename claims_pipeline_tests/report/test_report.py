@@ -1,0 +1,173 @@
+"""Reports: report.md layout, report.json, parquet round trip, and report.html escaping of hostile input."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timezone
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pandas as pd
+
+from claims_pipeline.audit import Audit, build_audit, headline_numbers
+from claims_pipeline.priors import build_prior
+from claims_pipeline.report import write_reports
+from claims_pipeline.settings import Settings
+from claims_pipeline_tests.report.factories import FILLER, claim, page, value
+
+RUN_AT = datetime(2026, 7, 1, 9, 0, tzinfo=timezone.utc)
+GOOD = "https://www.impots.gouv.fr/dmto"
+EVIL_PAGE = "https://www.evil.gouv.fr/page"
+JS_URL = "javascript:alert(1)"
+
+HOSTILE_TEXT = (
+    FILLER
+    + '<script>alert("page")</script> "><img src=x onerror=alert(1)> <a href="javascript:alert(2)">x</a> '
+    + "The DMTO rate is 6,32 % | injected | cell | and **bold** [link](javascript:alert(3)) "
+    + FILLER
+)
+
+
+def hostile_audit() -> tuple[Audit, list]:
+    claims = [
+        claim(
+            'DMTO <b>6.32 %</b> | pipe | "><img src=x onerror=alert(9)> [x](javascript:alert(4))',
+            [value("pct", "6.32 %")],
+            url=EVIL_PAGE,
+            line_no=7,
+            last_verified="2026-05-01",
+        ),
+        claim("Fee €77,700 <script>alert(5)</script>", [value("money", "€77,700")], url=GOOD, line_no=8),
+        claim("Rate 2.5 % via a script link", [value("pct", "2.5 %")], url=JS_URL, line_no=9, scope="shared/home-tax"),
+    ]
+    pages = {
+        EVIL_PAGE: page(
+            EVIL_PAGE,
+            HOSTILE_TEXT,
+            content_changed=True,
+            changed_at="2026-06-15T00:00:00+00:00",
+            diff='-old <script>alert("diff")</script>\n+new "><img src=x onerror=alert(6)>',
+        ),
+        GOOD: page(GOOD, FILLER * 3),
+        JS_URL: page(JS_URL, None, status="REFUSED", note='refused <img src=x onerror=alert(7)>'),
+    }
+    priors = {c.id: build_prior(c, pages.get(c.source_url), Settings()) for c in claims}
+    return build_audit(claims, pages, priors, run_at=RUN_AT), claims
+
+
+class TagCollector(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, list[tuple[str, str | None]]]] = []
+
+    def handle_starttag(self, tag, attrs):  # noqa: ANN001
+        self.tags.append((tag, attrs))
+
+
+ALLOWED_TAGS = {
+    "html", "head", "meta", "title", "style", "body", "main", "h1", "h2", "div", "section", "b", "span", "svg",
+    "rect", "text", "table", "tr", "th", "td", "article", "code", "blockquote", "mark", "details", "summary",
+    "pre", "a", "p",
+}
+
+
+def test_html_escapes_everything_from_pages_and_corpus(tmp_path: Path) -> None:
+    audit, _ = hostile_audit()
+    paths = write_reports(audit, tmp_path, previous_run="2026-06-01T09:00:00+00:00")
+    doc = paths["report.html"].read_text(encoding="utf-8")
+    collector = TagCollector()
+    collector.feed(doc)
+    tags = {t for t, _ in collector.tags}
+    assert tags <= ALLOWED_TAGS, tags - ALLOWED_TAGS  # no <script>, <img>, <iframe> … got through
+    for tag, attrs in collector.tags:
+        for name, val in attrs:
+            assert not name.startswith("on"), (tag, name)
+            if name == "href":
+                assert val is not None and re.match(r"https?://", val), val
+    hrefs = [v for t, a in collector.tags if t == "a" for n, v in a if n == "href"]
+    assert sorted(hrefs) == sorted([EVIL_PAGE, GOOD])  # the javascript: source is shown as text only
+    assert "javascript:alert(1)" in doc and "&lt;script&gt;" in doc and "&lt;img src=x onerror" in doc
+    # the matched figure is highlighted inside its excerpt
+    assert "<mark>6,32 %</mark>" in doc
+    # the diff is shown, escaped, with its lines classed
+    assert '<span class="del">-old &lt;script&gt;' in doc
+
+
+def test_html_orders_stale_first_and_is_self_contained(tmp_path: Path) -> None:
+    audit, _ = hostile_audit()
+    doc = write_reports(audit, tmp_path)["report.html"].read_text(encoding="utf-8")
+    assert doc.index("Re-verify first") < doc.index("Other flagged claims") < doc.index("Not readable")
+    assert "<svg" in doc and "Priors by scope" in doc
+    assert "<link" not in doc and "@import" not in doc and "url(" not in doc
+
+
+def md_rows(md: str, heading_start: str) -> list[str]:
+    lines = md.splitlines()
+    i = next(k for k, line in enumerate(lines) if line.startswith(heading_start))
+    rows = []
+    for line in lines[i + 1 :]:
+        if line.startswith("## "):
+            break
+        if line.startswith("|"):
+            rows.append(line)
+    return rows
+
+
+def unescaped_pipes(line: str) -> int:
+    return len(re.findall(r"(?<!\\)\|", line))
+
+
+def test_markdown_sections_tables_and_escaping(tmp_path: Path) -> None:
+    audit, _ = hostile_audit()
+    md = write_reports(audit, tmp_path, previous_run="2026-06-01")["report.md"].read_text(encoding="utf-8")
+    heads = [line for line in md.splitlines() if line.startswith("#")]
+    assert heads == [
+        "# Source-content audit (deterministic — no LLM)",
+        "## Prior breakdown",
+        "## ⚠️ Source changed AFTER its `Last verified` date (re-verify first)",
+        "## Cited page CHANGED since last run (1)",
+        "## Figure NOT on cited page — `TOKENS_ABSENT` (1)",
+        "## PDF with no text layer (0)  ·  Source unavailable (1)",
+    ]
+    assert "Run: 2026-07-01T09:00:00+00:00  ·  previous run: 2026-06-01" in md
+    assert "Claims checked: 3  ·  flagged: 2" in md
+    assert "> **These are tripwires, not verdicts.**" in md
+    assert "- SOURCE_UNAVAILABLE: 1" in md and "- TOKENS_ABSENT: 1" in md and "- TOKENS_PRESENT: 1" in md
+    stale = md_rows(md, "## ⚠️")
+    assert stale[0] == "| scope | line | claim | changed-since | url |" and stale[1] == "|---|---|---|---|---|"
+    row = stale[2]
+    assert unescaped_pipes(row) == 6  # 5 cells: the claim's own pipes are escaped
+    assert row.startswith("| `fr` | 7 | ")
+    assert "\\<b\\>" in row and re.search(r"(?<!\\)[<>]", row) is None  # no raw markup survives
+    assert "\\[x\\]\\(javascript:alert" in row  # a link in a claim stays text
+    assert "| 2026-06-15 |" in row
+    absent = md_rows(md, "## Figure NOT")
+    assert absent[0] == "| scope | line | claim | missing | url |"
+    assert "€77,700" in absent[2] and "\\<script\\>" in absent[2] and re.search(r"(?<!\\)[<>]", absent[2]) is None
+    assert "_(none)_" not in md_rows(md, "## Cited page")[0]
+
+
+def test_markdown_empty_tables(tmp_path: Path) -> None:
+    c = claim("DMTO 6.32 %", [value("pct", "6.32 %")], url=GOOD)
+    pages = {GOOD: page(GOOD, FILLER + "6,32 %" + FILLER)}
+    audit = build_audit([c], pages, {c.id: build_prior(c, pages[GOOD], Settings())}, run_at=RUN_AT)
+    md = write_reports(audit, tmp_path)["report.md"].read_text(encoding="utf-8")
+    assert md.count("_(none)_") == 3
+    assert "previous run: (none)" in md and "flagged: 0" in md
+
+
+def test_json_and_parquet_round_trip(tmp_path: Path) -> None:
+    audit, _ = hostile_audit()
+    paths = write_reports(audit, tmp_path)
+    assert set(paths) == {"report.md", "report.json", "report.html", "claims.parquet", "pages.parquet", "priors.parquet"}
+    doc = json.loads(paths["report.json"].read_text(encoding="utf-8"))
+    assert doc["headline"] == audit.headline and doc["flagged"] == 2 and doc["total"] == 3
+    assert [r["line_no"] for r in doc["stale_changed"]] == [7]
+    assert doc["tokens_absent"][0]["missing"] == ["€77,700"]
+    tables = {n: pd.read_parquet(paths[f"{n}.parquet"]) for n in ("claims", "pages", "priors")}
+    assert headline_numbers(tables["claims"], tables["pages"], tables["priors"]) == doc["headline"]
+    again = Audit.from_tables(tables["claims"], tables["pages"], tables["priors"], run_at=audit.run_at, headline=doc["headline"])
+    out2 = tmp_path / "again"
+    write_reports(again, out2)
+    assert (out2 / "report.md").read_text(encoding="utf-8") == paths["report.md"].read_text(encoding="utf-8")
