@@ -121,13 +121,15 @@ def _page_count(path: Path, timeout_s: float) -> int | None:
     return None
 
 
-def _finish(raw_text: bytes, kind: str, settings: PdfSettings, notes: list[str], pages_read: int | None) -> PdfOutcome:
+def _finish(raw_text: bytes, kind: str, settings: PdfSettings, notes: list[str]) -> PdfOutcome:
     from claims_pipeline.web.html_text import normalise_text
 
     text = normalise_text(raw_text.decode("utf-8", "replace"))
+    cap_note = f"text capped at {settings.max_text_chars} chars"
     if len(text) > settings.max_text_chars:
         text = text[: settings.max_text_chars]
-        notes.append(f"text capped at {settings.max_text_chars} chars")
+        if cap_note not in notes:
+            notes.append(cap_note)
     if not text.strip():
         return PdfOutcome(FetchStatus.PDF_NO_TEXT, None, kind, NO_TEXT_NOTE)
     return PdfOutcome(FetchStatus.OK, text, kind, "; ".join(notes))
@@ -162,7 +164,7 @@ def _with_pdftotext(path: Path, settings: PdfSettings, max_out: int) -> PdfOutco
             notes.append(f"read the first {settings.max_pages} of {total or 'more'} pages (page cap)")
     if "error" in run.stderr.lower() and not notes:
         notes.append(f"damaged PDF, partly read: {_first_error(run.stderr)}")
-    return _finish(run.stdout, "pdf:pdftotext", settings, notes, pages_read)
+    return _finish(run.stdout, "pdf:pdftotext", settings, notes)
 
 
 def _with_pypdf(path: Path, settings: PdfSettings, max_out: int) -> PdfOutcome:
@@ -181,7 +183,7 @@ def _with_pypdf(path: Path, settings: PdfSettings, max_out: int) -> PdfOutcome:
         if run.returncode is not None and run.returncode < 0:
             detail = f"stopped by resource limits (signal {-run.returncode})"
         return PdfOutcome(FetchStatus.PDF_ERROR, None, "pdf:pypdf", f"corrupt PDF: {detail}")
-    return _finish(run.stdout, "pdf:pypdf", settings, notes, None)
+    return _finish(run.stdout, "pdf:pypdf", settings, notes)
 
 
 def pdf_outcome(raw: bytes, settings: PdfSettings) -> PdfOutcome:
@@ -239,7 +241,7 @@ def _pypdf_worker(path: str, max_pages: int, max_out: int) -> int:
     except (PdfReadError, Exception) as exc:  # anything pypdf raises on a damaged file
         if "decrypt" in str(exc).lower() or "password" in str(exc).lower():
             return _EXIT_ENCRYPTED
-        print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
         return _EXIT_CORRUPT
 
 
