@@ -9,8 +9,12 @@ answer on loopback (FetcherResource fixture_web="auto").
 from __future__ import annotations
 
 import os
+import warnings
 
 import dagster as dg
+
+# backfill_policy and Output(data_version=) are marked beta in Dagster 1.13; we rely on both on purpose.
+warnings.filterwarnings("ignore", category=dg.BetaWarning)
 
 from claims_pipeline.defs.audit_assets import audit_report, audit_tables
 from claims_pipeline.defs.automation import corpus_sensor, monthly_audit_schedule

@@ -1,0 +1,59 @@
+"""Fixtures for the Dagster layer: a real fixture web on 127.0.0.1, a temp home, a real (temp) instance."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any, Iterator
+
+import dagster as dg
+import pytest
+import yaml
+
+from claims_pipeline.commands.demo import write_runtime_config
+from claims_pipeline.defs.resources import default_resources
+from claims_pipeline.fixture_web.server import FixtureWeb
+
+warnings.filterwarnings("ignore", category=dg.BetaWarning)
+QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+
+
+@pytest.fixture
+def web() -> Iterator[FixtureWeb]:
+    with FixtureWeb() as w:
+        yield w
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    h = tmp_path / "home"
+    h.mkdir()
+    return h
+
+
+@pytest.fixture
+def demo_config(home: Path, web: FixtureWeb) -> Path:
+    """The demo settings (bundled corpus) routed to this test's fixture web, outputs under a temp home."""
+    return write_runtime_config(home, f"127.0.0.1:{web.port}")
+
+
+def config_with(config: Path, **updates: Any) -> Path:
+    data = yaml.safe_load(config.read_text(encoding="utf-8"))
+    for dotted, value in updates.items():
+        node = data
+        *parents, last = dotted.split("__")
+        for p in parents:
+            node = node.setdefault(p, {})
+        node[last] = value
+    config.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return config
+
+
+@pytest.fixture
+def instance() -> Iterator[dg.DagsterInstance]:
+    with dg.instance_for_test() as inst:
+        yield inst
+
+
+def resources_for(config: Path, clock: str = "") -> dict[str, Any]:
+    return default_resources(str(config), fixture_web="off", clock=clock)

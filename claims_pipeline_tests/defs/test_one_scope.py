@@ -1,0 +1,90 @@
+"""One scope end to end through dg.materialize on a real instance, against the fixture web."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import dagster as dg
+import pandas as pd
+
+from claims_pipeline.defs import ALL_ASSETS
+from claims_pipeline.defs.checks import ALL_CHECKS
+from claims_pipeline.defs.runner import sync_scope_partitions
+from claims_pipeline_tests.defs.conftest import QUIET, resources_for
+
+SCOPE_ASSETS = ["corpus_documents", "claims", "citation_lint", "fetched_pages", "page_changes", "priors"]
+EVERYTHING = dg.AssetSelection.assets(*SCOPE_ASSETS, "audit_tables", "audit_report") | dg.AssetSelection.checks_for_assets("audit_tables", "audit_report")
+
+
+def _materialize(instance, config: Path, scope: str, clock: str = "") -> dg.ExecuteInProcessResult:
+    return dg.materialize([*ALL_ASSETS, *ALL_CHECKS], instance=instance, resources=resources_for(config, clock),
+                          selection=EVERYTHING, partition_key=scope, run_config=QUIET, raise_on_error=False)
+
+
+def _version(instance, key: str, partition: str) -> str | None:
+    ev = instance.get_latest_materialization_event(dg.AssetKey(key)) if partition is None else None
+    records = instance.fetch_materializations(dg.AssetRecordsFilter(asset_key=dg.AssetKey(key), asset_partitions=[partition]), limit=1).records
+    return records[0].asset_materialization.tags.get("dagster/data_version") if records else None
+
+
+def test_xa_end_to_end(instance, demo_config, home, web):
+    sync_scope_partitions(instance, ["xa", "xb", "xc", "shared/exit/regional"])
+    result = _materialize(instance, demo_config, "xa")
+    assert result.success
+
+    # per-scope values stored, one file per scope
+    stored = json.loads((home / "assets" / "claims" / "xa.json").read_text())
+    ids = {c["id"].split(":")[1] for c in stored["claims"]}
+    assert {"16", "18", "23", "24", "25"} <= ids
+    pages = json.loads((home / "assets" / "fetched_pages" / "xa.json").read_text())
+    statuses = {u.rsplit("/", 1)[-1]: p["fetch_status"] for u, p in pages.items()}
+    assert statuses["application-bundle.zip"] == "BINARY"
+    assert statuses["refusals.html"] == "ROBOTS"  # robots.txt honoured: never requested
+    assert not any(r["path"] == "/internal/refusals.html" for r in web.requests())
+
+    priors = {r["id"].split(":")[1]: r["prior"] for r in json.loads((home / "assets" / "priors" / "xa.json").read_text())}
+    assert priors["16"] == "TOKENS_PRESENT"  # "4.5%" found as "4,5 %" on the page
+    assert priors["23"] == "TOKENS_ABSENT"  # the licence page never states €900
+    assert priors["24"] == "SOURCE_BINARY"
+
+    # the audit covers the scope that exists; checks ran and the blocking one passed
+    checks = {c.check_name: c.passed for c in result.get_asset_check_evaluations()}
+    assert checks["headline_numbers_match_tables"] is True
+    assert checks["corpus_untouched"] is True
+    assert checks["no_tokens_absent"] is False  # WARN: a finding, not a failure
+    t = pd.read_parquet(home / "audit" / "tables" / "priors.parquet")
+    assert set(t["scope"]) == {"xa"} and len(t) == len(stored["claims"])
+    latest = Path((home / "reports" / "LATEST").read_text().strip())
+    assert (latest / "report.md").is_file()
+
+    mat = {e.materialization.asset_key.to_user_string(): e.materialization for e in result.get_asset_materialization_events()}
+    meta = mat["priors"].metadata
+    assert meta["by_prior"].value["TOKENS_ABSENT"] == 1
+    assert "lands.gov.xa/foreign-buyers/licence.html" in meta["tokens_absent_claims"].value
+
+    # re-fetching unchanged pages keeps fetched_pages' data version: nothing downstream turns unsynced
+    v1 = _version(instance, "fetched_pages", "xa")
+    assert _materialize(instance, demo_config, "xa").success
+    assert _version(instance, "fetched_pages", "xa") == v1
+
+
+def test_bad_corpus_file_is_named_and_others_continue(instance, demo_config, home, tmp_path):
+    import shutil
+
+    from claims_pipeline_tests.defs.conftest import config_with
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "claims_pipeline" / "demo" / "corpus", corpus)
+    (corpus / "countries" / "xa" / "playbook.md").write_bytes(b"# broken\n\xff\xfe not utf-8 \x00\n")
+    config_with(demo_config, extraction__corpus_dir=str(corpus))
+    sync_scope_partitions(instance, ["xa", "xb"])
+    result = dg.materialize([*ALL_ASSETS, *ALL_CHECKS], instance=instance, resources=resources_for(demo_config),
+                            selection=dg.AssetSelection.assets("corpus_documents", "claims"),
+                            tags={"dagster/asset_partition_range_start": "xa", "dagster/asset_partition_range_end": "xb"},
+                            run_config=QUIET, raise_on_error=False)
+    assert result.success
+    xa = json.loads((home / "assets" / "claims" / "xa.json").read_text())
+    xb = json.loads((home / "assets" / "claims" / "xb.json").read_text())
+    assert xa["claims"] == [] and any("countries/xa/playbook.md" in w for w in xa["warnings"])
+    assert len(xb["claims"]) >= 5
