@@ -37,6 +37,7 @@ class ExtractOptions:
     """Everything the line loop needs, compiled once per run."""
 
     allowlist: PrimaryHosts
+    tier_cache: dict[str, str | None]  # host -> tier; hosts repeat across a corpus
     skip_heading_re: re.Pattern[str] | None
     section_filter: str | None
     primary_only: bool
@@ -44,6 +45,11 @@ class ExtractOptions:
     window: int
     lookback: int
     max_line_chars: int
+
+    def tier_of(self, host: str) -> str | None:
+        if host not in self.tier_cache:
+            self.tier_cache[host] = source_tier(host, self.allowlist) if host else None
+        return self.tier_cache[host]
 
     @classmethod
     def from_settings(cls, settings: Settings, *, section: str | None = None, include_secondary: bool = False) -> "ExtractOptions":
@@ -53,6 +59,7 @@ class ExtractOptions:
         skip_re = re.compile(r"\b(?:" + "|".join(words) + r")\b", re.I) if words else None
         return cls(
             allowlist=PrimaryHosts(settings.primary_allowlist()),
+            tier_cache={},
             skip_heading_re=skip_re,
             section_filter=section.lower() if section else None,
             primary_only=ex.primary_only and not include_secondary,
@@ -127,6 +134,10 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
         out.warnings.append(ExtractWarning(rel, line_no, p))
     if not links:
         return
+    hosts = [url_host(ln.url) for ln in links]
+    tiers = [opts.tier_of(h) for h in hosts]
+    if opts.primary_only and not any(tiers):  # no primary citation: no claim, whatever the figures
+        return
     masked = mask_urls(line, links)
     if not _DIGIT_RE.search(masked):
         return
@@ -135,12 +146,10 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
         return
     stamp = find_inline_stamp(line)
     multi = len(links) > 1
-    for link, link_values in zip(links, attribute_values(values, links)):
-        host = url_host(link.url)
+    for link, link_values, host, tier in zip(links, attribute_values(values, links), hosts, tiers):
         if not host:
             out.warnings.append(ExtractWarning(rel, line_no, f"URL without a host ignored: {link.url[:80]}"))
             continue
-        tier = source_tier(host, opts.allowlist)
         if tier is None and opts.primary_only:
             continue
         if multi and not any(v.salient for v in link_values):  # roster / navigation co-citation

@@ -41,9 +41,12 @@ MYRIAD = f"[{MYRIAD_CHARS}]"
 CJK_CCY = r"(?:円|元|圓|日圓|新台幣|台幣)"
 
 MONEY_SYMBOL_RE = re.compile(rf"[€£$¥₹￥](?:\s?{NUM})(?:{MYRIAD}|{MAG})?", re.I)
-MONEY_CODE_RE = re.compile(
-    rf"(?:\b(?:{CCY})\s?{NUM}(?:{MYRIAD}|{MAG})?|(?<![\w.]){NUM}(?:{MYRIAD}|{MAG}\s?|\s?)(?:{CCY})\b)", re.I
-)
+CCY_CODES = frozenset(CCY.split("|"))
+# Any 3-letter word next to a number; the reader keeps only real currency codes (a set lookup is far cheaper
+# than a 45-way case-insensitive alternation tried at every position).
+# Two passes (code first, then number first) so a rejected "and 2024" never hides a following "5 EUR".
+MONEY_CODE_PRE_RE = re.compile(rf"\b(?P<code>[A-Za-z]{{3}})\s?{NUM}(?:{MYRIAD}|{MAG})?", re.I)
+MONEY_CODE_POST_RE = re.compile(rf"(?<![\w.]){NUM}(?:{MYRIAD}|{MAG}\s?|\s?)(?P<code>[A-Za-z]{{3}})\b", re.I)
 MONEY_CJK_RE = re.compile(rf"(?<![\w.]){NUM}\s?{MYRIAD}?\s?{CJK_CCY}|(?<![\w.]){NUM}{MYRIAD}")
 PCT_RE = re.compile(
     r"(?<![\w.])\d{1,3}(?:[.,]\d+)?\s?(?:%|％|pp\b|percentage points?\b|per ?cent\b)", re.I
@@ -52,10 +55,12 @@ ISO_DATE_RE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 DMY_RE = re.compile(rf"\b\d{{1,2}}\s(?:{MONTHS})\.?\s\d{{4}}\b")
 MDY_RE = re.compile(rf"\b(?:{MONTHS})\.?\s\d{{1,2}},\s\d{{4}}\b")
 MY_RE = re.compile(rf"\b(?:{MONTHS})\.?\s\d{{4}}\b")
+# The three month forms in one pass: leftmost match wins, so "19 Nov 2024" is read whole before "Nov 2024".
+MONTH_DATE_RE = re.compile(rf"\b(?:\d{{1,2}}\s)?(?:{MONTHS})\.?\s(?:\d{{1,2}},\s)?\d{{4}}\b")
 CJK_DATE_RE = re.compile(r"(?:民國|民国|令和|平成|昭和)?\s?\d{1,4}\s?年\s?\d{1,2}\s?月(?:\s?\d{1,2}\s?日)?")
 ERA_YEAR_RE = re.compile(r"(?:民國|民国|令和|平成|昭和)\s?(?:\d{1,3}|元)\s?年")
 STATUTE_RE = re.compile(
-    r"(?:(?<!\w)(?:Loi|Law|Ley|Legge|Lei|Gesetz|Decreto|D[ée]cret|Decree|Regulation|Reg\.|Act|Chap(?:ter)?\.?|Cap\.?"
+    r"(?:\b(?:Loi|Law|Ley|Legge|Lei|Gesetz|Decreto|D[ée]cret|Decree|Regulation|Reg\.|Act|Chap(?:ter)?\.?|Cap\.?"
     r"|Article|Art\.|No\.?|n°|nr\.?|Bekendtg[øo]relse|Verordnung)|§)"
     r"\s?(?:[A-Z]{0,4}[-\s])?\d(?:[\w./()-]|:(?=\d))*",
     re.I,
@@ -205,22 +210,32 @@ def _year(raw: str) -> tuple[tuple[str, ...], bool, float | None]:
 
 
 Reader = Callable[[str], tuple[tuple[str, ...], bool, "float | None"]]
+Guard = Callable[[str], bool] | None
+
+_CJK_MONEY_CHARS = frozenset(MYRIAD_CHARS + "円元圓幣")
+
+
+def _has_cjk_money(t: str) -> bool:
+    return not _CJK_MONEY_CHARS.isdisjoint(t)
+
+
+def _has_pct(t: str) -> bool:
+    return "%" in t or "％" in t or "pp" in t or "cent" in t or "percentage" in t
 # Order matters (a span taken by an earlier reader blocks later ones): dates before statutes, so "Nov 2024"
 # is not "No." + "v 2024"; money before pct; years last.
-READERS: tuple[tuple[ValueType, re.Pattern[str], Reader], ...] = (
-    ("money", MONEY_SYMBOL_RE, _money),
-    ("money", MONEY_CODE_RE, _money),
-    ("money", MONEY_CJK_RE, _money),
-    ("pct", PCT_RE, _pct),
-    ("date", ISO_DATE_RE, _date),
-    ("date", CJK_DATE_RE, _date),
-    ("date", DMY_RE, _date),
-    ("date", MDY_RE, _date),
-    ("date", MY_RE, _date),
-    ("year", ERA_YEAR_RE, _era_year),
-    ("statute", STATUTE_RE, _statute),
-    ("statute", CJK_STATUTE_RE, _statute),
-    ("year", YEAR_RE, _year),
+READERS: tuple[tuple[ValueType, re.Pattern[str], Reader, Guard], ...] = (
+    ("money", MONEY_SYMBOL_RE, _money, None),
+    ("money", MONEY_CODE_PRE_RE, _money, None),
+    ("money", MONEY_CODE_POST_RE, _money, None),
+    ("money", MONEY_CJK_RE, _money, _has_cjk_money),
+    ("pct", PCT_RE, _pct, _has_pct),
+    ("date", ISO_DATE_RE, _date, lambda t: "-" in t),
+    ("date", CJK_DATE_RE, _date, lambda t: "年" in t),
+    ("date", MONTH_DATE_RE, _date, None),
+    ("year", ERA_YEAR_RE, _era_year, lambda t: "年" in t),
+    ("statute", STATUTE_RE, _statute, None),
+    ("statute", CJK_STATUTE_RE, _statute, lambda t: "第" in t),
+    ("year", YEAR_RE, _year, None),
 )
 
 
@@ -241,8 +256,12 @@ def extract_values(text: str) -> list[Value]:
     starts: list[int] = []  # reserved spans, sorted; they never overlap, so ends are sorted too
     ends: list[int] = []
     values: list[Value] = []
-    for vtype, regex, read in READERS:
+    for vtype, regex, read, guard in READERS:
+        if guard is not None and not guard(text):
+            continue
         for m in regex.finditer(text):
+            if vtype == "money" and "code" in regex.groupindex and m.group("code").upper() not in CCY_CODES:
+                continue
             s, e = m.span()
             raw = m.group(0)
             stripped = _trim_tail(raw)

@@ -121,3 +121,8 @@ def test_bare_year_not_salient():
 def test_dates_before_statutes():
     vals = extract_values("passed Nov 2024 by Parliament")
     assert [v.type for v in vals] == ["date"]
+
+
+def test_currency_code_after_a_rejected_word():
+    vals = [v for v in extract_values("in 2024 the 5 EUR fee and EUR 7 levy") if v.type == "money"]
+    assert [v.number for v in vals] == [7.0, 5.0]
