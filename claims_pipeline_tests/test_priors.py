@@ -124,6 +124,9 @@ def test_month_abbreviation_is_not_found_inside_a_word() -> None:
         ("Nov 2024", "effective 1 November 2024", TOKENS_PRESENT),
         ("2024-05-01", "民國113年5月1日起施行", TOKENS_PRESENT),  # ROC year 113 = 2024
         ("May 2024", "2024年5月公布", TOKENS_PRESENT),
+        # day and month without a year: weak when the year stands elsewhere on the page (a dateline), else absent
+        ("2 Nov 2004", "Posted 2004-10-19. The album hits stores on Election Day, November 2", WEAK_MATCH),
+        ("2 Nov 2004", "The album hits stores on Election Day, November 2", TOKENS_ABSENT),
     ],
 )
 def test_date_claims_need_the_date(claim_raw: str, page_fragment: str, expected: str) -> None:

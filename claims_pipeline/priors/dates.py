@@ -37,15 +37,25 @@ _MDY_RE = re.compile(
     rf"(?<![{_L}])({_MONTH_ALT})(?![{_L}])\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})(?!\d)", re.I
 )
 _MY_RE = re.compile(rf"(?<![{_L}])({_MONTH_ALT})(?![{_L}])\.?,?\s+(?:de\s+)?(\d{{4}})(?!\d)", re.I)
+# Day and month without a year ("November 2", "18 October", "Oct. 6th"): news pages leave the year to the dateline.
+_DM_NOYEAR_RE = re.compile(
+    rf"(?<![\d{_L}])(\d{{1,2}})(?:st|nd|rd|th|er)?\.?\s+(?:de\s+)?({_MONTH_ALT})(?![{_L}])(?!\.?,?\s+(?:de\s+)?\d{{4}})", re.I
+)
+_MD_NOYEAR_RE = re.compile(
+    rf"(?<![{_L}])({_MONTH_ALT})(?![{_L}])\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?![\d:])(?!,?\s+\d{{4}})", re.I
+)
 _NUMERIC_RE = re.compile(r"(?<![\d./])(\d{1,2})([./])(\d{1,2})\2(\d{4})(?!\d)(?![./]\d)")
 _CJK_RE = re.compile(r"(民國|民国)?\s*(\d{1,4})\s*年\s*(?:(\d{1,2})\s*月\s*(?:(\d{1,2})\s*日)?)?")
 
 ROC_OFFSET = 1911  # 民國 year 1 = 1912
 
 
+NO_YEAR = 0  # a day and month written without a year
+
+
 @dataclass(frozen=True, slots=True)
 class DateToken:
-    year: int
+    year: int  # NO_YEAR when the page wrote only day and month
     month: int | None
     day: int | None
     start: int
@@ -73,6 +83,12 @@ def tokenize_dates(text: str) -> list[DateToken]:
         add(int(m.group(3)), MONTHS[m.group(1).lower()], int(m.group(2)), m)
     for m in _MY_RE.finditer(text):
         add(int(m.group(2)), MONTHS[m.group(1).lower()], None, m)
+    for m in _DM_NOYEAR_RE.finditer(text):
+        if 1 <= int(m.group(1)) <= 31:
+            out.append(DateToken(NO_YEAR, MONTHS[m.group(2).lower()], int(m.group(1)), m.start(), m.end(), m.group(0)))
+    for m in _MD_NOYEAR_RE.finditer(text):
+        if 1 <= int(m.group(2)) <= 31:
+            out.append(DateToken(NO_YEAR, MONTHS[m.group(1).lower()], int(m.group(2)), m.start(), m.end(), m.group(0)))
     for m in _NUMERIC_RE.finditer(text):
         a, b, y = int(m.group(1)), int(m.group(3)), int(m.group(4))
         add(y, b, a, m)  # day first (most of the world)
@@ -86,8 +102,12 @@ def tokenize_dates(text: str) -> list[DateToken]:
             continue
         add(year, int(m.group(3)) if m.group(3) else None, int(m.group(4)) if m.group(4) else None, m)
     # "November 2024" inside "18 November 2024" is the same date, not a second, day-less one
-    full = [(t.start, t.end) for t in out if t.day is not None]
-    out = [t for t in out if t.day is not None or not any(s <= t.start and t.end <= e for s, e in full)]
+    full = [(t.start, t.end) for t in out if t.day is not None and t.year != NO_YEAR]
+    out = [
+        t
+        for t in out
+        if (t.day is not None and t.year != NO_YEAR) or not any(s <= t.start and t.end <= e for s, e in full)
+    ]
     out.sort(key=lambda t: (t.start, -(t.end - t.start)))
     return out
 
@@ -96,7 +116,7 @@ def parse_claim_date(raw: str) -> tuple[int, int, int | None] | None:
     """(year, month, day|None) of a claim's date value, or None when it names no month."""
     best: DateToken | None = None
     for tok in tokenize_dates(raw):
-        if tok.month is None:
+        if tok.month is None or tok.year == NO_YEAR:
             continue
         if best is None or (tok.day is not None and best.day is None):
             best = tok

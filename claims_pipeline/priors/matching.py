@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from claims_pipeline.corpus.records import Value
-from claims_pipeline.priors.dates import parse_claim_date
+from claims_pipeline.priors.dates import NO_YEAR, parse_claim_date
 from claims_pipeline.priors.numbers import ClaimNumber, parse_claim_number, significant_digits
 from claims_pipeline.priors.page_index import PageIndex
 
@@ -99,6 +99,11 @@ def _date_occurrences(value: Value, index: PageIndex) -> list[Occurrence]:
     year, month, day = parsed
     out: list[Occurrence] = []
     for tok in index.dates:
+        if tok.year == NO_YEAR and day is not None and tok.month == month and tok.day == day:
+            # "November 2" on a page that names the year elsewhere (a dateline): weak, the year is not beside it
+            if index.numbers_between(year - 0.01, year + 0.01) or any(d.year == year for d in index.dates):
+                out.append(Occurrence(tok.start, tok.end, False))
+            continue
         if tok.year != year or tok.month != month:
             continue
         if day is None or tok.day == day:
