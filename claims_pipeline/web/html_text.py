@@ -2,7 +2,8 @@
 
 What the text looks like (the contract priors rely on):
 - one block element (p, li, h1–h6, div, tr, caption, figcaption, …) per line; no blank lines;
-- table cells of one row joined by " | " (so "6.32 %" and "2025" in adjacent cells never glue);
+- table cells of one row joined by " | " (so "6.32 %" and "2025" in adjacent cells never glue); a cell
+  wrapping its content in one block (<td><p>5.95 %</p></td>) stays on the row's line, empty cells are skipped;
 - <sup>/<sub> content set off by single spaces ("10<sup>6</sup>" → "10 6", "25%<sup>3</sup>" → "25% 3");
 - every Unicode space (NBSP U+00A0, thin U+2009, narrow NBSP U+202F, figure space U+2007, ideographic
   U+3000, tabs …) becomes one ASCII space, runs collapse to one: "1&nbsp;000&#8201;000" → "1 000 000";
@@ -78,6 +79,15 @@ def _is_chrome(tag: Tag) -> bool:
     return chrome and not _is_footnotes(tag)
 
 
+def _single_block_cell(cell: Tag) -> bool:
+    """A cell holding at most one block element and no nested table: its content belongs on the row's line.
+
+    Cells with several blocks (layout tables wrapping whole pages) keep their line breaks.
+    """
+    blocks = [c for c in cell.children if isinstance(c, Tag) and (c.name in _BLOCK_TAGS or c.name == "table")]
+    return len(blocks) == 1 and blocks[0].name != "table" and blocks[0].find("table") is None
+
+
 def _walk(root: Tag) -> list[str]:
     """Text pieces in document order, with "\\n" at block edges and _CELL_MARK around cells.
 
@@ -85,6 +95,7 @@ def _walk(root: Tag) -> list[str]:
     """
     out: list[str] = []
     pre_depth = 0
+    flat_cells = 0  # inside a cell whose one block child (Word's <td><p>…</p></td>) must not break the row
     stack: list[Any] = [iter(root.children)]
     closers: list[str | None] = [None]
     while stack:
@@ -95,6 +106,9 @@ def _walk(root: Tag) -> list[str]:
             if closer == "pre":
                 pre_depth -= 1
                 out.append("\n")
+            elif closer == "flat-cell":
+                flat_cells -= 1
+                out.append(_CELL_MARK)
             elif closer:
                 out.append(closer)
             continue
@@ -115,6 +129,9 @@ def _walk(root: Tag) -> list[str]:
         if name in _CELL_TAGS:
             out.append(_CELL_MARK)
             closer = _CELL_MARK
+            if _single_block_cell(child):
+                flat_cells += 1
+                closer = "flat-cell"
         elif name in _SPACED_TAGS:
             out.append(" ")
             closer = " "
@@ -123,8 +140,8 @@ def _walk(root: Tag) -> list[str]:
             pre_depth += 1
             closer = "pre"
         elif name in _BLOCK_TAGS:
-            out.append("\n")
-            closer = "\n"
+            closer = " " if flat_cells else "\n"
+            out.append(closer)
         else:
             closer = None
         stack.append(iter(child.children))

@@ -22,6 +22,7 @@ def test_table_cells_stay_separate_tokens() -> None:
     assert "Rate | Year | Threshold (EUR)" in lines
     assert "6.32 % | 2025 | 12 570" in lines
     assert "6.10 % | 2024 | 12 300" in lines
+    assert "5.95 % | 11 900" in lines  # <td><p>…</p></td> stays on its row; the empty cell is skipped
     assert "Table 1. Levy rates by year (source: Revenue Office)" in lines  # caption kept
 
 
@@ -127,3 +128,8 @@ def test_plain_text_normalised() -> None:
 @pytest.mark.parametrize("junk", [b"", b"<", b"<<<>>>", b"<html><body><table><td>1<td>2", b"\x00\x01<p>x"])
 def test_junk_never_raises(junk: bytes) -> None:
     assert isinstance(html_to_text(junk), str)
+
+
+def test_layout_table_cells_keep_their_paragraph_lines() -> None:
+    html = "<table><tr><td><h1>Title</h1><p>Rate 6.32 %</p><p>Year 2025</p></td><td><div>side</div></td></tr></table>"
+    assert html_to_text(html).splitlines() == ["Title", "Rate 6.32 %", "Year 2025", "side"]
