@@ -72,13 +72,23 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # quiet; we keep our own structured log
         pass
 
+    def parse_request(self) -> bool:
+        self._arrived = time.time()  # the request line has just been read: the closest we get to "start"
+        return super().parse_request()
+
+    def handle(self) -> None:
+        try:
+            super().handle()
+        except OSError:  # the client (or our own /_/reset) dropped the connection: nothing to report
+            pass
+
     # ---- plumbing ---------------------------------------------------------------------------------
     def do_HEAD(self) -> None:
         self.do_GET()
 
     def do_GET(self) -> None:
         web = self.server.web
-        self._start = time.time()
+        self._start = getattr(self, "_arrived", time.time())
         self._status: int | str = 0
         self._sent = 0
         split = urlsplit(self.path)

@@ -39,8 +39,8 @@ def forbidden_reason(address: IPAddress) -> str | None:
         ("link-local", address.is_link_local),
         ("multicast", address.is_multicast),
         ("CGNAT", isinstance(address, ipaddress.IPv4Address) and address in _CGNAT),
-        ("private", address.is_private),
         ("reserved", address.is_reserved),
+        ("private", address.is_private),
     )
     for name, hit in checks:
         if hit:

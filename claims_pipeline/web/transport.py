@@ -80,9 +80,12 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
             return [(host.strip("[]"), port)]
         except ValueError:
             pass
-        answer: Any = self._resolver(host)
-        if inspect.isawaitable(answer):
-            answer = await answer
+        try:
+            answer: Any = self._resolver(host)
+            if inspect.isawaitable(answer):
+                answer = await answer
+        except OSError as exc:  # gaierror and friends: a connection failure like any other, with the name
+            raise httpcore.ConnectError(f"DNS lookup failed for {host}: {exc}") from exc
         if not answer:
             raise httpcore.ConnectError(f"no address for {host}")
         return [(str(a), port) for a in answer]
