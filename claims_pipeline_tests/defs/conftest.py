@@ -15,6 +15,12 @@ from claims_pipeline.defs.resources import default_resources
 from claims_pipeline.fixture_web.server import FixtureWeb
 
 warnings.filterwarnings("ignore", category=dg.BetaWarning)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("filterwarnings", "ignore::dagster.BetaWarning")
+
+
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
 

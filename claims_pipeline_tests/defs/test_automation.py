@@ -1,0 +1,90 @@
+"""The monthly schedule's run request, and the corpus sensor (partition sync + runs for changed scopes)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import datetime, timezone
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from claims_pipeline.defs import build_definitions
+from claims_pipeline.defs.automation import corpus_sensor, monthly_audit_schedule
+from claims_pipeline.defs.resources import ClaimsConfig
+from claims_pipeline_tests.defs.conftest import config_with
+
+DEMO_CORPUS = Path(__file__).resolve().parents[2] / "claims_pipeline" / "demo" / "corpus"
+
+
+def test_definitions_load_with_schedule_running_by_default():
+    defs = build_definitions()
+    dg.Definitions.validate_loadable(defs)
+    schedule = defs.resolve_schedule_def("monthly_audit")
+    assert schedule.cron_schedule == "0 6 1 * *"
+    assert schedule.default_status == dg.DefaultScheduleStatus.RUNNING
+    assert defs.resolve_sensor_def("corpus_sensor").default_status == dg.DefaultSensorStatus.RUNNING
+
+
+def test_schedule_requests_one_run_over_every_scope_then_the_audit(instance):
+    when = datetime(2026, 12, 1, 6, 0, tzinfo=timezone.utc)
+    ctx = dg.build_schedule_context(instance=instance, scheduled_execution_time=when)
+    assert isinstance(monthly_audit_schedule(ctx), dg.SkipReason)  # no partitions yet
+
+    instance.add_dynamic_partitions("scope", ["xa", "xb", "xc", "shared/exit/regional"])
+    req = monthly_audit_schedule(ctx)
+    assert isinstance(req, dg.RunRequest)
+    assert req.run_key == "monthly-2026-12"
+    assert req.tags["dagster/asset_partition_range_start"] == "xa"
+    assert req.tags["dagster/asset_partition_range_end"] == "shared/exit/regional"
+    keys = {k.to_user_string() for k in req.asset_selection}
+    assert {"fetched_pages", "priors", "audit_tables", "audit_report"} <= keys
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    c = tmp_path / "corpus"
+    shutil.copytree(DEMO_CORPUS, c)
+    return c
+
+
+def _evaluate(instance, config_path: Path, cursor: str | None) -> dg.SensorResult:
+    ctx = dg.build_sensor_context(instance=instance, cursor=cursor, resources={"claims_config": ClaimsConfig(config_path=str(config_path))})
+    return corpus_sensor(ctx)
+
+
+def _apply_partitions(instance, result: dg.SensorResult) -> None:
+    for req in result.dynamic_partitions_requests or []:
+        if isinstance(req, dg.AddDynamicPartitionsRequest):
+            instance.add_dynamic_partitions(req.partitions_def_name, list(req.partition_keys))
+        else:
+            for k in req.partition_keys:
+                instance.delete_dynamic_partition(req.partitions_def_name, k)
+
+
+def test_sensor_syncs_partitions_and_requests_runs_for_changed_scopes(instance, demo_config, corpus):
+    config = config_with(demo_config, extraction__corpus_dir=str(corpus))
+
+    first = _evaluate(instance, config, None)  # everything is new
+    assert {r.partition_key for r in first.run_requests} == {"xa", "xb", "xc", "shared/exit/regional"}
+    assert sorted(first.dynamic_partitions_requests[0].partition_keys) == ["shared/exit/regional", "xa", "xb", "xc"]
+    _apply_partitions(instance, first)
+
+    quiet = _evaluate(instance, config, first.cursor)  # nothing changed
+    assert quiet.run_requests == [] and not quiet.dynamic_partitions_requests
+
+    # edit one country, add a new country folder (no code change), remove another
+    play = corpus / "countries" / "xb" / "playbook.md"
+    play.write_text(play.read_text() + "\n- Late note: **2%** surcharge ([Impôts](http://impots.gouv.xb/non-residents.html)).\n")
+    (corpus / "countries" / "xd").mkdir()
+    (corpus / "countries" / "xd" / "playbook.md").write_text("# Xd\n\n- Duty **3%** ([Tax](http://www.tax.gov.xd/duty.html)).\n")
+    shutil.rmtree(corpus / "countries" / "xc")
+
+    later = _evaluate(instance, config, quiet.cursor)
+    assert {r.partition_key for r in later.run_requests} == {"xb", "xd"}
+    adds = [r for r in later.dynamic_partitions_requests if isinstance(r, dg.AddDynamicPartitionsRequest)]
+    deletes = [r for r in later.dynamic_partitions_requests if isinstance(r, dg.DeleteDynamicPartitionsRequest)]
+    assert list(adds[0].partition_keys) == ["xd"] and list(deletes[0].partition_keys) == ["xc"]
+    assert all(r.run_key.startswith(f"{r.partition_key}:") for r in later.run_requests)
+    assert set(json.loads(later.cursor)) == {"xa", "xb", "xd", "shared/exit/regional"}

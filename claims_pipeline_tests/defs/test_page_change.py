@@ -1,0 +1,84 @@
+"""A cited page changes on the fixture web between audits: CONTENT_CHANGED once confirmed (second sighting),
+stale_changed only for the claims verified before the change. The clock is pinned per audit."""
+
+from __future__ import annotations
+
+import json
+
+import dagster as dg
+import pandas as pd
+
+from claims_pipeline.defs import ALL_ASSETS
+from claims_pipeline.defs.checks import ALL_CHECKS
+from claims_pipeline.defs.partitions import range_tags
+from claims_pipeline.defs.runner import sync_scope_partitions
+from claims_pipeline_tests.defs.conftest import QUIET, resources_for
+
+SCOPES = ["xa", "shared/exit/regional"]
+LEVY = "http://www.tax.gov.xa/property/annual-levy.html"
+SELECTION = dg.AssetSelection.all() - dg.AssetSelection.assets("worklist")
+
+
+def _audit(instance, config, clock):
+    r = dg.materialize([*ALL_ASSETS, *ALL_CHECKS], instance=instance, resources=resources_for(config, clock),
+                       selection=SELECTION, tags=range_tags(SCOPES), run_config=QUIET, raise_on_error=False)
+    assert r.success
+    return r
+
+
+def _priors(home):
+    return pd.read_parquet(home / "audit" / "tables" / "priors.parquet").set_index("claim_id")
+
+
+def test_change_confirmed_on_second_sighting_and_stale_only_before(instance, demo_config, home, web):
+    sync_scope_partitions(instance, SCOPES)
+    # xa:18 cites the levy page, verified 2026-02-10 (inline stamp); shared/exit/regional:8 cites it too,
+    # verified 2026-05-05 (file footer). The page changes; its new text is first seen on 2026-03-01.
+    _audit(instance, demo_config, "2026-01-10T09:00:00+00:00")  # epoch 1: baseline
+    p = _priors(home)
+    assert not p["content_changed"].any()
+
+    web.set_epoch(2)
+    _audit(instance, demo_config, "2026-03-01T09:00:00+00:00")  # new text, first sighting: not yet a change
+    p = _priors(home)
+    assert not p["content_changed"].any()
+
+    r = _audit(instance, demo_config, "2026-06-01T09:00:00+00:00")  # second sighting: confirmed
+    p = _priors(home)
+    changed = p[p["content_changed"]]
+    assert set(changed.index) == {"xa:18:5bd13010", "shared/exit/regional:8:5bd13010"}
+    assert set(changed["url"]) == {LEVY}
+    assert str(changed.loc["xa:18:5bd13010", "changed_at"]).startswith("2026-03-01")  # dated at first sighting
+    assert bool(p.loc["xa:18:5bd13010", "stale_changed"]) is True  # verified 02-10, before the change
+    assert bool(p.loc["shared/exit/regional:8:5bd13010", "stale_changed"]) is False  # verified 05-05, after
+    assert int(p["stale_changed"].sum()) == 1
+    assert p.loc["xa:18:5bd13010", "prior"] == "TOKENS_ABSENT"  # the confirmed text no longer says 0.8%
+
+    # the page-changes asset lists the change with its diff, and the WARN check names the stale claim
+    changes = json.loads((home / "assets" / "page_changes" / "xa.json").read_text())
+    assert changes["changed_pages"][0]["url"] == LEVY
+    assert "1.1 %" in changes["changed_pages"][0]["diff"] and "0.8 %" in changes["changed_pages"][0]["diff"]
+    assert [c["id"] for c in changes["stale_changed"]] == ["xa:18:5bd13010"]
+    checks = {c.check_name: c for c in r.get_asset_check_evaluations()}
+    assert checks["no_stale_changed"].passed is False
+    assert "annual-levy.html" in checks["no_stale_changed"].metadata["claims"].value
+    assert checks["headline_numbers_match_tables"].passed is True
+
+
+def test_unsynced_exactly_when_a_cited_page_changed(instance, demo_config, web):
+    """fetched_pages' data version moves only when a cited page's text changes."""
+    sync_scope_partitions(instance, ["xb"])
+
+    def version() -> str:
+        recs = instance.fetch_materializations(dg.AssetRecordsFilter(asset_key=dg.AssetKey("fetched_pages"), asset_partitions=["xb"]), limit=1).records
+        return recs[0].asset_materialization.tags["dagster/data_version"]
+
+    def fetch() -> None:
+        assert dg.materialize(ALL_ASSETS, instance=instance, resources=resources_for(demo_config), partition_key="xb",
+                              selection=["corpus_documents", "claims", "fetched_pages"], run_config=QUIET).success
+
+    fetch()
+    v1 = version()
+    web.set_epoch(2)  # only the xa levy page has a v2: xb's pages are the same
+    fetch()
+    assert version() == v1
