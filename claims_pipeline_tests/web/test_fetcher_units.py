@@ -1,0 +1,121 @@
+"""Conditional re-fetches, TLS verification against a real self-signed server, and the small helpers."""
+
+from __future__ import annotations
+
+import gzip
+import http.server
+import ssl
+import subprocess
+import threading
+import zlib
+from email.utils import formatdate
+from pathlib import Path
+import time
+
+import pytest
+
+from claims_pipeline.settings import settings_from_dict
+from claims_pipeline.web.body import _Inflater
+from claims_pipeline.web.fetcher import parse_retry_after
+from claims_pipeline.web.politeness import host_matches, policy_for
+from claims_pipeline.web.records import FetchStatus
+from claims_pipeline_tests.web.conftest import run_fetch
+
+
+def test_validators_give_not_modified_and_changes_give_ok(web, settings_for):
+    settings = settings_for()
+    url = web.url("cond.fixture", "/_/page/c?changes=1")
+    [first] = run_fetch(settings, [url])
+    assert first.status == FetchStatus.OK and first.etag and first.last_modified
+    web.clear_log()
+    [again] = run_fetch(settings, [url], validators={url: (first.etag, first.last_modified)})
+    assert again.status == FetchStatus.NOT_MODIFIED and again.raw is None and again.etag == first.etag
+    page_hits = [e for e in web.requests() if e["path"].startswith("/_/page")]
+    assert page_hits[0]["if_none_match"] == first.etag and page_hits[0]["bytes_sent"] == 0
+    web.set_epoch(2)
+    try:
+        [changed] = run_fetch(settings, [url], validators={url: (first.etag, first.last_modified)})
+    finally:
+        web.set_epoch(1)
+    assert changed.status == FetchStatus.OK and changed.etag != first.etag and changed.text != first.text
+
+
+def test_one_bad_url_never_stops_the_others(web, settings_for):
+    urls = ["not a url", "http://", web.url("good.fixture", "/_/page/g"), "mailto:x@y"]
+    results = {r.url: r for r in run_fetch(settings_for(), urls)}
+    assert len(results) == 4
+    assert results[web.url("good.fixture", "/_/page/g")].status == FetchStatus.OK
+    assert results["not a url"].status == FetchStatus.DEAD and "not an http(s) URL" in results["not a url"].note
+
+
+def test_unmapped_host_fails_as_a_connection_error_naming_it(settings_for):
+    [r] = run_fetch(settings_for(max_retries=1, robots_enabled=False), ["http://nowhere.invalid/x"])
+    assert r.status == FetchStatus.UNAVAILABLE and "DNS lookup failed for nowhere.invalid" in r.note
+
+
+@pytest.fixture(scope="module")
+def tls_server(tmp_path_factory):
+    """A real HTTPS server on 127.0.0.1 with a self-signed certificate for tls.fixture."""
+    d = tmp_path_factory.mktemp("tls")
+    key, cert = d / "key.pem", d / "cert.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
+                    str(cert), "-days", "1", "-subj", "/CN=tls.fixture", "-addext", "subjectAltName=DNS:tls.fixture"],
+                   check=True, capture_output=True, timeout=30)
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = b"<html><body>" + b"secure page with 5.5 % figures. " * 20 + b"</body></html>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *a):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    server.socket = ctx.wrap_socket(server.socket, server_side=True)
+    t = threading.Thread(target=server.serve_forever, daemon=True)
+    t.start()
+    yield server.server_address[1]
+    server.shutdown()
+
+
+def test_tls_certificates_are_verified(tls_server, settings_for):
+    port = tls_server
+    base = dict(address_map={"tls.fixture": f"127.0.0.1:{port}"}, robots_enabled=False, max_retries=1)
+    [bad] = run_fetch(settings_for(**base), ["https://tls.fixture/"])
+    assert bad.status == FetchStatus.UNAVAILABLE and "CERTIFICATE_VERIFY_FAILED" in bad.note
+    [ok] = run_fetch(settings_for(**base, verify_tls=False), ["https://tls.fixture/"])
+    assert ok.status == FetchStatus.OK  # the explicit opt-out works, and SNI/Host still name tls.fixture
+
+
+def test_policy_resolution():
+    s = settings_from_dict({"fetch": {"per_host_overrides": {"europa.eu": {"concurrency": 1, "interval_ms": 9000},
+                                                             "eur-lex.europa.eu": {"concurrency": 1, "interval_ms": 10000}}}})
+    assert policy_for("eur-lex.europa.eu", s.fetch).interval_ms == 10000  # longest match wins
+    assert policy_for("ec.europa.eu", s.fetch).interval_ms == 9000
+    assert policy_for("www.impots.gouv.fr", s.fetch) == s.fetch.gov_host
+    assert policy_for("gov.ky", s.fetch) == s.fetch.default_host  # needs a dot before gov, as the original
+    assert policy_for("example.com", s.fetch) == s.fetch.default_host
+    assert host_matches("www.linkedin.com", ["linkedin.com"]) and not host_matches("notlinkedin.com", ["linkedin.com"])
+
+
+def test_retry_after_forms():
+    assert parse_retry_after("7") == 7.0
+    future = formatdate(time.time() + 30, usegmt=True)
+    assert 25 <= parse_retry_after(future) <= 31
+    assert parse_retry_after(formatdate(time.time() - 30, usegmt=True)) == 0.0
+    assert parse_retry_after("soon") is None and parse_retry_after(None) is None
+
+
+@pytest.mark.parametrize("encode,encoding", [(gzip.compress, "gzip"), (zlib.compress, "deflate"),
+                                             (lambda b: zlib.compress(b)[2:-4], "deflate")])
+def test_inflater_caps_output(encode, encoding):
+    data = encode(b"a" * 100_000)
+    out = _Inflater(encoding).feed(data, 1000)
+    assert len(out) == 1001  # room + 1: the caller can tell "over the cap" without inflating the rest
+    assert _Inflater(encoding).feed(data, 200_000) == b"a" * 100_000
