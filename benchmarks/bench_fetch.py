@@ -1,0 +1,166 @@
+"""Fetch benchmark against the fixture web (a separate process on 127.0.0.1; nothing else is contacted).
+
+Prints ratios measured in this one run (no absolute targets are asserted anywhere):
+ 1. 500 URLs over 50 hosts, per-host interval I: wall ÷ politeness lower bound. Target ≤ 1.2.
+    Lower bound = max over hosts of (request starts on that host − 1) × I, where the starts include the one
+    robots.txt fetch per host (the first start can happen at t≈0, every later one waits I). With 10 pages
+    per host that equals the issue's "pages × interval". The global rate cap is set high enough
+    (N / req_per_sec < bound) not to bind; the script checks and prints that too.
+ 2. The same with 10% of hosts dead (3 that never answer within the timeout, 2 that reset connections):
+    wall ÷ the bound for the healthy hosts. Target ≤ 1.5 (the circuit breaker keeps dead hosts cheap).
+ 3. Warm re-run through claims_pipeline.pages.refresh_pages with the page cache: nothing changed and ETags
+    served, so every page is a 304. Page-body bytes sent by the server (target 0) and client CPU time
+    warm ÷ cold (target ≤ 0.2: nothing re-downloaded, nothing re-extracted).
+
+Usage: .venv/bin/python benchmarks/bench_fetch.py [--interval-ms 250] [--hosts 50] [--per-host 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+from claims_pipeline.settings import settings_from_dict
+from claims_pipeline.web.fetcher import fetch_urls
+
+
+def no_dns(host: str) -> list[str]:
+    raise OSError(f"benchmark: {host} is not mapped to the fixture web")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(sites: Path, log: Path) -> tuple[subprocess.Popen, int]:
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "claims_pipeline.fixture_web", "--port", str(port),
+                             "--sites", str(sites), "--log", str(log)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return proc, port
+        except OSError:
+            time.sleep(0.05)
+    proc.kill()
+    raise SystemExit("fixture web did not start")
+
+
+def read_log(path: Path, since: float) -> list[dict]:
+    if not path.exists():
+        return []
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [r for r in rows if r["start"] >= since]
+
+
+def make_settings(port: int, interval_ms: int, home: Path) -> object:
+    return settings_from_dict({
+        "home": str(home),
+        "fetch": {
+            "address_map": {"*.fixture": f"127.0.0.1:{port}"},
+            "allow_networks": ["127.0.0.1/32"],
+            "concurrency": 64, "req_per_sec": 1000,
+            "default_host": {"concurrency": 2, "interval_ms": interval_ms},
+            "per_host_overrides": {},
+            "connect_timeout_s": 1.0, "request_timeout_s": 0.5, "max_retries": 2,
+            "retry_backoff_s": [0.1], "retry_jitter_pct": 25, "breaker_failures": 3,
+        },
+    })
+
+
+def bound_for(log: list[dict], hosts: set[str], interval_s: float) -> float:
+    starts = Counter(r["host"] for r in log if r["host"] in hosts)
+    return max((n - 1) * interval_s for n in starts.values())
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--interval-ms", type=int, default=250)
+    ap.add_argument("--hosts", type=int, default=50)
+    ap.add_argument("--per-host", type=int, default=10)
+    ap.add_argument("--page-bytes", type=int, default=20_000)
+    args = ap.parse_args()
+    interval = args.interval_ms / 1000
+    with tempfile.TemporaryDirectory() as tmp_s:
+        tmp = Path(tmp_s)
+        (tmp / "sites").mkdir()
+        log = tmp / "requests.jsonl"
+        proc, port = start_server(tmp / "sites", log)
+        try:
+            hosts = [f"h{i:02d}.fixture" for i in range(args.hosts)]
+            urls = [f"http://{h}/_/page/p{j}?size={args.page_bytes}" for h in hosts for j in range(args.per_host)]
+            settings = make_settings(port, args.interval_ms, tmp / "home1")
+
+            # 1. healthy run
+            t0 = time.time()
+            w0 = time.monotonic()
+            results = fetch_urls(settings, urls, resolver=no_dns)
+            wall = time.monotonic() - w0
+            run_log = read_log(log, t0)
+            ok = sum(r.status == "OK" for r in results)
+            bound = bound_for(run_log, set(hosts), interval)
+            rate_floor = (len(run_log) - 1000) / 1000  # token bucket: capacity 1000, 1000/s
+            print(f"[1] {len(urls)} URLs / {len(hosts)} hosts, interval {args.interval_ms} ms: {ok} OK, "
+                  f"{len(run_log)} requests (incl. robots.txt)")
+            print(f"    wall {wall:.2f} s  bound {bound:.2f} s  (global-rate floor {max(0.0, rate_floor):.2f} s)  "
+                  f"ratio {wall / bound:.3f}  (target <= 1.2)")
+
+            # 2. 10% of hosts dead: 3 time out, 2 reset
+            n_dead = max(1, args.hosts // 10)
+            dead_paths = ["/_/slow?delay=5&i={j}"] * (n_dead - n_dead * 2 // 5) + ["/_/reset?i={j}"] * (n_dead * 2 // 5)
+            dead_hosts = [f"dead{i:02d}.fixture" for i in range(n_dead)]
+            healthy = [f"ok{i:02d}.fixture" for i in range(args.hosts - n_dead)]
+            urls2 = [f"http://{h}/_/page/p{j}?size={args.page_bytes}" for h in healthy for j in range(args.per_host)]
+            urls2 += [f"http://{h}{p.format(j=j)}" for h, p in zip(dead_hosts, dead_paths) for j in range(args.per_host)]
+            settings2 = make_settings(port, args.interval_ms, tmp / "home2")
+            t0 = time.time()
+            w0 = time.monotonic()
+            results2 = fetch_urls(settings2, urls2, resolver=no_dns)
+            wall2 = time.monotonic() - w0
+            bound2 = bound_for(read_log(log, t0), set(healthy), interval)
+            statuses = Counter(r.status.value for r in results2)
+            circuit = sum("circuit open" in r.note for r in results2)
+            print(f"[2] {len(urls2)} URLs, {n_dead} dead hosts ({len(dead_hosts) - n_dead * 2 // 5} timing out, "
+                  f"{n_dead * 2 // 5} resetting): {dict(statuses)}; {circuit} settled by an open circuit")
+            print(f"    wall {wall2:.2f} s  healthy-host bound {bound2:.2f} s  ratio {wall2 / bound2:.3f}  (target <= 1.5)")
+
+            # 3. cold then warm through the page cache (C's refresh_pages): ETags served, nothing changed
+            from claims_pipeline.pages import refresh_pages
+
+            settings3 = make_settings(port, args.interval_ms, tmp / "home3")
+            c0 = time.process_time()
+            w0 = time.monotonic()
+            cold = refresh_pages(settings3, urls, force=True, resolver=no_dns)
+            cold_cpu, cold_wall = time.process_time() - c0, time.monotonic() - w0
+            t_warm = time.time()
+            c0 = time.process_time()
+            w0 = time.monotonic()
+            warm = refresh_pages(settings3, urls, force=True, resolver=no_dns)
+            warm_cpu, warm_wall = time.process_time() - c0, time.monotonic() - w0
+            warm_log = read_log(log, t_warm)
+            page_rows = [r for r in warm_log if r["path"].startswith("/_/page/")]
+            robots_rows = [r for r in warm_log if r["path"] == "/robots.txt"]
+            print(f"[3] cold: {sum(s.fetch_status == 'OK' for s in cold.values())} OK, cpu {cold_cpu:.2f} s, wall {cold_wall:.2f} s; "
+                  f"warm: {Counter(r['status'] for r in page_rows)}, cpu {warm_cpu:.2f} s, wall {warm_wall:.2f} s")
+            print(f"    warm page-body bytes sent: {sum(r['bytes_sent'] for r in page_rows)} (target 0); "
+                  f"robots.txt re-checked: {len(robots_rows)} requests, {sum(r['bytes_sent'] for r in robots_rows)} bytes "
+                  f"(404 bodies); changed pages: {sum(s.content_changed for s in warm.values())}")
+            print(f"    CPU warm / cold: {warm_cpu / cold_cpu:.3f}  (target <= 0.2)")
+        finally:
+            proc.kill()
+            proc.wait()
+
+
+if __name__ == "__main__":
+    main()
