@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from claims_pipeline.priors.spans import SpanSet
+
 # Month names (lower-cased) in the languages of the corpus → month number.
 _MONTH_NAMES: dict[int, tuple[str, ...]] = {
     1: ("january", "jan", "janvier", "janv", "enero", "ene", "januar", "jän", "gennaio", "janeiro"),
@@ -28,7 +30,7 @@ MONTHS: dict[str, int] = {name: num for num, names in _MONTH_NAMES.items() for n
 _MONTH_ALT = "|".join(sorted((re.escape(n) for n in MONTHS), key=len, reverse=True))
 _L = "A-Za-z\u00c0-\u024f"
 
-_ISO_RE = re.compile(r"(?<![\d-])(\d{4})-(\d{2})-(\d{2})(?![\d-])")
+_ISO_RE = re.compile(r"(?=\d)(?<![\d-])(\d{4})-(\d{2})-(\d{2})(?![\d-])")
 _DMY_RE = re.compile(
     rf"(?<![\d{_L}])(\d{{1,2}})(?:st|nd|rd|th|er|º|°)?\.?\s+(?:de\s+)?({_MONTH_ALT})(?![{_L}])\.?,?\s+(?:de\s+)?(\d{{4}})(?!\d)",
     re.I,
@@ -44,8 +46,10 @@ _DM_NOYEAR_RE = re.compile(
 _MD_NOYEAR_RE = re.compile(
     rf"(?<![{_L}])({_MONTH_ALT})(?![{_L}])\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?(?![\d:])(?!,?\s+\d{{4}})", re.I
 )
-_NUMERIC_RE = re.compile(r"(?<![\d./])(\d{1,2})([./])(\d{1,2})\2(\d{4})(?!\d)(?![./]\d)")
+_NUMERIC_RE = re.compile(r"(?=\d)(?<![\d./])(\d{1,2})([./])(\d{1,2})\2(\d{4})(?!\d)(?![./]\d)")
 _CJK_RE = re.compile(r"(民國|民国)?\s*(\d{1,4})\s*年\s*(?:(\d{1,2})\s*月\s*(?:(\d{1,2})\s*日)?)?")
+
+_WORD_RE = re.compile(rf"[{_L}]+")
 
 ROC_OFFSET = 1911  # 民國 year 1 = 1912
 
@@ -79,22 +83,27 @@ def tokenize_dates(text: str) -> list[DateToken]:
         add(int(m.group(1)), int(m.group(2)), int(m.group(3)), m)
     for m in _DMY_RE.finditer(text):
         add(int(m.group(3)), MONTHS[m.group(2).lower()], int(m.group(1)), m)
-    for m in _MDY_RE.finditer(text):
-        add(int(m.group(3)), MONTHS[m.group(1).lower()], int(m.group(2)), m)
-    for m in _MY_RE.finditer(text):
-        add(int(m.group(2)), MONTHS[m.group(1).lower()], None, m)
+    # Patterns that start with a month name are tried only where a month word stands (a dict look-up per
+    # word), not at every character: a 45-way case-insensitive alternation per position is slow on big pages.
+    month_starts = [w.start() for w in _WORD_RE.finditer(text) if w.group(0).lower() in MONTHS]
+    for pos in month_starts:
+        if m := _MDY_RE.match(text, pos):
+            add(int(m.group(3)), MONTHS[m.group(1).lower()], int(m.group(2)), m)
+        if m := _MY_RE.match(text, pos):
+            add(int(m.group(2)), MONTHS[m.group(1).lower()], None, m)
     for m in _DM_NOYEAR_RE.finditer(text):
         if 1 <= int(m.group(1)) <= 31:
             out.append(DateToken(NO_YEAR, MONTHS[m.group(2).lower()], int(m.group(1)), m.start(), m.end(), m.group(0)))
-    for m in _MD_NOYEAR_RE.finditer(text):
-        if 1 <= int(m.group(2)) <= 31:
+    for pos in month_starts:
+        m = _MD_NOYEAR_RE.match(text, pos)
+        if m and 1 <= int(m.group(2)) <= 31:
             out.append(DateToken(NO_YEAR, MONTHS[m.group(1).lower()], int(m.group(2)), m.start(), m.end(), m.group(0)))
     for m in _NUMERIC_RE.finditer(text):
         a, b, y = int(m.group(1)), int(m.group(3)), int(m.group(4))
         add(y, b, a, m)  # day first (most of the world)
         if a != b and a <= 12:
             add(y, a, b, m)  # month first (US)
-    for m in _CJK_RE.finditer(text):
+    for m in _CJK_RE.finditer(text) if "年" in text else ():
         year = int(m.group(2))
         if m.group(1):
             year += ROC_OFFSET
@@ -102,12 +111,8 @@ def tokenize_dates(text: str) -> list[DateToken]:
             continue
         add(year, int(m.group(3)) if m.group(3) else None, int(m.group(4)) if m.group(4) else None, m)
     # "November 2024" inside "18 November 2024" is the same date, not a second, day-less one
-    full = [(t.start, t.end) for t in out if t.day is not None and t.year != NO_YEAR]
-    out = [
-        t
-        for t in out
-        if (t.day is not None and t.year != NO_YEAR) or not any(s <= t.start and t.end <= e for s, e in full)
-    ]
+    full = SpanSet((t.start, t.end) for t in out if t.day is not None and t.year != NO_YEAR)
+    out = [t for t in out if (t.day is not None and t.year != NO_YEAR) or not full.covers(t.start, t.end)]
     out.sort(key=lambda t: (t.start, -(t.end - t.start)))
     return out
 

@@ -32,6 +32,7 @@ _CURRENCY_CODES = (
 # then an optional magnitude and an optional percent unit.
 NUMBER_RE = re.compile(
     rf"""
+    (?=\d)                           # cheap first test at each position
     (?<![0-9{_LETTER}])              # not glued to a word or a longer number ("x5", "1500")
     (?<![0-9{_LETTER}][.,])          # not the tail of "v1.5" / "1,5"
     (?P<num>

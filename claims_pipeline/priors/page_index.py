@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from claims_pipeline.priors.dates import DateToken, tokenize_dates
 from claims_pipeline.priors.numbers import NumberToken, tokenize_numbers
+from claims_pipeline.priors.spans import SpanSet
 
 _WORD_RE = re.compile(r"[^\W\d_]+")
 _CACHE_SIZE = 1024
@@ -62,18 +63,14 @@ class PageIndex:
 
 def build_index(text: str) -> PageIndex:
     dates = tokenize_dates(text)
-    date_spans = [(d.start, d.end) for d in dates]
+    date_spans = SpanSet((d.start, d.end) for d in dates)
     # numbers that are part of a date ("2024-11-19", "19 Nov 2024") are the date, not figures
-    numbers = [n for n in tokenize_numbers(text) if not _inside_any(n.start, n.end, date_spans)]
+    numbers = [n for n in tokenize_numbers(text) if not date_spans.covers(n.start, n.end)]
     words: dict[str, list[int]] = {}
     for m in _WORD_RE.finditer(text):
         words.setdefault(word_stem(m.group(0)), []).append(m.start())
     by_value = sorted((v, i) for i, n in enumerate(numbers) for v in n.values)
     return PageIndex(text, numbers, dates, words, by_value, [v for v, _ in by_value])
-
-
-def _inside_any(start: int, end: int, spans: list[tuple[int, int]]) -> bool:
-    return any(s <= start and end <= e for s, e in spans)
 
 
 class _IndexCache:
