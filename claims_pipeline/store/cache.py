@@ -389,10 +389,12 @@ def _change_state(row: Any) -> ChangeState:
 
 
 def _create_tables(engine: Engine) -> None:
-    # Two processes opening a fresh file at once can both see "no table" and one CREATE then fails: retry.
+    # In a write transaction from the start: two processes opening a fresh SQLite file at once would otherwise
+    # both read "no table" in deferred transactions and deadlock upgrading to write. Retry covers the rest.
     for attempt in range(3):
         try:
-            schema.metadata.create_all(engine)
+            with write_transaction(engine) as conn:
+                schema.metadata.create_all(conn)
             return
         except OperationalError:
             if attempt == 2:
