@@ -74,3 +74,29 @@ def gc(cache: PageCache, *, min_age_s: float = 3600.0) -> list[Path]:
         except FileNotFoundError:
             continue
     return removed
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m claims_pipeline.store.consistency [--config FILE] [--gc]`: check (and clean) the cache."""
+    import argparse
+
+    from claims_pipeline.settings import load_settings
+
+    parser = argparse.ArgumentParser(prog="python -m claims_pipeline.store.consistency", description=main.__doc__)
+    parser.add_argument("--config", metavar="FILE")
+    parser.add_argument("--gc", action="store_true", help="delete orphan blobs and temp files")
+    parser.add_argument("--min-age", type=float, default=3600.0, metavar="S", help="only leftovers older than S seconds")
+    args = parser.parse_args(argv)
+    with PageCache.from_settings(load_settings(args.config)) as cache:
+        report = verify_cache(cache)
+        print(f"{report.rows_checked} fetch rows, {report.blobs_checked} blobs verified; "
+              f"{len(report.orphan_blobs)} orphan blobs, {len(report.temp_files)} temp files")
+        for problem in report.problems:
+            print(f"PROBLEM: {problem}")
+        if args.gc:
+            print(f"removed {len(gc(cache, min_age_s=args.min_age))} leftover files")
+    return 0 if report.ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -43,3 +43,23 @@ def test_crash_leftovers_are_listed_and_gc_removes_only_them(tmp_path):
     after = verify_cache(cache)
     assert after.ok and after.orphan_blobs == [] and after.temp_files == []
     assert cache.state(URL).text == "kept" and cache.blobs.exists(state.raw_hash, "raw")
+
+
+def test_command_reports_and_cleans(tmp_path, capsys):
+    from claims_pipeline.store.consistency import main
+
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"home: {tmp_path / 'home'}\n", encoding="utf-8")
+    from claims_pipeline.settings import load_settings
+    from claims_pipeline.store.cache import PageCache
+
+    with PageCache.from_settings(load_settings(cfg)) as cache:
+        state = cache.record(ok(URL, "kept"), now=day(1))
+        cache.blobs.put(b"orphan", "raw")
+    assert main(["--config", str(cfg), "--gc", "--min-age", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "1 fetch rows, 2 blobs verified; 1 orphan blobs" in out and "removed 1 leftover files" in out
+    with PageCache.from_settings(load_settings(cfg)) as cache:
+        cache.blobs.path(state.text_hash, "text").unlink()
+    assert main(["--config", str(cfg)]) == 1
+    assert "PROBLEM:" in capsys.readouterr().out
