@@ -5,6 +5,9 @@ confirmed changes go to `changes` with their diff. Crash safety: the blobs of a 
 BEFORE the one transaction that records it, so a kill at any moment leaves rows whose blobs exist and, at worst,
 an orphan blob or temp file (consistency.gc removes those).
 
+PageState.text is the STABLE text: a page whose new text has been seen only once still reads as its confirmed
+text until the second sighting (so a page that changes on every fetch keeps its baseline).
+
 `now` overrides the fetch time wherever given (tests and backfills move the clock); otherwise the
 FetchResult's own fetched_at is used, else the current time.
 """
