@@ -24,7 +24,7 @@ def test_repo_config_is_valid_and_matches_defaults_where_documented():
     s = load_settings(REPO_CONFIG)
     assert s.extraction.claim_window_chars == 360
     assert s.fetch.per_host_overrides["eur-lex.europa.eu"].interval_ms == 10_000
-    assert "legalaffairs.gov.ag" in s.primary_allowlist()
+    assert "eccb-centralbank.org" in s.primary_allowlist() and ".admin.ch" in s.primary_allowlist()
     # unset corpus_dir means the bundled demo corpus
     assert s.corpus_dir == DEMO_CORPUS_DIR
 
