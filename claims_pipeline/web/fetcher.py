@@ -98,7 +98,10 @@ class Fetcher:
             resolver=self._resolver,
             address_map=f.address_map,
             verify_tls=f.verify_tls,
-            limits=httpx.Limits(max_connections=f.concurrency, max_keepalive_connections=f.concurrency),
+            # in-flight requests are bounded by the host throttles and the global semaphore; a host's pool
+            # only needs its largest configured concurrency (robots.txt shares the host slot)
+            per_host_connections=max([f.default_host.concurrency, f.gov_host.concurrency,
+                                      *(p.concurrency for p in f.per_host_overrides.values())]),
             inner_backend=self._inner_backend,
         )
         timeout = httpx.Timeout(f.request_timeout_s, connect=f.connect_timeout_s)
@@ -285,6 +288,8 @@ class Fetcher:
         h = resp.headers
         common = dict(http_status=status, final_url=current, etag=h.get("etag"), last_modified=h.get("last-modified"),
                       content_type=h.get("content-type", "").split(";")[0].strip().lower())
+        if status in _REDIRECTS or status == 304:
+            await self._peek(resp)  # finish the (tiny) body so the keep-alive connection can be reused
         if status in _REDIRECTS:
             location = h.get("location")
             if not location:
@@ -372,9 +377,11 @@ class Fetcher:
                 async with asyncio.timeout(self.fetch.robots_timeout_s):
                     async with self._client.stream("GET", target) as resp:
                         if resp.status_code in _REDIRECTS and resp.headers.get("location"):
+                            await self._peek(resp)
                             target = urljoin(target, resp.headers["location"])
                             continue
                         if resp.status_code >= 400:
+                            await self._peek(resp)  # drained, so the connection is reused for the pages
                             return resp.status_code, ""
                         try:
                             body = await read_capped(resp, _ROBOTS_MAX_BYTES)
