@@ -74,7 +74,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def parse_request(self) -> bool:
         self._arrived = time.time()  # the request line has just been read: the closest we get to "start"
-        return super().parse_request()
+        self.server.web._in_flight(+1)
+        ok = super().parse_request()
+        if not ok:  # a malformed request never reaches do_GET, which would log and decrement
+            self.server.web._in_flight(-1)
+        return ok
 
     def handle(self) -> None:
         try:
@@ -114,6 +118,7 @@ class _Handler(BaseHTTPRequestHandler):
                 "if_modified_since": self.headers.get("If-Modified-Since"), "bytes_sent": self._sent,
                 "user_agent": self.headers.get("User-Agent"), "client_port": self.client_address[1],
             })
+            web._in_flight(-1)
 
     def _send(self, status: int, body: bytes, ctype: str = "text/html; charset=utf-8",
               headers: dict[str, str] | None = None) -> None:
@@ -305,6 +310,8 @@ class FixtureWeb:
         self._log_entries: list[dict[str, Any]] = []
         self._counts: dict[tuple[str, str], int] = {}
         self._bombs: dict[int, bytes] = {}
+        self._idle = threading.Condition()
+        self._active = 0  # handlers between reading a request line and logging it
         self._server = _Server((host, port), _Handler)
         self._server.web = self
         self.host = host
@@ -372,8 +379,19 @@ class FixtureWeb:
                 with self.log_path.open("a", encoding="utf-8") as fh:
                     fh.write(json.dumps(entry) + "\n")
 
-    def requests(self) -> list[dict[str, Any]]:
-        """Every request served so far, in arrival order (a copy)."""
+    def _in_flight(self, delta: int) -> None:
+        with self._idle:
+            self._active += delta
+            if self._active <= 0:
+                self._idle.notify_all()
+
+    def requests(self, settle_s: float = 0.5) -> list[dict[str, Any]]:
+        """Every request logged so far, in arrival order (a copy).
+
+        A client can see a response a moment before its handler logs it; so first wait (up to ``settle_s``)
+        for handlers still running to finish."""
+        with self._idle:
+            self._idle.wait_for(lambda: self._active <= 0, timeout=settle_s)
         with self._log_lock:
             return [dict(e) for e in self._log_entries]
 
