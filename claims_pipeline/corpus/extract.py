@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -30,6 +31,17 @@ __all__ = ["list_scopes", "extract_corpus", "extract_text", "resolve_scope_filte
 HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*$")
 _DIGIT_RE = re.compile(r"\d")
 _FENCE_LEAD = " \t`~"
+# A line holding a citation: from its first "http" (or "](") to the end of the line, so one hit per line.
+_HTTP_TO_EOL_RE = re.compile(r"http[^\n]*")
+_MD_TARGET_TO_EOL_RE = re.compile(r"\]\([^\n]*")
+# Fence marker lines; a heading line (what HEADING_RE accepts on a single line).
+_FENCE_LINE_RE = re.compile(r"\n[ \t]*(?:```|~~~)")
+_FENCE_HEAD_RE = re.compile(r"[ \t]*(?:```|~~~)")
+_HEADING_START_RE = re.compile(r"#{1,6}[^\S\n]")
+# str.splitlines() breaks other than '\n'; a text holding any is rewritten to '\n' breaks first.
+_BREAKS = "\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+_OTHER_BREAK_RE = re.compile(f"[{_BREAKS}]")
+_BREAK_TO_NL = {ord(ch): "\n" for ch in _BREAKS}
 
 
 @dataclass(frozen=True)
@@ -95,36 +107,88 @@ def _file_last_verified(text: str) -> str | None:
 
 
 def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: Extraction) -> None:
-    """Append the claims (and warnings, pointer skips) of one file's text to `out`."""
+    """Append the claims (and warnings, pointer skips) of one file's text to `out`.
+
+    Only lines holding a citation are visited. They, the fence markers and each one's heading are found by
+    scans over the whole text (C speed), so the many other lines of a file cost no Python work at all. The
+    outcome is the same as walking `text.splitlines()` line by line with the fence and heading state.
+    """
     file_verified = _file_last_verified(text)
-    section, skipping, selected = "", False, opts.section_filter is None
-    in_fence, fence = False, ""
+    if _OTHER_BREAK_RE.search(text) is not None:  # the lines of str.splitlines(), joined by '\n' only
+        text = text.replace("\r\n", "\n").translate(_BREAK_TO_NL)
+    rfind = text.rfind
+    cites = {rfind("\n", 0, m.start()) + 1 for m in _HTTP_TO_EOL_RE.finditer(text)}
+    if "](" in text:
+        cites.update(rfind("\n", 0, m.start()) + 1 for m in _MD_TARGET_TO_EOL_RE.finditer(text))
+    if not cites:
+        return
+    fenced = _fenced_spans(text)
     seen: set[str] = set()
-    for line_no, line in enumerate(text.splitlines(), 1):
-        if not line:
+    line_no, counted_to = 1, 0
+    heading_at, prev = -1, 0  # start of the line of the section's heading (-1: none yet); previous cite line
+    section, skipping, selected = "", False, opts.section_filter is None
+    for start in sorted(cites):
+        line_no += text.count("\n", counted_to, start)
+        counted_to = start
+        h = _last_heading(text, prev, start, fenced)
+        prev = start
+        if h >= 0 and h != heading_at:
+            heading_at = h
+            end = text.find("\n", h)
+            m = HEADING_RE.match(text[h:end] if end >= 0 else text[h:])
+            assert m is not None  # _last_heading only returns heading lines
+            section = m.group(2).strip()
+            skipping = bool(opts.skip_heading_re and opts.skip_heading_re.search(section))
+            selected = opts.section_filter is None or opts.section_filter in section.lower()
+        if skipping or not selected or (fenced and _in_spans(fenced, start)):
             continue
-        c = line[0]
-        if c == "#" and not in_fence:
-            m = HEADING_RE.match(line)
-            if m:  # headings are never claims; each level replaces the section
-                section = m.group(2).strip()
-                skipping = bool(opts.skip_heading_re and opts.skip_heading_re.search(section))
-                selected = opts.section_filter is None or opts.section_filter in section.lower()
-                continue
-        elif c in _FENCE_LEAD:
-            s = line.lstrip(" \t") if c in " \t" else line
-            if s.startswith("```") or s.startswith("~~~"):
-                if not in_fence:
-                    in_fence, fence = True, s[:3]
-                elif s[:3] == fence:
-                    in_fence = False
-                continue
-        if in_fence or skipping or not selected or ("http" not in line and "](" not in line):
-            continue
+        if text.startswith("#", start) and _HEADING_START_RE.match(text, start):
+            continue  # a heading is never a claim
+        end = text.find("\n", start)
+        line = text[start:end] if end >= 0 else text[start:]
         if len(line) > opts.max_line_chars:
             out.warnings.append(ExtractWarning(rel, line_no, f"line of {len(line):,} chars cut to {opts.max_line_chars:,}"))
             line = line[: opts.max_line_chars]
         _claims_of_line(line, line_no, scope, rel, section, file_verified, opts, out, seen)
+
+
+def _fenced_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every fenced block, from its opening marker line to its closing one (both included).
+
+    Same rule as a line walk: ``` or ~~~ (after spaces/tabs) opens; only the same marker closes; an unclosed
+    fence runs to the end of the text.
+    """
+    markers = [(m.start() + 1, m.group()[-3:]) for m in _FENCE_LINE_RE.finditer(text)]
+    if (m := _FENCE_HEAD_RE.match(text)) is not None:
+        markers.insert(0, (0, m.group()[-3:]))
+    spans: list[tuple[int, int]] = []
+    fence, opened = "", -1
+    for start, marker in markers:
+        if opened < 0:
+            fence, opened = marker, start
+        elif marker == fence:
+            spans.append((opened, start))
+            opened = -1
+    if opened >= 0:
+        spans.append((opened, len(text)))
+    return spans
+
+
+def _in_spans(spans: list[tuple[int, int]], pos: int) -> bool:
+    i = bisect_right(spans, (pos, len(spans) and 1 << 62)) - 1
+    return i >= 0 and spans[i][0] <= pos <= spans[i][1]
+
+
+def _last_heading(text: str, lo: int, pos: int, fenced: list[tuple[int, int]]) -> int:
+    """Start of the last heading line (outside fences) that begins in [lo, pos), or -1."""
+    end = pos
+    while (i := text.rfind("\n#", max(lo - 1, 0), end)) >= 0:
+        if _HEADING_START_RE.match(text, i + 1) and not (fenced and _in_spans(fenced, i + 1)):
+            return i + 1
+        end = i + 1
+    if lo == 0 < pos and _HEADING_START_RE.match(text) and not (fenced and _in_spans(fenced, 0)):
+        return 0
+    return -1
 
 
 def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str, file_verified: str | None,
