@@ -49,6 +49,14 @@ class _Retry:
     blocked: bool = False
 
 
+@dataclass
+class _Downloaded:
+    """A 2xx body read within the host slot, to be turned into text after the slot is released."""
+
+    raw: bytes
+    common: dict
+
+
 class _Redirect(Exception):
     def __init__(self, location: str, status: int) -> None:
         self.location, self.status = location, status
@@ -279,10 +287,15 @@ class Fetcher:
             async with asyncio.timeout(min(f.request_timeout_s, max(remaining, 0.001))):
                 async with self._client.stream("GET", current, headers=headers) as resp:
                     self._hosts.breaker(host).record_response()
-                    return await self._classify(url, current, resp, validator)
+                    outcome = await self._classify(url, current, resp, validator)
+        if isinstance(outcome, _Downloaded):
+            # text extraction is CPU work: outside the host slot, and off the event loop so request starts
+            # on other hosts stay on schedule while a big page or PDF is parsed
+            return await asyncio.to_thread(self._extracted, url, current, outcome.raw, outcome.common)
+        return outcome
 
     async def _classify(self, url: str, current: str, resp: httpx.Response,
-                        validator: tuple[str | None, str | None] | None) -> FetchResult | _Retry:
+                        validator: tuple[str | None, str | None] | None) -> FetchResult | _Retry | _Downloaded:
         f = self.fetch
         status = resp.status_code
         h = resp.headers
@@ -340,7 +353,7 @@ class Fetcher:
             if title is not None:
                 return self._result(url, FetchStatus.BLOCKED, **common, raw=raw,
                                     note=f"http {status} bot wall: challenge title {title!r}")
-        return self._extracted(url, current, raw, common)
+        return _Downloaded(raw, common)
 
     def _extracted(self, url: str, current: str, raw: bytes, common: dict) -> FetchResult:
         from claims_pipeline.web import text as text_mod  # T's module: HTML/PDF → text
