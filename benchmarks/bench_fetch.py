@@ -157,6 +157,19 @@ def main() -> None:
                   f"robots.txt re-checked: {len(robots_rows)} requests, {sum(r['bytes_sent'] for r in robots_rows)} bytes "
                   f"(404 bodies); changed pages: {sum(s.content_changed for s in warm.values())}")
             print(f"    CPU warm / cold: {warm_cpu / cold_cpu:.3f}  (target <= 0.2)")
+
+            # 3b. the same pair for the fetcher alone (validators passed by hand, no cache writes), to show
+            # which share of the warm run's CPU is fetching and which is recording
+            settings4 = make_settings(port, args.interval_ms, tmp / "home4")
+            c0 = time.process_time()
+            first = fetch_urls(settings4, urls, resolver=no_dns)
+            f_cold = time.process_time() - c0
+            validators = {r.url: (r.etag, r.last_modified) for r in first}
+            c0 = time.process_time()
+            again = fetch_urls(settings4, urls, validators=validators, resolver=no_dns)
+            f_warm = time.process_time() - c0
+            print(f"[3b] fetcher only: cold cpu {f_cold:.2f} s, warm cpu {f_warm:.2f} s "
+                  f"({Counter(r.status.value for r in again)}); CPU warm / cold {f_warm / f_cold:.3f}")
         finally:
             proc.kill()
             proc.wait()
