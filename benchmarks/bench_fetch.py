@@ -113,6 +113,9 @@ def main() -> None:
             rate_floor = (len(run_log) - 1000) / 1000  # token bucket: capacity 1000, 1000/s
             print(f"[1] {len(urls)} URLs / {len(hosts)} hosts, interval {args.interval_ms} ms: {ok} OK, "
                   f"{len(run_log)} requests (incl. robots.txt)")
+            first_start = min(r["start"] for r in run_log) - t0
+            last_start = max(r["start"] for r in run_log) - t0
+            print(f"    first request start +{first_start:.2f} s, last start +{last_start:.2f} s after the call")
             print(f"    wall {wall:.2f} s  bound {bound:.2f} s  (global-rate floor {max(0.0, rate_floor):.2f} s)  "
                   f"ratio {wall / bound:.3f}  (target <= 1.2)")
 

@@ -28,7 +28,7 @@ from claims_pipeline.web import botwall
 from claims_pipeline.web.body import ACCEPT_ENCODING, BodyTooLarge, UnsupportedEncoding, read_capped
 from claims_pipeline.web.politeness import HostRegistry, TokenBucket, host_matches
 from claims_pipeline.web.records import FetchResult, FetchStatus
-from claims_pipeline.web.robots import RobotsCache, origin_of
+from claims_pipeline.web.robots import RobotsCache
 from claims_pipeline.web.ssrf import AddressGuard, AddressRefused
 from claims_pipeline.web.transport import GuardedTransport, Resolver
 

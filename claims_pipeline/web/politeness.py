@@ -11,10 +11,9 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import AsyncIterator
 
 from claims_pipeline.settings import FetchSettings, HostPolicy
 
@@ -126,7 +125,7 @@ class CircuitBreaker:
 class HostRegistry:
     """Lazily created throttle + breaker per host, shared by every worker of one run."""
 
-    def __init__(self, fetch: FetchSettings, overrides: Mapping[str, float] | None = None) -> None:
+    def __init__(self, fetch: FetchSettings) -> None:
         self._fetch = fetch
         self.throttles: dict[str, HostThrottle] = {}
         self.breakers: dict[str, CircuitBreaker] = {}
