@@ -26,6 +26,7 @@ Built-in behaviours, on ANY host, under ``/_/`` (generated in code, no files nee
   /_/charset/misstated               says utf-8, is windows-1252      /_/charset/undeclared  no charset at all
   /_/redirect-refused                302 to http://127.0.0.2:<port>/… (an address the SSRF guard must refuse)
   /_/binary                          a PNG image                       /_/pdf/text  a small text PDF
+  /_/pdf/corrupt                     %PDF- header then garbage         /_/pdf/not-a-pdf  application/pdf, no PDF
 Every request is logged (``requests()``, and JSONL at ``log_path``): start, end, host, path, status,
 If-None-Match / If-Modified-Since seen, body bytes sent.
 """
@@ -244,6 +245,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, png_bytes(), "image/png")
         elif name == "pdf/text":
             self._send_cacheable(text_pdf(), "application/pdf", _BASE_MTIME)
+        elif name == "pdf/corrupt":  # a PDF header, then garbage: no page tree, no xref
+            self._send(200, b"%PDF-1.7\n" + bytes(range(256)) * 8 + b"\n%%EOF\n", "application/pdf")
+        elif name == "pdf/not-a-pdf":  # served as a PDF, but the body is not one
+            self._send(200, b"\x00\x01garbage bytes" * 50, "application/pdf")
         else:
             self._send(404, b"<html><head><title>Not found</title></head><body>no such behaviour</body></html>")
 

@@ -38,6 +38,8 @@ MATRIX = [
     ("undeclared.fixture", "/_/charset/undeclared", FetchStatus.OK, "", 200),
     ("bin.fixture", "/_/binary", FetchStatus.BINARY, "image/png: not downloaded", 200),
     ("pdf.fixture", "/_/pdf/text", FetchStatus.OK, "", 200),
+    ("pdfbad.fixture", "/_/pdf/corrupt", FetchStatus.PDF_ERROR, "", 200),
+    ("pdfnot.fixture", "/_/pdf/not-a-pdf", FetchStatus.PDF_ERROR, "no %PDF- header", 200),
     ("private.fixture", "/_/redirect-refused", FetchStatus.REFUSED, "refused address 127.0.0.2 (loopback)", None),
     ("sub.excluded.fixture", "/_/page/x", FetchStatus.EXCLUDED, "in excluded_hosts", None),
     ("polite.fixture", "/private/secret.html", FetchStatus.ROBOTS, "robots.txt Disallow", None),
