@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from claims_pipeline.settings import Settings
-from claims_pipeline.store.cache import PageCache
+from claims_pipeline.store.cache import Basis, PageCache
 from claims_pipeline.store.clock import to_utc, utc_now
 from claims_pipeline.store.records import PageState
 from claims_pipeline.urls import normalize_url
@@ -82,23 +82,31 @@ async def _fetch_and_record(
     run_id: str,
     on_state: Callable[[PageState], None] | None,
 ) -> None:
-    validators = cache.validators(urls)
+    bases = cache.conditional_bases(urls)  # one query: the validators to send and what a 304 will stand for
+    validators = {url: (b.etag, b.last_modified) for url, b in bases.items()}
     fixed_now = to_utc(now)
     async with Fetcher(settings, resolver=resolver) as fetcher:
         async for result in fetcher.fetch_many(urls, validators):
             # Record each result as it arrives (a kill keeps what is done). The write runs in a thread so the
             # fetcher's other requests keep moving while SQLite and the blob files are written.
-            state = await asyncio.to_thread(_record_one, cache, result, fixed_now, run_id)
+            basis = bases.get(result.url)
+            state = await asyncio.to_thread(_record_one, cache, result, fixed_now, run_id, basis, on_state is not None)
             if state is not None and on_state is not None:
                 on_state(state)
 
 
-def _record_one(cache: PageCache, result: FetchResult, now: datetime | None, run_id: str) -> PageState | None:
+def _record_one(cache: PageCache, result: FetchResult, now: datetime | None, run_id: str, basis: Basis | None,
+                want_state: bool) -> PageState | None:
+    """Record one result; its PageState only when a caller wants it per page (the run reads every state once
+    at its end, so a plain run skips the per-page read-back and its text-blob read)."""
+    when = now or to_utc(result.fetched_at) or utc_now()
     try:
-        return cache.record(result, now=now or to_utc(result.fetched_at) or utc_now(), run_id=run_id)
+        if want_state:
+            return cache.record(result, now=when, run_id=run_id, basis=basis)
+        cache.append(result, now=when, run_id=run_id, basis=basis)
     except Exception:  # one page that cannot be stored must not stop the run
         log.exception("could not record the fetch of %s (status %s)", result.url, result.status)
-        return None
+    return None
 
 
 def _run_sync(coro: Coroutine[Any, Any, T]) -> T:

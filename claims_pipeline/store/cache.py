@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
-from sqlalchemy import Connection, Engine, and_, func, insert, select, update
+from sqlalchemy import Connection, Engine, and_, bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 
 from claims_pipeline.store import schema
@@ -60,6 +60,18 @@ class FetchRow:
 
 
 @dataclass(frozen=True, slots=True)
+class Basis:
+    """The cached fetch whose validators a conditional request sent: what a 304 answer stands for."""
+
+    raw_hash: str | None
+    text_hash: str
+    content_type: str
+    content_kind: str
+    etag: str | None
+    last_modified: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class ChangeRow:
     url: str
     changed_at: str
@@ -67,6 +79,30 @@ class ChangeRow:
     old_hash: str
     new_hash: str
     diff: str | None
+
+
+class _Statements:
+    """The per-fetch statements, built once: executing the same statement object lets SQLAlchemy reuse its
+    memoised cache key and compiled SQL, instead of rebuilding and re-keying a new expression for every URL
+    (that rebuilding was most of the CPU of recording a warm run's 304s)."""
+
+    def __init__(self) -> None:
+        u, f = schema.urls, schema.fetches
+        self.url_row = select(u).where(u.c.url == bindparam("url")).with_for_update()
+        self.latest_usable = (
+            select(f.c.raw_hash, f.c.text_hash, f.c.content_type, f.c.content_kind, f.c.etag, f.c.last_modified)
+            .where(and_(f.c.url == bindparam("url"), f.c.fetch_status.in_(USABLE), f.c.text_hash.is_not(None)))
+            .order_by(f.c.id.desc())
+            .limit(1)
+        )
+        self.insert_url = insert(u)
+        self.insert_fetch = insert(f)
+        self.insert_change = insert(schema.changes)
+        # SET columns come from the parameter dict; the row is picked by a separately named parameter
+        self.update_url = update(u).where(u.c.url == bindparam("where_url"))
+
+
+_STMT = _Statements()
 
 
 class PageCache:
@@ -104,8 +140,21 @@ class PageCache:
         self.close()
 
     # ---- writing ---------------------------------------------------------------------------------
-    def record(self, result: FetchResult, now: str | datetime | None = None, *, run_id: str | None = None) -> PageState:
+    def record(self, result: FetchResult, now: str | datetime | None = None, *, run_id: str | None = None,
+               basis: Basis | None = None) -> PageState:
         """Append one fetch to the URL's history, settle change detection, and return the page's state."""
+        state = self._write(result, now, run_id=run_id, basis=basis, read_back=True)
+        assert state is not None
+        return state
+
+    def append(self, result: FetchResult, now: str | datetime | None = None, *, run_id: str | None = None,
+               basis: Basis | None = None) -> None:
+        """record() without reading the state back: a bulk run reads all states once at its end (cache.states),
+        so a 304 costs no text-blob read here. Same transaction and guarantees as record()."""
+        self._write(result, now, run_id=run_id, basis=basis, read_back=False)
+
+    def _write(self, result: FetchResult, now: str | datetime | None, *, run_id: str | None, basis: Basis | None,
+               read_back: bool) -> PageState | None:
         status = FetchStatus(result.status)
         fetched_at = to_utc(now) or to_utc(result.fetched_at) or utc_now()
         downloaded = status is not FetchStatus.NOT_MODIFIED
@@ -115,7 +164,9 @@ class PageCache:
         for attempt in range(_RECORD_ATTEMPTS):
             try:
                 with write_transaction(self.engine) as conn:
-                    self._record_in(conn, result, status, fetched_at, raw_hash, new_text_hash, run_id)
+                    self._record_in(conn, result, status, fetched_at, raw_hash, new_text_hash, run_id, basis)
+                    if not read_back:
+                        return None
                     # read back inside the same transaction: another process's later fetch cannot leak in
                     return self._states_in(conn, [result.url])[result.url]
             except (IntegrityError, OperationalError):
@@ -134,21 +185,26 @@ class PageCache:
         raw_hash: str | None,
         text_hash: str | None,
         run_id: str | None,
+        basis: Basis | None,
     ) -> None:
-        u, f = schema.urls, schema.fetches
         url = result.url
-        url_row = conn.execute(select(u).where(u.c.url == url).with_for_update()).mappings().first()
+        url_row = conn.execute(_STMT.url_row, {"url": url}).mappings().first()
         content_type, content_kind = result.content_type or "", result.content_kind or ""
         etag, last_modified = result.etag, result.last_modified
         note = result.note or ""
         if status is FetchStatus.NOT_MODIFIED:
-            prev = _latest_usable(conn, url)
+            # The 304 answers the validators we sent, so the fetch they came from (basis, read in bulk before
+            # the run) is what the page still is; without one, look up the latest usable fetch.
+            prev: Any = basis
+            if prev is None:
+                row = conn.execute(_STMT.latest_usable, {"url": url}).first()
+                prev = None if row is None else Basis(*row)
             if prev is not None:  # the page is what we cached: reuse its hashes, nothing was downloaded
-                raw_hash, text_hash = prev["raw_hash"], prev["text_hash"]
-                content_type = content_type or prev["content_type"]
-                content_kind = content_kind or prev["content_kind"]
-                etag = etag or prev["etag"]
-                last_modified = last_modified or prev["last_modified"]
+                raw_hash, text_hash = prev.raw_hash, prev.text_hash
+                content_type = content_type or prev.content_type
+                content_kind = content_kind or prev.content_kind
+                etag = etag or prev.etag
+                last_modified = last_modified or prev.last_modified
             else:
                 note = (note + "; " if note else "") + "304 without a cached copy"
         usable = status.value in USABLE and text_hash is not None
@@ -156,31 +212,33 @@ class PageCache:
         settled = settle(before, text_hash if usable else None, fetched_at)
 
         if url_row is None:
-            conn.execute(insert(u).values(url=url, first_seen=fetched_at, last_fetched_at=fetched_at))
+            conn.execute(_STMT.insert_url, {"url": url, "first_seen": fetched_at, "last_fetched_at": fetched_at})
         fetch_id = conn.execute(
-            insert(f).values(
-                url=url,
-                run_id=run_id,
-                fetched_at=fetched_at,
-                recorded_at=utc_now(),
-                http_status=result.http_status,
-                fetch_status=status.value,
-                content_type=content_type,
-                content_kind=content_kind,
-                raw_hash=raw_hash,
-                text_hash=text_hash,
-                reused_text=status is FetchStatus.NOT_MODIFIED,
-                etag=etag,
-                last_modified=last_modified,
-                note=note,
-                final_url=result.final_url,
-                changed=settled.confirmed,
-                elapsed_s=float(result.elapsed_s or 0.0),
-                attempts=int(result.attempts or 0),
-            )
+            _STMT.insert_fetch,
+            {
+                "url": url,
+                "run_id": run_id,
+                "fetched_at": fetched_at,
+                "recorded_at": utc_now(),
+                "http_status": result.http_status,
+                "fetch_status": status.value,
+                "content_type": content_type,
+                "content_kind": content_kind,
+                "raw_hash": raw_hash,
+                "text_hash": text_hash,
+                "reused_text": status is FetchStatus.NOT_MODIFIED,
+                "etag": etag,
+                "last_modified": last_modified,
+                "note": note,
+                "final_url": result.final_url,
+                "changed": settled.confirmed,
+                "elapsed_s": float(result.elapsed_s or 0.0),
+                "attempts": int(result.attempts or 0),
+            },
         ).inserted_primary_key[0]
 
         values: dict[str, Any] = {
+            "where_url": url,
             "latest_fetch_id": fetch_id,
             "last_fetched_at": fetched_at,
             "stable_hash": settled.state.stable_hash,
@@ -191,23 +249,25 @@ class PageCache:
             "change_confirmed_at": settled.state.change_confirmed_at if settled.confirmed else before.change_confirmed_at,
         }
         if settled.confirmed and settled.old_hash and text_hash:
+            # only a confirming fetch reads texts and diffs; a 304 of the stable page never gets here
             old_text = self.blobs.get_text(settled.old_hash)
             new_text = result.text if result.text is not None else self.blobs.get_text(text_hash)
             diff = None
             if old_text is not None and new_text is not None:
                 diff = text_diff(old_text, new_text, context_lines=self.diff_context_lines, max_lines=self.max_diff_lines)
             values["last_change_id"] = conn.execute(
-                insert(schema.changes).values(
-                    url=url,
-                    fetch_id=fetch_id,
-                    changed_at=settled.state.changed_at,
-                    confirmed_at=fetched_at,
-                    old_hash=settled.old_hash,
-                    new_hash=text_hash,
-                    diff=diff,
-                )
+                _STMT.insert_change,
+                {
+                    "url": url,
+                    "fetch_id": fetch_id,
+                    "changed_at": settled.state.changed_at,
+                    "confirmed_at": fetched_at,
+                    "old_hash": settled.old_hash,
+                    "new_hash": text_hash,
+                    "diff": diff,
+                },
             ).inserted_primary_key[0]
-        conn.execute(update(u).where(u.c.url == url).values(**values))
+        conn.execute(_STMT.update_url, values)
 
     # ---- runs (resume after a kill) ---------------------------------------------------------------
     def start_run(self, run_id: str | None = None, *, now: str | datetime | None = None, url_count: int = 0) -> str:
@@ -324,8 +384,13 @@ class PageCache:
     def validators(self, urls: Iterable[str]) -> dict[str, tuple[str | None, str | None]]:
         """(etag, last_modified) of each URL's latest usable fetch, when it has validators and its text blob
         is on disk (a 304 must leave us with the text it stands for)."""
+        return {url: (b.etag, b.last_modified) for url, b in self.conditional_bases(urls).items()}
+
+    def conditional_bases(self, urls: Iterable[str]) -> dict[str, Basis]:
+        """For each URL that can be re-fetched conditionally, the cached fetch its validators come from, read
+        in one query per chunk: pass validators() of these to the fetcher and basis= to record()/append()."""
         f = schema.fetches
-        out: dict[str, tuple[str | None, str | None]] = {}
+        out: dict[str, Basis] = {}
         with self.engine.connect() as conn:
             for chunk in _chunks(list(dict.fromkeys(urls))):
                 latest = (
@@ -334,10 +399,12 @@ class PageCache:
                     .group_by(f.c.url)
                     .subquery()
                 )
-                stmt = select(f.c.url, f.c.etag, f.c.last_modified, f.c.text_hash).join(latest, latest.c.id == f.c.id)
-                for url, etag, last_modified, text_hash in conn.execute(stmt):
-                    if (etag or last_modified) and self.blobs.exists(text_hash, "text"):
-                        out[url] = (etag, last_modified)
+                stmt = select(f.c.url, f.c.raw_hash, f.c.text_hash, f.c.content_type, f.c.content_kind, f.c.etag,
+                              f.c.last_modified).join(latest, latest.c.id == f.c.id)
+                for url, *fields in conn.execute(stmt):
+                    basis = Basis(*fields)
+                    if (basis.etag or basis.last_modified) and self.blobs.exists(basis.text_hash, "text"):
+                        out[url] = basis
         return out
 
     def fresh_urls(self, urls: Iterable[str], ttl_days: float, now: str | datetime | None = None) -> set[str]:
@@ -365,17 +432,6 @@ class PageCache:
             for (h,) in conn.execute(select(f.c.text_hash).where(f.c.text_hash.is_not(None)).distinct()):
                 refs.add((h, "text"))
         return refs
-
-
-def _latest_usable(conn: Connection, url: str) -> Any:
-    f = schema.fetches
-    stmt = (
-        select(f)
-        .where(and_(f.c.url == url, f.c.fetch_status.in_(USABLE), f.c.text_hash.is_not(None)))
-        .order_by(f.c.id.desc())
-        .limit(1)
-    )
-    return conn.execute(stmt).mappings().first()
 
 
 def _change_state(row: Any) -> ChangeState:
