@@ -50,6 +50,7 @@ class ExtractOptions:
 
     allowlist: PrimaryHosts
     tier_cache: dict[str, str | None]  # host -> tier; hosts repeat across a corpus
+    url_cache: dict[str, tuple[str, str | None]]  # url -> (host, tier); cited URLs repeat too
     skip_heading_re: re.Pattern[str] | None
     section_filter: str | None
     primary_only: bool
@@ -63,6 +64,13 @@ class ExtractOptions:
             self.tier_cache[host] = source_tier(host, self.allowlist) if host else None
         return self.tier_cache[host]
 
+    def host_and_tier(self, url: str) -> tuple[str, str | None]:
+        hit = self.url_cache.get(url)
+        if hit is None:
+            host = url_host(url)
+            hit = self.url_cache[url] = (host, self.tier_of(host))
+        return hit
+
     @classmethod
     def from_settings(cls, settings: Settings, *, section: str | None = None, include_secondary: bool = False) -> "ExtractOptions":
         ex = settings.extraction
@@ -72,6 +80,7 @@ class ExtractOptions:
         return cls(
             allowlist=PrimaryHosts(settings.primary_allowlist()),
             tier_cache={},
+            url_cache={},
             skip_heading_re=skip_re,
             section_filter=section.lower() if section else None,
             primary_only=ex.primary_only and not include_secondary,
@@ -198,8 +207,7 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
         out.warnings.append(ExtractWarning(rel, line_no, p))
     if not links:
         return
-    hosts = [url_host(ln.url) for ln in links]
-    tiers = [opts.tier_of(h) for h in hosts]
+    hosts, tiers = zip(*[opts.host_and_tier(ln.url) for ln in links])
     if opts.primary_only and not any(tiers):  # no primary citation: no claim, whatever the figures
         return
     masked = mask_urls(line, links)

@@ -30,6 +30,10 @@ PROCESS_DATE_RE = re.compile(
 # "**Last verified**: 2026-05-28", "Last verified: 2026-05-27." anywhere in a line.
 LAST_VERIFIED_RE = re.compile(rf"\blast[ -]verified\b[*_\s:]{{0,8}}({DATE})\b", re.I)
 
+# Every stamp form, and every masked form but the day-month-year process date, holds an ISO date: a line
+# without one (found by a digit-led scan, fast) skips those regexes.
+_ISO_ANYWHERE_RE = re.compile(DATE)
+
 _STAMP_VARIANTS = (VERIFIED_PAREN_RE, VERIFIED_BARE_RE, FETCHED_RE)
 _MASKED = (STAMP_RE, *_STAMP_VARIANTS, ASOF_RE, PROCESS_DATE_RE, LAST_VERIFIED_RE)
 # Cheap pre-check: every masked form contains one of these words (lower-cased line).
@@ -39,6 +43,8 @@ _TRIGGERS = ("verified", "stale", "updated", "fetched", "as of", "checked", "obs
 
 def find_inline_stamp(line: str) -> InlineStamp | None:
     """The first stamp on the line: the original's STAMP_RE form first, then the real-corpus variants."""
+    if _ISO_ANYWHERE_RE.search(line) is None:
+        return None
     m = STAMP_RE.search(line)
     if m:
         return InlineStamp(date=m.group(1), kind=m.group(2).lower().replace("re-verified", "verified"))
@@ -55,7 +61,7 @@ def mask_stamps(line: str, lowered: str | None = None) -> str:
     if not any(t in lowered for t in _TRIGGERS):
         return line
     chars = None
-    for rx in _MASKED:
+    for rx in _MASKED if _ISO_ANYWHERE_RE.search(line) is not None else (PROCESS_DATE_RE,):
         for m in rx.finditer(line):
             s, e = m.span(1)
             if chars is None:
