@@ -27,7 +27,8 @@ from claims_pipeline.store import schema
 from claims_pipeline.store.blobs import BlobStore
 from claims_pipeline.store.clock import iso, to_utc, utc_now
 from claims_pipeline.store.diffs import text_diff
-from claims_pipeline.store.engine import make_engine, write_transaction
+from claims_pipeline.store.engine import is_sqlite, make_engine, write_transaction
+from claims_pipeline.store.fast304 import NotModifiedWriter
 from claims_pipeline.store.records import PageState
 from claims_pipeline.store.settle import ChangeState, settle
 from claims_pipeline.web.records import FetchResult, FetchStatus
@@ -117,6 +118,7 @@ class PageCache:
         self.db_url = db_url
         self.engine: Engine = make_engine(db_url)
         self.blobs = BlobStore(blob_dir)
+        self._fast304 = NotModifiedWriter(self.engine) if is_sqlite(self.engine) else None
         self.diff_context_lines = diff_context_lines
         self.max_diff_lines = max_diff_lines
         _create_tables(self.engine)
@@ -161,8 +163,11 @@ class PageCache:
         # Blobs first: a row must never point at a blob that is not on disk.
         raw_hash = self.blobs.put(result.raw, "raw") if downloaded and result.raw is not None else None
         new_text_hash = self.blobs.put_text(result.text) if downloaded and result.text is not None else None
+        fast = self._fast304 if (basis is not None and status is FetchStatus.NOT_MODIFIED and not read_back) else None
         for attempt in range(_RECORD_ATTEMPTS):
             try:
+                if fast is not None and fast.try_record(result, basis, fetched_at, run_id):  # type: ignore[arg-type]
+                    return None
                 with write_transaction(self.engine) as conn:
                     self._record_in(conn, result, status, fetched_at, raw_hash, new_text_hash, run_id, basis)
                     if not read_back:
