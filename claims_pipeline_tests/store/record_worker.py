@@ -22,9 +22,15 @@ def main(root: str, worker: str, n_urls: int, rounds: int) -> None:
             url = f"https://h{i % 5}.example/p{i}"
             # half the pages say the same thing from both workers, half differ per worker and round
             text = f"page {i} stable" if i % 2 == 0 else f"page {i} from {worker} round {r}"
+            basis = cache.conditional_bases([url]).get(url) if i % 2 == 0 and r % 2 == 1 else None
+            if basis is not None:
+                # a warm re-fetch of a stable page: a 304 through the bulk path (SQLite fast path), interleaved
+                # with the other worker's full writes of the same URL
+                cache.append(FetchResult(url=url, status=FetchStatus.NOT_MODIFIED, http_status=304), run_id=worker, basis=basis)
+                continue
             cache.record(
                 FetchResult(url=url, status=FetchStatus.OK, http_status=200, content_type="text/html",
-                            content_kind="html", raw=text.encode() * 50, text=text),
+                            content_kind="html", raw=text.encode() * 50, text=text, etag=f'"{i}"'),
                 run_id=worker,
             )
     cache.close()
