@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from functools import lru_cache
 from collections.abc import Callable, Iterator
 
 from claims_pipeline.corpus.numbers import (
@@ -311,7 +312,9 @@ _FAST: dict[re.Pattern[str], Callable[[str], Iterator[re.Match[str]]]] = {
     STATUTE_RE: _STATUTE_FAST.finditer,
     YEAR_RE: _YEAR_FAST.finditer,
 }
-_SCANS = tuple((vtype, _FAST.get(rx, rx.finditer), "code" in rx.groupindex, read, guard)
+# Readers are pure functions of the matched text, and the same figures ("2024", "5 %") recur across a corpus:
+# each reader keeps its recent answers.
+_SCANS = tuple((vtype, _FAST.get(rx, rx.finditer), "code" in rx.groupindex, lru_cache(maxsize=8192)(read), guard)
                for vtype, rx, read, guard in READERS)
 
 
