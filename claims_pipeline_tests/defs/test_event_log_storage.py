@@ -1,0 +1,121 @@
+"""The batching event log stores exactly what the stock SQLite event log stores, and the template selects it."""
+
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+from claims_pipeline.defs.event_log_storage import EVENT_BATCH_SIZE_ENV, BatchingSqliteEventLogStorage
+
+parts = dg.DynamicPartitionsDefinition(name="t_scope")
+KEYS = ["aa", "ab", "ac", "ad", "ae"]
+
+
+@dg.asset(partitions_def=parts, backfill_policy=dg.BackfillPolicy.single_run(), io_manager_key="mem")
+def upstream(context: dg.AssetExecutionContext) -> dg.Output[dict[str, int]]:
+    return dg.Output({k: len(k) for k in context.partition_keys}, data_version=dg.DataVersion("v1"),
+                     metadata={"n": len(context.partition_keys)})
+
+
+@dg.asset(partitions_def=parts, backfill_policy=dg.BackfillPolicy.single_run(), io_manager_key="mem")
+def downstream(upstream: dict[str, int]) -> dict[str, int]:
+    return {k: v + 1 for k, v in upstream.items()}
+
+
+@dg.asset_check(asset=downstream)
+def downstream_ok() -> dg.AssetCheckResult:
+    return dg.AssetCheckResult(passed=True)
+
+
+def _storage_override(kind: str, base: Path) -> dict[str, Any]:
+    if kind == "stock":
+        return {}
+    return {"event_log_storage": {"module": "claims_pipeline.defs.event_log_storage",
+                                  "class": "BatchingSqliteEventLogStorage", "config": {"base_dir": str(base / "runs")}}}
+
+
+def _run_and_summarize(kind: str, tmp_path: Path) -> dict:
+    base = tmp_path / kind
+    base.mkdir()
+    with dg.instance_for_test(temp_dir=str(base), overrides=_storage_override(kind, base)) as instance:
+        instance.add_dynamic_partitions("t_scope", KEYS)
+        result = dg.materialize([upstream, downstream, downstream_ok], instance=instance,
+                                resources={"mem": dg.InMemoryIOManager()},
+                                tags={"dagster/asset_partition_range_start": KEYS[0],
+                                      "dagster/asset_partition_range_end": KEYS[-1]})
+        assert result.success
+        logs = instance.all_logs(result.run_id)
+        events = Counter(
+            (e.dagster_event.event_type_value, e.dagster_event.asset_key and e.dagster_event.asset_key.to_user_string(),
+             e.dagster_event.partition)
+            for e in logs if e.dagster_event
+        )
+        summary = {
+            "storage": type(instance.event_log_storage).__name__,
+            "events": events,
+            "materialized": {k: sorted(instance.get_materialized_partitions(dg.AssetKey(k))) for k in ("upstream", "downstream")},
+            "indexed": {k: sorted(r.partition_key for r in instance.fetch_materializations(dg.AssetKey(k), limit=100).records)
+                        for k in ("upstream", "downstream")},
+            "planned_in_index": sorted(
+                r.partition_key for r in instance.fetch_planned_materializations(dg.AssetKey("upstream"), limit=100).records),
+            "data_version": sorted({r.asset_materialization.tags.get("dagster/data_version")
+                                    for r in instance.fetch_materializations(dg.AssetKey("upstream"), limit=100).records}),
+            "last_run": instance.get_asset_records([dg.AssetKey("downstream")])[0].asset_entry.last_materialization.run_id,
+            "run_id": result.run_id,
+            "check": [c.passed for c in result.get_asset_check_evaluations()],
+        }
+        # a second, later run still appends to the same index (record ids keep growing across batches)
+        again = dg.materialize([upstream], instance=instance, resources={"mem": dg.InMemoryIOManager()}, partition_key="ac")
+        assert again.success
+        records = instance.fetch_materializations(dg.AssetKey("upstream"), limit=100).records
+        summary["latest_ac_run"] = next(r.run_id for r in records if r.partition_key == "ac") == again.run_id
+        summary["ids_unique"] = len({r.storage_id for r in records}) == len(records)
+        return summary
+
+
+def test_batched_writes_store_the_same_events_and_asset_records(tmp_path, monkeypatch):
+    monkeypatch.setenv(EVENT_BATCH_SIZE_ENV, "1000")  # both arms hand events over in batches
+    bulk_sizes: list[int] = []
+    original = BatchingSqliteEventLogStorage._store_asset_events
+
+    def spy(self, events):  # the bulk path really ran (not only the per-event fallback)
+        bulk_sizes.append(len(events))
+        return original(self, events)
+
+    monkeypatch.setattr(BatchingSqliteEventLogStorage, "_store_asset_events", spy)
+    stock = _run_and_summarize("stock", tmp_path)
+    assert bulk_sizes == []
+    batched = _run_and_summarize("batching", tmp_path)
+    # planned events of both assets (10) in one go; each step's 5 materializations in one go
+    assert sorted(bulk_sizes) == [5, 5, 10], bulk_sizes
+    assert stock["storage"] == "SqliteEventLogStorage"
+    assert batched["storage"] == "BatchingSqliteEventLogStorage"
+    # one planned event and one materialization per asset per partition, as with the stock class
+    assert batched["events"][("ASSET_MATERIALIZATION", "upstream", "ad")] == 1
+    assert batched["events"][("ASSET_MATERIALIZATION_PLANNED", "downstream", "ae")] == 1
+    assert batched["events"] == stock["events"]
+    for key in ("materialized", "indexed", "planned_in_index", "data_version", "check", "latest_ac_run", "ids_unique"):
+        assert batched[key] == stock[key], key
+    assert batched["materialized"]["downstream"] == KEYS
+    assert batched["planned_in_index"] == KEYS
+    assert batched["data_version"] == ["v1"]
+    assert batched["last_run"] == batched["run_id"]
+    assert batched["latest_ac_run"] and batched["ids_unique"]
+
+
+def test_instance_template_selects_the_batching_log(tmp_path, monkeypatch):
+    import os
+
+    from claims_pipeline.defs.runner import open_instance
+
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
+    monkeypatch.delenv(EVENT_BATCH_SIZE_ENV, raising=False)
+    instance = open_instance(None)  # type: ignore[arg-type]  # settings are only read when DAGSTER_HOME is unset
+    try:
+        assert isinstance(instance.event_log_storage, BatchingSqliteEventLogStorage)
+        # the stock layout under $DAGSTER_HOME: switching back to the stock class keeps the history
+        assert Path(instance.event_log_storage._base_dir) == tmp_path / "dagster_home" / "history" / "runs"
+        assert os.environ.get(EVENT_BATCH_SIZE_ENV) == "1000"  # opening the instance turns batching on
+    finally:
+        instance.dispose()
