@@ -8,6 +8,10 @@ an orphan blob or temp file (consistency.gc removes those).
 PageState.text is the STABLE text: a page whose new text has been seen only once still reads as its confirmed
 text until the second sighting (so a page that changes on every fetch keeps its baseline).
 
+Bulk runs (pages.refresh_pages) read conditional_bases() once (validators to send + the cached fetch each 304
+will stand for), write each result with append() (same per-URL transaction, no read-back) and read all states
+once at the end: a warm run's 304 costs one short transaction and no text-blob read (SQLite: fast304.py).
+
 `now` overrides the fetch time wherever given (tests and backfills move the clock); otherwise the
 FetchResult's own fetched_at is used, else the current time.
 """
