@@ -57,6 +57,11 @@ class ExtractionSettings(_Strict):
     primary_allowlist: list[str] = Field(default_factory=list, description="Extra primary hosts, inline.")
     pointer_lookback_chars: int = Field(48, ge=0, le=400)
     max_line_chars: int = Field(200_000, ge=1000, description="Longer lines are cut (with a warning).")
+    workers: int = Field(
+        0, ge=0, le=64,
+        description="Processes extracting files of a big corpus (fork pool; same output as serial). "
+        "0 = auto (the CPUs, only for corpora of many files and MB), 1 = always serial.",
+    )
 
 
 class HostPolicy(_Strict):
