@@ -18,9 +18,11 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+import sqlalchemy.exc as db_exc
 from dagster._config import Field, StringSource
 from dagster._core.events import ASSET_CHECK_EVENTS, ASSET_EVENTS, EVENT_TYPE_TO_PIPELINE_RUN_STATUS
 from dagster._core.events.log import EventLogEntry
+from dagster._core.storage.event_log.schema import AssetKeyTable
 from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
 from dagster._core.storage.sqlalchemy_compat import db_result
 from dagster._serdes import ConfigurableClassData
@@ -94,11 +96,36 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
                 conn.execute(insert)
         with self.index_transaction() as conn:
             event_ids: list[int] = []
-            for event, insert in zip(events, inserts):
+            for insert in inserts:
                 with db_result(conn, insert) as result:
                     event_ids.append(result.inserted_primary_key[0])
-                self._store_asset_event(conn, event, event_ids[-1])
             self._store_asset_event_tags(conn, events, event_ids)  # one executemany (and one table probe)
+            self._store_asset_records(conn, events, event_ids)
+
+    def _store_asset_records(self, conn: Any, events: list[EventLogEntry], event_ids: list[int]) -> None:
+        """The asset-key rows as _store_asset_event leaves them after the batch, in one write per asset.
+
+        Each event overwrites a fixed set of columns given by its type (materialization: last
+        materialization + run id + timestamp; planned: run id + timestamp; observation: timestamp), so an
+        event followed in the batch by one of the same type and asset changes nothing the later one does
+        not overwrite: only the last of each (asset, type) is applied, in batch order."""
+        last_of: dict[tuple[str, Any], int] = {}
+        for i, event in enumerate(events):
+            if not (event.dagster_event and event.dagster_event.asset_key):
+                continue  # as _store_asset_event: no asset row to update
+            last_of[(event.dagster_event.asset_key.to_string(), event.dagster_event_type)] = i
+        has_cols = self._has_asset_key_index_cols_on_connection(conn)
+        merged: dict[str, dict[str, Any]] = {}
+        for i in sorted(last_of.values()):
+            values = self._get_asset_entry_values(events[i], event_ids[i], has_cols)
+            merged.setdefault(events[i].dagster_event.asset_key.to_string(), {}).update(values)
+        for asset_key, values in merged.items():
+            if not values:
+                continue
+            try:  # as _store_asset_event: insert, or update the existing row
+                conn.execute(AssetKeyTable.insert().values(asset_key=asset_key, **values))
+            except db_exc.IntegrityError:
+                conn.execute(AssetKeyTable.update().values(**values).where(AssetKeyTable.c.asset_key == asset_key))
 
 
 def _is_plain_asset_event(event: EventLogEntry) -> bool:

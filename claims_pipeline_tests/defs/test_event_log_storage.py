@@ -63,6 +63,7 @@ def _run_and_summarize(kind: str, tmp_path: Path) -> dict:
                                     for r in instance.fetch_materializations(dg.AssetKey("upstream"), limit=100).records}),
             "last_run": instance.get_asset_records([dg.AssetKey("downstream")])[0].asset_entry.last_materialization.run_id,
             "run_id": result.run_id,
+            "asset_rows": _asset_rows(instance, {result.run_id: "run 1"}),
             "check": [c.passed for c in result.get_asset_check_evaluations()],
         }
         # a second, later run still appends to the same index (record ids keep growing across batches)
@@ -71,7 +72,26 @@ def _run_and_summarize(kind: str, tmp_path: Path) -> dict:
         records = instance.fetch_materializations(dg.AssetKey("upstream"), limit=100).records
         summary["latest_ac_run"] = next(r.run_id for r in records if r.partition_key == "ac") == again.run_id
         summary["ids_unique"] = len({r.storage_id for r in records}) == len(records)
+        summary["asset_rows_after"] = _asset_rows(instance, {result.run_id: "run 1", again.run_id: "run 2"})
         return summary
+
+
+def _asset_rows(instance: dg.DagsterInstance, run_names: dict) -> dict:
+    """The cross-run asset_keys rows (what the UI's asset records read), run ids named for comparison."""
+    from dagster._core.storage.event_log.schema import AssetKeyTable
+    from dagster._serdes import deserialize_value
+
+    with instance.event_log_storage.index_connection() as conn:
+        rows = conn.execute(AssetKeyTable.select()).fetchall()
+    out = {}
+    for r in rows:
+        last = deserialize_value(r.last_materialization) if r.last_materialization else None
+        out[dg.AssetKey.from_db_string(r.asset_key).to_user_string()] = (
+            run_names.get(r.last_run_id, r.last_run_id),
+            (last.storage_id, last.partition_key, run_names.get(last.run_id)) if last else None,
+            r.last_materialization_timestamp is not None,
+        )
+    return out
 
 
 def test_batched_writes_store_the_same_events_and_asset_records(tmp_path, monkeypatch):
@@ -95,7 +115,9 @@ def test_batched_writes_store_the_same_events_and_asset_records(tmp_path, monkey
     assert batched["events"][("ASSET_MATERIALIZATION", "upstream", "ad")] == 1
     assert batched["events"][("ASSET_MATERIALIZATION_PLANNED", "downstream", "ae")] == 1
     assert batched["events"] == stock["events"]
-    for key in ("materialized", "indexed", "planned_in_index", "data_version", "check", "latest_ac_run", "ids_unique"):
+    assert batched["asset_rows"]["downstream"][1][1:] == ("ae", "run 1")  # the last partition written wins
+    assert batched["asset_rows"]["upstream"][0] == "run 1" and batched["asset_rows_after"]["upstream"][0] == "run 2"
+    for key in ("asset_rows", "asset_rows_after", "materialized", "indexed", "planned_in_index", "data_version", "check", "latest_ac_run", "ids_unique"):
         assert batched[key] == stock[key], key
     assert batched["materialized"]["downstream"] == KEYS
     assert batched["planned_in_index"] == KEYS
