@@ -7,15 +7,17 @@ other line costs a couple of string checks, which keeps extraction within a smal
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from claims_pipeline.corpus.attribution import attribute_values
 from claims_pipeline.corpus.links import find_links, is_pointer_link, mask_urls
+from claims_pipeline.corpus.pool import ChunkResult, FileJob, pool_size, run_in_pool
 from claims_pipeline.corpus.reading import read_markdown
 from claims_pipeline.corpus.records import ClaimRecord, Extraction, ExtractWarning
 from claims_pipeline.corpus.scopes import list_scopes
@@ -27,6 +29,8 @@ from claims_pipeline.settings import Settings
 from claims_pipeline.urls import url_host
 
 __all__ = ["list_scopes", "extract_corpus", "extract_text", "resolve_scope_filter", "extraction_stats"]
+
+log = logging.getLogger(__name__)
 
 HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*$")
 _DIGIT_RE = re.compile(r"\d")
@@ -246,11 +250,15 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
 
 def extract_corpus(settings: Settings, *, scopes: Iterable[str] | None = None, section: str | None = None,
                    include_secondary: bool = False) -> Extraction:
-    """Claims of every scope (or only the named ones). Bad files give warnings; they never stop the run."""
+    """Claims of every scope (or only the named ones). Bad files give warnings; they never stop the run.
+
+    A big corpus is extracted by a fork pool (`extraction.workers`); the output is the serial one.
+    """
     opts = ExtractOptions.from_settings(settings, section=section, include_secondary=include_secondary)
     wanted = set(scopes) if scopes is not None else None
     root = settings.corpus_dir
     out = Extraction()
+    jobs: list[FileJob] = []
     for scope, paths in list_scopes(settings).items():
         if wanted is not None and scope not in wanted:
             continue
@@ -258,11 +266,33 @@ def extract_corpus(settings: Settings, *, scopes: Iterable[str] | None = None, s
             rel = _rel(path, root)
             out.scopes.setdefault(scope, []).append(rel)
             out.files.append(rel)
-            text, warnings = read_markdown(path, rel)
-            out.warnings.extend(warnings)
-            if text is not None:
-                extract_text(text, scope=scope, rel=rel, opts=opts, out=out)
+            jobs.append((scope, path, rel))
+    parts: list[ChunkResult] | None = None
+    workers = pool_size(settings.extraction.workers, jobs)
+    if workers > 1:
+        try:
+            parts = run_in_pool(extract_files, jobs, opts, workers)
+            out.workers = workers
+        except Exception as exc:  # a pool problem never costs the run: the serial pass gives the same output
+            log.warning("extraction pool of %d failed (%r); extracting serially", workers, exc)
+    if parts is None:
+        parts = [extract_files(jobs, opts)]
+    for claims, warnings, skipped in parts:
+        out.claims += claims
+        out.warnings += warnings
+        out.skipped_pointer_links += skipped
     return out
+
+
+def extract_files(jobs: Sequence[FileJob], opts: ExtractOptions) -> ChunkResult:
+    """Claims, warnings and pointer-skip count of these files, in order (one pool chunk, or the whole run)."""
+    out = Extraction()
+    for scope, path, rel in jobs:
+        text, warnings = read_markdown(path, rel)
+        out.warnings.extend(warnings)
+        if text is not None:
+            extract_text(text, scope=scope, rel=rel, opts=opts, out=out)
+    return out.claims, out.warnings, out.skipped_pointer_links
 
 
 def _rel(path: Path, root: Path) -> str:

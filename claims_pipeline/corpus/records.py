@@ -121,3 +121,4 @@ class Extraction:
     skipped_pointer_links: int = 0
     files: list[str] = field(default_factory=list)  # corpus-relative paths read
     scopes: dict[str, list[str]] = field(default_factory=dict)  # scope -> files
+    workers: int = 1  # processes that extracted the files (1: serial)

@@ -1,0 +1,114 @@
+"""The extraction pool: same claims, warnings and counts as the serial pass; bad files still warn; small inputs
+never fork; a broken pool falls back to serial."""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+
+import pytest
+
+import claims_pipeline.corpus.extract as extract_mod
+import claims_pipeline.corpus.pool as pool
+from claims_pipeline.corpus.extract import extract_corpus
+
+from .conftest import make_settings
+
+
+def _playbook(i: int) -> str:
+    """A file with primary, secondary, pointer and multi-link lines; figures vary per file."""
+    return (
+        f"# Country {i}\n"
+        f"## Tax\n"
+        f"- VAT **{10 + i % 15} %** since 1 Jan {2000 + i % 25} ([VAT Act](https://tax.gov.xx/vat/{i}))\n"
+        f"- Fee €{i},500 under Law No. {i}/2019 (2026-05-27 verified; https://portal.gov.xx/fees?{i})\n"
+        f"- Rent cap {i % 9}.5% — verify at [portal](https://rent.gov.xx/{i}) and [news](https://news.example.com/{i})\n"
+        f"- Threshold USD {i * 1000:,} [a](https://a.gov.xx/{i}) [b](https://blog.example.org/{i}) see `https://b.gov.xx/{i}`\n"
+        f"```\nfenced 5 % https://x.gov.xx/{i}\n```\n"
+        f"## Sources\n- 2024 list https://src.gov.xx/{i}\n"
+        f"**Last verified**: 2026-0{1 + i % 9}-1{i % 10}\n"
+    )
+
+
+def _write_corpus(root: Path, n: int) -> Path:
+    for i in range(n):
+        d = root / ("countries" if i % 3 else "shared") / f"c{i:03d}"
+        d.mkdir(parents=True, exist_ok=True)
+        (d / "playbook.md").write_text(_playbook(i), encoding="utf-8")
+    return root
+
+
+def _dump(ex):
+    return [c.to_dict() for c in ex.claims], [str(w) for w in ex.warnings], ex.skipped_pointer_links, ex.files
+
+
+@pytest.fixture
+def small_pool_gate(monkeypatch):
+    """Let test-sized corpora use the pool (the real gate only opens for many files and MB)."""
+    monkeypatch.setattr(pool, "MIN_FILES", 4)
+    monkeypatch.setattr(pool, "MIN_BYTES", 1)
+
+
+@pytest.mark.parametrize("include_secondary", [False, True])
+def test_pool_gives_the_serial_output(tmp_path, small_pool_gate, include_secondary):
+    root = _write_corpus(tmp_path, 40)
+    serial = extract_corpus(make_settings(root, workers=1), include_secondary=include_secondary)
+    pooled = extract_corpus(make_settings(root, workers=2), include_secondary=include_secondary)
+    assert (serial.workers, pooled.workers) == (1, 2)
+    assert len(serial.claims) > 40 and serial.skipped_pointer_links == 40
+    assert _dump(pooled) == _dump(serial)
+    assert pooled.scopes == serial.scopes
+
+
+def test_bad_files_in_workers_warn_and_the_others_give_claims(tmp_path, small_pool_gate):
+    root = _write_corpus(tmp_path, 12)
+    (root / "countries" / "c004" / "playbook.md").write_bytes(b"# x\n\x00binary")
+    (root / "countries" / "c008" / "playbook.md").write_bytes(_playbook(8).encode("utf-8").replace(b"Tax", b"T\xe9x"))
+    pooled = extract_corpus(make_settings(root, workers=3))
+    assert pooled.workers == 3
+    assert [str(w) for w in pooled.warnings] == [
+        "countries/c004/playbook.md:2: binary content (NUL byte) in a .md file; file skipped",
+        "countries/c008/playbook.md:2: not valid UTF-8 (byte 0xe9); decoded with replacement characters",
+    ]
+    scopes = {c.scope for c in pooled.claims}
+    assert "c004" not in scopes and "c008" in scopes and len(scopes) == 11
+    assert _dump(pooled) == _dump(extract_corpus(make_settings(root, workers=1)))
+
+
+def test_small_inputs_and_workers_1_never_fork(tmp_path):
+    root = _write_corpus(tmp_path, 40)  # 40 files but a few kB: below the real byte gate
+    assert extract_corpus(make_settings(root, workers=0)).workers == 1
+    jobs = [("s", p, str(p)) for p in sorted(root.rglob("*.md"))]
+    assert pool.pool_size(0, jobs[:3]) == 1 and pool.pool_size(1, jobs) == 1
+
+
+def test_big_corpus_gate_opens(tmp_path, monkeypatch):
+    monkeypatch.setattr(pool, "usable_cpus", lambda: 4)  # the gate's decision, whatever this machine has
+    root = _write_corpus(tmp_path, pool.MIN_FILES)
+    (root / "countries" / "c001" / "playbook.md").write_text(_playbook(1) + "x\n" * (pool.MIN_BYTES // 2))
+    jobs = [("s", p, str(p)) for p in sorted(root.rglob("*.md"))]
+    assert pool.pool_size(0, jobs) == 4 and pool.pool_size(2, jobs) == 2 and pool.pool_size(1, jobs) == 1
+
+
+def test_chunks_keep_order():
+    jobs = [(str(i), Path(f"{i}.md"), f"{i}.md") for i in range(23)]
+    chunks = pool.chunked(jobs, 8)
+    assert len(chunks) == 8 and [j for c in chunks for j in c] == jobs
+    assert max(map(len, chunks)) - min(map(len, chunks)) <= 1
+
+
+def _die(chunk, opts):
+    os._exit(3)  # a worker killed mid-run
+
+
+def test_broken_pool_raises_and_extraction_falls_back_to_serial(tmp_path, small_pool_gate, monkeypatch):
+    root = _write_corpus(tmp_path, 8)
+    jobs = [("s", p, str(p)) for p in sorted(root.rglob("*.md"))]
+    with pytest.raises(BrokenProcessPool):
+        pool.run_in_pool(_die, jobs, None, 2)
+    real = pool.run_in_pool
+    monkeypatch.setattr(extract_mod, "run_in_pool", lambda fn, jobs, opts, n: real(_die, jobs, opts, n))
+    fallback = extract_corpus(make_settings(root, workers=2))
+    assert fallback.workers == 1
+    assert _dump(fallback) == _dump(extract_corpus(make_settings(root, workers=1)))
