@@ -112,3 +112,16 @@ def test_broken_pool_raises_and_extraction_falls_back_to_serial(tmp_path, small_
     fallback = extract_corpus(make_settings(root, workers=2))
     assert fallback.workers == 1
     assert _dump(fallback) == _dump(extract_corpus(make_settings(root, workers=1)))
+
+
+def test_records_pickle_round_trip(tmp_path):
+    """What a worker sends back: every record type rebuilt equal (fields in __reduce__ order)."""
+    import pickle
+
+    ex = extract_corpus(make_settings(_write_corpus(tmp_path, 3), workers=1), include_secondary=True)
+    (tmp_path / "countries" / "c001" / "playbook.md").write_bytes(b"\x00")
+    ex.warnings += extract_corpus(make_settings(tmp_path, workers=1)).warnings
+    assert any(c.inline_stamp for c in ex.claims) and any(v.number for c in ex.claims for v in c.values) and ex.warnings
+    back = pickle.loads(pickle.dumps((ex.claims, ex.warnings)))
+    assert back == (ex.claims, ex.warnings)
+    assert [c.to_dict() for c in back[0]] == [c.to_dict() for c in ex.claims]
