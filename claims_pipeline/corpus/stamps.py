@@ -39,20 +39,42 @@ _MASKED = (STAMP_RE, *_STAMP_VARIANTS, ASOF_RE, PROCESS_DATE_RE, LAST_VERIFIED_R
 # Cheap pre-check: every masked form contains one of these words (lower-cased line).
 _TRIGGERS = ("verified", "stale", "updated", "fetched", "as of", "checked", "observed", "accessed", "retrieved",
              "noted", "reviewed")
+# Each regex's own words (every match of it holds one, lower-cased).
+_WORDS_OF: dict[re.Pattern[str], tuple[str, ...]] = {
+    STAMP_RE: ("verified", "stale", "updated"),
+    VERIFIED_PAREN_RE: ("verified",),
+    VERIFIED_BARE_RE: ("verified",),
+    FETCHED_RE: ("fetched",),
+    ASOF_RE: ("as of", "checked"),
+    PROCESS_DATE_RE: ("observed", "accessed", "retrieved", "checked", "noted", "reviewed"),
+    LAST_VERIFIED_RE: ("verified",),
+}
+# Characters re.IGNORECASE matches to an ASCII letter which str.lower() leaves non-ASCII (s, i, k).
+_FOLDS_TO_ASCII = ("\u017f", "\u0131", "\u0130", "\u212a")
 
 
-def find_inline_stamp(line: str) -> InlineStamp | None:
+def find_inline_stamp(line: str, lowered: str | None = None) -> InlineStamp | None:
     """The first stamp on the line: the original's STAMP_RE form first, then the real-corpus variants."""
     if _ISO_ANYWHERE_RE.search(line) is None:
         return None
     m = STAMP_RE.search(line)
     if m:
         return InlineStamp(date=m.group(1), kind=m.group(2).lower().replace("re-verified", "verified"))
-    hits = [m for rx in _STAMP_VARIANTS if (m := rx.search(line))]
+    hits = [m for rx in _gated(_STAMP_VARIANTS, line, lowered) if (m := rx.search(line))]
     if not hits:
         return None
     first = min(hits, key=lambda h: h.start())
     return InlineStamp(date=first.group(1), kind="verified")
+
+
+def _gated(regexes: tuple[re.Pattern[str], ...], line: str, lowered: str | None) -> tuple[re.Pattern[str], ...]:
+    """The regexes whose own trigger word is on the line. Most of them open with `\\b` and would be tried at
+    every position; a word lookup is far cheaper. A line holding a character that re.IGNORECASE matches to
+    an ASCII letter but str.lower() does not map to one ('ſ', 'ı', …) keeps them all."""
+    if not line.isascii() and any(ch in line for ch in _FOLDS_TO_ASCII):
+        return regexes
+    lowered = line.lower() if lowered is None else lowered
+    return tuple(rx for rx in regexes if any(w in lowered for w in _WORDS_OF[rx]))
 
 
 def mask_stamps(line: str, lowered: str | None = None) -> str:
@@ -61,7 +83,7 @@ def mask_stamps(line: str, lowered: str | None = None) -> str:
     if not any(t in lowered for t in _TRIGGERS):
         return line
     chars = None
-    for rx in _MASKED if _ISO_ANYWHERE_RE.search(line) is not None else (PROCESS_DATE_RE,):
+    for rx in _gated(_MASKED if _ISO_ANYWHERE_RE.search(line) is not None else (PROCESS_DATE_RE,), line, lowered):
         for m in rx.finditer(line):
             s, e = m.span(1)
             if chars is None:

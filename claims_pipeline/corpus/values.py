@@ -279,8 +279,11 @@ Guard = Callable[[str], bool] | None
 _CJK_MONEY_CHARS = frozenset(MYRIAD_CHARS + "円元圓幣")
 
 
-def _has_cjk_money(t: str) -> bool:
-    return not _CJK_MONEY_CHARS.isdisjoint(t)
+_CJK_MONEY_CHAR_RE = re.compile("[" + "".join(sorted(_CJK_MONEY_CHARS)) + "]")
+
+
+def _has_cjk_money(t: str) -> bool:  # a C scan (not a set built from every character of the line)
+    return not t.isascii() and _CJK_MONEY_CHAR_RE.search(t) is not None
 
 
 def _has_pct(t: str) -> bool:
