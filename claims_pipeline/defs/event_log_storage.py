@@ -22,9 +22,8 @@ import sqlalchemy.exc as db_exc
 from dagster._config import Field, StringSource
 from dagster._core.events import ASSET_CHECK_EVENTS, ASSET_EVENTS, EVENT_TYPE_TO_PIPELINE_RUN_STATUS
 from dagster._core.events.log import EventLogEntry
-from dagster._core.storage.event_log.schema import AssetKeyTable
+from dagster._core.storage.event_log.schema import AssetKeyTable, SqlEventLogStorageTable
 from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
-from dagster._core.storage.sqlalchemy_compat import db_result
 from dagster._serdes import ConfigurableClassData
 
 # How many events Dagster buffers before handing them over (it also flushes at the end of every batch,
@@ -90,15 +89,12 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
     def _store_asset_events(self, events: list[EventLogEntry]) -> None:
         # Same rows as SqliteEventLogStorage.store_event: the event in its run's shard, then mirrored into
         # the index shard with its tags and the asset record update. Run shard first, as there.
-        inserts = [self.prepare_insert_event(event) for event in events]  # serialized once, as there
+        rows = [self._event_to_row(event) for event in events]  # each event serialized once, as there
         with self.run_connection(events[0].run_id) as conn:
-            for insert in inserts:
-                conn.execute(insert)
+            conn.execute(SqlEventLogStorageTable.insert(), rows)  # one executemany
         with self.index_transaction() as conn:
-            event_ids: list[int] = []
-            for insert in inserts:
-                with db_result(conn, insert) as result:
-                    event_ids.append(result.inserted_primary_key[0])
+            returning = SqlEventLogStorageTable.insert().returning(SqlEventLogStorageTable.c.id, sort_by_parameter_order=True)
+            event_ids = [r[0] for r in conn.execute(returning, rows)]  # ids in the order of the events
             self._store_asset_event_tags(conn, events, event_ids)  # one executemany (and one table probe)
             self._store_asset_records(conn, events, event_ids)
 
