@@ -36,14 +36,13 @@ def demo_home(explicit: Path | None) -> Path:
 
 def write_runtime_config(home: Path, address: str) -> Path:
     """demo.yaml with absolute paths, the demo home, and the demo hosts routed to the fixture web."""
-    from claims_pipeline.defs.resources import DEMO_CONFIG, DEMO_TLDS
+    from claims_pipeline.defs.resources import DEMO_CONFIG, fixture_routes
 
     data: dict[str, Any] = yaml.safe_load(DEMO_CONFIG.read_text(encoding="utf-8"))
     data["home"] = str(home)
     data.setdefault("extraction", {})["corpus_dir"] = str((DEMO_CONFIG.parent / "corpus").resolve())
     fetch = data.setdefault("fetch", {})
-    fetch["address_map"] = {f"*.{tld}": address for tld in DEMO_TLDS}
-    fetch["allow_networks"] = ["127.0.0.0/8"]
+    fetch.update(fixture_routes(fetch.get("address_map") or {}, address))
     path = home / "demo.yaml"
     path.write_text("# written by `claims-pipeline demo` (the fixture web's port changes every run)\n"
                     + yaml.safe_dump(data, sort_keys=False), encoding="utf-8")

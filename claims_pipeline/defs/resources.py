@@ -20,14 +20,25 @@ DEMO_CONFIG = PACKAGE_DIR / "demo" / "demo.yaml"
 DEMO_TLDS = ("xa", "xb", "xc")  # the demo corpus cites only fictional hosts under these TLDs
 
 
+def fixture_routes(address_map: dict[str, str], address: str) -> dict[str, Any]:
+    """fetch.address_map / allow_networks that send every demo host to the fixture web at `address` (ip:port).
+
+    Exact entries already in the map win over the wildcards (the demo maps one host to 127.0.0.2 so that the
+    SSRF guard refuses it). Only the fixture web's own address is allowed: even a guard bug could reach
+    nothing but loopback.
+    """
+    ip = address.rsplit(":", 1)[0]
+    return {
+        "address_map": {**{f"*.{tld}": address for tld in DEMO_TLDS}, **address_map},
+        "allow_networks": [f"{ip}/32"],
+    }
+
+
 def with_fixture_routes(settings: Settings, address: str) -> Settings:
     """Settings whose fetcher sends every demo host to the fixture web at `address` (ip:port) and nowhere else."""
-    fetch = settings.fetch.model_copy(
-        update={
-            "address_map": {**settings.fetch.address_map, **{f"*.{tld}": address for tld in DEMO_TLDS}},
-            "allow_networks": sorted({*settings.fetch.allow_networks, "127.0.0.0/8"}),
-        }
-    )
+    routes = fixture_routes(dict(settings.fetch.address_map), address)
+    routes["allow_networks"] = sorted({*settings.fetch.allow_networks, *routes["allow_networks"]})
+    fetch = settings.fetch.model_copy(update=routes)
     return settings.model_copy(update={"fetch": fetch})
 
 
