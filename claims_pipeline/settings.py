@@ -96,6 +96,12 @@ class FetchSettings(_Strict):
     verify_tls: bool = True
     robots_enabled: bool = True
     robots_timeout_s: float = Field(10.0, gt=0)
+    robots_cache_hours: float = Field(
+        24.0, ge=0,
+        description="robots.txt kept in the page cache is reused without a request while younger than this "
+        "(RFC 9309 §2.4: generally not over 24 h); older, it is re-validated conditionally (304 keeps it). "
+        "0 = never reused without asking the server.",
+    )
     min_text_chars: int = Field(200, ge=0)
     js_spa_hosts: list[str] = Field(default_factory=lambda: ["elegislation.gov.hk"])
     binary_content_prefixes: list[str] = Field(
