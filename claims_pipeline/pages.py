@@ -8,6 +8,8 @@ Skipping and resuming:
 - run_id names the run. Each fetch is recorded under it the moment it arrives, so a run that is killed keeps
   what it finished; calling again with the SAME run_id fetches only the URLs not yet recorded under that run
   (resume). A new run_id (the default: a fresh one) starts over. The Dagster layer passes its run id.
+- robots.txt is kept in the cache too (store/robots.py): reused without a request for
+  fetch.robots_cache_hours, then re-validated conditionally; `now` is its clock as well.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from claims_pipeline.settings import Settings
 from claims_pipeline.store.cache import Basis, PageCache
 from claims_pipeline.store.clock import to_utc, utc_now
 from claims_pipeline.store.records import PageState
+from claims_pipeline.store.robots import RobotsTable
 from claims_pipeline.urls import normalize_url
 from claims_pipeline.web.fetcher import Fetcher
 from claims_pipeline.web.records import FetchResult
@@ -85,7 +88,8 @@ async def _fetch_and_record(
     bases = cache.conditional_bases(urls)  # one query: the validators to send and what a 304 will stand for
     validators = {url: (b.etag, b.last_modified) for url, b in bases.items()}
     fixed_now = to_utc(now)
-    async with Fetcher(settings, resolver=resolver) as fetcher:
+    # robots.txt is kept in the same index across runs (fetch.robots_cache_hours), on the same clock as the pages
+    async with Fetcher(settings, resolver=resolver, robots_store=RobotsTable(cache.engine), robots_now=fixed_now) as fetcher:
         async for result in fetcher.fetch_many(urls, validators):
             # Record each result as it arrives (a kill keeps what is done). The write runs in a thread so the
             # fetcher's other requests keep moving while SQLite and the blob files are written.

@@ -5,6 +5,7 @@ Postgres); hashes are full sha256 hex of the stored bytes.
 - fetches: append-only history, one row per fetch attempt outcome.
 - changes: every confirmed content change with its diff.
 - runs: fetch runs, so an interrupted run can be resumed (pages.refresh_pages(run_id=...)).
+- robots: robots.txt per origin across runs (store/robots.py).
 """
 
 from __future__ import annotations
@@ -90,4 +91,17 @@ runs = Table(
     Column("started_at", DateTime, nullable=False),
     Column("finished_at", DateTime, nullable=True),
     Column("url_count", Integer, nullable=False, default=0),
+)
+
+# robots.txt kept across runs (RFC 9309 §2.4), one row per origin ("http://host:port"): the last answer the site
+# gave (2xx with its body, or a 4xx = allow all), when it was last confirmed, and its validators for a 304.
+robots = Table(
+    "robots",
+    metadata,
+    Column("origin", Text, primary_key=True),
+    Column("status", Integer, nullable=False),
+    Column("body", Text, nullable=False, default=""),  # capped at 512 kB by the fetcher: inline, no blob
+    Column("fetched_at", DateTime, nullable=False),
+    Column("etag", Text, nullable=True),
+    Column("last_modified", Text, nullable=True),
 )

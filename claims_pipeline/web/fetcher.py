@@ -28,7 +28,7 @@ from claims_pipeline.web import botwall
 from claims_pipeline.web.body import ACCEPT_ENCODING, BodyTooLarge, UnsupportedEncoding, read_capped
 from claims_pipeline.web.politeness import HostRegistry, TokenBucket, host_matches
 from claims_pipeline.web.records import FetchResult, FetchStatus
-from claims_pipeline.web.robots import RobotsCache
+from claims_pipeline.web.robots import RobotsAnswer, RobotsCache, RobotsStore
 from claims_pipeline.web.ssrf import AddressGuard, AddressRefused
 from claims_pipeline.web.transport import GuardedTransport, Resolver
 
@@ -90,7 +90,10 @@ class Fetcher:
     """``async with Fetcher(settings) as f: async for r in f.fetch_many(urls): ...``"""
 
     def __init__(self, settings: Settings, resolver: Resolver | None = None, *,
-                 inner_backend: httpcore.AsyncNetworkBackend | None = None) -> None:
+                 inner_backend: httpcore.AsyncNetworkBackend | None = None,
+                 robots_store: RobotsStore | None = None, robots_now: datetime | None = None) -> None:
+        """robots_store keeps robots.txt across runs (fetch.robots_cache_hours); without one, every run asks
+        each origin once. robots_now fixes the clock its TTL is measured with (tests and backfills)."""
         self.settings = settings
         self.fetch = settings.fetch
         self.user_agent = self.fetch.user_agent.replace("{version}", package_version())
@@ -98,6 +101,8 @@ class Fetcher:
         self._resolver = resolver
         self._inner_backend = inner_backend  # test seam: the backend that really dials, after the guard
         self._client: httpx.AsyncClient | None = None
+        self._robots_store = robots_store
+        self._robots_now = robots_now
 
     async def __aenter__(self) -> Fetcher:
         f = self.fetch
@@ -131,7 +136,12 @@ class Fetcher:
         self._hosts = HostRegistry(self.fetch)
         self._bucket = TokenBucket(self.fetch.req_per_sec)
         self._global = asyncio.Semaphore(self.fetch.concurrency)
-        self._robots = RobotsCache(self._fetch_robots)
+        fixed_now = self._robots_now
+        if fixed_now is not None and fixed_now.tzinfo is not None:  # the store holds naive UTC
+            fixed_now = fixed_now.astimezone(timezone.utc).replace(tzinfo=None)
+        self._robots = RobotsCache(self._fetch_robots, store=self._robots_store,
+                                   ttl_hours=self.fetch.robots_cache_hours,
+                                   **({"now": lambda: fixed_now} if fixed_now is not None else {}))
         results: asyncio.Queue[FetchResult] = asyncio.Queue()
         queues: dict[str, deque[str]] = defaultdict(deque)
         expected = 0
@@ -379,38 +389,48 @@ class Fetcher:
             return b""
 
     # ---- robots.txt ---------------------------------------------------------------------------------
-    async def _fetch_robots(self, origin: str) -> tuple[int | None, str]:
-        """GET /robots.txt through the same host slot, guard and rate limits as any request."""
+    async def _fetch_robots(self, origin: str, validators: tuple[str | None, str | None] | None = None) -> RobotsAnswer:
+        """GET /robots.txt through the same host slot, guard and rate limits as any request; conditional when
+        validators of a stored copy are given (sent on every redirect hop: the final hop is what they name)."""
         assert self._client is not None
         target = origin + "/robots.txt"
+        headers: dict[str, str] = {}
+        etag, last_modified = validators or (None, None)
+        if etag:
+            headers["If-None-Match"] = etag
+        if last_modified:
+            headers["If-Modified-Since"] = last_modified
         for _ in range(self.fetch.max_redirects + 1):
             host = url_host(target)
             async with self._hosts.throttle(host).slot(), self._global:
                 await self._bucket.acquire()
                 async with asyncio.timeout(self.fetch.robots_timeout_s):
-                    async with self._client.stream("GET", target) as resp:
-                        if resp.status_code in _REDIRECTS and resp.headers.get("location"):
+                    async with self._client.stream("GET", target, headers=headers) as resp:
+                        status = resp.status_code
+                        if status in _REDIRECTS and resp.headers.get("location"):
                             await self._peek(resp)
                             target = urljoin(target, resp.headers["location"])
                             continue
-                        if resp.status_code >= 400:
+                        found = dict(etag=resp.headers.get("etag"), last_modified=resp.headers.get("last-modified"))
+                        if status >= 400 or status == 304:
                             await self._peek(resp)  # drained, so the connection is reused for the pages
-                            return resp.status_code, ""
+                            return RobotsAnswer(status, "", **found)
                         try:
                             body = await read_capped(resp, _ROBOTS_MAX_BYTES)
                         except BodyTooLarge:
-                            return None, ""
-                        return resp.status_code, body.decode("utf-8", "replace")
-        return None, ""
+                            return RobotsAnswer(None)
+                        return RobotsAnswer(status, body.decode("utf-8", "replace"), **found)
+        return RobotsAnswer(None)
 
 
 def fetch_urls(settings: Settings, urls: Iterable[str], *, validators: Validators | None = None,
-               on_result: Callable[[FetchResult], None] | None = None, resolver: Resolver | None = None) -> list[FetchResult]:
+               on_result: Callable[[FetchResult], None] | None = None, resolver: Resolver | None = None,
+               robots_store: RobotsStore | None = None) -> list[FetchResult]:
     """Synchronous wrapper: fetch every URL, call ``on_result`` as each one settles, return them all."""
 
     async def run() -> list[FetchResult]:
         out: list[FetchResult] = []
-        async with Fetcher(settings, resolver=resolver) as fetcher:
+        async with Fetcher(settings, resolver=resolver, robots_store=robots_store) as fetcher:
             async for result in fetcher.fetch_many(urls, validators):
                 if on_result is not None:
                     on_result(result)

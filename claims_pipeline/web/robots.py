@@ -1,16 +1,59 @@
-"""robots.txt per origin through protego: fetched once (under a lock), 4xx or errors mean "allow all"."""
+"""robots.txt per origin through protego: fetched once per run (under a lock), 4xx or errors mean "allow all".
+
+Across runs (RFC 9309 §2.4) an optional RobotsStore keeps the last answer per origin: a copy younger than the
+TTL is used without a request; an older one is re-validated conditionally (If-None-Match / If-Modified-Since),
+and a 304 keeps its body. What is stored: 2xx bodies and 4xx answers ("allow all"); never 5xx, 429, timeouts
+or other failures (those allow all for this run only, or, when an older stored copy exists, reuse that copy:
+§2.4 lets a crawler keep a cached robots.txt while the file is unreachable).
+"""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta, timezone
+from typing import Protocol
 from urllib.parse import urlsplit
 
 from protego import Protego
 
-# origin ("http://host:port") -> (http status or None on error, body text)
-RobotsFetch = Callable[[str], Awaitable[tuple[int | None, str]]]
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class RobotsAnswer:
+    """What one GET /robots.txt gave: status None on a failure (timeout, reset, body over the cap)."""
+
+    status: int | None
+    body: str = ""
+    etag: str | None = None
+    last_modified: str | None = None
+
+
+@dataclass(frozen=True)
+class RobotsRecord:
+    """The stored answer of one origin. fetched_at (naive UTC) is when the server last confirmed it."""
+
+    origin: str
+    status: int
+    body: str
+    fetched_at: datetime
+    etag: str | None = None
+    last_modified: str | None = None
+
+
+class RobotsStore(Protocol):
+    """Persistence across runs (claims_pipeline.store.robots.RobotsTable); blocking calls, run in a thread."""
+
+    def load(self, origin: str) -> RobotsRecord | None: ...
+
+    def save(self, record: RobotsRecord) -> None: ...
+
+
+# origin ("http://host:port"), validators (etag, last_modified) or None -> the answer (304 when still valid)
+RobotsFetch = Callable[[str, "tuple[str | None, str | None] | None"], Awaitable[RobotsAnswer]]
 
 
 @dataclass
@@ -33,9 +76,31 @@ def origin_of(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}".lower()
 
 
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+def is_cacheable(status: int | None) -> bool:
+    """2xx and 4xx are the site's answer; 429 is a rate limit, 5xx an outage: neither is kept."""
+    return status is not None and (200 <= status < 300 or (400 <= status < 500 and status != 429))
+
+
+def rules_from(status: int | None, body: str, source: str) -> RobotsRules:
+    if status is None or status >= 400:
+        return RobotsRules(None, f"robots.txt http {status}{source}: allow all")
+    try:
+        return RobotsRules(Protego.parse(body), f"robots.txt parsed{source}")
+    except Exception as exc:
+        return RobotsRules(None, f"robots.txt unparsable ({type(exc).__name__}){source}: allow all")
+
+
 class RobotsCache:
-    def __init__(self, fetch: RobotsFetch) -> None:
+    def __init__(self, fetch: RobotsFetch, *, store: RobotsStore | None = None, ttl_hours: float = 24.0,
+                 now: Callable[[], datetime] = utc_now) -> None:
         self._fetch = fetch
+        self._store = store
+        self._ttl = timedelta(hours=ttl_hours)
+        self._now = now
         self._rules: dict[str, RobotsRules] = {}
         self._locks: dict[str, asyncio.Lock] = {}
 
@@ -48,13 +113,46 @@ class RobotsCache:
         return self._rules[origin]
 
     async def _load(self, origin: str) -> RobotsRules:
+        stored = await self._stored(origin)
+        now = self._now()
+        if stored is not None and timedelta(0) <= now - stored.fetched_at < self._ttl:
+            return rules_from(stored.status, stored.body, " (cached)")
+        # only a stored 2xx has a body a 304 could stand for; a stored 4xx is asked for afresh
+        validators = (stored.etag, stored.last_modified) if stored is not None and stored.status < 300 \
+            and (stored.etag or stored.last_modified) else None
         try:
-            status, text = await self._fetch(origin)
+            answer = await self._fetch(origin, validators)
         except Exception as exc:  # any failure to read robots.txt means no restrictions (reference §6.2)
-            return RobotsRules(None, f"robots.txt unreadable ({type(exc).__name__}): allow all")
-        if status is None or status >= 400:
-            return RobotsRules(None, f"robots.txt http {status}: allow all")
+            answer = RobotsAnswer(None)
+            failure = f"unreadable ({type(exc).__name__})"
+        else:
+            failure = f"http {answer.status}" if answer.status is not None else "unreadable"
+        if answer.status == 304 and validators is not None and stored is not None:
+            await self._save(replace(stored, fetched_at=now, etag=answer.etag or stored.etag,
+                                     last_modified=answer.last_modified or stored.last_modified))
+            return rules_from(stored.status, stored.body, " (cached, 304 re-validated)")
+        if is_cacheable(answer.status):
+            assert answer.status is not None
+            await self._save(RobotsRecord(origin, answer.status, answer.body if answer.status < 300 else "", now,
+                                          answer.etag, answer.last_modified))
+            return rules_from(answer.status, answer.body, "")
+        if stored is not None:  # unreachable now: the last copy the site gave still applies, not refreshed
+            return rules_from(stored.status, stored.body, f" (cached; re-check failed: {failure})")
+        return RobotsRules(None, f"robots.txt {failure}: allow all")
+
+    async def _stored(self, origin: str) -> RobotsRecord | None:
+        if self._store is None:
+            return None
         try:
-            return RobotsRules(Protego.parse(text), "robots.txt parsed")
-        except Exception as exc:
-            return RobotsRules(None, f"robots.txt unparsable ({type(exc).__name__}): allow all")
+            return await asyncio.to_thread(self._store.load, origin)
+        except Exception:  # a broken store costs a request, never the run
+            log.exception("robots store: cannot read the entry of %s", origin)
+            return None
+
+    async def _save(self, record: RobotsRecord) -> None:
+        if self._store is None:
+            return
+        try:
+            await asyncio.to_thread(self._store.save, record)
+        except Exception:
+            log.exception("robots store: cannot save the entry of %s", record.origin)
