@@ -31,7 +31,7 @@ h1{font-size:26px;margin:0 0 4px}h2{font-size:20px;margin:32px 0 12px;border-bot
 .badge{display:inline-block;border-radius:4px;padding:0 6px;font-size:12px;color:#fff;font-weight:600}
 .excerpt{background:#f3f5f8;border-radius:6px;padding:8px 10px;margin:6px 0;font-size:14px;white-space:pre-wrap}
 mark{background:#ffe066;padding:0 2px;border-radius:2px}
-pre.diff{background:#111827;color:#e5e7eb;padding:10px;border-radius:6px;overflow:auto;font-size:12.5px;max-height:340px}
+pre.diff{background:#111827;color:#e5e7eb;padding:10px;border-radius:6px;overflow:auto;white-space:pre-wrap;overflow-wrap:anywhere;font-size:12.5px;max-height:340px}
 pre.diff .add{color:#86efac}pre.diff .del{color:#fca5a5}pre.diff .hunk{color:#93c5fd}
 table{border-collapse:collapse;background:#fff;width:100%;font-size:14px}
 th,td{border:1px solid #dde1e7;padding:4px 8px;text-align:left;vertical-align:top}
