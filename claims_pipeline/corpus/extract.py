@@ -206,6 +206,13 @@ def _last_heading(text: str, lo: int, pos: int, fenced: list[tuple[int, int]]) -
 
 def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str, file_verified: str | None,
                     opts: ExtractOptions, out: Extraction, seen: set[str]) -> None:
+    if _DIGIT_RE.search(line) is None:
+        # No figure anywhere, so no claim: only the link warnings matter, and both kinds need a "](" on the
+        # line (unbalanced brackets, non-http targets). Most citation lines of a corpus end here.
+        if "](" in line:
+            for p in find_links(line)[1]:
+                out.warnings.append(ExtractWarning(rel, line_no, p))
+        return
     links, problems = find_links(line)
     for p in problems:
         out.warnings.append(ExtractWarning(rel, line_no, p))

@@ -286,6 +286,20 @@ def _has_cjk_money(t: str) -> bool:  # a C scan (not a set built from every char
     return not t.isascii() and _CJK_MONEY_CHAR_RE.search(t) is not None
 
 
+# Exact necessary conditions, found by literal-led scans far cheaper than the regexes they gate (most claim
+# lines hold no month name or ISO date).
+_MONTH_WORD_RE = re.compile("|".join(m[:3] for m in MONTH_NAMES))  # every month form opens with these (case kept)
+_ISO_HINT_RE = re.compile(r"-\d\d-")
+
+
+def _has_month(t: str) -> bool:
+    return _MONTH_WORD_RE.search(t) is not None
+
+
+def _has_iso_hint(t: str) -> bool:
+    return _ISO_HINT_RE.search(t) is not None
+
+
 def _has_pct(t: str) -> bool:
     return "%" in t or "％" in t or "pp" in t or "cent" in t or "percentage" in t
 # Order matters (a span taken by an earlier reader blocks later ones): dates before statutes, so "Nov 2024"
@@ -296,9 +310,9 @@ READERS: tuple[tuple[ValueType, re.Pattern[str], Reader, Guard], ...] = (
     ("money", MONEY_CODE_POST_RE, _money, None),
     ("money", MONEY_CJK_RE, _money, _has_cjk_money),
     ("pct", PCT_RE, _pct, _has_pct),
-    ("date", ISO_DATE_RE, _date, lambda t: "-" in t),
+    ("date", ISO_DATE_RE, _date, _has_iso_hint),
     ("date", CJK_DATE_RE, _date, lambda t: "年" in t),
-    ("date", MONTH_DATE_RE, _date, None),
+    ("date", MONTH_DATE_RE, _date, _has_month),
     ("year", ERA_YEAR_RE, _era_year, lambda t: "年" in t),
     ("statute", STATUTE_RE, _statute, None),
     ("statute", CJK_STATUTE_RE, _statute, lambda t: "第" in t),

@@ -72,3 +72,15 @@ def test_unbalanced_brackets_and_unsafe_schemes_warn(corpus):
     assert (1, "unbalanced") in msgs
     assert sorted(m for n, m in [(w.line_no, w.message) for w in ex.warnings] if n == 2 and "target" in m).__len__() == 3
     assert [c.source_url for c in ex.claims] == ["https://tax.gov.xx/v", "https://tax.gov.xx/c"]
+
+
+def test_link_warnings_kept_on_lines_without_any_digit(corpus):
+    # Lines with no digit skip the figure work; their link warnings must still be reported.
+    text = ("- See the tax office ([t](https://tax.gov.xx/v\n"
+            "- Forms ([x](javascript:alert) and [y](https://tax.gov.xx/forms))\n"
+            "- Bare portal https://tax.gov.xx/portal\n"
+            "- CIT **22 %** ([c](https://tax.gov.xx/c))\n")
+    root = corpus("countries/aa/playbook.md", text)
+    ex = extract_corpus(make_settings(root))
+    assert [(w.line_no, w.message.split(" ")[0]) for w in ex.warnings] == [(1, "unbalanced"), (2, "link")]
+    assert [c.line_no for c in ex.claims] == [4]

@@ -126,3 +126,10 @@ def test_dates_before_statutes():
 def test_currency_code_after_a_rejected_word():
     vals = [v for v in extract_values("in 2024 the 5 EUR fee and EUR 7 levy") if v.type == "money"]
     assert [v.number for v in vals] == [7.0, 5.0]
+
+
+def test_date_readers_behind_their_cheap_gates():
+    # The ISO reader runs only when '-dd-' is on the line, the month reader only when a month word is.
+    got = [(v.type, v.raw) for v in extract_values("fee 5 % from 2024-05-01, 19 Nov 2024 and Sept 2017; 12-34-56")]
+    assert got == [("pct", "5 %"), ("date", "2024-05-01"), ("date", "19 Nov 2024"), ("date", "Sept 2017")]
+    assert [v.raw for v in extract_values("due 2024-5-1 in june 2023")] == ["2024", "2023"]  # years only
