@@ -300,8 +300,13 @@ def _has_iso_hint(t: str) -> bool:
     return _ISO_HINT_RE.search(t) is not None
 
 
+_PCT_HINT_RE = re.compile(r"[%％]|pp|cent", re.I)  # PCT_RE ignores case, so its gate must too ("5 Per Cent")
+
+
 def _has_pct(t: str) -> bool:
-    return "%" in t or "％" in t or "pp" in t or "cent" in t or "percentage" in t
+    return "%" in t or _PCT_HINT_RE.search(t) is not None
+
+
 # Order matters (a span taken by an earlier reader blocks later ones): dates before statutes, so "Nov 2024"
 # is not "No." + "v 2024"; money before pct; years last.
 READERS: tuple[tuple[ValueType, re.Pattern[str], Reader, Guard], ...] = (

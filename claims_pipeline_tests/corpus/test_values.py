@@ -19,7 +19,7 @@ def test_pct_with_decimal_point_and_comma():
     assert one("taux de 6,32 % en 2025", "pct").number == pytest.approx(6.32)
 
 
-@pytest.mark.parametrize("text", ["a 10 per cent levy", "a 10 percent levy", "a 10% levy", "a 10 ％ levy"])
+@pytest.mark.parametrize("text", ["a 10 per cent levy", "a 10 percent levy", "a 10% levy", "a 10 ％ levy", "a 10 Per Cent levy", "a 10 PERCENT levy"])
 def test_pct_spellings(text):
     v = one(text, "pct")
     assert v.number == 10.0 and "10" in v.needles
