@@ -80,5 +80,6 @@ def run(args: argparse.Namespace) -> int:
         if summary.get("html"):
             print(f"report for people → {summary['html']}", file=sys.stderr)
     dagster_home = os.environ.get("DAGSTER_HOME") or str(home / "dagster")
-    print(f"UI: CLAIMS_PIPELINE_CONFIG={config} DAGSTER_HOME={dagster_home} dagster dev", file=sys.stderr)
+    dagster = Path(sys.executable).with_name("dagster")  # the venv's, so the line works without activating it
+    print(f"UI: CLAIMS_PIPELINE_CONFIG={config} DAGSTER_HOME={dagster_home} {dagster} dev -m claims_pipeline.definitions", file=sys.stderr)
     return code

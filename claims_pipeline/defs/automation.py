@@ -40,6 +40,17 @@ def monthly_audit_schedule(context: dg.ScheduleEvaluationContext) -> dg.RunReque
     return whole_corpus_request(context.instance, key)
 
 
+def stored_scope_hash(home, scope: str) -> str | None:
+    """The file hash that the last materialization of `corpus_documents` stored for this scope, if any."""
+    from claims_pipeline.defs.storage import scope_file
+
+    path = scope_file(home, dg.AssetKey("corpus_documents"), scope)
+    try:
+        return json.loads(path.read_text(encoding="utf-8")).get("hash")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
 def current_scope_hashes(config: ClaimsConfig) -> dict[str, str]:
     from claims_pipeline.corpus.extract import list_scopes
 
@@ -61,7 +72,10 @@ def corpus_sensor(context: dg.SensorEvaluationContext, claims_config: ClaimsConf
     existing = set(context.instance.get_dynamic_partitions(SCOPE_PARTITIONS_NAME))
     added = sorted(set(current) - existing)
     removed = sorted(existing - set(current))
-    changed = sorted(s for s, h in current.items() if seen.get(s) != h)
+    home = claims_config.load().home_dir
+    # A scope is due when its files differ from what the sensor last saw AND from what was last materialized
+    # (so starting the UI after a CLI audit does not re-fetch scopes that are already up to date).
+    changed = sorted(s for s, h in current.items() if seen.get(s) != h and stored_scope_hash(home, s) != h)
     requests = [
         dg.RunRequest(run_key=f"{s}:{current[s]}", partition_key=s, asset_selection=[dg.AssetKey(n) for n in SCOPE_ASSET_NAMES])
         for s in changed

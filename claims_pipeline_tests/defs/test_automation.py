@@ -88,3 +88,23 @@ def test_sensor_syncs_partitions_and_requests_runs_for_changed_scopes(instance, 
     assert list(adds[0].partition_keys) == ["xd"] and list(deletes[0].partition_keys) == ["xc"]
     assert all(r.run_key.startswith(f"{r.partition_key}:") for r in later.run_requests)
     assert set(json.loads(later.cursor)) == {"xa", "xb", "xd", "shared/exit/regional"}
+
+
+def test_sensor_requests_nothing_for_scopes_already_materialized_with_the_same_files(instance, demo_config, corpus):
+    from claims_pipeline.defs.automation import current_scope_hashes, stored_scope_hash
+    from claims_pipeline.defs.storage import scope_file
+    from claims_pipeline.settings import load_settings
+
+    config = config_with(demo_config, extraction__corpus_dir=str(corpus))
+    claims_config = ClaimsConfig(config_path=str(config))
+    home = load_settings(config).home_dir
+    hashes = current_scope_hashes(claims_config)
+    for scope in ("xa", "xb"):  # what a materialization of corpus_documents stores for these scopes
+        path = scope_file(home, dg.AssetKey("corpus_documents"), scope)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"hash": hashes[scope], "files": {}}), encoding="utf-8")
+    assert stored_scope_hash(home, "xa") == hashes["xa"]
+
+    first = _evaluate(instance, config, None)  # a fresh sensor cursor, e.g. the UI started after a CLI audit
+    assert {r.partition_key for r in first.run_requests} == {"xc", "shared/exit/regional"}
+    assert sorted(first.dynamic_partitions_requests[0].partition_keys) == ["shared/exit/regional", "xa", "xb", "xc"]
