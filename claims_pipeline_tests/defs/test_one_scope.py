@@ -88,3 +88,29 @@ def test_bad_corpus_file_is_named_and_others_continue(instance, demo_config, hom
     xb = json.loads((home / "assets" / "claims" / "xb.json").read_text())
     assert xa["claims"] == [] and any("countries/xa/playbook.md" in w for w in xa["warnings"])
     assert len(xb["claims"]) >= 5
+
+
+def test_corpus_untouched_fails_when_a_corpus_file_changes_after_its_scope_was_read(instance, demo_config, tmp_path):
+    import shutil
+
+    from claims_pipeline.defs.checks import corpus_drift
+    from claims_pipeline.defs.resources import ClaimsConfig
+    from claims_pipeline.settings import DEMO_CORPUS_DIR
+    from claims_pipeline_tests.defs.conftest import config_with
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(DEMO_CORPUS_DIR, corpus)
+    config = config_with(demo_config, extraction__corpus_dir=str(corpus))
+    sync_scope_partitions(instance, ["xa", "xb", "xc", "shared/exit/regional"])
+    assert _materialize(instance, config, "xb").success
+    assert corpus_drift(instance, ClaimsConfig(config_path=str(config))) == []
+
+    play = corpus / "countries" / "xb" / "playbook.md"  # someone (or a buggy tool) re-stamps a date
+    play.write_text(play.read_text(encoding="utf-8").replace("2025-12-01", "2026-11-29"), encoding="utf-8")
+    assert corpus_drift(instance, ClaimsConfig(config_path=str(config))) == ["countries/xb/playbook.md: bytes differ"]
+    rerun = dg.materialize([*ALL_ASSETS, *ALL_CHECKS], instance=instance, resources=resources_for(config),
+                           selection=dg.AssetSelection.checks_for_assets("audit_report"), run_config=QUIET,
+                           raise_on_error=False)
+    checks = {c.check_name: c for c in rerun.get_asset_check_evaluations()}
+    assert checks["corpus_untouched"].passed is False
+    assert "countries/xb/playbook.md" in checks["corpus_untouched"].metadata["changed_files"].value
