@@ -44,7 +44,6 @@ _FENCE_HEAD_RE = re.compile(r"[ \t]*(?:```|~~~)")
 _HEADING_START_RE = re.compile(r"#{1,6}[^\S\n]")
 # str.splitlines() breaks other than '\n'; a text holding any is rewritten to '\n' breaks first.
 _BREAKS = "\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
-_OTHER_BREAK_RE = re.compile(f"[{_BREAKS}]")
 _BREAK_TO_NL = {ord(ch): "\n" for ch in _BREAKS}
 
 
@@ -127,7 +126,9 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
     outcome is the same as walking `text.splitlines()` line by line with the fence and heading state.
     """
     file_verified = _file_last_verified(text)
-    if _OTHER_BREAK_RE.search(text) is not None:  # the lines of str.splitlines(), joined by '\n' only
+    # The lines of str.splitlines(), joined by '\n' only. Nine `in` scans (memchr-like, in C) cost a quarter
+    # of one character-class regex scan over the text.
+    if any(ch in text for ch in _BREAKS):
         text = text.replace("\r\n", "\n").translate(_BREAK_TO_NL)
     rfind = text.rfind
     cites = {rfind("\n", 0, m.start()) + 1 for m in _HTTP_TO_EOL_RE.finditer(text)}
