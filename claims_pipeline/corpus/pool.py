@@ -2,16 +2,20 @@
 
 Files are independent (per-file state only; the URL/tier caches are just caches), so contiguous chunks of the
 sorted file list are extracted in worker processes and their results concatenated in chunk order: the claims
-and warnings come out in exactly the serial order. Small inputs (one Dagster partition, the CLI on a country)
-never fork: a pool costs tens of milliseconds to start, more than such inputs take to extract.
+and warnings come out in exactly the serial order. The calling process is one of the `workers`: it forks one
+process fewer and extracts chunks itself (its results need no pickling). Small inputs (one Dagster partition,
+the CLI on a country) never fork: a pool costs tens of milliseconds to start, more than such inputs take to
+extract.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +25,8 @@ from claims_pipeline.corpus.records import ClaimRecord, ExtractWarning
 MIN_FILES = 32
 MIN_BYTES = 4_000_000
 MAX_AUTO_WORKERS = 8
-CHUNKS_PER_WORKER = 4  # several chunks each, so one slow chunk does not leave the other workers idle
+LOCK_TIMEOUT_S = 30.0
+CHUNKS_PER_WORKER = 32  # many small chunks: a worker finishing early takes more, so all end within a chunk
 
 FileJob = tuple[str, Path, str]  # (scope, path, corpus-relative path)
 ChunkResult = tuple[list[ClaimRecord], list[ExtractWarning], int]  # claims, warnings, skipped pointer links
@@ -54,9 +59,21 @@ def pool_size(setting: int, jobs: Sequence[FileJob]) -> int:
     return 1
 
 
-def chunked(jobs: Sequence[FileJob], n_chunks: int) -> list[Sequence[FileJob]]:
-    """Contiguous, near-equal slices in order (concatenating them gives `jobs` back)."""
+def chunked(jobs: Sequence[FileJob], n_chunks: int, sizes: Sequence[int] | None = None) -> list[Sequence[FileJob]]:
+    """Contiguous slices in order (concatenating them gives `jobs` back): near-equal in total `sizes` (file
+    bytes, a fair guess at extraction cost) when given, else near-equal in length."""
     n_chunks = max(1, min(n_chunks, len(jobs)))
+    if sizes is not None and sum(sizes) > 0:
+        prefix = list(accumulate(sizes))
+        out, lo = [], 0
+        for k in range(1, n_chunks):
+            # end after the first job where the running total reaches k/n of all bytes; every chunk non-empty
+            end = bisect_left(prefix, prefix[-1] * k / n_chunks) + 1
+            end = min(max(end, lo + 1), len(jobs) - (n_chunks - k))
+            out.append(jobs[lo:end])
+            lo = end
+        out.append(jobs[lo:])
+        return out
     step, extra = divmod(len(jobs), n_chunks)
     out, start = [], 0
     for i in range(n_chunks):
@@ -66,25 +83,68 @@ def chunked(jobs: Sequence[FileJob], n_chunks: int) -> list[Sequence[FileJob]]:
     return out
 
 
-_worker_state: tuple[ChunkFn, Any] | None = None
+def _sizes(jobs: Sequence[FileJob]) -> list[int]:
+    out = []
+    for _, path, _ in jobs:
+        try:
+            out.append(path.stat().st_size)
+        except OSError:
+            out.append(0)  # the reader reports it
+    return out
 
 
-def _init_worker(fn: ChunkFn, opts: Any) -> None:
+_worker_state: tuple[ChunkFn, Any, list[Sequence[FileJob]], Any] | None = None
+
+
+def _init_worker(fn: ChunkFn, opts: Any, chunks: list[Sequence[FileJob]], next_chunk: Any) -> None:
     global _worker_state
-    _worker_state = (fn, opts)  # inherited through fork: never pickled
+    _worker_state = (fn, opts, chunks, next_chunk)  # inherited through fork: never pickled
 
 
-def _run_chunk(chunk: Sequence[FileJob]) -> ChunkResult:
+def _claim(next_chunk: Any) -> int:
+    """The next chunk index (shared by all the processes). The lock is held for microseconds: failing to get
+    it in LOCK_TIMEOUT_S means a process died holding it, and raising sends the caller to the serial pass."""
+    lock = next_chunk.get_lock()
+    if not lock.acquire(timeout=LOCK_TIMEOUT_S):
+        raise RuntimeError("extraction pool: chunk counter lock never released")
+    try:
+        i = next_chunk.value
+        next_chunk.value = i + 1
+    finally:
+        lock.release()
+    return i
+
+
+def _drain(fn: ChunkFn, opts: Any, chunks: list[Sequence[FileJob]], next_chunk: Any) -> list[tuple[int, ChunkResult]]:
+    """Claim the next chunk not yet taken by any process and extract it, until none is left."""
+    done = []
+    while (i := _claim(next_chunk)) < len(chunks):
+        done.append((i, fn(chunks[i], opts)))
+    return done
+
+
+def _run_worker(_: int) -> list[tuple[int, ChunkResult]]:
     assert _worker_state is not None
-    fn, opts = _worker_state
-    return fn(chunk, opts)
+    return _drain(*_worker_state)
 
 
 def run_in_pool(fn: ChunkFn, jobs: Sequence[FileJob], opts: Any, workers: int) -> list[ChunkResult]:
-    """fn over chunks of `jobs` in `workers` forked processes, results in chunk order. Raises on any pool
-    failure (a worker killed, a result that cannot be pickled); the caller then runs serially."""
+    """fn over chunks of `jobs` in `workers` processes (this one and `workers - 1` forked ones), results in
+    chunk order. Each process takes the next chunk nobody has taken (a shared counter), so all finish within
+    about one small chunk of each other. Raises on any pool failure (a worker killed, a result that cannot be
+    pickled); the caller then runs serially."""
     ctx = multiprocessing.get_context("fork")
-    chunks = chunked(jobs, workers * CHUNKS_PER_WORKER)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_init_worker,
-                             initargs=(fn, opts)) as pool:
-        return list(pool.map(_run_chunk, chunks))
+    chunks = chunked(jobs, workers * CHUNKS_PER_WORKER, _sizes(jobs))
+    next_chunk = ctx.Value("l", 0)
+    results: list[ChunkResult | None] = [None] * len(chunks)
+    with ProcessPoolExecutor(max_workers=max(1, workers - 1), mp_context=ctx, initializer=_init_worker,
+                             initargs=(fn, opts, chunks, next_chunk)) as pool:
+        futures = [pool.submit(_run_worker, k) for k in range(max(1, workers - 1))]
+        for i, result in _drain(fn, opts, chunks, next_chunk):
+            results[i] = result
+        for future in futures:
+            for i, result in future.result():
+                results[i] = result
+    if any(r is None for r in results):  # a chunk claimed by no one cannot happen; never return a partial run
+        raise RuntimeError("extraction pool lost a chunk")
+    return results  # type: ignore[return-value]

@@ -4,6 +4,7 @@ never fork; a broken pool falls back to serial."""
 from __future__ import annotations
 
 import os
+import time
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
@@ -98,8 +99,42 @@ def test_chunks_keep_order():
     assert max(map(len, chunks)) - min(map(len, chunks)) <= 1
 
 
+def test_chunks_by_size_keep_order_and_balance_bytes():
+    jobs = [(str(i), Path(f"{i}.md"), f"{i}.md") for i in range(40)]
+    sizes = [100 if i < 10 else 10 for i in range(40)]  # a few big files first, as a sorted corpus may have
+    chunks = pool.chunked(jobs, 4, sizes)
+    assert len(chunks) == 4 and [j for c in chunks for j in c] == jobs
+    weights = [sum(sizes[int(j[0])] for j in c) for c in chunks]
+    assert weights == [400, 300, 300, 300] and [len(c) for c in chunks] == [4, 3, 3, 30]
+    for n in (1, 3, 39, 40, 41, 100):  # never an empty chunk, never more chunks than jobs
+        chunks = pool.chunked(jobs, n, sizes)
+        assert [j for c in chunks for j in c] == jobs and all(chunks) and len(chunks) == min(n, 40)
+    assert [j for c in pool.chunked(jobs[:3], 8, [0, 5, 0]) for j in c] == jobs[:3]
+    assert pool.chunked(jobs[:5], 2, [0] * 5) == pool.chunked(jobs[:5], 2)  # no sizes known: by count
+
+
+def test_pool_shares_the_work_with_the_calling_process(tmp_path, small_pool_gate):
+    root = _write_corpus(tmp_path, 40)
+    jobs = [("s", p, str(p)) for p in sorted(root.rglob("*.md"))]
+    parts = pool.run_in_pool(_pids, jobs, None, 2)
+    assert [j for part in parts for j in part[0][0][1:]] == [j[2] for j in jobs]  # every file once, in order
+    pids = {part[0][0][0] for part in parts}
+    assert os.getpid() in pids and len(pids) == 2  # this process and one forked worker
+
+
+def _pids(chunk, opts):
+    time.sleep(0.01)
+    return [(os.getpid(), *(rel for _, _, rel in chunk))], [], 0
+
+
+_MAIN_PID = os.getpid()
+
+
 def _die(chunk, opts):
-    os._exit(3)  # a worker killed mid-run
+    if os.getpid() != _MAIN_PID:
+        os._exit(3)  # a worker killed mid-run
+    time.sleep(0.05)  # the calling process extracts chunks too: leave some to the worker
+    return [], [], 0
 
 
 def test_broken_pool_raises_and_extraction_falls_back_to_serial(tmp_path, small_pool_gate, monkeypatch):
