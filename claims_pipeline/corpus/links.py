@@ -19,6 +19,19 @@ LINK_RE = re.compile(
     rf"|(?P<url>{_URL})",  # bare (also <https://…>)
     re.I,
 )
+# LINK_RE as find_links runs it: the same matches, written so SRE can skip ahead. LINK_RE opens with a
+# case-insensitive 'h' branch, so the engine tries the whole pattern at every position of the line; here the
+# first character comes from a plain set ('[', '`', 'h', 'H': all that LINK_RE's first character matches, even
+# ignoring case), and a lookbehind on it picks the branch. A bare URL is then the whole match (it has no group).
+_URL_REST = r"(?:[^\s()<>\[\]`\"]|\([^\s()<>\[\]`\"]*\))+"
+assert _URL == "https?://" + _URL_REST
+_LINK_FAST = re.compile(
+    r"[\[`hH](?:"
+    rf"(?<=\[)(?i:(?P<label>[^\]\n]*)\]\((?P<murl>{_URL})\s*(?:\"[^\"\n]*\")?\))"
+    rf"|(?<=`)(?i:(?P<burl>{_URL})`)"
+    rf"|(?<=[hH])(?i:ttps?://{_URL_REST})"
+    r")"
+)
 # A markdown link whose target is not http(s): [x](javascript:…), [x](file:…), [x](data:…).
 OTHER_TARGET_RE = re.compile(r"\]\(\s*(?P<scheme>javascript|file|data|vbscript):", re.I)
 # "](http" that LINK_RE did not consume as a whole markdown link: unbalanced brackets.
@@ -64,18 +77,16 @@ def find_links(line: str) -> tuple[list[Link], list[str]]:
     """All citations on the line, left to right, and problems found (unbalanced brackets, unsafe targets)."""
     links: list[Link] = []
     problems: list[str] = []
-    for m in LINK_RE.finditer(line):
-        if m.group("murl"):
-            url = m.group("murl")
+    for m in _LINK_FAST.finditer(line):  # LINK_RE's matches
+        if (url := m.group("murl")) is not None:
             us = m.start("murl")
             links.append(Link(m.start(), m.end(), url, "markdown", m.group("label"), us, us + len(url)))
-        elif m.group("burl"):
-            url = m.group("burl")
+        elif (url := m.group("burl")) is not None:
             us = m.start("burl")
             links.append(Link(m.start(), m.end(), url, "backticked", "", us, us + len(url)))
         else:
-            url = _trim_url(m.group("url"))
-            us = m.start("url")
+            url = _trim_url(m.group())
+            us = m.start()
             if line.startswith(_MD_OPEN, us - 2):
                 problems.append(f"unbalanced brackets in markdown link at column {us - 1}; URL read as a bare link")
             links.append(Link(us, us + len(url), url, "bare", "", us, us + len(url)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+from claims_pipeline.corpus import links as L
 from claims_pipeline.corpus import values as V
 
 TOKENS = ["€", "$", "¥", "USD", "usd", "eur", "and", "No.", "no", "n°", "nr.", "§", "Art.", "Article", "Cap.", "CAP.",
@@ -28,3 +29,43 @@ def test_fast_regexes_match_their_originals_on_random_figure_soup():
             assert _spans(fast, text) == _spans(original.finditer, text), (original.pattern[:40], text)
             checked += 1
     assert checked == len(V._FAST) * len(texts) and len(V._FAST) == 8
+
+
+LINK_TOKENS = ["[", "]", "(", ")", "](", "http://", "https://", "HTTP://", "HtTpS://", "httpſ://", "httpS://", "hTTp:/",
+               "`", '"', "a", "b.gov", "/x", " ", "\t", "\n", "<", ">", "h", "H", "ht", "://", "é", "[a]", "(b)",
+               '"t"', "x_(y)", "javascript:", "\u00a0", "\u2028", "](http", "`https://c.gov/`", ".", ","]
+
+
+def _link_matches(rx, text: str) -> list[tuple]:
+    """(span, kind, url, url start, label) of every match, from either regex's groups."""
+    out = []
+    for m in rx.finditer(text):
+        if m.group("murl") is not None:
+            out.append((m.span(), "markdown", m.group("murl"), m.start("murl"), m.group("label")))
+        elif m.group("burl") is not None:
+            out.append((m.span(), "backticked", m.group("burl"), m.start("burl"), None))
+        elif rx is L.LINK_RE:
+            out.append((m.span(), "bare", m.group("url"), m.start("url"), None))
+        else:  # the fast regex's bare URL is the whole match
+            out.append((m.span(), "bare", m.group(), m.start(), None))
+    return out
+
+
+def test_fast_link_regex_matches_link_re():
+    rnd = random.Random(20260530)
+    texts = ["".join(rnd.choice(LINK_TOKENS) for _ in range(rnd.randint(1, 30))) for _ in range(20000)]
+    texts += ['See [VAT Act](https://tax.gov.xx/a_(b) "title") and `https://x.gov/y` or <https://z.gov/q>.',
+              "[a [b](https://i.gov/x)](https://j.gov/y)", "[x](https://a.gov/x\n) next", "HTTPS://A.GOV/X [y](Http://b)"]
+    for text in texts:
+        assert _link_matches(L._LINK_FAST, text) == _link_matches(L.LINK_RE, text), text
+
+
+def test_find_links_on_tricky_lines():  # expectations as given by LINK_RE before the fast regex
+    links, problems = L.find_links("x [a](http://a.gov/x and [ok](https://y.gov.fr/b) ](https://z.gov/c) [j](javascript:x)")
+    assert [(ln.kind, ln.url) for ln in links] == [
+        ("bare", "http://a.gov/x"), ("markdown", "https://y.gov.fr/b"), ("bare", "https://z.gov/c")]
+    assert problems == ["unbalanced brackets in markdown link at column 5; URL read as a bare link",
+                        "unbalanced brackets in markdown link at column 51; URL read as a bare link",
+                        "link to a javascript: target at column 74 ignored"]
+    links, _ = L.find_links("HTTPſ://A.GOV/(x)y. `hTTp://b.gov/`")
+    assert [(ln.kind, ln.url, ln.start) for ln in links] == [("bare", "HTTPſ://A.GOV/(x)y", 0), ("backticked", "hTTp://b.gov/", 20)]
