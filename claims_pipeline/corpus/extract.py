@@ -130,8 +130,15 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
     # of one character-class regex scan over the text.
     if any(ch in text for ch in _BREAKS):
         text = text.replace("\r\n", "\n").translate(_BREAK_TO_NL)
-    rfind = text.rfind
-    cites = {rfind("\n", 0, m.start()) + 1 for m in _HTTP_TO_EOL_RE.finditer(text)}
+    rfind, digit, max_chars = text.rfind, _DIGIT_RE.search, opts.max_line_chars
+    # A line with no digit and no "](" gives nothing (no claim, no link warning) unless it is too long (a
+    # warning): it is left out here, and the section state it skips is the same (the last heading before a
+    # line). "](" lines are all kept by the second scan.
+    cites = set()
+    for m in _HTTP_TO_EOL_RE.finditer(text):
+        start = rfind("\n", 0, m.start()) + 1
+        if digit(text, start, m.end()) is not None or m.end() - start > max_chars:
+            cites.add(start)
     if "](" in text:
         cites.update(rfind("\n", 0, m.start()) + 1 for m in _MD_TARGET_TO_EOL_RE.finditer(text))
     if not cites:

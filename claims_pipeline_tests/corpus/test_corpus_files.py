@@ -84,3 +84,20 @@ def test_link_warnings_kept_on_lines_without_any_digit(corpus):
     ex = extract_corpus(make_settings(root))
     assert [(w.line_no, w.message.split(" ")[0]) for w in ex.warnings] == [(1, "unbalanced"), (2, "link")]
     assert [c.line_no for c in ex.claims] == [4]
+
+
+def test_digitless_bare_url_lines_left_out_keep_long_line_warning_and_sections(corpus):
+    # A line with a URL but no digit and no "](" is not visited at all: it still warns when too long, and the
+    # sections of the lines after it (a heading holding such a URL, a skipped heading) stay the same.
+    long_line = "- Portal https://tax.gov.xx/portal " + "see the site " * 120 + "\n"  # > 1,000 chars, no digit
+    text = ("## Tax https://tax.gov.xx/\n"
+            + long_line
+            + "- Bare portal https://tax.gov.xx/portal\n"
+            "- VAT **18 %** ([t](https://tax.gov.xx/v))\n"
+            "## Sources\n- Portal https://tax.gov.xx/list\n- CIT **22 %** ([c](https://tax.gov.xx/c))\n"
+            "### Rates https://rates.gov.xx/ (see https://tax.gov.xx/)\n- PIT **10 %** ([p](https://tax.gov.xx/p))\n")
+    root = corpus("countries/aa/playbook.md", text)
+    ex = extract_corpus(make_settings(root, max_line_chars=1000))
+    assert [(w.line_no, w.message) for w in ex.warnings] == [(2, f"line of {len(long_line) - 1:,} chars cut to 1,000")]
+    assert [(c.line_no, c.section) for c in ex.claims] == [(4, "Tax https://tax.gov.xx/"),
+                                                           (9, "Rates https://rates.gov.xx/ (see https://tax.gov.xx/)")]
