@@ -31,8 +31,9 @@ PROCESS_DATE_RE = re.compile(
 LAST_VERIFIED_RE = re.compile(rf"\blast[ -]verified\b[*_\s:]{{0,8}}({DATE})\b", re.I)
 
 # Every stamp form, and every masked form but the day-month-year process date, holds an ISO date: a line
-# without one (found by a digit-led scan, fast) skips those regexes.
-_ISO_ANYWHERE_RE = re.compile(DATE)
+# without one skips those regexes. Only whether there is one matters: found from its first '-' (a rarer first
+# character than a digit), with the four digits before it checked by a lookbehind; same lines as DATE.
+_ISO_ANYWHERE_RE = re.compile(r"-(?<=\d{4}-)\d{2}-\d{2}")
 
 _STAMP_VARIANTS = (VERIFIED_PAREN_RE, VERIFIED_BARE_RE, FETCHED_RE)
 _MASKED = (STAMP_RE, *_STAMP_VARIANTS, ASOF_RE, PROCESS_DATE_RE, LAST_VERIFIED_RE)

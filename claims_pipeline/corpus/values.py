@@ -277,13 +277,11 @@ Reader = Callable[[str], tuple[tuple[str, ...], bool, "float | None"]]
 Guard = Callable[[str], bool] | None
 
 _CJK_MONEY_CHARS = frozenset(MYRIAD_CHARS + "円元圓幣")
+_CJK_MONEY_CHAR_LIST = tuple(sorted(_CJK_MONEY_CHARS))  # one str `in` each beats a character-class regex scan
 
 
-_CJK_MONEY_CHAR_RE = re.compile("[" + "".join(sorted(_CJK_MONEY_CHARS)) + "]")
-
-
-def _has_cjk_money(t: str) -> bool:  # a C scan (not a set built from every character of the line)
-    return not t.isascii() and _CJK_MONEY_CHAR_RE.search(t) is not None
+def _has_cjk_money(t: str) -> bool:  # C scans (not a set built from every character of the line)
+    return not t.isascii() and any(ch in t for ch in _CJK_MONEY_CHAR_LIST)
 
 
 # Exact necessary conditions, found by literal-led scans far cheaper than the regexes they gate (most claim
@@ -300,11 +298,14 @@ def _has_iso_hint(t: str) -> bool:
     return _ISO_HINT_RE.search(t) is not None
 
 
-_PCT_HINT_RE = re.compile(r"[%％]|pp|cent", re.I)  # PCT_RE ignores case, so its gate must too ("5 Per Cent")
+# Every PCT_RE match has a digit, then maybe one space, then its unit, which opens with '%', '％', 'p' or 'P'
+# (PCT_RE ignores case: "5 Per Cent"; only 'p' and 'P' match 'p' so). Finding that is a far cheaper scan than
+# PCT_RE, and more exact than looking for the unit words alone ("support", "recent").
+_PCT_HINT_RE = re.compile(r"[%％pP](?:(?<=\d.)|(?<=\d\s.))")
 
 
 def _has_pct(t: str) -> bool:
-    return "%" in t or _PCT_HINT_RE.search(t) is not None
+    return _PCT_HINT_RE.search(t) is not None
 
 
 # Order matters (a span taken by an earlier reader blocks later ones): dates before statutes, so "Nov 2024"

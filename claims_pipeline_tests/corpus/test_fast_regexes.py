@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import random
+import re
 
 from claims_pipeline.corpus import links as L
+from claims_pipeline.corpus import stamps as S
 from claims_pipeline.corpus import values as V
 
 TOKENS = ["€", "$", "¥", "USD", "usd", "eur", "and", "No.", "no", "n°", "nr.", "§", "Art.", "Article", "Cap.", "CAP.",
@@ -69,3 +71,25 @@ def test_find_links_on_tricky_lines():  # expectations as given by LINK_RE befor
                         "link to a javascript: target at column 74 ignored"]
     links, _ = L.find_links("HTTPſ://A.GOV/(x)y. `hTTp://b.gov/`")
     assert [(ln.kind, ln.url, ln.start) for ln in links] == [("bare", "HTTPſ://A.GOV/(x)y", 0), ("backticked", "hTTp://b.gov/", 20)]
+
+
+def test_reader_guards_pass_every_text_their_regex_matches():
+    """A guard may let through a text its regex finds nothing in, never the other way round."""
+    rnd = random.Random(20260531)
+    tokens = TOKENS + ["P", "Per Cent", "PP", "pp", "p", "％", "\u00a0%", "5\t%", "5  %", "support", "recent", "元", "圓"]
+    texts = ["".join(rnd.choice(tokens) for _ in range(rnd.randint(1, 30))) for _ in range(6000)]
+    texts += ["5 Per Cent", "3 PP", "12.5%", "7\u00a0％", "1,5 pp", "５%", "x5%", "5 percentage points", "5 per cent"]
+    gated = [(rx, guard) for _, rx, _, guard in V.READERS if guard is not None]
+    assert len(gated) == 7
+    for text in texts:
+        for rx, guard in gated:
+            if rx.search(text) is not None:
+                assert guard(text), (rx.pattern[:30], text)
+
+
+def test_stamp_iso_hint_is_exactly_an_iso_date_search():
+    rnd = random.Random(20260601)
+    tokens = ["2024", "-", "05", "5", "-01", "x", " ", "12345", "٢٠٢٤", "--", "2024-05-01", "99-99"]
+    texts = ["".join(rnd.choice(tokens) for _ in range(rnd.randint(1, 12))) for _ in range(20000)]
+    for text in texts:
+        assert (S._ISO_ANYWHERE_RE.search(text) is None) == (re.search(S.DATE, text) is None), text
