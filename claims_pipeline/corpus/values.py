@@ -341,6 +341,9 @@ _SCANS = tuple((vtype, _FAST.get(rx, rx.finditer), "code" in rx.groupindex, lru_
                for vtype, rx, read, guard in READERS)
 
 
+_TAIL_CHARS = " .,-/\u00a0)"  # what _trim_tail may drop
+
+
 def _trim_tail(raw: str) -> str:
     """Drop trailing punctuation and an unbalanced ')' ('CAP. 293)' -> 'CAP. 293', '§28-' -> '§28')."""
     while raw:
@@ -366,13 +369,16 @@ def extract_values(text: str) -> list[Value]:
                 continue
             s, e = m.span()
             raw = m.group(0)
-            stripped = _trim_tail(raw)
-            e -= len(raw) - len(stripped)
-            lead = len(stripped) - len(stripped.lstrip())
-            s += lead
-            raw = stripped.strip()
+            if raw[-1] in _TAIL_CHARS or raw[-1].isspace() or raw[0].isspace():  # else nothing to trim or strip
+                stripped = _trim_tail(raw)
+                e -= len(raw) - len(stripped)
+                lead = len(stripped) - len(stripped.lstrip())
+                s += lead
+                raw = stripped.strip()
+                if not raw:
+                    continue
             i = bisect_left(starts, e)
-            if not raw or (i > 0 and ends[i - 1] > s):
+            if i > 0 and ends[i - 1] > s:
                 continue
             starts.insert(i, s)
             ends.insert(i, e)

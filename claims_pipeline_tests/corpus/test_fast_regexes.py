@@ -93,3 +93,36 @@ def test_stamp_iso_hint_is_exactly_an_iso_date_search():
     texts = ["".join(rnd.choice(tokens) for _ in range(rnd.randint(1, 12))) for _ in range(20000)]
     for text in texts:
         assert (S._ISO_ANYWHERE_RE.search(text) is None) == (re.search(S.DATE, text) is None), text
+
+
+def _extract_values_reference(text: str) -> list:
+    """extract_values as first written (every match trimmed and stripped), to check its shortcuts against."""
+    from bisect import bisect_left
+
+    starts, ends, values = [], [], []
+    for vtype, finditer, has_code, read, guard in V._SCANS:
+        for m in finditer(text):
+            if has_code and m.group("code").upper() not in V.CCY_CODES:
+                continue
+            s, e = m.span()
+            raw = m.group(0)
+            stripped = V._trim_tail(raw)
+            e -= len(raw) - len(stripped)
+            s += len(stripped) - len(stripped.lstrip())
+            raw = stripped.strip()
+            i = bisect_left(starts, e)
+            if not raw or (i > 0 and ends[i - 1] > s):
+                continue
+            starts.insert(i, s)
+            ends.insert(i, e)
+            needles, salient, number = read(raw)
+            values.append(V.Value(type=vtype, raw=raw, needles=needles, salient=salient, pos=s, end=e, number=number))
+    return values
+
+
+def test_extract_values_shortcuts_give_the_reference_values():
+    rnd = random.Random(20260602)
+    tokens = TOKENS + ["\u2009", "\u3000", " \t", "5 ", "§ 12 ", "Art. 5.", "EUR 5,", "5%.", "(Cap. 12)", "\u00a0"]
+    texts = ["".join(rnd.choice(tokens) for _ in range(rnd.randint(1, 30))) for _ in range(4000)]
+    for text in texts:
+        assert V.extract_values(text) == _extract_values_reference(text), text
