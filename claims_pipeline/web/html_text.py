@@ -19,8 +19,6 @@ import json
 import re
 from typing import Any
 
-from bs4 import BeautifulSoup, NavigableString, Tag
-from bs4.element import CData, Comment, Declaration, Doctype, ProcessingInstruction
 from lxml import etree
 
 from claims_pipeline.web.charset import decode_body
@@ -47,117 +45,149 @@ _BLOCK_TAGS = frozenset(
 )
 _CELL_TAGS = frozenset({"td", "th"})
 _SPACED_TAGS = frozenset({"sup", "sub"})
-_SKIP_STRINGS = (Comment, Declaration, Doctype, ProcessingInstruction, CData)
+_BLOCK_OR_TABLE = _BLOCK_TAGS | {"table"}
+_COOKIE_TAGS = frozenset({"div", "section", "aside", "dialog", "form"})
+# Elements _is_chrome has to look at more closely (any element with a role attribute is one too).
+_CHROME_CANDIDATE_TAGS = _CHROME_TAGS | _PAGE_LEVEL_CHROME_TAGS | _COOKIE_TAGS
+# libxml2's tree builder limits without XML_PARSE_HUGE (nodePush's maxDepth, XML_MAX_TEXT_LENGTH bytes).
+_TREE_DEPTH_LIMIT = 256
+_TREE_TEXT_LIMIT = 10_000_000
+_LONG_TEXT_XPATH = etree.XPath(f"boolean(//text()[string-length(.) >= {_TREE_TEXT_LIMIT // 4 - 1000}])")
 
 CELL_SEP = " | "
 _CELL_MARK = "\x1f"  # private marker between cells until lines are assembled
-_WS_RE = re.compile(r"\s+")
 _INVISIBLE_RE = re.compile("[\u200b\u2060\ufeff\u00ad]")
-_HSPACE_RE = re.compile(r"[^\S\n\x1f]+")
 
 
-def _attr_text(tag: Tag) -> str:
-    classes = tag.get("class") or []
-    if isinstance(classes, str):
-        classes = [classes]
-    return " ".join([str(tag.get("id") or ""), *classes, str(tag.get("role") or "")])
-
-
-def _is_footnotes(tag: Tag) -> bool:
-    return bool(_FOOTNOTE_RE.search(_attr_text(tag)))
-
-
-def _is_chrome(tag: Tag) -> bool:
-    name = tag.name
-    role = str(tag.get("role") or "").lower()
-    chrome = name in _CHROME_TAGS or role in _CHROME_ROLES
+def _is_chrome(el: Any, name: str) -> bool:
+    """Navigation chrome (nav, aside, chrome roles, page-level header/footer, cookie banners), unless it holds
+    footnotes. The walk asks only about _CHROME_CANDIDATE_TAGS and elements with a role attribute."""
+    get = el.get
+    role = get("role")
+    chrome = name in _CHROME_TAGS or (role is not None and role.lower() in _CHROME_ROLES)
     if not chrome and name in _PAGE_LEVEL_CHROME_TAGS:
-        chrome = not any(p.name in _CONTENT_ANCESTORS for p in tag.parents)
-    if not chrome and name in ("div", "section", "aside", "dialog", "form"):
-        ident = str(tag.get("id") or "") + " " + " ".join(tag.get("class") or [])
-        chrome = bool(_COOKIE_RE.search(ident))
-    return chrome and not _is_footnotes(tag)
+        chrome = not any(a.tag in _CONTENT_ANCESTORS for a in el.iterancestors())
+    if not chrome and name in _COOKIE_TAGS:
+        # The raw class value, not bs4's whitespace-split list: the pattern never matches whitespace, so
+        # the words it can match are the same either way.
+        chrome = bool(_COOKIE_RE.search((get("id") or "") + " " + (get("class") or "")))
+    return chrome and not _FOOTNOTE_RE.search(" ".join((get("id") or "", get("class") or "", role or "")))
 
 
-def _single_block_cell(cell: Tag) -> bool:
+def _single_block_cell(cell: Any) -> bool:
     """A cell holding at most one block element and no nested table: its content belongs on the row's line.
 
     Cells with several blocks (layout tables wrapping whole pages) keep their line breaks.
     """
-    blocks = [c for c in cell.children if isinstance(c, Tag) and (c.name in _BLOCK_TAGS or c.name == "table")]
-    return len(blocks) == 1 and blocks[0].name != "table" and blocks[0].find("table") is None
+    if not len(cell):
+        return False
+    blocks = [c for c in cell if c.tag in _BLOCK_OR_TABLE]  # comments' .tag is a function: never in the set
+    return len(blocks) == 1 and blocks[0].tag != "table" and next(blocks[0].iter("table"), None) is None
 
 
-def _walk(root: Tag) -> list[str]:
-    """Text pieces in document order, with "\\n" at block edges and _CELL_MARK around cells.
+# The walk's own marks, assembled into "\n" and _CELL_MARK at the end. Text never holds a NUL (libxml2
+# reads U+0000 as U+FFFD), so these cannot be confused with page text.
+_BREAK = "\x00n"
+_CELL = "\x00c"
+# Inside <pre> the page's own line breaks (and a literal _CELL_MARK) keep their meaning.
+_PRE_ESCAPE = str.maketrans({"\n": _BREAK, "\r": _BREAK, "\f": _BREAK, _CELL_MARK: _CELL})
+_PRE_CLOSE = "pre"
+_FLAT_CELL_CLOSE = "flat-cell"
 
-    An explicit stack instead of recursion: real pages nest deeper than Python's recursion limit.
+
+def _walk(top: list[Any]) -> list[str]:
+    """Text pieces in document order, with _BREAK at block edges and _CELL around cells.
+
+    ``top`` is the document's top-level nodes (comments, processing instructions, html elements). Text lives
+    in lxml's .text (before an element's first child) and .tail (after an element, in its parent); comments
+    and processing instructions are nodes whose own text is skipped but whose tail is content. Text outside
+    <pre> is left as it is: _assemble turns its line-breaking characters into spaces in one pass (the rest
+    of its whitespace is collapsed by normalise_text), which is what the per-piece "\\s+" → " " of the bs4
+    walk came to. An explicit stack instead of recursion: real pages nest deeper than Python's recursion limit.
     """
     out: list[str] = []
+    append = out.append
     pre_depth = 0
     flat_cells = 0  # inside a cell whose one block child (Word's <td><p>…</p></td>) must not break the row
-    stack: list[Any] = [iter(root.children)]
+    stack: list[Any] = [iter(top)]
     closers: list[str | None] = [None]
+    tails: list[str | None] = [None]
     while stack:
         child = next(stack[-1], None)
         if child is None:
             stack.pop()
             closer = closers.pop()
-            if closer == "pre":
-                pre_depth -= 1
-                out.append("\n")
-            elif closer == "flat-cell":
-                flat_cells -= 1
-                out.append(_CELL_MARK)
-            elif closer:
-                out.append(closer)
+            if closer is not None:
+                if closer is _PRE_CLOSE:
+                    pre_depth -= 1
+                    append(_BREAK)
+                elif closer is _FLAT_CELL_CLOSE:
+                    flat_cells -= 1
+                    append(_CELL)
+                else:
+                    append(closer)
+            tail = tails.pop()
+            if tail:
+                append(tail.translate(_PRE_ESCAPE) if pre_depth else tail)
             continue
-        if isinstance(child, NavigableString):
-            if isinstance(child, _SKIP_STRINGS):
-                continue
-            s = str(child)
-            out.append(s if pre_depth else _WS_RE.sub(" ", s))
-            continue
-        if not isinstance(child, Tag):
-            continue
-        name = child.name
-        if name in _DROP_TAGS or _is_chrome(child):
+        name = child.tag
+        if (name.__class__ is not str or name in _DROP_TAGS
+                or ((name in _CHROME_CANDIDATE_TAGS or child.get("role") is not None) and _is_chrome(child, name))):
+            tail = child.tail  # a comment, PI or dropped subtree: only the text after it is read
+            if tail:
+                append(tail.translate(_PRE_ESCAPE) if pre_depth else tail)
             continue
         if name == "br":
-            out.append("\n")
+            append(_BREAK)
+            tail = child.tail
+            if tail:
+                append(tail.translate(_PRE_ESCAPE) if pre_depth else tail)
             continue
         if name in _CELL_TAGS:
-            out.append(_CELL_MARK)
-            closer = _CELL_MARK
+            append(_CELL)
+            closer = _CELL
             if _single_block_cell(child):
                 flat_cells += 1
-                closer = "flat-cell"
+                closer = _FLAT_CELL_CLOSE
         elif name in _SPACED_TAGS:
-            out.append(" ")
+            append(" ")
             closer = " "
         elif name == "pre":
-            out.append("\n")
+            append(_BREAK)
             pre_depth += 1
-            closer = "pre"
+            closer = _PRE_CLOSE
         elif name in _BLOCK_TAGS:
-            closer = " " if flat_cells else "\n"
-            out.append(closer)
+            closer = " " if flat_cells else _BREAK
+            append(closer)
         else:
             closer = None
-        stack.append(iter(child.children))
+        text = child.text
+        if text:
+            append(text.translate(_PRE_ESCAPE) if pre_depth else text)
+        stack.append(iter(child))
         closers.append(closer)
+        tails.append(child.tail)
     return out
+
+
+def _assemble(pieces: list[str]) -> str:
+    """The walk's pieces as one text for normalise_text: line breaks and cell marks outside <pre> are spaces."""
+    text = "".join(pieces)
+    text = text.replace("\n", " ").replace("\r", " ").replace("\f", " ").replace(_CELL_MARK, " ")
+    return text.replace(_BREAK, "\n").replace(_CELL, _CELL_MARK)
 
 
 def normalise_text(text: str) -> str:
     """Apply the module's whitespace rules to assembled text (also used for plain text and PDF text)."""
     text = _INVISIBLE_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n").replace("\f", "\n"))
+    # Within a line (or a cell) every whitespace character is horizontal, so str.split() + join is the
+    # "runs become one space, ends stripped" rule done in C (str.split and re's \s agree on whitespace).
     lines: list[str] = []
     for line in text.split("\n"):
-        line = _HSPACE_RE.sub(" ", line)
         if _CELL_MARK in line:
-            line = CELL_SEP.join(p.strip() for p in line.split(_CELL_MARK) if p.strip())
-        line = line.strip()
+            line = CELL_SEP.join([p for p in [" ".join(c.split()) for c in line.split(_CELL_MARK)] if p])
+        else:
+            line = " ".join(line.split())
         if line:
             lines.append(line)
     return "\n".join(lines)
@@ -167,11 +197,54 @@ def _to_str(raw: bytes | str, declared_charset: str | None, *, sniff_meta: bool 
     return raw if isinstance(raw, str) else decode_body(raw, declared_charset, sniff_meta=sniff_meta).text
 
 
+def _top_level_nodes(markup: str) -> list[Any] | None:
+    """lxml's HTML tree of markup, as the document's top-level nodes in order (empty for an empty document);
+    None when the tree may hold less than the parser read (see below).
+
+    Parsed exactly as bs4's lxml builder fed it: the same etree.HTMLParser options (recover, no huge_tree),
+    one feed() of the whole str, a leading BOM dropped first. Only the tree builder differs (libxml2's own,
+    not bs4 as the parser's target): the parser raises the same events, and the one thing the tree leaves
+    out (whitespace-only text at document level, between top-level comments and <html> elements) only ever
+    sits between the html blocks' line breaks, where normalise_text strips it.
+
+    libxml2's tree builder (not the parser) has two limits without huge_tree, and past either it silently
+    stops building, so the rest of the page would be missing: 256 nested elements, and 10 MB in one text
+    node. A tree whose last, still-open chain of elements is that deep, or a document long enough to hold
+    such a text node, is handed back as None and read by bs4 instead.
+    """
+    if markup[:1] == "\N{BYTE ORDER MARK}":
+        markup = markup[1:]
+    parser = etree.HTMLParser(recover=True, huge_tree=False)
+    parser.feed(markup)
+    root = parser.close()
+    if root is None:
+        return []
+    top = list(root.itersiblings(preceding=True))
+    top.reverse()
+    top.append(root)
+    top.extend(root.itersiblings())
+    # When the builder stops at the depth limit, the elements open at that moment are the last chain.
+    depth, el = 1, top[-1]
+    while len(el):
+        el = el[-1]
+        depth += 1
+    if depth >= _TREE_DEPTH_LIMIT - 16:
+        return None
+    # A text node holds at most 4 UTF-8 bytes per character of markup (entities only shrink).
+    if len(markup) * 4 >= _TREE_TEXT_LIMIT and _LONG_TEXT_XPATH(root):
+        return None
+    return top
+
+
 def html_to_text(raw: bytes | str, declared_charset: str | None = None) -> str:
     """Readable text of an HTML page (see the module doc for its exact shape)."""
     markup = _to_str(raw, declared_charset)
-    soup = BeautifulSoup(markup, "lxml")
-    return normalise_text("".join(_walk(soup)))
+    top = _top_level_nodes(markup)
+    if top is None:  # beyond what libxml2's tree builder keeps: the old reader, which sees every event
+        from claims_pipeline.web.html_text_bs4 import html_to_text_bs4
+
+        return html_to_text_bs4(markup)
+    return normalise_text(_assemble(_walk(top)))
 
 
 def xml_to_text(raw: bytes | str, declared_charset: str | None = None) -> str:
