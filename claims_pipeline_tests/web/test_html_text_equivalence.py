@@ -79,6 +79,20 @@ def suite_markup() -> list[str | bytes]:
     return found
 
 
+# Hand-picked corners (every literal here is also picked up by suite_markup).
+CORNERS = (
+    "<pre>a<br>b\nc</pre>", "<pre>x\n<br>\ny\r\nz\fw\x1fv</pre>", "<pre>a<!-- c -->b\nc<?pi?>\nd</pre>",
+    "<pre><b>bold</b>\ntail\n<sup>2</sup>\n</pre>after\nx", "<pre>&#13;a&#12;b&#31;c&#10;d</pre>",
+    "<p>a&#13;b&#12;c&#31;d&#10;e&#11;f&#133;g&#8232;h</p>", "<table><tr><td>a\x1fb</td><td><pre>c\x1fd</pre></td></tr></table>",
+    "<table><tr><td><p>one</p></td><td><p>a</p><p>b</p></td><td><div><table><td>n</td></table></div></td></tr></table>",
+    "<td><!-- c --><p>x</p><!-- d --></td>tail", "<main><header>kept</header></main><header>dropped</header>",
+    "<article><div><footer class='x'>kept</footer></div></article>", "<nav class='footnotes'>kept</nav><nav>no</nav>",
+    "<div role='NAVIGATION'>no</div><span role='navigation '>yes</span>", "<div id='cookie'><p>no</p></div>after",
+    "<html><body>x</body></html>\n<!-- c -->\n<p>late</p>\n", "a<html>b<head>c<title>t</title>d</head>e<body>f",
+    "<sup>1</sup><sub>2</sub>x<sup><sup>3</sup></sup>", "<br>a<br/>b</br>c<br><br>", "<p>a</p>\u00a0<p>b</p>",
+)
+
+
 def test_every_markup_literal_in_the_test_suite() -> None:
     literals = suite_markup()
     assert len(literals) > 50
