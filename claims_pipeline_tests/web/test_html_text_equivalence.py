@@ -83,7 +83,8 @@ def suite_markup() -> list[str | bytes]:
 CORNERS = (
     "<pre>a<br>b\nc</pre>", "<pre>x\n<br>\ny\r\nz\fw\x1fv</pre>", "<pre>a<!-- c -->b\nc<?pi?>\nd</pre>",
     "<pre><b>bold</b>\ntail\n<sup>2</sup>\n</pre>after\nx", "<pre>&#13;a&#12;b&#31;c&#10;d</pre>",
-    "<p>a&#13;b&#12;c&#31;d&#10;e&#11;f&#133;g&#8232;h</p>", "<table><tr><td>a\x1fb</td><td><pre>c\x1fd</pre></td></tr></table>",
+    "<p>a&#13;b&#12;c&#31;d&#10;e&#11;f&#133;g&#8232;h</p>",
+    "<table><tr><td>a\x1fb</td><td><pre>c\x1fd</pre></td></tr></table>",
     "<table><tr><td><p>one</p></td><td><p>a</p><p>b</p></td><td><div><table><td>n</td></table></div></td></tr></table>",
     "<td><!-- c --><p>x</p><!-- d --></td>tail", "<main><header>kept</header></main><header>dropped</header>",
     "<article><div><footer class='x'>kept</footer></div></article>", "<nav class='footnotes'>kept</nav><nav>no</nav>",
@@ -140,7 +141,8 @@ def random_html(rng: random.Random, budget: int) -> str:
     opened: list[str] = []
     if rng.random() < 0.3:
         out.append(rng.choice(("<!DOCTYPE html>", "<!doctype html public '-//W3C//DTD HTML 4.01//EN'>",
-                               "<?xml version='1.0'?>", "\ufeff", "\ufeff\ufeff", " \n", "text before ", "<!-- c0 -->")))
+                               "<?xml version='1.0'?>", "\ufeff", "\ufeff\ufeff", " \n", "text before ",
+                               "<!-- c0 -->")))
     for _ in range(budget):
         r = rng.random()
         if r < 0.34:
