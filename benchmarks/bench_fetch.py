@@ -11,7 +11,8 @@ Prints ratios measured in this one run (no absolute targets are asserted anywher
  3. Warm re-run through claims_pipeline.pages.refresh_pages with the page cache: nothing changed and ETags
     served, so every page is a 304. Page-body bytes sent by the server (target 0), robots.txt requests and
     bytes apart (half the hosts serve a robots.txt, half 404; within fetch.robots_cache_hours the cached copy
-    is used: target 0 requests), and client CPU time warm ÷ cold (target ≤ 0.2). Then one more run with the
+    is used: target 0 requests), pages turned into text in each run (warm target 0: nothing re-extracted),
+    and client CPU time warm ÷ cold (target ≤ 0.2). Then one more run with the
     clock moved past the robots TTL: every origin is asked again, conditionally (a served robots.txt → 304).
 
 Usage: .venv/bin/python benchmarks/bench_fetch.py [--interval-ms 250] [--hosts 50] [--per-host 10]
@@ -81,6 +82,19 @@ def make_settings(port: int, interval_ms: int, home: Path) -> object:
     })
 
 
+def count_calls(module: object, name: str) -> list[int]:
+    """Wrap module.name so every call is counted in the returned one-element list (reset it by hand)."""
+    counter = [0]
+    inner = getattr(module, name)
+
+    def counted(*args: object, **kwargs: object) -> object:
+        counter[0] += 1
+        return inner(*args, **kwargs)
+
+    setattr(module, name, counted)
+    return counter
+
+
 def bound_for(log: list[dict], hosts: set[str], interval_s: float) -> float:
     starts = Counter(r["host"] for r in log if r["host"] in hosts)
     return max((n - 1) * interval_s for n in starts.values())
@@ -142,7 +156,9 @@ def main() -> None:
 
             # 3. cold then warm through the page cache (C's refresh_pages): ETags served, nothing changed
             from claims_pipeline.pages import refresh_pages
+            from claims_pipeline.web import text as text_module
 
+            extractions = count_calls(text_module, "extract_text")  # pages turned into text, per run
             settings3 = make_settings(port, args.interval_ms, tmp / "home3")
             for h in hosts[::2]:  # half the hosts get a robots.txt (ETag, 304-able); the rest answer 404
                 (tmp / "sites" / h).mkdir(parents=True, exist_ok=True)
@@ -152,6 +168,7 @@ def main() -> None:
             w0 = time.monotonic()
             cold = refresh_pages(settings3, urls, force=True, resolver=no_dns)
             cold_cpu, cold_wall = time.process_time() - c0, time.monotonic() - w0
+            cold_extracted, extractions[0] = extractions[0], 0
             t_warm = time.time()
             c0 = time.process_time()
             w0 = time.monotonic()
@@ -169,6 +186,7 @@ def main() -> None:
             print(f"    warm page-body bytes: {sum(r['bytes_sent'] for r in page_rows)} (target 0); "
                   f"warm robots.txt: {len(robots_rows)} requests, {sum(r['bytes_sent'] for r in robots_rows)} bytes "
                   f"(target 0 within robots_cache_hours={settings3.fetch.robots_cache_hours:g})")
+            print(f"    pages extracted to text: cold {cold_extracted}, warm {extractions[0]} (nothing re-extracted: target 0)")
             print(f"    CPU warm / cold: {warm_cpu / cold_cpu:.3f}  (target <= 0.2)")
             # the clock moved past the robots TTL: each origin is re-validated (a served file → 304, a 404 → 404)
             from datetime import datetime, timedelta, timezone
