@@ -10,9 +10,10 @@ sets with html_text).
 from __future__ import annotations
 
 import re
+import warnings
 from typing import Any
 
-from bs4 import BeautifulSoup, NavigableString, Tag
+from bs4 import BeautifulSoup, NavigableString, Tag, XMLParsedAsHTMLWarning
 from bs4.element import CData, Comment, Declaration, Doctype, ProcessingInstruction
 
 from claims_pipeline.web.html_text import (
@@ -147,5 +148,7 @@ def normalise_text_old(text: str) -> str:
 def html_to_text_bs4(raw: bytes | str, declared_charset: str | None = None) -> str:
     """The old html_to_text: BeautifulSoup with the lxml builder, then the walk above."""
     markup = _to_str(raw, declared_charset)
-    soup = BeautifulSoup(markup, "lxml")
+    with warnings.catch_warnings():  # XML-looking pages are read as HTML on purpose, as the lxml-tree path does
+        warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)
+        soup = BeautifulSoup(markup, "lxml")
     return normalise_text_old("".join(_walk(soup)))
