@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -42,8 +43,11 @@ def usable_cpus() -> int:
 
 def pool_size(setting: int, jobs: Sequence[FileJob]) -> int:
     """Processes to use: 1 (serial) unless the corpus is big, forking is available and more than one CPU
-    (auto) or an explicit count > 1 is set."""
+    (auto) or an explicit count > 1 is set. Auto never forks a process that runs other threads (a Dagster
+    run, the webserver): a child forked while another thread holds a lock (imports, logging) can hang."""
     if setting == 1 or len(jobs) < MIN_FILES or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    if setting == 0 and threading.active_count() > 1:
         return 1
     workers = min(usable_cpus(), MAX_AUTO_WORKERS) if setting == 0 else setting
     if workers <= 1:

@@ -4,6 +4,7 @@ never fork; a broken pool falls back to serial."""
 from __future__ import annotations
 
 import os
+import threading
 import time
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -84,12 +85,31 @@ def test_small_inputs_and_workers_1_never_fork(tmp_path):
     assert pool.pool_size(0, jobs[:3]) == 1 and pool.pool_size(1, jobs) == 1
 
 
-def test_big_corpus_gate_opens(tmp_path, monkeypatch):
-    monkeypatch.setattr(pool, "usable_cpus", lambda: 4)  # the gate's decision, whatever this machine has
+def _big_jobs(tmp_path):
     root = _write_corpus(tmp_path, pool.MIN_FILES)
     (root / "countries" / "c001" / "playbook.md").write_text(_playbook(1) + "x\n" * (pool.MIN_BYTES // 2))
-    jobs = [("s", p, str(p)) for p in sorted(root.rglob("*.md"))]
+    return [("s", p, str(p)) for p in sorted(root.rglob("*.md"))]
+
+
+def test_big_corpus_gate_opens(tmp_path, monkeypatch):
+    monkeypatch.setattr(pool, "usable_cpus", lambda: 4)  # the gate's decision, whatever this machine has
+    monkeypatch.setattr(pool.threading, "active_count", lambda: 1)  # as in the CLI: no other thread
+    jobs = _big_jobs(tmp_path)
     assert pool.pool_size(0, jobs) == 4 and pool.pool_size(2, jobs) == 2 and pool.pool_size(1, jobs) == 1
+
+
+def test_auto_never_forks_a_process_running_other_threads(tmp_path, monkeypatch):
+    monkeypatch.setattr(pool, "usable_cpus", lambda: 4)
+    jobs = _big_jobs(tmp_path)
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, daemon=True)  # e.g. a Dagster run's log or event threads
+    other.start()
+    try:
+        assert pool.pool_size(0, jobs) == 1  # auto: serial
+        assert pool.pool_size(2, jobs) == 2  # an explicit count is the user's call
+    finally:
+        stop.set()
+        other.join()
 
 
 def test_chunks_keep_order():
