@@ -16,7 +16,7 @@ from claims_pipeline.defs.audit_assets import (
 )
 from claims_pipeline.defs.audit_tables_io import load_audit, tables_dir
 from claims_pipeline.defs.corpus_files import scope_file_hashes
-from claims_pipeline.defs.metadata import md_table
+from claims_pipeline.defs.metadata import md_list, md_table
 from claims_pipeline.defs.partitions import SCOPE_PARTITIONS_NAME
 from claims_pipeline.defs.resources import ClaimsConfig
 from claims_pipeline.defs.storage import scope_file
@@ -92,7 +92,7 @@ def corpus_untouched(context: dg.AssetCheckExecutionContext, claims_config: Clai
     return dg.AssetCheckResult(
         passed=not drift,
         severity=dg.AssetCheckSeverity.ERROR,
-        metadata={"changed_files": dg.MetadataValue.md("\n".join(f"- `{d}`" for d in drift) or "_(none)_")},
+        metadata={"changed_files": md_list(drift)},
     )
 
 

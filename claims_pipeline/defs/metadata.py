@@ -1,20 +1,29 @@
-"""Small helpers that turn records into Dagster UI metadata (markdown tables, counts)."""
+"""Small helpers that turn records into Dagster UI metadata (markdown tables, counts, diffs).
+
+Cells hold text from fetched pages (notes, diffs) and the corpus: it is escaped like the report's markdown,
+so a hostile page cannot put links, images or HTML into the UI.
+"""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Any, Iterable
 
 import dagster as dg
 
+from claims_pipeline.report import escape
+
 MAX_TABLE_ROWS = 50  # the UI stays readable; the full lists are in the stored files and the report
+_BACKTICK_RUN_RE = re.compile(r"`+")
 
 
 def md_cell(value: Any, limit: int = 90) -> str:
+    """One table cell: one line, cut to `limit` characters with '…', every markup character escaped."""
     text = " ".join(str(value if value is not None else "").split())
     if len(text) > limit:
         text = text[: limit - 1] + "…"
-    return text.replace("|", "/")
+    return escape.md_cell(text)
 
 
 def md_table(headers: list[str], rows: Iterable[list[Any]], *, empty: str = "_(none)_") -> dg.MetadataValue:
@@ -29,9 +38,18 @@ def md_table(headers: list[str], rows: Iterable[list[Any]], *, empty: str = "_(n
     return dg.MetadataValue.md("\n".join(lines))
 
 
+def md_code_block(text: str, info: str = "") -> str:
+    """A fenced code block that the text cannot close: the fence is longer than any backtick run in it."""
+    longest = max((len(m.group()) for m in _BACKTICK_RUN_RE.finditer(text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{text}\n{fence}"
+
+
+def md_list(items: Iterable[Any], *, empty: str = "_(none)_") -> dg.MetadataValue:
+    """A bullet list of names (files, scopes), each as a code span unless it could break out of one."""
+    lines = [f"- {escape.md_code(item)}" for item in items]
+    return dg.MetadataValue.md("\n".join(lines) or empty)
+
+
 def counts(values: Iterable[str]) -> dict[str, int]:
     return dict(sorted(Counter(values).items()))
-
-
-def json_md(data: dict[str, Any]) -> dg.MetadataValue:
-    return dg.MetadataValue.json(data)

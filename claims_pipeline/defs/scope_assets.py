@@ -12,7 +12,7 @@ from typing import Any
 import dagster as dg
 
 from claims_pipeline.defs.corpus_files import combined_hash, scope_file_hashes
-from claims_pipeline.defs.metadata import counts, md_table
+from claims_pipeline.defs.metadata import counts, md_cell, md_code_block, md_list, md_table
 from claims_pipeline.defs.partitions import scope_partitions, single_run_backfill
 from claims_pipeline.defs.records_io import claims_from_json, page_from_json, page_to_json
 from claims_pipeline.urls import normalize_url
@@ -49,7 +49,7 @@ def corpus_documents(context: dg.AssetExecutionContext, claims_config: ClaimsCon
         data_version=_version({s: v["hash"] for s, v in out.items()}),
         metadata={
             "files": sum(len(v["files"]) for v in out.values()),
-            "file_list": dg.MetadataValue.md("\n".join(f"- `{f}`" for v in out.values() for f in v["files"]) or "_(none)_"),
+            "file_list": md_list(f for v in out.values() for f in v["files"]),
         },
     )
 
@@ -188,7 +188,8 @@ def page_changes(
         }
     changed_rows = [(s, c) for s, v in out.items() for c in v["changed_pages"]]
     stale_rows = [(s, c) for s, v in out.items() for c in v["stale_changed"]]
-    diffs = "\n\n".join(f"**{c['url']}** (changed {str(c['changed_at'])[:10]})\n```diff\n{c['diff'] or ''}\n```" for _, c in changed_rows)
+    diffs = "\n\n".join(f"**{md_cell(c['url'], 300)}** (changed {md_cell(str(c['changed_at'])[:10])})\n"
+                         f"{md_code_block(c['diff'] or '', 'diff')}" for _, c in changed_rows)
     return dg.Output(
         out,
         metadata={
