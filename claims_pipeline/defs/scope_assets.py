@@ -7,6 +7,7 @@ returns {scope: value}; storage.ScopeStoreIOManager writes one file per scope.
 
 import hashlib
 from collections import defaultdict
+from collections.abc import Callable
 from typing import Any
 
 import dagster as dg
@@ -30,6 +31,18 @@ def _version(per_scope: dict[str, str]) -> dg.DataVersion:
     return dg.DataVersion(h)
 
 
+def _scoped(context: dg.AssetExecutionContext, out: dict[str, Any], metadata_of: Callable[[list[str]], dict[str, Any]]) -> dict[str, Any]:
+    """The Output's metadata. One scope: its metadata. Several scopes in one run (the monthly audit, a
+    backfill): each scope's materialization gets its own metadata (Dagster's per-partition asset metadata),
+    so the UI shows per scope what that scope holds; the Output keeps only how many scopes the run covered."""
+    scopes = list(out)
+    if len(scopes) <= 1:
+        return metadata_of(scopes)
+    for scope in scopes:
+        context.add_asset_metadata(metadata_of([scope]), partition_key=scope)
+    return {"scopes_in_run": len(scopes)}
+
+
 @dg.asset(group_name="corpus", code_version="1", **SCOPE_ASSET_KW)
 def corpus_documents(context: dg.AssetExecutionContext, claims_config: ClaimsConfig) -> dg.Output[dict[str, Any]]:
     """The scope's markdown files and their content hashes (data version = hash of the scope's files)."""
@@ -44,14 +57,11 @@ def corpus_documents(context: dg.AssetExecutionContext, claims_config: ClaimsCon
             context.log.warning(f"scope {scope!r}: no markdown files under {settings.corpus_dir} (folder removed?)")
         hashes = scope_file_hashes(files, settings.corpus_dir)
         out[scope] = {"corpus_dir": str(settings.corpus_dir), "files": hashes, "hash": combined_hash(hashes)}
-    return dg.Output(
-        out,
-        data_version=_version({s: v["hash"] for s, v in out.items()}),
-        metadata={
-            "files": sum(len(v["files"]) for v in out.values()),
-            "file_list": md_list(f for v in out.values() for f in v["files"]),
-        },
-    )
+    def metadata_of(scopes: list[str]) -> dict[str, Any]:
+        return {"files": sum(len(out[s]["files"]) for s in scopes), "file_list": md_list(f for s in scopes for f in out[s]["files"])}
+
+    return dg.Output(out, data_version=_version({s: v["hash"] for s, v in out.items()}),
+                     metadata=_scoped(context, out, metadata_of))
 
 
 @dg.asset(group_name="corpus", code_version="1", **SCOPE_ASSET_KW)
@@ -73,25 +83,30 @@ def claims(
         if scope in by_scope:
             by_scope[scope]["warnings"].append(str(w))
         context.log.warning(str(w))  # bad input: named by file and line, never fatal
-    all_claims = extraction.claims
     data_hash = {
         s: hashlib.sha256(repr(v["claims"]).encode()).hexdigest()[:16] for s, v in by_scope.items()
     }
-    return dg.Output(
-        by_scope,
-        data_version=_version(data_hash),
-        metadata={
-            "claims": len(all_claims),
-            "by_tier": dg.MetadataValue.json(counts(c.source_tier for c in all_claims)),
-            "never_verified": sum(1 for c in all_claims if not c.last_verified),
-            "warnings": len(extraction.warnings),
-            "skipped_pointer_links": extraction.skipped_pointer_links,
+    claims_of: dict[str, list[Any]] = defaultdict(list)
+    for c in extraction.claims:
+        claims_of[c.scope].append(c)
+
+    def metadata_of(subset: list[str]) -> dict[str, Any]:
+        rows = [c for s in subset for c in claims_of[s]]
+        meta: dict[str, Any] = {
+            "claims": len(rows),
+            "by_tier": dg.MetadataValue.json(counts(c.source_tier for c in rows)),
+            "never_verified": sum(1 for c in rows if not c.last_verified),
+            "warnings": sum(len(by_scope[s]["warnings"]) for s in subset),
             "claims_table": md_table(
                 ["id", "section", "figures", "last verified", "url"],
-                ([c.id, c.section, ", ".join(v.raw for v in c.salient_values), c.last_verified or "", c.source_url] for c in all_claims),
+                ([c.id, c.section, ", ".join(v.raw for v in c.salient_values), c.last_verified or "", c.source_url] for c in rows),
             ),
-        },
-    )
+        }
+        if len(subset) == len(by_scope):  # counted per extraction, not per scope
+            meta["skipped_pointer_links"] = extraction.skipped_pointer_links
+        return meta
+
+    return dg.Output(by_scope, data_version=_version(data_hash), metadata=_scoped(context, by_scope, metadata_of))
 
 
 @dg.asset(group_name="corpus", code_version="1", **SCOPE_ASSET_KW)
@@ -107,13 +122,12 @@ def citation_lint(
     out: dict[str, list[dict[str, Any]]] = {s: [] for s in scopes}
     for f in findings:
         out.setdefault(f.scope, []).append({"file": f.file, "line": f.line, "url": f.url, "context": f.context, "scope": f.scope})
-    return dg.Output(
-        out,
-        metadata={
-            "findings": len(findings),
-            "findings_table": md_table(["file", "line", "url", "context"], ([f.file, f.line, f.url, f.context] for f in findings)),
-        },
-    )
+    def metadata_of(subset: list[str]) -> dict[str, Any]:
+        rows = [f for s in subset for f in out[s]]
+        return {"findings": len(rows),
+                "findings_table": md_table(["file", "line", "url", "context"], ([f["file"], f["line"], f["url"], f["context"]] for f in rows))}
+
+    return dg.Output(out, metadata=_scoped(context, out, metadata_of))
 
 
 def _pages_hash(pages: dict[str, dict[str, Any]]) -> str:
@@ -148,11 +162,9 @@ def fetched_pages(
         for u in urls:
             if u not in states:
                 context.log.warning(f"{s}: {u} came back without a page state")
-    pages = [states[u] for u in all_urls if u in states]
-    return dg.Output(
-        out,
-        data_version=_version({s: _pages_hash(p) for s, p in out.items()}),
-        metadata={
+    def metadata_of(subset: list[str]) -> dict[str, Any]:
+        pages = [states[u] for u in sorted({u for s in subset for u in out[s]})]
+        return {
             "pages": len(pages),
             "by_fetch_status": dg.MetadataValue.json(counts(str(p.fetch_status) for p in pages)),
             "changed": sum(1 for p in pages if p.content_changed),
@@ -160,8 +172,10 @@ def fetched_pages(
                 ["url", "status", "http", "note"],
                 ([p.url, p.fetch_status, p.http_status or "", p.note] for p in pages if str(p.fetch_status) not in ("OK", "NOT_MODIFIED")),
             ),
-        },
-    )
+        }
+
+    return dg.Output(out, data_version=_version({s: _pages_hash(p) for s, p in out.items()}),
+                     metadata=_scoped(context, out, metadata_of))
 
 
 @dg.asset(group_name="web", code_version="1", **SCOPE_ASSET_KW)
@@ -186,13 +200,12 @@ def page_changes(
             "changed_pages": [{"url": u, "changed_at": p.get("changed_at"), "diff": p.get("diff")} for u, p in sorted(changed.items())],
             "stale_changed": stale,
         }
-    changed_rows = [(s, c) for s, v in out.items() for c in v["changed_pages"]]
-    stale_rows = [(s, c) for s, v in out.items() for c in v["stale_changed"]]
-    diffs = "\n\n".join(f"**{md_cell(c['url'], 300)}** (changed {md_cell(str(c['changed_at'])[:10])})\n"
-                         f"{md_code_block(c['diff'] or '', 'diff')}" for _, c in changed_rows)
-    return dg.Output(
-        out,
-        metadata={
+    def metadata_of(subset: list[str]) -> dict[str, Any]:
+        changed_rows = [(s, c) for s in subset for c in out[s]["changed_pages"]]
+        stale_rows = [(s, c) for s in subset for c in out[s]["stale_changed"]]
+        diffs = "\n\n".join(f"**{md_cell(c['url'], 300)}** (changed {md_cell(str(c['changed_at'])[:10])})\n"
+                             f"{md_code_block(c['diff'] or '', 'diff')}" for _, c in changed_rows)
+        return {
             "content_changed": len(changed_rows),
             "stale_changed": len(stale_rows),
             "stale_changed_claims": md_table(
@@ -200,8 +213,9 @@ def page_changes(
                 ([s, c["line_no"], c["claim"], c["last_verified"] or "never", str(c["changed_at"])[:10], c["url"]] for s, c in stale_rows),
             ),
             "changed_pages_diffs": dg.MetadataValue.md(diffs or "_(no confirmed change)_"),
-        },
-    )
+        }
+
+    return dg.Output(out, metadata=_scoped(context, out, metadata_of))
 
 
 @dg.asset(group_name="audit", code_version="1", **SCOPE_ASSET_KW)
@@ -228,16 +242,18 @@ def priors(
                 rows.append({"id": c.id, **prior})
                 table.append((scope, c, prior))
             out[scope] = rows
-    absent = [(s, c, p) for s, c, p in table if p["prior"] == "TOKENS_ABSENT"]
-    return dg.Output(
-        out,
-        metadata={
-            "claims": len(table),
-            "by_prior": dg.MetadataValue.json(counts(p["prior"] for _, _, p in table)),
+    def metadata_of(subset: list[str]) -> dict[str, Any]:
+        wanted = set(subset)
+        rows = [(s, c, p) for s, c, p in table if s in wanted]
+        absent = [(s, c, p) for s, c, p in rows if p["prior"] == "TOKENS_ABSENT"]
+        return {
+            "claims": len(rows),
+            "by_prior": dg.MetadataValue.json(counts(p["prior"] for _, _, p in rows)),
             "tokens_absent": len(absent),
             "tokens_absent_claims": md_table(
                 ["scope", "line", "claim", "missing", "url"],
                 ([s, c.line_no, c.claim_text, ", ".join(p["missing_tokens"][:6]), c.source_url] for s, c, p in absent),
             ),
-        },
-    )
+        }
+
+    return dg.Output(out, metadata=_scoped(context, out, metadata_of))

@@ -26,6 +26,14 @@ def _audit(instance, config, clock):
     return r
 
 
+def _latest(instance, asset, scope):
+    """The newest materialization of one scope (partition) of an asset."""
+    records = instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=dg.AssetKey(asset), asset_partitions=[scope]), limit=1, ascending=False
+    ).records
+    return records[0].asset_materialization
+
+
 def _priors(home):
     return pd.read_parquet(home / "audit" / "tables" / "priors.parquet").set_index("claim_id")
 
@@ -59,6 +67,15 @@ def test_change_confirmed_on_second_sighting_and_stale_only_before(instance, dem
     assert changes["changed_pages"][0]["url"] == LEVY
     assert "1.1 %" in changes["changed_pages"][0]["diff"] and "0.8 %" in changes["changed_pages"][0]["diff"]
     assert [c["id"] for c in changes["stale_changed"]] == ["xa:18:5bd13010"]
+    # one run over both scopes, yet each scope's materialization in the UI carries its own metadata
+    meta = {scope: _latest(instance, "page_changes", scope).metadata for scope in SCOPES}
+    assert meta["xa"]["stale_changed"].value == 1 and meta["xa"]["content_changed"].value == 1
+    assert "annual-levy.html" in meta["xa"]["stale_changed_claims"].value
+    assert "1.1 %" in meta["xa"]["changed_pages_diffs"].value
+    assert meta["shared/exit/regional"]["stale_changed"].value == 0  # verified after the change
+    assert meta["shared/exit/regional"]["content_changed"].value == 1
+    xa_priors = _latest(instance, "priors", "xa")
+    assert xa_priors.metadata["claims"].value == int(p.index.str.startswith("xa:").sum())
     checks = {c.check_name: c for c in r.get_asset_check_evaluations()}
     assert checks["no_stale_changed"].passed is False
     assert "annual-levy.html" in checks["no_stale_changed"].metadata["claims"].value
