@@ -38,9 +38,28 @@ def _scoped(context: dg.AssetExecutionContext, out: dict[str, Any], metadata_of:
     scopes = list(out)
     if len(scopes) <= 1:
         return metadata_of(scopes)
-    for scope in scopes:
-        context.add_asset_metadata(metadata_of([scope]), partition_key=scope)
+    add_partition_metadata(context, {scope: metadata_of([scope]) for scope in scopes})
     return {"scopes_in_run": len(scopes)}
+
+
+def add_partition_metadata(context: dg.AssetExecutionContext, by_partition: dict[str, dict[str, Any]]) -> None:
+    """context.add_asset_metadata(metadata, partition_key=p) for each partition of the run.
+
+    Why not simply that call: each one re-reads the dynamic partitions from the instance to check the key
+    (~10 ms; 6 assets × 120 scopes made a backfill 7 s slower). The keys here are the run's own partition
+    keys (each asset's output has exactly those, which the IO manager enforces), so the step's metadata
+    accumulator takes them directly; if a Dagster release moves it, the public call is used (same result,
+    slower)."""
+    step = getattr(context.op_execution_context, "_step_execution_context", None)
+    accumulator = getattr(step, "_metadata_accumulator", None)
+    if not hasattr(accumulator, "with_additional_asset_metadata"):
+        for key, metadata in by_partition.items():
+            context.add_asset_metadata(metadata, partition_key=key)
+        return
+    for key, metadata in by_partition.items():
+        accumulator = accumulator.with_additional_asset_metadata(asset_key=context.asset_key, partition_key=key,
+                                                                 metadata=metadata)
+    step._metadata_accumulator = accumulator
 
 
 @dg.asset(group_name="corpus", code_version="1", **SCOPE_ASSET_KW)

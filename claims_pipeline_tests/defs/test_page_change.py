@@ -99,3 +99,21 @@ def test_unsynced_exactly_when_a_cited_page_changed(instance, demo_config, web):
     web.set_epoch(2)  # only the xa levy page has a v2: xb's pages are the same
     fetch()
     assert version() == v1
+
+
+
+def test_per_scope_metadata_in_a_multi_scope_run_skips_the_slow_public_call(instance, demo_config, monkeypatch):
+    """Dagster's add_asset_metadata re-reads the dynamic partitions on every call; add_partition_metadata
+    writes each scope's metadata straight into the step (a Dagster upgrade that moves it fails here)."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("the public per-call path was taken")
+
+    monkeypatch.setattr(dg.AssetExecutionContext, "add_asset_metadata", refuse)
+    scopes = ["xa", "xb"]
+    sync_scope_partitions(instance, scopes)
+    r = dg.materialize([*ALL_ASSETS], instance=instance, resources=resources_for(demo_config, "2026-01-10T09:00:00+00:00"),
+                       selection=dg.AssetSelection.assets("corpus_documents"), tags=range_tags(scopes), run_config=QUIET)
+    assert r.success
+    files = {scope: _latest(instance, "corpus_documents", scope).metadata["file_list"].value for scope in scopes}
+    assert "countries/xa/" in files["xa"] and "countries/xb/" not in files["xa"]
+    assert "countries/xb/" in files["xb"] and "countries/xa/" not in files["xb"]
