@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from claims_pipeline.commands.extract import scopes_for, settings_for
 

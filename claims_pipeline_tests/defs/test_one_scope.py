@@ -23,7 +23,6 @@ def _materialize(instance, config: Path, scope: str, clock: str = "") -> dg.Exec
 
 
 def _version(instance, key: str, partition: str) -> str | None:
-    ev = instance.get_latest_materialization_event(dg.AssetKey(key)) if partition is None else None
     records = instance.fetch_materializations(dg.AssetRecordsFilter(asset_key=dg.AssetKey(key), asset_partitions=[partition]), limit=1).records
     return records[0].asset_materialization.tags.get("dagster/data_version") if records else None
 

@@ -9,7 +9,6 @@ import subprocess
 import threading
 import zlib
 from email.utils import formatdate
-from pathlib import Path
 import time
 
 import pytest
