@@ -18,11 +18,15 @@ system-deps:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils >/dev/null; \
 	  else echo "note: install poppler-utils (pdftotext) for the best PDF text; using pypdf meanwhile"; fi; }
 
-# The browser test drives Debian's chromium headless through Playwright.
+# The browser test drives Debian's chromium headless through Playwright; the cache tests also run on a
+# throwaway PostgreSQL server (Debian's postgresql; the tests start and stop their own on 127.0.0.1).
 test-deps: system-deps
 	@command -v chromium >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "note: install chromium for the UI browser test"; fi; }
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+	  else echo "note: install postgresql for the cache-on-PostgreSQL tests"; fi; }
 
 setup: $(STAMP) system-deps
 
