@@ -25,13 +25,13 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 from sqlalchemy import Connection, Engine, and_, bindparam, func, insert, select, update
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 
 from claims_pipeline.store import schema
 from claims_pipeline.store.blobs import BlobStore
 from claims_pipeline.store.clock import iso, to_utc, utc_now
 from claims_pipeline.store.diffs import text_diff
-from claims_pipeline.store.engine import is_sqlite, make_engine, write_transaction
+from claims_pipeline.store.engine import is_sqlite, lock_schema, make_engine, write_transaction
 from claims_pipeline.store.fast304 import NotModifiedWriter
 from claims_pipeline.store.records import PageState
 from claims_pipeline.store.settle import ChangeState, settle
@@ -458,13 +458,15 @@ def _change_state(row: Any) -> ChangeState:
 
 def _create_tables(engine: Engine) -> None:
     # In a write transaction from the start: two processes opening a fresh SQLite file at once would otherwise
-    # both read "no table" in deferred transactions and deadlock upgrading to write. Retry covers the rest.
+    # both read "no table" in deferred transactions and deadlock upgrading to write; on Postgres an advisory
+    # lock orders them. Retry covers the rest (a lock timeout, a creation raced by a database we don't lock).
     for attempt in range(3):
         try:
             with write_transaction(engine) as conn:
+                lock_schema(conn)
                 schema.metadata.create_all(conn)
             return
-        except OperationalError:
+        except (OperationalError, IntegrityError, ProgrammingError):
             if attempt == 2:
                 raise
 

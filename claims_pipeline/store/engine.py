@@ -57,6 +57,18 @@ def write_transaction(engine: Engine) -> Iterator[Connection]:
             yield conn
 
 
+# Any fixed 64-bit number: the key of the Postgres advisory lock that serialises creating the tables.
+_SCHEMA_LOCK_KEY = 0x636C61696D73  # "claims"
+
+
+def lock_schema(conn: Connection) -> None:
+    """Within a write transaction: make processes that create the tables at once take turns. Postgres runs
+    CREATE TABLE … IF NOT EXISTS checks and creates as separate steps, so two fresh processes collide on a
+    new database; a transaction-scoped advisory lock orders them. SQLite: BEGIN IMMEDIATE already did."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK_KEY})
+
+
 def is_sqlite(engine: Engine) -> bool:
     return engine.dialect.name == "sqlite"
 

@@ -1,4 +1,5 @@
-"""Run as a subprocess by test_concurrency: record overlapping URLs into one shared cache."""
+"""Run as a subprocess by test_concurrency: record overlapping URLs into one shared cache (a SQLite file
+under root, or the database URL given as the fifth argument)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from claims_pipeline.store.cache import PageCache
 from claims_pipeline.web.records import FetchResult, FetchStatus
 
 
-def main(root: str, worker: str, n_urls: int, rounds: int) -> None:
-    cache = PageCache(f"sqlite:///{Path(root) / 'index.sqlite'}", Path(root) / "blobs")
+def main(root: str, worker: str, n_urls: int, rounds: int, db_url: str | None = None) -> None:
+    cache = PageCache(db_url or f"sqlite:///{Path(root) / 'index.sqlite'}", Path(root) / "blobs")
     # barrier: start recording only when both workers are up, so their writes really interleave
     (Path(root) / f"ready-{worker}").touch()
     deadline = time.monotonic() + 30
@@ -37,4 +38,4 @@ def main(root: str, worker: str, n_urls: int, rounds: int) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    main(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), *sys.argv[5:6])

@@ -1,4 +1,5 @@
-"""Two real processes recording overlapping URLs into one SQLite file at the same time."""
+"""Two real processes recording overlapping URLs into one cache at the same time (a SQLite file here; the same
+check runs on PostgreSQL in test_postgres)."""
 
 import subprocess
 import sys
@@ -13,15 +14,20 @@ N_URLS, ROUNDS = 30, 4
 
 
 def test_two_processes_on_one_cache_corrupt_nothing(tmp_path):
+    two_writers_corrupt_nothing(tmp_path, f"sqlite:///{tmp_path / 'index.sqlite'}")
+
+
+def two_writers_corrupt_nothing(tmp_path: Path, db_url: str) -> None:
     procs = [
-        subprocess.Popen([sys.executable, str(WORKER), str(tmp_path), name, str(N_URLS), str(ROUNDS)], stderr=subprocess.PIPE)
+        subprocess.Popen([sys.executable, str(WORKER), str(tmp_path), name, str(N_URLS), str(ROUNDS), db_url],
+                         stderr=subprocess.PIPE)
         for name in ("w1", "w2")
     ]
     for p in procs:
         _, err = p.communicate(timeout=90)
         assert p.returncode == 0, err.decode()
 
-    cache = PageCache(f"sqlite:///{tmp_path / 'index.sqlite'}", tmp_path / "blobs")
+    cache = PageCache(db_url, tmp_path / "blobs")
     report = verify_cache(cache)
     assert report.ok, report.problems
     assert report.rows_checked == 2 * N_URLS * ROUNDS  # no lost writes

@@ -19,6 +19,7 @@ import claims_pipeline_tests.store.test_consistency as consistency_tests
 import claims_pipeline_tests.store.test_fast304 as fast304_tests
 import claims_pipeline_tests.test_pages as pages_tests
 from claims_pipeline.store.cache import PageCache
+from claims_pipeline_tests.store.test_concurrency import two_writers_corrupt_nothing
 from claims_pipeline_tests.store.postgres_server import postgres_server
 from claims_pipeline_tests.test_pages import web  # noqa: F401  (the fixture web, as a fixture)
 
@@ -67,3 +68,9 @@ def test_fetch_and_record_on_postgres(test, new_database, web, tmp_path, monkeyp
         assert cache.engine.dialect.name == "postgresql"
         assert cache.states([]) == {}
     assert not list(tmp_path.rglob("*.sqlite"))
+
+
+def test_two_processes_on_one_postgres_cache_corrupt_nothing(new_database, tmp_path):
+    """Two machines' worth of writers on one shared database: SELECT … FOR UPDATE on the URL row serialises
+    each URL's read-settle-write (SQLite gets the same from BEGIN IMMEDIATE); no write is lost."""
+    two_writers_corrupt_nothing(tmp_path, new_database())
