@@ -341,13 +341,14 @@ _SCANS = tuple((vtype, _FAST.get(rx, rx.finditer), "code" in rx.groupindex, lru_
                for vtype, rx, read, guard in READERS)
 
 
-_TAIL_CHARS = " .,-/\u00a0)"  # what _trim_tail may drop
+_TRAILING_PUNCT = " .,-/\u00a0"
+_TAIL_CHARS = _TRAILING_PUNCT + ")"  # what _trim_tail may drop
 
 
 def _trim_tail(raw: str) -> str:
     """Drop trailing punctuation and an unbalanced ')' ('CAP. 293)' -> 'CAP. 293', '§28-' -> '§28')."""
     while raw:
-        if raw[-1] in " .,-/\u00a0":
+        if raw[-1] in _TRAILING_PUNCT:
             raw = raw[:-1]
         elif raw[-1] == ")" and raw.count("(") < raw.count(")"):
             raw = raw[:-1]

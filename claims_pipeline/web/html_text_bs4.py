@@ -17,6 +17,7 @@ from bs4 import BeautifulSoup, NavigableString, Tag, XMLParsedAsHTMLWarning
 from bs4.element import CData, Comment, Declaration, Doctype, ProcessingInstruction
 
 from claims_pipeline.web.html_text import (
+    CELL_SEP,
     _BLOCK_TAGS,
     _CELL_MARK,
     _CELL_TAGS,
@@ -26,14 +27,13 @@ from claims_pipeline.web.html_text import (
     _COOKIE_RE,
     _DROP_TAGS,
     _FOOTNOTE_RE,
+    _INVISIBLE_RE,
     _PAGE_LEVEL_CHROME_TAGS,
     _SPACED_TAGS,
     _to_str,
 )
 
-CELL_SEP = " | "
 _WS_RE = re.compile(r"\s+")
-_INVISIBLE_RE = re.compile("[\u200b\u2060\ufeff\u00ad]")
 _HSPACE_RE = re.compile(r"[^\S\n\x1f]+")
 _SKIP_STRINGS = (Comment, Declaration, Doctype, ProcessingInstruction, CData)
 
