@@ -15,11 +15,12 @@ Skipping and resuming:
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import logging
-from collections.abc import Callable, Coroutine, Iterable
+import queue
+import threading
+from collections.abc import Callable, Iterable
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any
 
 from claims_pipeline.settings import Settings
 from claims_pipeline.store.cache import Basis, PageCache
@@ -27,11 +28,11 @@ from claims_pipeline.store.clock import to_utc, utc_now
 from claims_pipeline.store.records import PageState
 from claims_pipeline.store.robots import RobotsTable
 from claims_pipeline.urls import normalize_url
+from claims_pipeline.web import event_loop
 from claims_pipeline.web.fetcher import Fetcher
 from claims_pipeline.web.records import FetchResult
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 
 
 def unique_urls(urls: Iterable[str]) -> list[str]:
@@ -50,11 +51,13 @@ def refresh_pages(
     ttl_days: float | None = None,
     run_id: str | None = None,
     on_state: Callable[[PageState], None] | None = None,
+    with_text: bool = True,
 ) -> dict[str, PageState]:
     """Fetch what needs fetching and return {normalised url: PageState} for every URL the cache knows.
 
     `now` (tests move the clock) is both the TTL reference and the recorded fetch time. A URL whose result
-    cannot be recorded is logged with its URL and left out; the others carry on."""
+    cannot be recorded is logged with its URL and left out; the others carry on. with_text=False returns the
+    states without their text (PageState.text None; read it by text_hash when needed)."""
     wanted = unique_urls(urls)
     own_cache = cache is None
     cache = cache or PageCache.from_settings(settings)
@@ -67,9 +70,10 @@ def refresh_pages(
         to_fetch = [u for u in wanted if u not in skip]
         if to_fetch:
             log.info("fetching %d of %d URLs (run %s)", len(to_fetch), len(wanted), run_id)
-            _run_sync(_fetch_and_record(settings, cache, to_fetch, now=now, resolver=resolver, run_id=run_id, on_state=on_state))
+            event_loop.run(_fetch_and_record(settings, cache, to_fetch, now=now, resolver=resolver, run_id=run_id,
+                                             on_state=on_state), settings.fetch.event_loop)
         cache.finish_run(run_id, now=now)
-        return cache.states(wanted)
+        return cache.states(wanted, with_text=with_text)
     finally:
         if own_cache:
             cache.close()
@@ -88,15 +92,48 @@ async def _fetch_and_record(
     bases = cache.conditional_bases(urls)  # one query: the validators to send and what a 304 will stand for
     validators = {url: (b.etag, b.last_modified) for url, b in bases.items()}
     fixed_now = to_utc(now)
-    # robots.txt is kept in the same index across runs (fetch.robots_cache_hours), on the same clock as the pages
-    async with Fetcher(settings, resolver=resolver, robots_store=RobotsTable(cache.engine), robots_now=fixed_now) as fetcher:
-        async for result in fetcher.fetch_many(urls, validators):
-            # Record each result as it arrives (a kill keeps what is done). The write runs in a thread so the
-            # fetcher's other requests keep moving while SQLite and the blob files are written.
-            basis = bases.get(result.url)
-            state = await asyncio.to_thread(_record_one, cache, result, fixed_now, run_id, basis, on_state is not None)
-            if state is not None and on_state is not None:
-                on_state(state)
+    recorder = _Recorder(cache, bases, fixed_now, run_id, on_state)
+    try:
+        # robots.txt is kept in the same index across runs (fetch.robots_cache_hours), on the same clock as the pages
+        async with Fetcher(settings, resolver=resolver, robots_store=RobotsTable(cache.engine), robots_now=fixed_now) as fetcher:
+            async for result in fetcher.fetch_many(urls, validators):
+                recorder.put(result)
+    finally:
+        # whatever was fetched is recorded, also when the run stops early (an error, a cancel)
+        await asyncio.to_thread(recorder.close)
+
+
+class _Recorder:
+    """Records each result as it arrives (a kill keeps what is done), each URL in its own transaction, on one
+    writer thread: the fetcher's requests keep moving while SQLite and the blob files are written, and handing
+    a result over costs a queue put instead of a thread-pool round trip per URL (in a warm, all-304 run that
+    round trip cost more CPU than the write itself). on_state, when given, is called on the writer thread."""
+
+    _DONE = object()
+
+    def __init__(self, cache: PageCache, bases: dict[str, Basis], now: datetime | None, run_id: str,
+                 on_state: Callable[[PageState], None] | None) -> None:
+        self._cache, self._bases, self._now, self._run_id, self._on_state = cache, bases, now, run_id, on_state
+        self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._drain, name="page-cache-writer", daemon=True)
+        self._thread.start()
+
+    def put(self, result: FetchResult) -> None:
+        self._queue.put(result)
+
+    def close(self) -> None:
+        self._queue.put(self._DONE)
+        self._thread.join()
+
+    def _drain(self) -> None:
+        while (result := self._queue.get()) is not self._DONE:
+            state = _record_one(self._cache, result, self._now, self._run_id, self._bases.get(result.url),
+                                self._on_state is not None)
+            if state is not None and self._on_state is not None:
+                try:
+                    self._on_state(state)
+                except Exception:  # a caller's callback must not stop the recording of the rest
+                    log.exception("on_state callback failed for %s", result.url)
 
 
 def _record_one(cache: PageCache, result: FetchResult, now: datetime | None, run_id: str, basis: Basis | None,
@@ -111,13 +148,3 @@ def _record_one(cache: PageCache, result: FetchResult, now: datetime | None, run
     except Exception:  # one page that cannot be stored must not stop the run
         log.exception("could not record the fetch of %s (status %s)", result.url, result.status)
     return None
-
-
-def _run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """asyncio.run, also when the caller already runs an event loop (then in a helper thread)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coro).result()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -94,6 +94,8 @@ class FetchSettings(_Strict):
     run_budget_s: float = Field(3600.0, gt=0, description="Wall-time bound for one fetch run.")
     breaker_failures: int = Field(3, ge=1, description="Consecutive timeouts/connection failures that open a host's breaker.")
     verify_tls: bool = True
+    event_loop: Literal["auto", "uvloop", "asyncio"] = Field(
+        "auto", description="auto = uvloop when installed (it is a dependency on Linux and macOS), else asyncio's.")
     robots_enabled: bool = True
     robots_timeout_s: float = Field(10.0, gt=0)
     robots_cache_hours: float = Field(

@@ -208,6 +208,9 @@ def test_not_fetched_and_not_modified() -> None:
     assert build_prior(c, None, S).fetch_note == "not fetched"
     ok = page(URL, FILLER + "taux de 6,32 %" + FILLER, status="NOT_MODIFIED")
     assert build_prior(c, ok, S).prior == TOKENS_PRESENT
+    # an OK page whose cached text could not be read back is unknown, never "figure absent"
+    lost = build_prior(c, page(URL, None, status="OK"), S)
+    assert lost.prior == SOURCE_UNAVAILABLE and "cached text blob missing or damaged" in lost.fetch_note
 
 
 def test_thin_body_and_js_host_are_indeterminate_not_absent() -> None:

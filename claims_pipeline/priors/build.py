@@ -114,7 +114,10 @@ def build_prior(claim: ClaimRecord, page: PageState | None, settings: Settings) 
         return Prior(SOURCE_UNAVAILABLE, missing_tokens=_raws(salient), fetch_note=note)
     if status not in _READABLE:
         return Prior(SOURCE_UNAVAILABLE, missing_tokens=_raws(salient), fetch_note=page.note or status)
-    return match_text(claim, page.text or "", settings, text_hash=page.text_hash, host=claim.source_host)
+    if page.text is None:  # its text blob went missing or was damaged after the fetch: unknown, not "absent"
+        return Prior(SOURCE_UNAVAILABLE, missing_tokens=_raws(salient),
+                     fetch_note="cached text blob missing or damaged" + (f" ({page.note})" if page.note else ""))
+    return match_text(claim, page.text, settings, text_hash=page.text_hash, host=claim.source_host)
 
 
 def _is_js_host(host: str, js_hosts: list[str]) -> bool:

@@ -316,15 +316,17 @@ class PageCache:
     def state(self, url: str) -> PageState | None:
         return self.states([url]).get(url)
 
-    def states(self, urls: Iterable[str]) -> dict[str, PageState]:
-        """PageState of every given URL that has been fetched at least once."""
+    def states(self, urls: Iterable[str], *, with_text: bool = True) -> dict[str, PageState]:
+        """PageState of every given URL that has been fetched at least once. with_text=False leaves
+        PageState.text None (the text blob is only checked to exist): for callers that keep text_hash and read
+        the text later, such as the Dagster fetch asset, so a run does not read and unzip every page twice."""
         out: dict[str, PageState] = {}
         with self.engine.connect() as conn:
             for chunk in _chunks(list(dict.fromkeys(urls))):
-                out.update(self._states_in(conn, chunk))
+                out.update(self._states_in(conn, chunk, with_text=with_text))
         return out
 
-    def _states_in(self, conn: Connection, chunk: list[str]) -> dict[str, PageState]:
+    def _states_in(self, conn: Connection, chunk: list[str], *, with_text: bool = True) -> dict[str, PageState]:
         u, f, c = schema.urls, schema.fetches, schema.changes
         stmt = (
             select(u, f.c.fetch_status, f.c.http_status, f.c.content_kind, f.c.note, f.c.fetched_at,
@@ -333,14 +335,20 @@ class PageCache:
             .outerjoin(c, c.c.id == u.c.last_change_id)
             .where(u.c.url.in_(chunk))
         )
-        return {row["url"]: self._page_state(row) for row in conn.execute(stmt).mappings()}
+        return {row["url"]: self._page_state(row, with_text) for row in conn.execute(stmt).mappings()}
 
-    def _page_state(self, row: Any) -> PageState:
+    def _page_state(self, row: Any, with_text: bool = True) -> PageState:
         status, note = row["fetch_status"], row["note"] or ""
         text = None
         if status in USABLE:
-            text = self.blobs.get_text(row["stable_hash"]) if row["fetch_text_hash"] else None
-            if text is None:
+            found = False
+            if row["fetch_text_hash"]:
+                if with_text:
+                    text = self.blobs.get_text(row["stable_hash"])
+                    found = text is not None
+                else:
+                    found = self.blobs.exists(row["stable_hash"], "text")
+            if not found:
                 reason = "304 without a cached copy" if not row["fetch_text_hash"] else "cached text blob missing or damaged"
                 status, note = FetchStatus.UNAVAILABLE.value, note if reason in note else (note + "; " if note else "") + reason
             else:

@@ -19,6 +19,7 @@ from typing import Any
 import httpcore
 import httpx
 
+from claims_pipeline.web.asyncio_stream import AsyncioBackend
 from claims_pipeline.web.ssrf import AddressGuard, AddressRefused
 
 # host -> list of IP strings; may be sync or async. Tests inject stubs that answer private addresses.
@@ -66,7 +67,7 @@ def lookup_address_map(table: Mapping[str, tuple[str, int | None]], host: str) -
 class GuardedBackend(httpcore.AsyncNetworkBackend):
     def __init__(self, guard: AddressGuard, resolver: Resolver | None, address_map: Mapping[str, tuple[str, int | None]],
                  inner: httpcore.AsyncNetworkBackend | None = None) -> None:
-        self._inner = inner or httpcore.AnyIOBackend()  # the backend that actually dials (tests wrap it)
+        self._inner = inner or AsyncioBackend()  # the backend that actually dials (tests wrap it)
         self._guard = guard
         self._resolver = resolver or system_resolver
         self._map = dict(address_map)

@@ -134,3 +134,17 @@ def test_states_returns_only_fetched_urls_in_bulk(tmp_path):
     states = cache.states(urls)
     assert set(states) == set(urls[:600:3])
     assert all(s.text == f"text {u}" for u, s in states.items())
+
+
+def test_states_without_text_check_the_blob_exists_and_leave_the_reading_to_the_caller(tmp_path):
+    cache = make_cache(tmp_path)
+    s = cache.record(ok(URL, "VAT 18 %", etag='"v1"'), now=day(1))
+    other = "https://b.example/p"
+    gone = cache.record(ok(other, "stamp duty 5 %"), now=day(1))
+    cache.blobs.path(gone.text_hash, "text").unlink()
+    states = cache.states([URL, other], with_text=False)
+    assert states[URL].fetch_status == "OK" and states[URL].text is None and states[URL].text_hash == s.text_hash
+    assert cache.text(states[URL].text_hash) == "VAT 18 %"
+    assert states[other].fetch_status == "UNAVAILABLE" and "cached text blob missing" in states[other].note
+    with_text = cache.states([URL, other])
+    assert with_text[URL].text == "VAT 18 %" and with_text[other].fetch_status == "UNAVAILABLE"

@@ -30,7 +30,7 @@ MATRIX = [
     ("spa.fixture", "/_/page/any", FetchStatus.UNREADABLE, "in js_spa_hosts", 200),
     ("slow.fixture", "/_/slow?delay=3", FetchStatus.UNAVAILABLE, "after 2 attempts", None),  # ReadTimeout or the deadline
     ("trickle.fixture", "/_/trickle?chunks=30&every=0.1", FetchStatus.UNAVAILABLE, "response deadline 1 s exceeded", None),
-    ("reset.fixture", "/_/reset", FetchStatus.UNAVAILABLE, "ReadError (connection reset", None),
+    ("reset.fixture", "/_/reset", FetchStatus.UNAVAILABLE, "Connection reset by peer", None),
     ("bomb.fixture", "/_/gzip-bomb?mb=30", FetchStatus.TOO_LARGE, "decoded, content-encoding gzip", None),
     ("big.fixture", "/_/oversized?mb=1", FetchStatus.TOO_LARGE, "Content-Length 1000013 over the 200000-byte cap", 200),
     ("bigstream.fixture", "/_/oversized?mb=1&chunked=1", FetchStatus.TOO_LARGE, "body over 200000 bytes", None),

@@ -118,3 +118,34 @@ def test_inflater_caps_output(encode, encoding):
     out = _Inflater(encoding).feed(data, 1000)
     assert len(out) == 1001  # room + 1: the caller can tell "over the cap" without inflating the rest
     assert _Inflater(encoding).feed(data, 200_000) == b"a" * 100_000
+
+
+@pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
+def test_the_fetcher_runs_on_either_event_loop(web, settings_for, loop):
+    import asyncio
+
+    seen = []
+    settings = settings_for(event_loop=loop)
+    url = web.url("loops.fixture", "/_/page/l")
+    from claims_pipeline.web import fetcher as fetcher_mod
+
+    [first] = fetcher_mod.fetch_urls(settings, [url], on_result=lambda r: seen.append(type(asyncio.get_running_loop())))
+    [again] = fetcher_mod.fetch_urls(settings, [url], validators={url: (first.etag, first.last_modified)})
+    assert first.status == FetchStatus.OK and again.status == FetchStatus.NOT_MODIFIED
+    assert seen[0].__module__.split(".")[0] == ("uvloop" if loop == "uvloop" else "asyncio")
+
+
+def test_event_loop_setting_is_validated_and_a_missing_uvloop_is_named(monkeypatch):
+    import sys
+
+    from claims_pipeline.settings import ConfigError
+    from claims_pipeline.web.event_loop import loop_factory
+
+    with pytest.raises(ConfigError, match="fetch.event_loop"):
+        settings_from_dict({"fetch": {"event_loop": "trio"}})
+    monkeypatch.setitem(sys.modules, "uvloop", None)  # import uvloop now raises ImportError
+    with pytest.raises(RuntimeError, match="uvloop is not installed"):
+        loop_factory("uvloop")
+    import asyncio
+
+    assert loop_factory("auto") is asyncio.new_event_loop

@@ -1,0 +1,203 @@
+"""An httpcore network backend on asyncio's own transports, for the fetcher's connections.
+
+Why not httpcore's AnyIOBackend: every read and write there passes through anyio's cancel scopes, checkpoints
+and socket attribute tables (one ``getpeername`` system call each time httpcore asks whether an idle
+connection is still good), and pauses and resumes reading around each receive (two epoll system calls). On a
+warm run, where each URL is a 304 of a few hundred bytes, that plumbing cost more CPU than the HTTP work.
+Here a small asyncio Protocol buffers what arrives; timeouts are ``asyncio.timeout``; TLS is
+``loop.start_tls`` (certificate and host name checked by the ssl module as before).
+
+The interface is httpcore's (``AsyncNetworkBackend`` / ``AsyncNetworkStream``), so the connection pool, HTTP/1.1
+parsing (h11) and httpx on top are unchanged; errors are httpcore's Connect/Read/Write errors and timeouts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import ssl
+from collections.abc import Iterable
+from typing import Any
+
+import httpcore
+
+_HIGH_WATER = 256 * 1024  # stop reading from the socket while this much is buffered and unread
+_LOW_WATER = 64 * 1024
+
+
+class _BufferingProtocol(asyncio.Protocol):
+    """Buffers incoming bytes, remembers EOF and errors, and wakes the one pending reader or writer."""
+
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self.buffer = bytearray()
+        self.eof = False
+        self.error: BaseException | None = None
+        self.read_paused = False
+        self.write_paused = False
+        self._read_waiter: asyncio.Future[None] | None = None
+        self._drain_waiter: asyncio.Future[None] | None = None
+
+    # -- callbacks from the event loop
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        if len(self.buffer) > _HIGH_WATER and not self.read_paused and self.transport is not None:
+            self.transport.pause_reading()
+            self.read_paused = True
+        self._wake_reader()
+
+    def eof_received(self) -> bool:
+        self.eof = True
+        self._wake_reader()
+        return False  # the server is done: close our side too
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.eof = True
+        self.error = self.error or exc
+        self._wake_reader()
+        self._wake_writer()
+
+    def pause_writing(self) -> None:
+        self.write_paused = True
+
+    def resume_writing(self) -> None:
+        self.write_paused = False
+        self._wake_writer()
+
+    # -- used by the stream
+    async def wait_readable(self) -> None:
+        self._read_waiter = asyncio.get_running_loop().create_future()
+        try:
+            await self._read_waiter
+        finally:
+            self._read_waiter = None
+
+    async def wait_writable(self) -> None:
+        self._drain_waiter = asyncio.get_running_loop().create_future()
+        try:
+            await self._drain_waiter
+        finally:
+            self._drain_waiter = None
+
+    def take(self, max_bytes: int) -> bytes:
+        data = bytes(self.buffer[:max_bytes])
+        del self.buffer[:max_bytes]
+        if self.read_paused and len(self.buffer) <= _LOW_WATER and self.transport is not None:
+            self.transport.resume_reading()
+            self.read_paused = False
+        return data
+
+    def _wake_reader(self) -> None:
+        if self._read_waiter is not None and not self._read_waiter.done():
+            self._read_waiter.set_result(None)
+
+    def _wake_writer(self) -> None:
+        if self._drain_waiter is not None and not self._drain_waiter.done():
+            self._drain_waiter.set_result(None)
+
+
+class AsyncioStream(httpcore.AsyncNetworkStream):
+    def __init__(self, transport: asyncio.Transport, protocol: _BufferingProtocol) -> None:
+        self._transport = transport
+        self._protocol = protocol
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        p = self._protocol
+        if not p.buffer and not p.eof:
+            try:
+                if timeout is None:
+                    await p.wait_readable()
+                else:
+                    async with asyncio.timeout(timeout):
+                        await p.wait_readable()
+            except TimeoutError:
+                raise httpcore.ReadTimeout(f"no data within {timeout:g} s") from None
+        if p.buffer:
+            return p.take(max_bytes)
+        if p.error is not None:
+            raise httpcore.ReadError(str(p.error) or type(p.error).__name__) from p.error
+        return b""  # EOF: h11 turns it into "server disconnected" where that is an error
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        if not buffer:
+            return
+        p = self._protocol
+        if self._transport.is_closing():
+            raise httpcore.WriteError(str(p.error) if p.error else "connection closed")
+        self._transport.write(buffer)
+        if p.write_paused:  # the kernel's send buffer is full: wait until the loop drained it
+            try:
+                async with asyncio.timeout(timeout):
+                    while p.write_paused and not self._transport.is_closing():
+                        await p.wait_writable()
+            except TimeoutError:
+                raise httpcore.WriteTimeout(f"could not send within {timeout:g} s") from None
+            if p.error is not None:
+                raise httpcore.WriteError(str(p.error)) from p.error
+
+    async def aclose(self) -> None:
+        self._transport.close()
+
+    async def start_tls(self, ssl_context: ssl.SSLContext, server_hostname: str | None = None,
+                        timeout: float | None = None) -> httpcore.AsyncNetworkStream:
+        loop = asyncio.get_running_loop()
+        try:
+            async with asyncio.timeout(timeout):
+                tls_transport = await loop.start_tls(self._transport, self._protocol, ssl_context,
+                                                     server_hostname=server_hostname)
+        except TimeoutError:
+            self._transport.abort()
+            raise httpcore.ConnectTimeout(f"TLS handshake not done within {timeout:g} s") from None
+        except (OSError, ssl.SSLError, ConnectionError) as exc:  # SSLCertVerificationError is an SSLError
+            self._transport.abort()
+            raise httpcore.ConnectError(str(exc) or type(exc).__name__) from exc
+        if tls_transport is None:  # the loop closed the connection during the handshake
+            raise httpcore.ConnectError("connection closed during the TLS handshake")
+        return AsyncioStream(tls_transport, self._protocol)  # type: ignore[arg-type]
+
+    def get_extra_info(self, info: str) -> Any:
+        if info == "is_readable":  # httpcore asks this of idle keep-alive connections: data or EOF = unusable
+            p = self._protocol
+            return bool(p.buffer) or p.eof
+        if info == "ssl_object":
+            return self._transport.get_extra_info("ssl_object")
+        if info == "client_addr":
+            return self._transport.get_extra_info("sockname")
+        if info == "server_addr":
+            return self._transport.get_extra_info("peername")
+        if info == "socket":
+            return self._transport.get_extra_info("socket")
+        return None
+
+
+class AsyncioBackend(httpcore.AsyncNetworkBackend):
+    """Dials an already-resolved, already-checked address (transport.GuardedBackend resolves and guards)."""
+
+    async def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
+                          socket_options: Iterable[Any] | None = None) -> httpcore.AsyncNetworkStream:
+        loop = asyncio.get_running_loop()
+        try:
+            async with asyncio.timeout(timeout):
+                transport, protocol = await loop.create_connection(
+                    _BufferingProtocol, host, port, local_addr=(local_address, 0) if local_address else None)
+        except TimeoutError:
+            raise httpcore.ConnectTimeout(f"no connection to {host}:{port} within {timeout:g} s") from None
+        except OSError as exc:  # asyncio words a refusal "Connect call failed": say what the system said
+            reason = os.strerror(exc.errno) if exc.errno else (str(exc) or type(exc).__name__)
+            raise httpcore.ConnectError(f"cannot connect to {host}:{port}: {reason}") from exc
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            for option in socket_options or ():
+                sock.setsockopt(*option)
+        return AsyncioStream(transport, protocol)  # type: ignore[arg-type]
+
+    async def connect_unix_socket(self, path: str, timeout: float | None = None,
+                                  socket_options: Iterable[Any] | None = None) -> httpcore.AsyncNetworkStream:
+        raise httpcore.ConnectError("unix sockets are not used by the fetcher")
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
