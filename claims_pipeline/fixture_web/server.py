@@ -12,6 +12,7 @@ Built-in behaviours, on ANY host, under ``/_/`` (generated in code, no files nee
   /_/page/<name>[?size=N&changes=1]  HTML page with figures; ETag/Last-Modified; changes with the epoch if asked
   /_/redirect?to=<url-or-path>       302 to the target            /_/chain/<n>  n redirects then a page
   /_/loop-a, /_/loop-b               a redirect loop               /_/status/<code>  that status (404, 410, 500…)
+  /_/cookie-gate[?never=1]           Set-Cookie + 302 to itself; 200 once the cookie comes back (never: always 302)
   /_/flaky?fails=N&code=503[&retry_after=S]  first N requests (per host+path) fail with code, then a page
   /_/cf-challenge                    403 + cf-mitigated: challenge + "Just a moment..." title
   /_/cf-429                          429 + cf-mitigated (a rate-limit wall)
@@ -195,6 +196,11 @@ class _Handler(BaseHTTPRequestHandler):
             n = int(name[6:] or 0)
             loc = f"/_/chain/{n - 1}" if n > 1 else "/_/page/chain-end"
             self._send(302, b"", headers={"Location": loc})
+        elif name == "cookie-gate":  # sets a cookie and redirects to itself; only a client that sends it back gets in
+            if "gate=open" in (self.headers.get("Cookie") or "") and not q.get("never"):
+                self._send(200, page_html(self._vhost, "cookie-gate", 1, 0))
+            else:
+                self._send(302, b"", headers={"Location": self.path, "Set-Cookie": "gate=open; Path=/"})
         elif name in ("loop-a", "loop-b"):
             self._send(302, b"", headers={"Location": "/_/loop-b" if name == "loop-a" else "/_/loop-a"})
         elif name.startswith("status/"):

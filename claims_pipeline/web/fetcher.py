@@ -59,8 +59,8 @@ class _Downloaded:
 
 
 class _Redirect(Exception):
-    def __init__(self, location: str, status: int) -> None:
-        self.location, self.status = location, status
+    def __init__(self, location: str, status: int, sets_cookie: bool = False) -> None:
+        self.location, self.status, self.sets_cookie = location, status, sets_cookie
 
 
 def _now_iso() -> str:
@@ -276,7 +276,9 @@ class Fetcher:
                 return await self._request(url, current, validator)
             except _Redirect as redirect:
                 nxt = normalize_url(urljoin(current, redirect.location))
-                if nxt in chain:
+                # a redirect back to a URL already seen is a loop, unless it just set a cookie (a cookie check:
+                # the second visit carries it), and then only once more
+                if nxt in chain and (not redirect.sets_cookie or chain.count(nxt) > 1):
                     loop_text = " → ".join(chain[chain.index(nxt):] + [nxt])
                     return self._result(url, FetchStatus.UNAVAILABLE, http_status=redirect.status, final_url=current,
                                         note=f"redirect loop: {loop_text}")
@@ -340,7 +342,7 @@ class Fetcher:
             location = h.get("location")
             if not location:
                 return self._result(url, FetchStatus.UNAVAILABLE, **common, note=f"http {status} without a Location header")
-            raise _Redirect(location, status)
+            raise _Redirect(location, status, sets_cookie="set-cookie" in h)
         if status == 304:
             etag, last_modified = validator or (None, None)
             common["etag"] = common["etag"] or etag

@@ -149,3 +149,15 @@ def test_event_loop_setting_is_validated_and_a_missing_uvloop_is_named(monkeypat
     import asyncio
 
     assert loop_factory("auto") is asyncio.new_event_loop
+
+
+def test_a_cookie_set_on_a_redirect_is_sent_back(web, settings_for):
+    """Sites that set a cookie and redirect to check it would otherwise read as a redirect loop."""
+    [r] = run_fetch(settings_for(robots_enabled=False), [web.url("cookies.fixture", "/_/cookie-gate")])
+    assert r.status == FetchStatus.OK and r.http_status == 200, r.note
+    hits = [e["status"] for e in web.requests() if e["path"] == "/_/cookie-gate" and e["host"] == "cookies.fixture"]
+    assert hits == [302, 200]
+    # a gate that never opens is still a loop, after one visit with the cookie
+    [loop] = run_fetch(settings_for(robots_enabled=False), [web.url("cookies.fixture", "/_/cookie-gate?never=1")])
+    assert loop.status == FetchStatus.UNAVAILABLE and "redirect loop" in loop.note
+    assert sum(e["path"] == "/_/cookie-gate?never=1" for e in web.requests()) == 3
