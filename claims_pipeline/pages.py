@@ -30,7 +30,7 @@ from claims_pipeline.store.robots import RobotsTable
 from claims_pipeline.urls import normalize_url
 from claims_pipeline.web import event_loop
 from claims_pipeline.web.fetcher import Fetcher
-from claims_pipeline.web.records import FetchResult
+from claims_pipeline.web.records import FetchResult, FetchStatus
 
 log = logging.getLogger(__name__)
 
@@ -94,13 +94,31 @@ async def _fetch_and_record(
     fixed_now = to_utc(now)
     recorder = _Recorder(cache, bases, fixed_now, run_id, on_state)
     try:
-        # robots.txt is kept in the same index across runs (fetch.robots_cache_hours), on the same clock as the pages
-        async with Fetcher(settings, resolver=resolver, robots_store=RobotsTable(cache.engine), robots_now=fixed_now) as fetcher:
-            async for result in fetcher.fetch_many(urls, validators):
-                recorder.put(result)
+        # A plain 304 (most of a warm run) is recorded here on the loop's thread: one small transaction that never
+        # waits for a lock, cheaper than handing it to the writer thread. Anything else, or a busy database,
+        # goes to the writer thread.
+        with cache.not_modified_recorder() as record_now:
+            # robots.txt is kept in the same index across runs (fetch.robots_cache_hours), on the same clock as the pages
+            async with Fetcher(settings, resolver=resolver, robots_store=RobotsTable(cache.engine), robots_now=fixed_now) as fetcher:
+                async for result in fetcher.fetch_many(urls, validators):
+                    basis = bases.get(result.url)
+                    if (record_now is not None and on_state is None and basis is not None
+                            and result.status is FetchStatus.NOT_MODIFIED
+                            and _recorded_now(record_now, result, basis, fixed_now, run_id)):
+                        continue
+                    recorder.put(result)
     finally:
         # whatever was fetched is recorded, also when the run stops early (an error, a cancel)
         await asyncio.to_thread(recorder.close)
+
+
+def _recorded_now(record_now: Callable[..., bool], result: FetchResult, basis: Basis, now: datetime | None,
+                  run_id: str) -> bool:
+    try:
+        return record_now(result, basis, now or to_utc(result.fetched_at) or utc_now(), run_id)
+    except Exception:  # the writer thread retries it the generic way, and logs if that fails too
+        log.debug("inline 304 record of %s failed; handing it to the writer thread", result.url, exc_info=True)
+        return False
 
 
 class _Recorder:

@@ -101,3 +101,61 @@ def test_bad_url_does_not_stop_the_others(web, tmp_path):
     assert states[good].fetch_status == "OK"
     assert states["ftp://files.example/x.pdf"].fetch_status == "DEAD"
     assert "not an http(s) URL" in states["not a url"].note
+
+
+def test_a_locked_sqlite_database_never_stalls_the_fetch_loop_and_loses_no_304(web, tmp_path, monkeypatch):
+    """Plain 304s are recorded on the loop's thread without waiting for a lock; while another process holds
+    SQLite's write lock they go to the writer thread instead, which waits, and every one is recorded."""
+    import sqlite3
+    import threading
+    import time
+
+    from claims_pipeline import pages
+    from claims_pipeline.store.engine import BUSY_TIMEOUT_MS
+
+    settings = fixture_settings(web, tmp_path)
+    urls = [web.url(f"h{i}.fixture", f"/_/page/p{j}") for i in range(4) for j in range(3)]
+    refresh_pages(settings, urls, now="2026-03-01T00:00:00Z")
+    handed_over = []
+    real_put = pages._Recorder.put
+    monkeypatch.setattr(pages._Recorder, "put", lambda self, r: (handed_over.append(r.url), real_put(self, r)))
+
+    # a run with the database free: every 304 recorded on the loop's thread
+    refresh_pages(settings, urls, now="2026-03-02T00:00:00Z")
+    assert handed_over == []
+
+    # once the run is fetching, another connection (as another process would) takes the write lock for a while
+    from claims_pipeline.web.fetcher import Fetcher
+
+    db_path = settings.cache_db_url.removeprefix("sqlite:///")
+    other = sqlite3.connect(db_path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+    released_at: list[float] = []
+
+    def release_later() -> None:
+        time.sleep(1.0)
+        released_at.append(time.time())
+        other.execute("COMMIT")
+
+    real_fetch_many = Fetcher.fetch_many
+
+    async def lock_at_first_result(self, urls, validators=None):
+        first = True
+        async for result in real_fetch_many(self, urls, validators):
+            if first:
+                other.execute("BEGIN IMMEDIATE")
+                threading.Thread(target=release_later).start()
+                first = False
+            yield result
+
+    monkeypatch.setattr(Fetcher, "fetch_many", lock_at_first_result)
+    mark = len(web.requests())
+    states = refresh_pages(settings, urls, now="2026-03-03T00:00:00Z")
+    fetched = page_requests(web, mark)
+    assert len(fetched) == len(urls) and all(r["status"] == 304 for r in fetched)
+    assert sorted(handed_over) == sorted(urls)  # each went to the writer thread, none was dropped
+    assert max(r["start"] for r in fetched) < released_at[0]  # the loop kept fetching while the lock was held
+    assert all(states[u].fetched_at == "2026-03-03T00:00:00+00:00" for u in urls)
+    with PageCache.from_settings(settings) as cache:
+        assert verify_cache(cache).ok
+        assert all(len(cache.history(u)) == 3 for u in urls)
+    other.close()

@@ -19,10 +19,11 @@ FetchResult's own fetched_at is used, else the current time.
 from __future__ import annotations
 
 import uuid
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from sqlalchemy import Connection, Engine, and_, bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
@@ -146,6 +147,17 @@ class PageCache:
         self.close()
 
     # ---- writing ---------------------------------------------------------------------------------
+    @contextmanager
+    def not_modified_recorder(self) -> Iterator[Callable[[FetchResult, Basis, datetime, str | None], bool] | None]:
+        """For the fetch loop's own thread: record a plain 304 right away, without a thread hop, and without
+        ever waiting for a lock (see fast304.NotModifiedWriter.without_waiting); False = not written, give it
+        to append() on a writer thread. None on databases without the fast path."""
+        if self._fast304 is None:
+            yield None
+            return
+        with self._fast304.without_waiting() as record:
+            yield record
+
     def record(self, result: FetchResult, now: str | datetime | None = None, *, run_id: str | None = None,
                basis: Basis | None = None) -> PageState:
         """Append one fetch to the URL's history, settle change detection, and return the page's state."""
