@@ -7,6 +7,7 @@ query and their case are kept as written, because servers may treat them as case
 
 from __future__ import annotations
 
+import functools
 from urllib.parse import urlsplit, urlunsplit
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -34,6 +35,7 @@ def normalize_url(url: str) -> str:
     return urlunsplit((scheme, netloc, path, parts.query, ""))
 
 
+@functools.lru_cache(maxsize=4096)  # the fetcher asks it of the same URL at every step of a request
 def url_host(url: str) -> str:
     """Lower-cased host of a URL without port or credentials ("" when there is none)."""
     try:

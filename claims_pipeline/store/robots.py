@@ -6,6 +6,8 @@ or replaced is decided in claims_pipeline.web.robots.RobotsCache, not here.
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlalchemy import Engine, bindparam, delete, insert, select
 
 from claims_pipeline.store import schema
@@ -16,6 +18,12 @@ _T = schema.robots
 _LOAD = select(_T).where(_T.c.origin == bindparam("origin"))
 _DELETE = delete(_T).where(_T.c.origin == bindparam("origin"))
 _INSERT = insert(_T)
+_CHUNK = 500
+
+
+def _record(row: Any) -> RobotsRecord:
+    return RobotsRecord(origin=row["origin"], status=row["status"], body=row["body"] or "",
+                        fetched_at=row["fetched_at"], etag=row["etag"], last_modified=row["last_modified"])
 
 
 class RobotsTable:
@@ -27,10 +35,16 @@ class RobotsTable:
     def load(self, origin: str) -> RobotsRecord | None:
         with self.engine.connect() as conn:
             row = conn.execute(_LOAD, {"origin": origin}).mappings().first()
-        if row is None:
-            return None
-        return RobotsRecord(origin=row["origin"], status=row["status"], body=row["body"] or "",
-                            fetched_at=row["fetched_at"], etag=row["etag"], last_modified=row["last_modified"])
+        return None if row is None else _record(row)
+
+    def load_many(self, origins: list[str]) -> dict[str, RobotsRecord]:
+        """The stored copies among these origins, in a few queries (chunks keep under bound-parameter limits)."""
+        found: dict[str, RobotsRecord] = {}
+        with self.engine.connect() as conn:
+            for i in range(0, len(origins), _CHUNK):
+                for row in conn.execute(select(_T).where(_T.c.origin.in_(origins[i:i + _CHUNK]))).mappings():
+                    found[row["origin"]] = _record(row)
+        return found
 
     def save(self, record: RobotsRecord) -> None:
         # delete + insert in one write transaction: a portable upsert (SQLite and Postgres alike)

@@ -176,6 +176,8 @@ class Fetcher:
                 results.put_nowait(self._result(url, FetchStatus.DEAD, note=f"not an http(s) URL: {url!r}"))
             else:
                 queues[host].append(url)
+        if self.fetch.robots_enabled:
+            await self._robots.preload([u for q in queues.values() for u in q])
         workers = []
         for host, queue in queues.items():
             n = min(self._hosts.throttle(host).concurrency, len(queue))

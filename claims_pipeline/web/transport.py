@@ -9,6 +9,7 @@ because httpcore passes that name to ``start_tls`` (SNI + certificate check), no
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import ipaddress
 import socket
@@ -123,7 +124,11 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
         await self._inner.sleep(seconds)
 
 
+@functools.lru_cache(maxsize=2)
 def tls_context(verify: bool) -> ssl.SSLContext:
+    """One context per setting for the process: loading the CA store costs ~20 ms, and a long-lived process
+    (a Dagster run materialising many scopes) would otherwise pay it for every fetch run. Contexts are safe to
+    share between connections and threads; this one is never modified after it is built."""
     ctx = ssl.create_default_context()
     if not verify:  # an explicit, logged opt-out only; the original verified nothing
         ctx.check_hostname = False
@@ -160,7 +165,7 @@ class GuardedTransport(httpx.AsyncBaseTransport):
     def __init__(self, *, guard: AddressGuard, resolver: Resolver | None, address_map: Mapping[str, str],
                  verify_tls: bool, per_host_connections: int = 4,
                  inner_backend: httpcore.AsyncNetworkBackend | None = None) -> None:
-        self._ctx = tls_context(verify_tls)  # built once: loading the CA store costs milliseconds
+        self._ctx = tls_context(verify_tls)
         self._backend = GuardedBackend(guard, resolver, parse_address_map(address_map), inner_backend)
         self._limits = httpx.Limits(max_connections=per_host_connections,
                                     max_keepalive_connections=per_host_connections, keepalive_expiry=30.0)

@@ -27,6 +27,8 @@ def test_save_load_replace_forget(tmp_path):
         table.save(first)
         table.save(RobotsRecord("http://b.fixture:8080", 404, "", datetime(2026, 3, 1, 13)))
         assert table.load("http://a.fixture") == first
+        many = table.load_many(["http://a.fixture", "http://b.fixture:8080", "http://never.fixture"])
+        assert many == {"http://a.fixture": first, "http://b.fixture:8080": table.load("http://b.fixture:8080")}
         renewed = RobotsRecord("http://a.fixture", 200, first.body, datetime(2026, 3, 2, 12), '"e2"', None)
         table.save(renewed)
         assert table.load("http://a.fixture") == renewed  # replaced, not appended
@@ -44,6 +46,9 @@ def test_fetch_urls_with_a_robots_store_asks_once_across_calls(tmp_path):
     with FixtureWeb(sites) as web, make_cache(tmp_path) as cache:
         settings = fixture_settings(web, tmp_path / "home")
         store = RobotsTable(cache.engine)
+        one_by_one: list[str] = []
+        real_load = store.load
+        store.load = lambda origin: (one_by_one.append(origin), real_load(origin))[1]  # type: ignore[method-assign]
         urls = [web.url("s.fixture", "/_/page/a"), web.url("s.fixture", "/no/b.html")]
         first = {r.url: r.status for r in fetch_urls(settings, urls, resolver=no_dns, robots_store=store)}
         second = {r.url: r.status for r in fetch_urls(settings, urls, resolver=no_dns, robots_store=store)}
@@ -52,3 +57,4 @@ def test_fetch_urls_with_a_robots_store_asks_once_across_calls(tmp_path):
         assert first == second == without == {urls[0]: FetchStatus.OK, urls[1]: FetchStatus.ROBOTS}
         assert len(robots) == 2  # first call and the store-less call; the second call used the stored copy
         assert not any(r["path"].startswith("/no/") for r in web.requests())
+        assert one_by_one == []  # each run read its origins' stored copies in one query (load_many)
