@@ -53,6 +53,7 @@ class BlobFile:
 class BlobStore:
     def __init__(self, root: Path | str) -> None:
         self.root = Path(root).expanduser()
+        self._root_text = str(self.root)
 
     def path(self, hash_hex: str, kind: str) -> Path:
         if kind not in KINDS:
@@ -60,7 +61,10 @@ class BlobStore:
         return self.root / hash_hex[:2] / hash_hex[2:4] / f"{hash_hex}.{kind}.gz"
 
     def exists(self, hash_hex: str, kind: str) -> bool:
-        return self.path(hash_hex, kind).is_file()
+        if kind not in KINDS:
+            raise ValueError(f"unknown blob kind {kind!r}")
+        # the same file as path(), as a plain string: asked for every page at the end of each run
+        return os.path.isfile(os.path.join(self._root_text, hash_hex[:2], hash_hex[2:4], f"{hash_hex}.{kind}.gz"))
 
     def put(self, data: bytes, kind: str) -> str:
         """Store data (if not already there) and return its hash."""

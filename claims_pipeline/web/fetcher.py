@@ -120,6 +120,7 @@ class Fetcher:
             inner_backend=self._inner_backend,
         )
         self._timeouts = httpx.Timeout(f.request_timeout_s, connect=f.connect_timeout_s).as_dict()
+        self._base_headers = [("User-Agent", self.user_agent)]
         self._transport = transport
         return self
 
@@ -138,7 +139,7 @@ class Fetcher:
         here but cost about a quarter of a warm run's CPU. Cookies are still kept for the run, read only from
         responses that set one."""
         assert self._transport is not None, "use 'async with Fetcher(...)'"
-        request = httpx.Request("GET", url, headers={"User-Agent": self.user_agent, **headers},
+        request = httpx.Request("GET", url, headers=[*self._base_headers, *headers.items()],
                                 extensions={"timeout": self._timeouts})
         if self._cookies.jar:
             self._cookies.set_cookie_header(request)
