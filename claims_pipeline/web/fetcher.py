@@ -27,7 +27,7 @@ from claims_pipeline.settings import Settings, package_version
 from claims_pipeline.urls import normalize_url, url_host
 from claims_pipeline.web import botwall, event_loop
 from claims_pipeline.web.body import ACCEPT_ENCODING, BodyTooLarge, UnsupportedEncoding, read_capped
-from claims_pipeline.web.politeness import HostRegistry, TokenBucket, host_matches
+from claims_pipeline.web.politeness import HostRegistry, TokenBucket, domain_matcher, host_matches
 from claims_pipeline.web.records import FetchResult, FetchStatus
 from claims_pipeline.web.robots import RobotsAnswer, RobotsCache, RobotsStore
 from claims_pipeline.web.ssrf import AddressGuard, AddressRefused
@@ -105,6 +105,7 @@ class Fetcher:
         self._cookies = httpx.Cookies()  # kept for the run: sites that set a cookie and redirect to check it
         self._robots_store = robots_store
         self._robots_now = robots_now
+        self._excluded = domain_matcher(self.fetch.excluded_hosts)  # asked at every hop
 
     async def __aenter__(self) -> Fetcher:
         f = self.fetch
@@ -216,7 +217,7 @@ class Fetcher:
     async def _fetch_one(self, url: str, validator: tuple[str | None, str | None] | None) -> FetchResult:
         f = self.fetch
         host = url_host(url)
-        if host_matches(host, f.excluded_hosts):
+        if self._excluded(host):
             return self._result(url, FetchStatus.EXCLUDED, note=f"host {host} in excluded_hosts")
         last: _Retry | None = None
         for attempt in range(1, f.max_retries + 1):
@@ -257,9 +258,9 @@ class Fetcher:
         for _hop in range(f.max_redirects + 1):
             host = url_host(current)
             via = f" (redirected from {url})" if current != url else ""
-            if urlsplit(current).scheme not in ("http", "https") or not host:
+            if not current.startswith(("http://", "https://")) or not host:  # normalised: scheme lower-cased
                 return self._result(url, FetchStatus.DEAD, final_url=current, note=f"redirect to a non-http(s) URL {current}")
-            if host_matches(host, f.excluded_hosts):
+            if self._excluded(host):
                 return self._result(url, FetchStatus.EXCLUDED, final_url=current, note=f"host {host} in excluded_hosts{via}")
             throttle = self._hosts.throttle(host)
             if f.robots_enabled:
@@ -336,7 +337,7 @@ class Fetcher:
                         validator: tuple[str | None, str | None] | None) -> FetchResult | _Retry | _Downloaded:
         f = self.fetch
         status = resp.status_code
-        h = resp.headers
+        h = dict(resp.headers.items())  # one pass (names lower-cased, repeats joined): looked up many times below
         common = dict(http_status=status, final_url=current, etag=h.get("etag"), last_modified=h.get("last-modified"),
                       content_type=h.get("content-type", "").split(";")[0].strip().lower())
         if status in _REDIRECTS or status == 304:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
@@ -28,6 +28,18 @@ def host_matches(host: str, domains: Iterable[str]) -> bool:
         if d and (host == d or host.endswith("." + d)):
             return True
     return False
+
+
+def domain_matcher(domains: Iterable[str]) -> Callable[[str], bool]:
+    """host_matches with the domains normalised once: for checks made on every request."""
+    exact = frozenset(d.lower().strip().lstrip("*").lstrip(".").rstrip(".") for d in domains) - {""}
+    suffixes = tuple("." + d for d in exact)
+
+    def matches(host: str) -> bool:
+        host = host.lower().rstrip(".")
+        return host in exact or (bool(suffixes) and host.endswith(suffixes))
+
+    return matches
 
 
 def is_gov_host(host: str) -> bool:

@@ -16,7 +16,7 @@ import pytest
 from claims_pipeline.settings import settings_from_dict
 from claims_pipeline.web.body import _Inflater
 from claims_pipeline.web.fetcher import parse_retry_after
-from claims_pipeline.web.politeness import host_matches, policy_for
+from claims_pipeline.web.politeness import domain_matcher, host_matches, policy_for
 from claims_pipeline.web.records import FetchStatus
 from claims_pipeline_tests.web.conftest import run_fetch
 
@@ -101,6 +101,13 @@ def test_policy_resolution():
     assert policy_for("gov.ky", s.fetch) == s.fetch.default_host  # needs a dot before gov, as the original
     assert policy_for("example.com", s.fetch) == s.fetch.default_host
     assert host_matches("www.linkedin.com", ["linkedin.com"]) and not host_matches("notlinkedin.com", ["linkedin.com"])
+    # the precompiled form the fetcher uses on every hop agrees with host_matches
+    domains = ["linkedin.com", "*.Example.ORG.", "", ".gov.xx"]
+    matches = domain_matcher(domains)
+    for host in ["www.linkedin.com", "linkedin.com", "notlinkedin.com", "a.example.org", "example.org.",
+                 "EXAMPLE.org", "xexample.org", "tax.gov.xx", "gov.xx", "gov.xxx", "", "com"]:
+        assert matches(host) == host_matches(host, domains), host
+    assert not domain_matcher([])("anything.com")
 
 
 def test_retry_after_forms():
