@@ -56,7 +56,8 @@ def refresh_pages(
     """Fetch what needs fetching and return {normalised url: PageState} for every URL the cache knows.
 
     `now` (tests move the clock) is both the TTL reference and the recorded fetch time. A URL whose result
-    cannot be recorded is logged with its URL and left out; the others carry on. with_text=False returns the
+    cannot be recorded is logged with its URL and left out; the others carry on. on_state, when given, gets
+    each page's state as it is recorded, called from the cache's writer thread. with_text=False returns the
     states without their text (PageState.text None; read it by text_hash when needed)."""
     wanted = unique_urls(urls)
     own_cache = cache is None
