@@ -26,7 +26,9 @@ _LOW_WATER = 64 * 1024
 
 
 class _BufferingProtocol(asyncio.Protocol):
-    """Buffers incoming bytes, remembers EOF and errors, and wakes the one pending reader or writer."""
+    """Buffers incoming bytes, remembers EOF and errors, and wakes the stream's one waiting call. httpcore
+    reads and writes a connection in turn, never at once, so one waiter serves both; waiters re-check their
+    condition, so a wake-up meant for the other kind is harmless."""
 
     def __init__(self) -> None:
         self.transport: asyncio.Transport | None = None
@@ -35,8 +37,7 @@ class _BufferingProtocol(asyncio.Protocol):
         self.error: BaseException | None = None
         self.read_paused = False
         self.write_paused = False
-        self._read_waiter: asyncio.Future[None] | None = None
-        self._drain_waiter: asyncio.Future[None] | None = None
+        self._waiter: asyncio.Future[None] | None = None
 
     # -- callbacks from the event loop
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -47,40 +48,33 @@ class _BufferingProtocol(asyncio.Protocol):
         if len(self.buffer) > _HIGH_WATER and not self.read_paused and self.transport is not None:
             self.transport.pause_reading()
             self.read_paused = True
-        self._wake_reader()
+        self._wake()
 
     def eof_received(self) -> bool:
         self.eof = True
-        self._wake_reader()
+        self._wake()
         return False  # the server is done: close our side too
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.eof = True
         self.error = self.error or exc
-        self._wake_reader()
-        self._wake_writer()
+        self._wake()
 
     def pause_writing(self) -> None:
         self.write_paused = True
 
     def resume_writing(self) -> None:
         self.write_paused = False
-        self._wake_writer()
+        self._wake()
 
     # -- used by the stream
-    async def wait_readable(self) -> None:
-        self._read_waiter = asyncio.get_running_loop().create_future()
+    async def wait_for_change(self) -> None:
+        """Until data, EOF, an error or room to write arrives (the caller checks which)."""
+        self._waiter = asyncio.get_running_loop().create_future()
         try:
-            await self._read_waiter
+            await self._waiter
         finally:
-            self._read_waiter = None
-
-    async def wait_writable(self) -> None:
-        self._drain_waiter = asyncio.get_running_loop().create_future()
-        try:
-            await self._drain_waiter
-        finally:
-            self._drain_waiter = None
+            self._waiter = None
 
     def take(self, max_bytes: int) -> bytes:
         data = bytes(self.buffer[:max_bytes])
@@ -90,13 +84,9 @@ class _BufferingProtocol(asyncio.Protocol):
             self.read_paused = False
         return data
 
-    def _wake_reader(self) -> None:
-        if self._read_waiter is not None and not self._read_waiter.done():
-            self._read_waiter.set_result(None)
-
-    def _wake_writer(self) -> None:
-        if self._drain_waiter is not None and not self._drain_waiter.done():
-            self._drain_waiter.set_result(None)
+    def _wake(self) -> None:
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)
 
 
 class AsyncioStream(httpcore.AsyncNetworkStream):
@@ -108,11 +98,9 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
         p = self._protocol
         if not p.buffer and not p.eof:
             try:
-                if timeout is None:
-                    await p.wait_readable()
-                else:
-                    async with asyncio.timeout(timeout):
-                        await p.wait_readable()
+                async with asyncio.timeout(timeout):
+                    while not p.buffer and not p.eof:
+                        await p.wait_for_change()
             except TimeoutError:
                 raise httpcore.ReadTimeout(f"no data within {timeout:g} s") from None
         if p.buffer:
@@ -132,7 +120,7 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
             try:
                 async with asyncio.timeout(timeout):
                     while p.write_paused and not self._transport.is_closing():
-                        await p.wait_writable()
+                        await p.wait_for_change()
             except TimeoutError:
                 raise httpcore.WriteTimeout(f"could not send within {timeout:g} s") from None
             if p.error is not None:
