@@ -116,7 +116,7 @@ async def _fetch_and_record(
 def _recorded_now(record_now: Callable[..., bool], result: FetchResult, basis: Basis, now: datetime | None,
                   run_id: str) -> bool:
     try:
-        return record_now(result, basis, now or to_utc(result.fetched_at) or utc_now(), run_id)
+        return record_now(result, basis, _when(result, now), run_id)
     except Exception:  # the writer thread retries it the generic way, and logs if that fails too
         log.debug("inline 304 record of %s failed; handing it to the writer thread", result.url, exc_info=True)
         return False
@@ -159,7 +159,7 @@ def _record_one(cache: PageCache, result: FetchResult, now: datetime | None, run
                 want_state: bool) -> PageState | None:
     """Record one result; its PageState only when a caller wants it per page (the run reads every state once
     at its end, so a plain run skips the per-page read-back and its text-blob read)."""
-    when = now or to_utc(result.fetched_at) or utc_now()
+    when = _when(result, now)
     try:
         if want_state:
             return cache.record(result, now=when, run_id=run_id, basis=basis)
@@ -167,3 +167,8 @@ def _record_one(cache: PageCache, result: FetchResult, now: datetime | None, run
     except Exception:  # one page that cannot be stored must not stop the run
         log.exception("could not record the fetch of %s (status %s)", result.url, result.status)
     return None
+
+
+def _when(result: FetchResult, now: datetime | None) -> datetime:
+    """The recorded fetch time: the run's fixed clock, else when the fetch happened, else now."""
+    return now or to_utc(result.fetched_at) or utc_now()

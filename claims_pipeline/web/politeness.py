@@ -22,16 +22,11 @@ _GOV_SUFFIX_RE = re.compile(r"\.(?:gov|gouv|gob)(?:\.[a-z]{2,3})?$")
 
 def host_matches(host: str, domains: Iterable[str]) -> bool:
     """True when host equals one of the domains or is a subdomain of it (suffix match on a dot boundary)."""
-    host = host.lower().rstrip(".")
-    for d in domains:
-        d = d.lower().strip().lstrip("*").lstrip(".").rstrip(".")
-        if d and (host == d or host.endswith("." + d)):
-            return True
-    return False
+    return domain_matcher(domains)(host)
 
 
 def domain_matcher(domains: Iterable[str]) -> Callable[[str], bool]:
-    """host_matches with the domains normalised once: for checks made on every request."""
+    """A host_matches for fixed domains, normalised once: for checks made on every request."""
     exact = frozenset(d.lower().strip().lstrip("*").lstrip(".").rstrip(".") for d in domains) - {""}
     suffixes = tuple("." + d for d in exact)
 

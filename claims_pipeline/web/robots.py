@@ -105,7 +105,7 @@ class RobotsCache:
         self._now = now
         self._rules: dict[str, RobotsRules] = {}
         self._locks: dict[str, asyncio.Lock] = {}
-        self._preloaded: dict[str, RobotsRecord] | None = None  # origin -> stored copy, for the origins asked
+        self._preloaded: dict[str, RobotsRecord | None] = {}  # origin -> its stored copy (None: none stored)
 
     async def preload(self, urls: list[str]) -> None:
         """Read the stored copies of every origin of a run in one query (one thread hop instead of one per
@@ -118,8 +118,7 @@ class RobotsCache:
         except Exception:
             log.exception("robots store: cannot read the stored copies; reading them one by one")
             return
-        self._preloaded = {o: found[o] for o in origins if o in found}
-        self._preloaded_origins = set(origins)
+        self._preloaded = {o: found.get(o) for o in origins}
 
     async def rules(self, url: str) -> RobotsRules:
         origin = origin_of(url)
@@ -160,8 +159,8 @@ class RobotsCache:
     async def _stored(self, origin: str) -> RobotsRecord | None:
         if self._store is None:
             return None
-        if self._preloaded is not None and origin in self._preloaded_origins:
-            return self._preloaded.get(origin)
+        if origin in self._preloaded:
+            return self._preloaded[origin]
         try:
             return await asyncio.to_thread(self._store.load, origin)
         except Exception:  # a broken store costs a request, never the run
