@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import re
 
-# Group separators a page may use between thousands: apostrophe (Swiss), NBSP, narrow NBSP, thin space.
-GROUP_CHARS = "'’\u00a0\u202f\u2009"
+# Group separators a page may use between thousands: apostrophe (Swiss), NBSP, narrow NBSP, thin space, and a
+# plain space (only where values.NUM accepts one: at most three digits before it, exactly three after).
+GROUP_CHARS = "'’\u00a0\u202f\u2009 "
 _GROUP_TRANS = str.maketrans({c: "" for c in GROUP_CHARS})
-_DIGIT_GROUP_RE = re.compile(r"\d(?:[\d.,]|[:'’\u00a0\u202f\u2009](?=\d))*\d|\d")
+_DIGIT_GROUP_RE = re.compile(r"\d(?:[\d.,]|[:'’\u00a0\u202f\u2009](?=\d)|(?<!\d{4}) (?=\d{3}(?!\d)))*\d|\d")
 
 MAGNITUDES: dict[str, float] = {
     "k": 1e3, "thousand": 1e3,
@@ -57,7 +58,7 @@ def digit_groups(raw: str) -> list[str]:
 
 def thousands_stripped(d: str) -> str | None:
     """'300,000' -> '300000', '1.234.567' -> '1234567'; None unless every later group has 3 digits."""
-    parts = re.split(r"[.,'’\u00a0\u202f\u2009]", d)
+    parts = re.split(r"[.,'’\u00a0\u202f\u2009 ]", d)
     if len(parts) >= 2 and parts[0] and all(len(p) == 3 for p in parts[1:]):
         return "".join(parts)
     return None

@@ -35,8 +35,12 @@ CCY = (
     "USD|EUR|GBP|CHF|AED|SAR|JPY|CNY|HKD|SGD|AUD|NZD|CAD|ZAR|INR|BRL|MXN|TRY|PLN|CZK|HUF|RON|SEK|NOK|DKK|ILS|"
     "KRW|THB|IDR|MYR|PHP|VND|BHD|KWD|QAR|OMR|MUR|XCD|KYD|BMD|TWD|NTD|BWP|MKD|RMB"
 )
-# A number: digits with '.', ',' inside, or a Swiss/NBSP/thin-space group separator followed by 3 digits.
-NUM = r"\d(?:[\d.,]|['’\u00a0\u202f\u2009](?=\d{3}))*"
+# A number: digits with '.', ',' inside, or a Swiss/NBSP/thin-space group separator followed by 3 digits. A
+# plain space groups thousands too ('1 000 000 EUR', '€300 000', '1 000,50 €': how many French and Swiss
+# writers type them), but only between a run of at most three digits and exactly three more, so '2024 500 EUR'
+# stays a year and 500 EUR. Without it '1 000 000 EUR' was read as '000 EUR', a salient 0.
+_NUM_REST = r"(?:[\d.,]|['’\u00a0\u202f\u2009](?=\d{3})|(?<!\d{4}) (?=\d{3}(?!\d)))*"
+NUM = r"\d" + _NUM_REST
 MAG = r"(?:\s?(?:k|mn|mio|m|bn|million|billion|thousand|tn|trillion)\b)"
 MYRIAD = f"[{MYRIAD_CHARS}]"
 CJK_CCY = r"(?:円|元|圓|日圓|新台幣|台幣)"
@@ -74,7 +78,6 @@ YEAR_RE = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 # possible first character to the next in C instead of trying the whole pattern at every position; the word
 # boundary / lookbehind is checked right after the first character instead (`(?<!\w.)` there is `\b` before
 # it). Same matches, same order (tests/fuzzing compare each with its original above).
-_NUM_REST = r"(?:[\d.,]|['’\u00a0\u202f\u2009](?=\d{3}))*"
 
 
 def _first_chars(words: str) -> str:

@@ -68,6 +68,26 @@ def test_swiss_apostrophe_and_nbsp_groupings():
     assert v.number == 1_000_000.0 and "1000000" in v.needles
 
 
+@pytest.mark.parametrize("sep", ["\u00a0", "\u2009", "\u202f", " "], ids=["nbsp", "thin", "narrow-nbsp", "space"])
+def test_space_groupings_read_the_whole_number(sep):
+    v = one(f"plafond de 1{sep}000{sep}000 EUR par foyer", "money")
+    assert v.raw == f"1{sep}000{sep}000 EUR" and v.number == 1_000_000.0
+    assert {"1,000,000", "1.000.000", "1000000", "1 000 000"} <= set(v.needles)
+    v = one(f"seuil de €300{sep}000 net", "money")
+    assert v.raw == f"€300{sep}000" and v.number == 300_000.0 and "300,000" in v.needles
+    assert one(f"EUR 5{sep}000 de frais", "money").number == 5000.0
+    assert one(f"prix 1{sep}000,50 EUR TTC", "money").number == 1000.5
+
+
+def test_a_plain_space_never_glues_a_year_or_a_long_run_to_a_figure():
+    vals = extract_values("paid in 2024 500 000 EUR to the fund")
+    assert [(v.type, v.raw, v.number) for v in vals] == [("money", "500 000 EUR", 500_000.0), ("year", "2024", None)]
+    v = one("code 12345 678 EUR", "money")  # five digits before the space: not a grouping
+    assert v.raw == "678 EUR" and v.number == 678.0
+    v = one("levy of 5 1000 EUR", "money")  # four digits after it: not a grouping either
+    assert v.raw == "1000 EUR" and v.number == 1000.0
+
+
 def test_european_thousands_dot():
     assert one("frais €77.700 au total", "money").number == 77700.0
 
