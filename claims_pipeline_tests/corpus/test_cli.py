@@ -59,3 +59,15 @@ def test_extract_does_not_import_dagster_pandas_httpx(corpus, tmp_path):
             "print(sorted(m for m in ('dagster','pandas','httpx') if m in sys.modules), file=sys.stderr)")
     r = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert r.stderr.strip().splitlines()[-1] == "[]"
+
+
+def test_extract_stats_count_scopes_and_stale_markers(corpus, tmp_path):
+    root = corpus("countries/xa/playbook.md", GOOD)
+    corpus("countries/xc/playbook.md", "## Rent\n- cap **3.5 %** ([r](https://rent.gov.xc/c)) (2026-05-27 stale-marker)\n"
+                                       "\n**Last verified**: 2026-04-02\n")
+    corpus("shared/notes.md", "## Notes\nno figures here\n")
+    r = cli("extract", "--corpus", str(root), cwd=tmp_path)
+    stats = json.loads(r.stdout)
+    assert stats["scopes_covered"] == 2 and stats["files"] == 3 and stats["total_claims"] == 3
+    assert stats["stamped"] == 2 and stats["stale_marked"] == 1 and stats["never_verified"] == 1
+    assert stats["by_verified_origin"] == {"inline": 2, "none": 1}

@@ -101,3 +101,15 @@ def test_digitless_bare_url_lines_left_out_keep_long_line_warning_and_sections(c
     assert [(w.line_no, w.message) for w in ex.warnings] == [(2, f"line of {len(long_line) - 1:,} chars cut to 1,000")]
     assert [(c.line_no, c.section) for c in ex.claims] == [(4, "Tax https://tax.gov.xx/"),
                                                            (9, "Rates https://rates.gov.xx/ (see https://tax.gov.xx/)")]
+
+
+def test_configured_scope_dirs_skip_files_and_exclude_dirs(corpus):
+    root = corpus("regions/north/playbook.md", GOOD)
+    corpus("regions/north/draft.md", GOOD)
+    corpus("regions/north/archive/old.md", GOOD)
+    corpus("countries/fr/playbook.md", GOOD)  # not a configured scope dir any more
+    s = make_settings(root, scope_dirs=["regions"], skip_files=["draft.md"], exclude_dirs=["archive"])
+    scopes = list_scopes(s)
+    assert {k: [p.relative_to(root).as_posix() for p in v] for k, v in scopes.items()} == {
+        "regions/north/playbook": ["regions/north/playbook.md"]}
+    assert [c.scope for c in extract_corpus(s).claims] == ["regions/north/playbook"]

@@ -171,3 +171,20 @@ def test_claim_window_centred_on_link():
     line = "- " + "x" * 400 + " **5 %** ([t](https://tax.gov.xx/v)) " + "y" * 400 + "\n"
     (c,) = extract_lines(line, claim_window_chars=100).claims
     assert c.claim_text.startswith("…") and c.claim_text.endswith("…") and "([t](https://tax.gov.xx/v))" in c.claim_text
+
+
+def test_min_salient_values_setting():
+    text = ("## Tax\n- VAT **18 %** ([t](https://tax.gov.xx/v))\n"
+            "- stamp duty **2 %** on sales over **€300,000** ([d](https://tax.gov.xx/d))\n"
+            "- reformed in 2019 ([r](https://tax.gov.xx/r))\n")
+    assert [c.source_url[-1] for c in extract_lines(text).claims] == ["v", "d"]  # default 1: a bare year is not salient
+    assert [c.source_url[-1] for c in extract_lines(text, min_salient_values=2).claims] == ["d"]
+    assert [c.source_url[-1] for c in extract_lines(text, min_salient_values=0).claims] == ["v", "d", "r"]
+
+
+def test_skip_headings_setting_replaces_the_defaults():
+    text = ("## Sources\n- VAT **18 %** ([t](https://tax.gov.xx/v))\n"
+            "## Background reading\n- PIT **10 %** ([p](https://tax.gov.xx/p))\n")
+    assert [c.section for c in extract_lines(text).claims] == ["Background reading"]
+    ex = extract_lines(text, skip_headings=["background reading"])
+    assert [c.section for c in ex.claims] == ["Sources"]
