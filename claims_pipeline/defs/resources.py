@@ -116,8 +116,9 @@ class FetcherResource(dg.ConfigurableResource):
     def refresh(self, settings: Settings, urls: list[str], cache: Any, now: datetime, run_id: str | None = None) -> dict[str, Any]:
         from claims_pipeline.pages import refresh_pages
 
-        # run_id = the Dagster run's: a retried run resumes where the killed one stopped. Without the texts: the
-        # fetched_pages asset stores states by text_hash and the priors read each text from the cache.
+        # run_id from fetch_runs.fetch_run_id: a retry from failure resumes where the failed or killed run
+        # stopped. Without the texts: the fetched_pages asset stores states by text_hash and the priors read
+        # each text from the cache.
         return refresh_pages(settings, urls, cache=cache, force=self.force_refresh, now=now, run_id=run_id,
                              with_text=False)
 

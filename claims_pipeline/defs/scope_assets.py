@@ -13,6 +13,7 @@ from typing import Any
 import dagster as dg
 
 from claims_pipeline.defs.corpus_files import combined_hash, scope_file_hashes
+from claims_pipeline.defs.fetch_runs import fetch_run_id
 from claims_pipeline.defs.metadata import counts, md_cell, md_code_block, md_list, md_table
 from claims_pipeline.defs.partitions import scope_partitions, single_run_backfill
 from claims_pipeline.defs.records_io import claims_from_json, page_from_json, page_to_json
@@ -173,7 +174,8 @@ def fetched_pages(
     urls_by_scope = {s: sorted({c["source_url"] for c in v["claims"]}) for s, v in claims.items()}
     all_urls = sorted({u for urls in urls_by_scope.values() for u in urls})  # each URL fetched once per run
     with page_cache.open(settings) as cache:
-        fetched = fetcher.refresh(settings, all_urls, cache, claims_config.now(), run_id=context.run_id) if all_urls else {}
+        fetched = fetcher.refresh(settings, all_urls, cache, claims_config.now(),
+                                  run_id=fetch_run_id(context.run)) if all_urls else {}
     # keyed by the URL exactly as the corpus cites it (the core's lookups use claim.source_url)
     states = {u: fetched[normalize_url(u)] for u in all_urls if normalize_url(u) in fetched}
     out = {s: {u: page_to_json(states[u]) for u in urls if u in states} for s, urls in urls_by_scope.items()}

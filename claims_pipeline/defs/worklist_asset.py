@@ -7,6 +7,7 @@ from typing import Any
 
 import dagster as dg
 
+from claims_pipeline.defs.fetch_runs import fetch_run_id
 from claims_pipeline.defs.resources import ClaimsConfig, FetcherResource, PageCacheResource
 
 
@@ -54,7 +55,7 @@ def worklist(
     urls = sorted({c.source_url for c in sample})
     with page_cache.open(settings) as cache:
         # only the sample's pages, and only those older than cache.ttl_days: the cost bound of the worklist
-        fetched = refresh_pages(settings, urls, cache=cache, force=False, now=now, run_id=context.run_id) if urls else {}
+        fetched = refresh_pages(settings, urls, cache=cache, force=False, now=now, run_id=fetch_run_id(context.run)) if urls else {}
     pages = {u: fetched[normalize_url(u)] for u in urls if normalize_url(u) in fetched}
     prior_of = {c.id: build_prior(c, pages.get(c.source_url), settings) for c in sample}
     doc = build_worklist(sample, pages, prior_of, generated_at=now)
