@@ -16,8 +16,14 @@ Prints ratios measured in this one run (no absolute targets are asserted anywher
     and client CPU time warm ÷ cold (target ≤ 0.2; the median over --pairs cold/warm pairs, each on a fresh
     cache, all printed). Then one more run with the
     clock moved past the robots TTL: every origin is asked again, conditionally (a served robots.txt → 304).
+    [3r] The same cold/warm pairs on realistic pages: the WICE dev set's cited-page texts in realistic markup
+    (bench_text.py's HTML corpus, median ~29 kB), served as static files with ETags.
+    [3b] The pair for the fetcher alone (no cache): which share of the warm CPU is fetching.
+ 4. HTML → text and PDF → text throughput (MB/s) for our choices against the alternatives considered
+    (bench_text.py, run here on --text-pages pages; run it alone for all 349).
 
-Usage: .venv/bin/python benchmarks/bench_fetch.py [--interval-ms 250] [--hosts 50] [--per-host 10]
+Usage: .venv/bin/python benchmarks/bench_fetch.py [--interval-ms 250] [--hosts 50] [--per-host 10] [--pairs 5]
+       [--text-pages 120]
 """
 
 from __future__ import annotations
@@ -33,8 +39,11 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from claims_pipeline.settings import settings_from_dict
-from claims_pipeline.web.fetcher import fetch_urls
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_text import WICE, wice_texts, wrap_page  # noqa: E402
+
+from claims_pipeline.settings import settings_from_dict  # noqa: E402
+from claims_pipeline.web.fetcher import fetch_urls  # noqa: E402
 
 
 def no_dns(host: str) -> list[str]:
@@ -110,6 +119,7 @@ def main() -> None:
     ap.add_argument("--per-host", type=int, default=10)
     ap.add_argument("--page-bytes", type=int, default=20_000)
     ap.add_argument("--pairs", type=int, default=5, help="cold/warm pairs for the CPU ratio of [3] (median)")
+    ap.add_argument("--text-pages", type=int, default=120, help="HTML pages for the text throughput of [4] (0: skip)")
     args = ap.parse_args()
     interval = args.interval_ms / 1000
     with tempfile.TemporaryDirectory() as tmp_s:
@@ -195,20 +205,27 @@ def main() -> None:
             print(f"    pages extracted to text: cold {cold_extracted}, warm {extractions[0]} (nothing re-extracted: target 0)")
             # CPU time of one run on a shared 2-core machine varies by ±15 %: more cold/warm pairs, each on a
             # fresh cache, and the median ratio is the figure (every pair is printed)
-            ratios = [warm_cpu / cold_cpu]
-            pairs = [(cold_cpu, warm_cpu)]
-            for k in range(1, args.pairs):
-                settings_k = make_settings(port, args.interval_ms, tmp / f"home3-{k}")
-                c0 = time.process_time()
-                refresh_pages(settings_k, urls, force=True, resolver=no_dns, with_text=False)
-                cold_k = time.process_time() - c0
-                c0 = time.process_time()
-                refresh_pages(settings_k, urls, force=True, resolver=no_dns, with_text=False)
-                pairs.append((cold_k, time.process_time() - c0))
-                ratios.append(pairs[-1][1] / cold_k)
-            print(f"    CPU s of each pair (cold/warm): {'  '.join(f'{c:.2f}/{w:.2f}' for c, w in pairs)}")
-            print(f"    CPU warm / cold: {' '.join(f'{r:.3f}' for r in ratios)} over {len(ratios)} cold/warm pairs; "
-                  f"median {statistics.median(ratios):.3f}  (target <= 0.2)")
+            def cpu_pairs(page_urls: list[str], first: tuple[float, float] | None, tag: str) -> None:
+                pairs = [first] if first else []
+                extractions[0] = 0
+                for k in range(len(pairs), args.pairs):
+                    settings_k = make_settings(port, args.interval_ms, tmp / f"home3-{tag}-{k}")
+                    c0 = time.process_time()
+                    refresh_pages(settings_k, page_urls, force=True, resolver=no_dns, with_text=False)
+                    cold_k = time.process_time() - c0
+                    c0 = time.process_time()
+                    warm_k = refresh_pages(settings_k, page_urls, force=True, resolver=no_dns, with_text=False)
+                    pairs.append((cold_k, time.process_time() - c0))
+                    assert not any(st.content_changed for st in warm_k.values()), tag
+                ratios = [w / c for c, w in pairs]
+                runs = len(pairs) - (1 if first else 0)
+                print(f"    pages extracted to text in the {runs} cold + {runs} warm runs measured here: {extractions[0]} "
+                      f"(cold runs × pages = {runs * len(page_urls)}: none when warm)")
+                print(f"    CPU s of each pair (cold/warm): {'  '.join(f'{c:.2f}/{w:.2f}' for c, w in pairs)}")
+                print(f"    CPU warm / cold: {' '.join(f'{r:.3f}' for r in ratios)} over {len(ratios)} cold/warm pairs; "
+                      f"median {statistics.median(ratios):.3f}  (target <= 0.2)")
+
+            cpu_pairs(urls, (cold_cpu, warm_cpu), "synthetic")
             # the clock moved past the robots TTL: each origin is re-validated (a served file → 304, a 404 → 404)
             from datetime import datetime, timedelta, timezone
 
@@ -222,6 +239,27 @@ def main() -> None:
                   f"({sum(bool(r['if_none_match']) for r in late_robots)} conditional) "
                   f"{dict(Counter(r['status'] for r in late_robots))}, {sum(r['bytes_sent'] for r in late_robots)} bytes; "
                   f"pages {dict(Counter(r['status'] for r in late_pages))}, {sum(r['bytes_sent'] for r in late_pages)} bytes")
+
+            # 3r. the same pairs on realistic pages: the cited pages' own texts from the WICE dev set in realistic
+            # markup (head scripts and CSS, nav, cookie banner, tables of figures, footer; bench_text.py's HTML
+            # corpus, median ~29 kB), served as static files with ETags by the fixture web
+            if WICE.is_file():
+                texts = wice_texts(349)
+                real_hosts = [f"r{i:02d}.fixture" for i in range(args.hosts)]
+                real_urls = []
+                for i, h in enumerate(real_hosts):
+                    (tmp / "sites" / h).mkdir(parents=True, exist_ok=True)
+                    for j in range(args.per_host):
+                        n = i * args.per_host + j
+                        page = wrap_page(n, texts[n % len(texts)])  # n in the title and tables: every page distinct
+                        (tmp / "sites" / h / f"p{j}.html").write_bytes(page)
+                        real_urls.append(f"http://{h}/p{j}.html")
+                sizes = sorted((tmp / "sites" / h / f"p{j}.html").stat().st_size for h in real_hosts for j in range(args.per_host))
+                print(f"[3r] the same on {len(real_urls)} realistic pages (WICE page texts in realistic markup; "
+                      f"median {sizes[len(sizes) // 2] / 1000:.0f} kB, mean {sum(sizes) / len(sizes) / 1000:.0f} kB):")
+                cpu_pairs(real_urls, None, "realistic")
+            else:
+                print(f"[3r] skipped: {WICE} not found (realistic pages come from the WICE dev set)")
 
             # 3b. the same pair for the fetcher alone (validators passed by hand, no cache writes), to show
             # which share of the warm run's CPU is fetching and which is recording
@@ -238,6 +276,11 @@ def main() -> None:
         finally:
             proc.kill()
             proc.wait()
+    if args.text_pages > 0:
+        import bench_text
+
+        print("[4] text extraction throughput (bench_text.py):")
+        bench_text.main(["--pages", str(args.text_pages), "--repeat", "1"])
 
 
 if __name__ == "__main__":

@@ -70,15 +70,19 @@ def wrap_page(n: int, lines: list[str]) -> bytes:
     return page.encode("utf-8")
 
 
-def html_corpus(limit: int) -> list[bytes]:
-    pages = []
+def wice_texts(limit: int) -> list[list[str]]:
+    """The lines of the first `limit` WICE page texts (the cited pages' own text, metadata line dropped)."""
+    texts = []
     with WICE.open(encoding="utf-8") as fh:
         for n, line in enumerate(fh):
             if n >= limit:
                 break
-            evidence = [e for e in json.loads(line)["evidence"] if not e.startswith("(meta data)")]
-            pages.append(wrap_page(n, evidence))
-    return pages
+            texts.append([e for e in json.loads(line)["evidence"] if not e.startswith("(meta data)")])
+    return texts
+
+
+def html_corpus(limit: int) -> list[bytes]:
+    return [wrap_page(n, lines) for n, lines in enumerate(wice_texts(limit))]
 
 
 # ---- HTML extractors -----------------------------------------------------------------------------------------
