@@ -3,17 +3,24 @@
 Lookup order for the file: an explicit path (``--config``), then ``$CLAIMS_PIPELINE_CONFIG``, then
 ``./config/claims_pipeline.yaml`` when it exists, else the built-in defaults below. Relative paths inside the
 file are resolved against the file's own directory. A wrong key, type or value raises ``ConfigError`` naming
-the file and the dotted key.
+the file and the dotted key — also a value that only a later step would reject (a network range, an
+address-map target, a database URL, a host pattern, a path that must be a file...): the validators below run
+the same checks at load time, so a bad file fails before any corpus walk or network use.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import math
 import os
+import re
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 ENV_CONFIG = "CLAIMS_PIPELINE_CONFIG"
 ENV_HOME = "CLAIMS_PIPELINE_HOME"
@@ -28,6 +35,87 @@ class ConfigError(ValueError):
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# ---- value checks shared by the models: what a later step would reject, rejected at load time ------------------
+# A ValueError raised here becomes "<file>: <dotted.key>: <message>" (see _format_errors); the message names the
+# offending entry of a list or mapping.
+
+_NOT_IN_HOST_RE = re.compile(r"[\s/:@?#\[\]*]")  # scheme, path, port, credentials, spaces, wildcards
+
+
+def _host_problem(name: str) -> str | None:
+    """Why `name` cannot be a host name or an address literal (None when it can). URLs are compared by their
+    lower-cased host without port, so a scheme, path or port makes an entry that never matches anything."""
+    if not name:
+        return "empty host name"
+    if "://" in name or "/" in name:
+        return "a host name, not a URL"
+    try:
+        ipaddress.ip_address(name.strip("[]"))
+        return None
+    except ValueError:
+        pass
+    if re.search(r"\s", name):
+        return "a host name cannot contain spaces"
+    if ":" in name:
+        return "a host name without a port"
+    if "*" in name:
+        return "no '*' wildcard here"
+    if _NOT_IN_HOST_RE.search(name):
+        return "not a host name"
+    return None
+
+
+def _check_hosts(entries: list[str], normalise: Callable[[str], str], what: str) -> list[str]:
+    for entry in entries:
+        problem = _host_problem(normalise(entry))
+        if problem is not None:
+            raise ValueError(f"{entry!r}: {problem} ({what})")
+    return entries
+
+
+def _domain(entry: str) -> str:
+    """The normalisation of web.politeness.domain_matcher: '*.x', '.x' and 'x.' all mean the domain x."""
+    return entry.lower().strip().lstrip("*").lstrip(".").rstrip(".")
+
+
+def _nonblank(entries: list[str], what: str) -> list[str]:
+    for entry in entries:
+        if not entry.strip():
+            raise ValueError(f"an empty entry would match {what}")
+    return entries
+
+
+def _folder_or_absent(v: Path | None) -> Path | None:
+    """A folder the pipeline creates when missing: an existing file there would fail at the first write."""
+    if v is not None and v.exists() and not v.is_dir():
+        raise ValueError(f"not a folder: {v}")
+    return v
+
+
+def _check_address_target(key: str, value: str) -> None:
+    """Stricter than web.transport.parse_address_map, so every value accepted here parses there."""
+    target = value.strip()
+    port_text: str | None = None
+    if target.startswith("["):  # [v6]:port or [v6]
+        addr, closed, rest = target[1:].partition("]")
+        if not closed or (rest and not rest.startswith(":")):
+            addr = ""
+        port_text = rest[1:] if rest else None
+    elif target.count(":") == 1:  # ip:port
+        addr, port_text = target.split(":")
+    else:  # a bare address (v4, or v6 without brackets)
+        addr = target
+    try:
+        ipaddress.ip_address(addr)
+        if port_text is not None and not (port_text.isascii() and port_text.isdigit() and 0 < int(port_text) < 65536):
+            raise ValueError
+    except ValueError:
+        raise ValueError(
+            f"{key!r}: {value!r} is not 'ip:port', '[ipv6]:port' or an IP address (a port is 1-65535; "
+            "names are not resolved here)"
+        ) from None
 
 
 class ExtractionSettings(_Strict):
@@ -62,6 +150,31 @@ class ExtractionSettings(_Strict):
         description="Processes extracting files of a big corpus (fork pool; same output as serial). "
         "0 = auto (the CPUs, only for corpora of many files and MB), 1 = always serial.",
     )
+
+    @field_validator("scope_dirs")
+    @classmethod
+    def _scope_dirs_inside_corpus(cls, v: list[str]) -> list[str]:
+        for entry in v:  # files are named relative to corpus_dir: a folder outside it breaks that later
+            if Path(entry).is_absolute() or os.path.normpath(entry).split(os.sep)[0] == "..":
+                raise ValueError(f"{entry!r}: a folder inside corpus_dir (a relative path, not leaving it)")
+        return v
+
+    @field_validator("primary_allowlist_file")
+    @classmethod
+    def _allowlist_file_readable(cls, v: Path | None) -> Path | None:
+        if v is not None:
+            if not v.exists():
+                raise ValueError(f"no such file: {v}")
+            if not v.is_file():
+                raise ValueError(f"not a file: {v}")
+            if not os.access(v, os.R_OK):
+                raise ValueError(f"cannot read {v}")
+        return v
+
+    @field_validator("primary_allowlist")
+    @classmethod
+    def _allowlist_hosts(cls, v: list[str]) -> list[str]:
+        return _check_hosts(v, lambda e: e.strip().lower().removeprefix("."), "a host, or '.suffix' for its subdomains")
 
 
 class HostPolicy(_Strict):
@@ -109,7 +222,8 @@ class FetchSettings(_Strict):
     binary_content_prefixes: list[str] = Field(
         default_factory=lambda: ["application/octet-stream", "application/zip", "image/", "audio/", "video/"]
     )
-    blocked_status_codes: list[int] = Field(default_factory=lambda: [403, 429, 503, 999])
+    blocked_status_codes: list[Annotated[int, Field(ge=100, le=999)]] = Field(
+        default_factory=lambda: [403, 429, 503, 999], description="HTTP statuses (three digits).")
     challenge_titles: list[str] = Field(default_factory=lambda: ["Just a moment", "Attention Required", "One more step"])
     allow_hosts: list[str] = Field(
         default_factory=list, description="Hosts allowed past the SSRF guard (exact names)."
@@ -125,9 +239,87 @@ class FetchSettings(_Strict):
     @field_validator("retry_backoff_s")
     @classmethod
     def _backoff_nonempty(cls, v: list[float]) -> list[float]:
-        if not v or any(x < 0 for x in v):
-            raise ValueError("needs at least one non-negative number of seconds")
+        if not v or any(not math.isfinite(x) or x < 0 for x in v):
+            raise ValueError("needs at least one non-negative, finite number of seconds")
         return v
+
+    @field_validator("user_agent")
+    @classmethod
+    def _user_agent_sendable(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("must not be empty (its first word is the robots.txt product token)")
+        if v != v.strip():
+            raise ValueError("must not start or end with spaces (not a valid HTTP header value)")
+        bad = next((c for c in v if not (" " <= c <= "~" or c == "\t")), None)
+        if bad is not None:
+            raise ValueError(f"only printable ASCII can be sent in an HTTP header, not {bad!r}")
+        return v
+
+    @field_validator("robots_cache_hours")
+    @classmethod
+    def _robots_hours_fit(cls, v: float) -> float:
+        try:
+            timedelta(hours=v)
+        except OverflowError:
+            raise ValueError("too large a number of hours") from None
+        return v
+
+    @field_validator("event_loop")
+    @classmethod
+    def _uvloop_installed(cls, v: str) -> str:
+        if v == "uvloop":
+            try:
+                import uvloop  # noqa: F401
+            except ImportError:
+                raise ValueError("'uvloop' but uvloop is not installed (pip install uvloop), or use 'auto'") from None
+        return v
+
+    @field_validator("excluded_hosts", "js_spa_hosts")
+    @classmethod
+    def _domain_lists(cls, v: list[str]) -> list[str]:
+        return _check_hosts(v, _domain, "a domain; it matches its subdomains too")
+
+    @field_validator("per_host_overrides")
+    @classmethod
+    def _override_hosts(cls, v: dict[str, HostPolicy]) -> dict[str, HostPolicy]:
+        _check_hosts(list(v), _domain, "a domain; it matches its subdomains too")
+        return v
+
+    @field_validator("allow_hosts")
+    @classmethod
+    def _allow_hosts_exact(cls, v: list[str]) -> list[str]:
+        return _check_hosts(v, lambda e: e.strip().lower().strip("[]"), "an exact host name or address")
+
+    @field_validator("allow_networks")
+    @classmethod
+    def _networks_parse(cls, v: list[str]) -> list[str]:
+        for entry in v:  # as web.ssrf.AddressGuard.from_lists reads them
+            try:
+                ipaddress.ip_network(entry.strip(), strict=False)
+            except ValueError:
+                raise ValueError(f"{entry!r} is not an IP address or CIDR range (e.g. 127.0.0.1/32)") from None
+        return v
+
+    @field_validator("address_map")
+    @classmethod
+    def _address_map_parses(cls, v: dict[str, str]) -> dict[str, str]:
+        for key, value in v.items():
+            host = key.removeprefix("*.")
+            problem = _host_problem(host)
+            if problem is not None:
+                raise ValueError(f"{key!r}: {problem} (a key is a host, or '*.suffix' for its subdomains)")
+            _check_address_target(key, value)
+        return v
+
+    @field_validator("binary_content_prefixes")
+    @classmethod
+    def _prefixes_nonblank(cls, v: list[str]) -> list[str]:
+        return _nonblank(v, "every content type (every page would read as BINARY)")
+
+    @field_validator("challenge_titles")
+    @classmethod
+    def _titles_nonblank(cls, v: list[str]) -> list[str]:
+        return _nonblank(v, "every page title (every titled page would read as BLOCKED)")
 
 
 class PdfSettings(_Strict):
@@ -135,6 +327,13 @@ class PdfSettings(_Strict):
     max_pages: int = Field(300, ge=0, description="0 = every page.")
     timeout_s: float = Field(60.0, gt=0)
     max_text_chars: int = Field(5_000_000, ge=1000)
+
+    @field_validator("timeout_s")
+    @classmethod
+    def _timeout_finite(cls, v: float) -> float:
+        if not math.isfinite(v) or v >= 2**63:  # it becomes the extractor's CPU limit (prlimit --cpu)
+            raise ValueError("must be a finite number of seconds")
+        return v
 
 
 class PriorSettings(_Strict):
@@ -145,12 +344,38 @@ class PriorSettings(_Strict):
 class LinterSettings(_Strict):
     root_url_allowlist: list[str] = Field(default_factory=list)
 
+    @field_validator("root_url_allowlist")
+    @classmethod
+    def _hosts_or_root_urls(cls, v: list[str]) -> list[str]:
+        from urllib.parse import urlsplit
+
+        for entry in v:  # compared, lower-cased, with a link's host or with the whole root URL
+            if "://" not in entry:
+                _check_hosts([entry], lambda e: e, "a host, or a root URL such as https://www.example.org/")
+                continue
+            try:
+                parts = urlsplit(entry)
+                ok = parts.scheme.lower() in ("http", "https") and bool(parts.hostname) and parts.path in ("", "/") \
+                    and not parts.query and not parts.fragment and entry == entry.strip()
+            except ValueError:
+                ok = False
+            if not ok:
+                raise ValueError(f"{entry!r}: not a root URL (http(s)://host/ without path, query or fragment)")
+        return v
+
 
 class SamplingWeights(_Strict):
     stale_marker: float = 100
     never_verified: float = 50
     stamp_age_per_30d: float = 8
     salient_statute_or_money: float = 10
+
+    @field_validator("*")
+    @classmethod
+    def _finite(cls, v: float) -> float:
+        if not math.isfinite(v):  # inf - inf or 0 * inf would make a score NaN, which does not sort
+            raise ValueError("must be a finite number")
+        return v
 
 
 class SamplingSettings(_Strict):
@@ -166,6 +391,47 @@ class CacheSettings(_Strict):
     diff_context_lines: int = Field(2, ge=0)
     max_diff_lines: int = Field(200, ge=1)
 
+    @field_validator("db_url")
+    @classmethod
+    def _db_url_usable(cls, v: str | None) -> str | None:
+        if not v:  # unset (or empty): the default SQLite file under <home>/cache
+            return v
+        from sqlalchemy.engine import make_url
+        from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
+        try:  # the URL is not echoed: it may hold a password
+            url = make_url(v)
+        except (ArgumentError, ValueError):
+            raise ValueError(
+                "not a database URL (e.g. sqlite:////abs/path/index.sqlite or postgresql+psycopg://user@host/db)"
+            ) from None
+        try:
+            dialect = url.get_dialect()
+        except NoSuchModuleError:
+            raise ValueError(f"unknown database or driver {url.drivername!r}") from None
+        if getattr(dialect, "is_async", False):
+            raise ValueError(f"{url.drivername!r} is an asyncio driver; the cache needs a synchronous one "
+                             "(e.g. postgresql+psycopg)")
+        try:
+            dialect.import_dbapi()
+        except ImportError as exc:
+            raise ValueError(f"the driver of {url.drivername!r} is not installed ({exc})") from None
+        return v
+
+    @field_validator("blob_dir")
+    @classmethod
+    def _blob_dir_folder(cls, v: Path | None) -> Path | None:
+        return _folder_or_absent(v)
+
+    @field_validator("ttl_days")
+    @classmethod
+    def _ttl_fits(cls, v: float) -> float:
+        try:  # the cache asks for fetches newer than now - ttl_days
+            datetime.now(timezone.utc) - timedelta(days=v)
+        except OverflowError:
+            raise ValueError("too large a number of days") from None
+        return v
+
 
 class Settings(_Strict):
     home: Path | None = Field(None, description="Outputs root; default $CLAIMS_PIPELINE_HOME or ~/.claims_pipeline.")
@@ -176,7 +442,18 @@ class Settings(_Strict):
     linter: LinterSettings = LinterSettings()
     sampling: SamplingSettings = SamplingSettings()
     cache: CacheSettings = CacheSettings()
-    source_file: Path | None = Field(None, exclude=True, description="Where these settings came from.")
+    # Where these settings came from: set by settings_from_dict, never by a config file (not a field, so a
+    # `source_file:` key is an unknown key like any other).
+    _source_file: Path | None = PrivateAttr(None)
+
+    @field_validator("home")
+    @classmethod
+    def _home_folder(cls, v: Path | None) -> Path | None:
+        return _folder_or_absent(v)
+
+    @property
+    def source_file(self) -> Path | None:
+        return self._source_file
 
     # ---- derived locations -------------------------------------------------------------------
     @property
@@ -238,7 +515,12 @@ def _format_errors(path: Path | str, exc: ValidationError) -> str:
     lines = []
     for err in exc.errors():
         key = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        msg = "unknown key" if err["type"] == "extra_forbidden" else err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key"
+        elif err["type"] == "value_error" and "error" in err.get("ctx", {}):
+            msg = str(err["ctx"]["error"])  # our validators' own words, without pydantic's "Value error, "
+        else:
+            msg = err["msg"]
         lines.append(f"{path}: {key}: {msg}")
     return "\n".join(lines)
 
@@ -252,7 +534,8 @@ def settings_from_dict(data: dict[str, Any], *, source: Path | str = "<dict>", b
         settings = Settings.model_validate(data)
     except ValidationError as exc:
         raise ConfigError(_format_errors(source, exc)) from None
-    return settings.model_copy(update={"source_file": Path(source) if source != "<dict>" else None})
+    settings._source_file = Path(source) if source != "<dict>" else None
+    return settings
 
 
 def find_config_file(explicit: str | os.PathLike[str] | None = None) -> Path | None:
