@@ -16,6 +16,8 @@ Built-in behaviours, on ANY host, under ``/_/`` (generated in code, no files nee
   /_/flaky?fails=N&code=503[&retry_after=S]  first N requests (per host+path) fail with code, then a page
   /_/cf-challenge                    403 + cf-mitigated: challenge + "Just a moment..." title
   /_/cf-429                          429 + cf-mitigated (a rate-limit wall)
+  /_/cf-503                          503 + cf-mitigated: challenge, plain "503" title (the header is the only marker)
+  /_/cf-999                          999 (LinkedIn-style "request denied") + cf-mitigated: challenge, plain title
   /_/cf-ok                           normal 200 page that carries a cf-ray header (NOT a wall)
   /_/challenge-200                   200 whose title is "Attention Required! | Cloudflare"
   /_/js-shell                        200 thin HTML shell built by scripts
@@ -28,6 +30,10 @@ Built-in behaviours, on ANY host, under ``/_/`` (generated in code, no files nee
   /_/redirect-refused                302 to http://127.0.0.2:<port>/… (an address the SSRF guard must refuse)
   /_/binary                          a PNG image                       /_/pdf/text  a small text PDF
   /_/pdf/corrupt                     %PDF- header then garbage         /_/pdf/not-a-pdf  application/pdf, no PDF
+  /_/pdf/scanned, /_/pdf/encrypted, /_/pdf/bomb   the package's sites/pdfs.fixture/{scanned,encrypted,bomb}.pdf
+                                     (image only; user password; ~350 KB inflating to ~120 MB), whatever sites_dir is
+  /_/pdf/padded?kb=N[&chunked=1]     a valid one-page text PDF padded (unreferenced filler object) to N*1000 bytes,
+                                     with Content-Length, or streamed without it (then the connection closes)
 Every request is logged (``requests()``, and JSONL at ``log_path``): start, end, host, path, status,
 If-None-Match / If-Modified-Since seen, body bytes sent.
 """
@@ -48,6 +54,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from claims_pipeline.fixture_web import make_pdfs
 from claims_pipeline.fixture_web.generated import (
     FIGURES_PAGE,
     JS_SHELL,
@@ -221,6 +228,10 @@ class _Handler(BaseHTTPRequestHandler):
         elif name == "cf-429":
             self._send(429, challenge_page("Access denied"),
                        headers={"cf-mitigated": "challenge", "cf-ray": "8a1b2c3d4e60-CDG", "Retry-After": "0"})
+        elif name in ("cf-503", "cf-999"):  # the title is no challenge title: only the header marks the wall
+            code = int(name[3:])
+            self._send(code, f"<html><head><title>{code}</title></head><body>request denied</body></html>".encode(),
+                       headers={"cf-mitigated": "challenge", "cf-ray": "8a1b2c3d4e62-CDG", "Server": "cloudflare"})
         elif name == "cf-ok":
             body = FIGURES_PAGE
             self._send(200, body, headers={"cf-ray": "8a1b2c3d4e61-CDG", "Server": "cloudflare",
@@ -255,8 +266,27 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, b"%PDF-1.7\n" + bytes(range(256)) * 8 + b"\n%%EOF\n", "application/pdf")
         elif name == "pdf/not-a-pdf":  # served as a PDF, but the body is not one
             self._send(200, b"\x00\x01garbage bytes" * 50, "application/pdf")
+        elif name in ("pdf/scanned", "pdf/encrypted", "pdf/bomb"):  # the committed files, made by make_pdfs
+            self._send(200, (make_pdfs.PDF_DIR / f"{name[4:]}.pdf").read_bytes(), "application/pdf")
+        elif name == "pdf/padded":
+            self._send_padded_pdf(int(q.get("kb", "300")) * 1000, bool(q.get("chunked")))
         else:
             self._send(404, b"<html><head><title>Not found</title></head><body>no such behaviour</body></html>")
+
+    def _send_padded_pdf(self, size: int, streamed: bool) -> None:
+        body = _padded_pdf(size)
+        if not streamed:
+            self._send(200, body, "application/pdf")
+            return
+        self._status = 200
+        self.send_response(200)
+        self.send_header("Content-Type", "application/pdf")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        for i in range(0, len(body), 65536):
+            self.wfile.write(body[i:i + 65536])
+            self._sent += len(body[i:i + 65536])
 
     def _trickle(self, chunks: int, every: float) -> None:
         self._status = 200
@@ -300,6 +330,26 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(piece)
             sent += len(piece)
             self._sent += len(piece)
+
+
+def _padded_pdf(size: int) -> bytes:
+    """A valid one-page text PDF of exactly ``size`` bytes (when size allows): an unreferenced, uncompressed
+    filler object makes up the difference, so caps can be tested on a PDF that reads cleanly."""
+    def build(filler: int) -> bytes:
+        b = make_pdfs.PdfBuilder()
+        content = b.stream(make_pdfs.text_ops([(72, 720, 12, "Padded schedule 2026"),
+                                               (72, 700, 12, "Registration fee: 2.5 % above EUR 300,000")]))
+        b.add(b"<< /Length %010d >>\nstream\n" % filler + b"0" * filler + b"\nendstream")  # fixed-width Length
+        font = b.add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+        pages = b.reserve()
+        page = b.add(b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 %d 0 R >> >> "
+                     b"/Contents %d 0 R >>" % (pages, font, content))
+        b.set(pages, b"<< /Type /Pages /Kids [%d 0 R] /Count 1 >>" % page)
+        return b.build(b.add(b"<< /Type /Catalog /Pages %d 0 R >>" % pages))
+
+    filler = max(0, size - len(build(0)))
+    filler = max(0, filler - (len(build(filler)) - size))  # startxref's offset gained digits: take them back
+    return build(filler)
 
 
 class _Server(ThreadingHTTPServer):

@@ -10,7 +10,9 @@ import pytest
 from claims_pipeline_tests.web.conftest import run_fetch
 from claims_pipeline.web.records import FetchStatus
 
-# (host, path, expected status, note fragment, expected http status or None)
+PDF_TIMEOUT_S = 2  # pdf.timeout_s for the run: the bomb PDF costs this much, in parallel with the slow rows
+
+# (host, path, expected status, note fragment, expected http status or None); "" = no note is expected to matter
 MATRIX = [
     ("ok.fixture", "/_/page/duty", FetchStatus.OK, "", 200),
     ("chain.fixture", "/_/chain/3", FetchStatus.OK, "", 200),
@@ -23,6 +25,9 @@ MATRIX = [
     ("flaky.fixture", "/_/flaky?fails=1&code=429&retry_after=1", FetchStatus.OK, "", 200),
     ("cf.fixture", "/_/cf-challenge", FetchStatus.BLOCKED, "cf-mitigated=challenge", 403),
     ("cf429.fixture", "/_/cf-429", FetchStatus.BLOCKED, "http 429 (bot wall: cf-mitigated=challenge)", 429),
+    # a 503 / 999 wall is retried like any 5xx first, then settled BLOCKED naming the wall (its title is plain)
+    ("cf503.fixture", "/_/cf-503", FetchStatus.BLOCKED, "http 503 (bot wall: cf-mitigated=challenge) after 2 attempts", 503),
+    ("cf999.fixture", "/_/cf-999", FetchStatus.BLOCKED, "http 999 (bot wall: cf-mitigated=challenge) after 2 attempts", 999),
     ("cfray.fixture", "/_/cf-ok", FetchStatus.OK, "", 200),
     ("title.fixture", "/_/challenge-200", FetchStatus.BLOCKED, "challenge title 'Attention Required! | Cloudflare'", 200),
     ("forbidden.fixture", "/_/status/403", FetchStatus.BLOCKED, "http 403: access refused", 403),
@@ -38,7 +43,11 @@ MATRIX = [
     ("undeclared.fixture", "/_/charset/undeclared", FetchStatus.OK, "", 200),
     ("bin.fixture", "/_/binary", FetchStatus.BINARY, "image/png: not downloaded", 200),
     ("pdf.fixture", "/_/pdf/text", FetchStatus.OK, "", 200),
-    ("pdfbad.fixture", "/_/pdf/corrupt", FetchStatus.PDF_ERROR, "", 200),
+    ("pdfbad.fixture", "/_/pdf/corrupt", FetchStatus.PDF_ERROR, "corrupt PDF: pdftotext exit 1: Syntax Error", 200),
+    ("pdfscan.fixture", "/_/pdf/scanned", FetchStatus.PDF_NO_TEXT, "PDF has no extractable text layer (scanned image?)", 200),
+    ("pdfenc.fixture", "/_/pdf/encrypted", FetchStatus.PDF_ERROR, "encrypted PDF (needs a password)", 200),
+    # ~350 KB (over max_html_bytes, under max_pdf_bytes) that inflates to ~120 MB: stopped by pdf.timeout_s below
+    ("pdfbomb.fixture", "/_/pdf/bomb", FetchStatus.PDF_ERROR, f"PDF extraction timed out after {PDF_TIMEOUT_S}s", 200),
     ("pdfnot.fixture", "/_/pdf/not-a-pdf", FetchStatus.PDF_ERROR, "no %PDF- header", 200),
     ("private.fixture", "/_/redirect-refused", FetchStatus.REFUSED, "refused address 127.0.0.2 (loopback)", None),
     ("sub.excluded.fixture", "/_/page/x", FetchStatus.EXCLUDED, "in excluded_hosts", None),
@@ -51,6 +60,7 @@ def matrix_run(web, sites_dir):
     from claims_pipeline_tests.web.conftest import fast_fetch
 
     settings = fast_fetch(web)
+    settings = settings.model_copy(update={"pdf": settings.pdf.model_copy(update={"timeout_s": PDF_TIMEOUT_S})})
     web.clear_log()
     urls = [web.url(h, p) for h, p, *_ in MATRIX]
     started = time.monotonic()
@@ -66,8 +76,11 @@ def test_fault_gets_status_and_note(matrix_run, web, host, path, status, note, h
     assert note in r.note
     if http is not None:
         assert r.http_status == http
-    if status == FetchStatus.OK:
-        assert r.text and r.raw and r.etag is None or r.text  # OK always carries text
+    if status == FetchStatus.OK:  # OK always carries the downloaded body, its kind and non-blank text
+        assert r.raw and r.content_kind in ("html", "pdf:pdftotext", "pdf:pypdf"), (r.content_kind, r.raw)
+        assert r.text and r.text.strip()
+    elif status in (FetchStatus.PDF_NO_TEXT, FetchStatus.PDF_ERROR):  # downloaded and kept, but no text
+        assert r.raw and r.text is None and r.content_kind, (r.content_kind, r.text)
 
 
 def test_run_completes_in_bounded_time(matrix_run):
@@ -83,7 +96,7 @@ def test_texts_survive_charset_traps(matrix_run, web):
     assert "Größenordnung" in results[web.url("undeclared.fixture", "/_/charset/undeclared")].text
     assert "7.5 % above EUR 500,000" in results[web.url("pdf.fixture", "/_/pdf/text")].text
     cf = results[web.url("cfray.fixture", "/_/cf-ok")]
-    assert "transfer duty" in cf.text  # a Cloudflare-served page is a normal page
+    assert "transfer duty" in cf.text and cf.note == ""  # a Cloudflare-served page (cf-ray only) is a normal page
 
 
 def test_js_shell_keeps_its_text_and_binary_is_not_downloaded(matrix_run, web):
@@ -115,3 +128,37 @@ def test_slow_host_was_retried_then_given_up(matrix_run, web):
     while len(slow_hits()) < 2 and time.monotonic() < deadline:
         time.sleep(0.1)
     assert len(slow_hits()) == 2  # max_retries attempts, then given up
+
+
+def test_ok_results_keep_the_servers_validators(matrix_run, web):
+    results, _, _ = matrix_run
+    # routes served with ETag + Last-Modified (the chain ends on a generated page), and routes served without
+    for host, path in [("ok.fixture", "/_/page/duty"), ("chain.fixture", "/_/chain/3"), ("pdf.fixture", "/_/pdf/text"),
+                       ("flaky.fixture", "/_/flaky?fails=1&code=429&retry_after=1")]:
+        r = results[web.url(host, path)]
+        assert r.etag and r.etag.startswith('"') and r.last_modified and r.last_modified.endswith("GMT"), host
+    for host, path in [("cfray.fixture", "/_/cf-ok"), ("misstated.fixture", "/_/charset/misstated")]:
+        r = results[web.url(host, path)]
+        assert r.etag is None and r.last_modified is None, host
+
+
+def test_walls_are_retried_only_behind_retryable_statuses(matrix_run):
+    _, _, log = matrix_run
+
+    def hits(host: str) -> int:
+        return sum(1 for e in log if e["host"] == host and e["path"] != "/robots.txt")
+
+    assert hits("cf503.fixture") == hits("cf999.fixture") == hits("cf429.fixture") == 2  # max_retries
+    assert hits("cf.fixture") == hits("title.fixture") == hits("forbidden.fixture") == 1  # a 403 / 200 wall is final
+    assert hits("cfray.fixture") == 1
+
+
+def test_pdf_faults_were_downloaded_whole_under_the_pdf_cap(matrix_run, web):
+    from claims_pipeline.fixture_web import make_pdfs
+
+    results, _, _ = matrix_run
+    for host, name in [("pdfscan.fixture", "scanned"), ("pdfenc.fixture", "encrypted"), ("pdfbomb.fixture", "bomb")]:
+        r = results[web.url(host, f"/_/pdf/{name}")]
+        assert r.raw == (make_pdfs.PDF_DIR / f"{name}.pdf").read_bytes(), name
+    # the bomb is bigger than max_html_bytes (200 000) yet was read: PDFs have their own cap (400 000)
+    assert len(results[web.url("pdfbomb.fixture", "/_/pdf/bomb")].raw) > 200_000

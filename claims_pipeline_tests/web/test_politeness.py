@@ -140,3 +140,39 @@ def test_user_agent_has_contact_url(web, settings_for):
     run_fetch(settings_for(), [web.url("ua.fixture", "/_/page/ua")])
     agents = {e["user_agent"] for e in web.requests()}
     assert len(agents) == 1 and "(+https://" in agents.pop()
+
+
+def test_global_concurrency_cap_holds_across_hosts(web, settings_for):
+    cap = 3
+    settings = settings_for(concurrency=cap, default_host={"concurrency": 2, "interval_ms": 0}, req_per_sec=500)
+    hosts = [f"g{i}.fixture" for i in range(8)]  # 8 hosts x 2 slots each: 16 could run at once without the cap
+    urls = [web.url(h, f"/_/slow?delay=0.15&i={i}") for h in hosts for i in range(2)]
+    web.clear_log()
+    results = run_fetch(settings, urls)
+    assert all(r.status == FetchStatus.OK for r in results), [r.note for r in results if r.status != "OK"]
+    log = [e for e in web.requests() if e["host"] in hosts]  # an earlier test's slow handler may log late
+    assert len(log) == len(urls) + len(hosts)  # + one robots.txt per host, under the same cap
+    # the server logs a request's end just after writing it, a moment after the client may already have started
+    # the next one: trim each interval by the tolerance (a broken cap would overlap for most of 0.15 s)
+    trimmed = [{"start": e["start"], "end": max(e["start"], e["end"] - TOLERANCE_S)} for e in log]
+    assert _max_overlap(trimmed) == cap  # never more, and really reached (the test would be vacuous otherwise)
+
+
+def test_circuit_breaker_opens_on_connection_resets(web, settings_for):
+    settings = settings_for(breaker_failures=3, max_retries=2, default_host={"concurrency": 1, "interval_ms": 10})
+    resets = [web.url("rst.fixture", f"/_/reset?i={i}") for i in range(6)]
+    healthy = [web.url("calm.fixture", f"/_/page/{i}") for i in range(2)]
+    web.clear_log()
+    results = {r.url: r for r in run_fetch(settings, resets + healthy)}
+    assert all(results[u].status == FetchStatus.OK for u in healthy)
+    assert all(results[u].status == FetchStatus.UNAVAILABLE for u in resets)
+    # one host worker, URLs in order: the 1st spends both attempts (2 failures), the 3rd failure opens the
+    # breaker on the 2nd URL's first attempt, and the other 4 are settled without a request
+    first, second, *rest = (results[u] for u in resets)
+    assert "Connection reset by peer" in first.note and first.note.endswith("after 2 attempts")
+    assert "circuit open" not in first.note
+    assert "; circuit open: 3 consecutive failures on this host (last: " in second.note and second.attempts == 1
+    assert all(r.note.startswith("circuit open: 3 consecutive failures") for r in rest), [r.note for r in rest]
+    hits = [e for e in _by_host(web.requests())["rst.fixture"] if e["path"] != "/robots.txt"]
+    assert [e["path"] for e in hits] == ["/_/reset?i=0", "/_/reset?i=0", "/_/reset?i=1"]
+    assert all(e["status"] == "reset" for e in hits)
