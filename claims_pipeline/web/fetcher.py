@@ -361,7 +361,7 @@ class Fetcher:
             wall = (blocked_code and wall_header is not None) or title is not None
             what = f"bot wall: cf-mitigated={wall_header}" if wall_header is not None and blocked_code else \
                 f"bot wall: challenge title {title!r}" if title else ""
-            if status == 429 or status >= 500:
+            if status == 429 or 500 <= status < 600:  # 999 (LinkedIn's refusal) is no server error: not retried
                 if retry_after is not None:
                     self._hosts.throttle(url_host(current)).defer(min(retry_after, f.retry_after_cap_s))
                 note = f"http {status}" + (f" ({what})" if wall else "")
@@ -386,7 +386,10 @@ class Fetcher:
         if declared and declared.isdigit() and int(declared) > cap and "content-encoding" not in h:
             return self._result(url, FetchStatus.TOO_LARGE, **common,
                                 note=f"Content-Length {declared} over the {cap}-byte cap; not downloaded")
-        raw = await read_capped(resp, cap)
+        try:
+            raw = await read_capped(resp, cap)
+        except BodyTooLarge as exc:  # found while streaming (no or a lying Content-Length): keep the status
+            return self._result(url, FetchStatus.TOO_LARGE, **common, note=str(exc))
         if not is_pdf:
             title = botwall.challenge_title(raw, f.challenge_titles)
             if title is not None:

@@ -25,9 +25,11 @@ MATRIX = [
     ("flaky.fixture", "/_/flaky?fails=1&code=429&retry_after=1", FetchStatus.OK, "", 200),
     ("cf.fixture", "/_/cf-challenge", FetchStatus.BLOCKED, "cf-mitigated=challenge", 403),
     ("cf429.fixture", "/_/cf-429", FetchStatus.BLOCKED, "http 429 (bot wall: cf-mitigated=challenge)", 429),
-    # a 503 / 999 wall is retried like any 5xx first, then settled BLOCKED naming the wall (its title is plain)
+    # a 503 wall is retried like any 5xx first, then settled BLOCKED naming the wall (its title is plain)
     ("cf503.fixture", "/_/cf-503", FetchStatus.BLOCKED, "http 503 (bot wall: cf-mitigated=challenge) after 2 attempts", 503),
-    ("cf999.fixture", "/_/cf-999", FetchStatus.BLOCKED, "http 999 (bot wall: cf-mitigated=challenge) after 2 attempts", 999),
+    ("cf999.fixture", "/_/cf-999", FetchStatus.BLOCKED, "http 999 bot wall: cf-mitigated=challenge", 999),
+    # a bare 999 (what LinkedIn answers crawlers) is a refusal, not an outage: BLOCKED at once, never retried
+    ("li.fixture", "/_/status/999", FetchStatus.BLOCKED, "http 999: access refused (no challenge marker)", 999),
     ("cfray.fixture", "/_/cf-ok", FetchStatus.OK, "", 200),
     ("title.fixture", "/_/challenge-200", FetchStatus.BLOCKED, "challenge title 'Attention Required! | Cloudflare'", 200),
     ("forbidden.fixture", "/_/status/403", FetchStatus.BLOCKED, "http 403: access refused", 403),
@@ -148,8 +150,10 @@ def test_walls_are_retried_only_behind_retryable_statuses(matrix_run):
     def hits(host: str) -> int:
         return sum(1 for e in log if e["host"] == host and e["path"] != "/robots.txt")
 
-    assert hits("cf503.fixture") == hits("cf999.fixture") == hits("cf429.fixture") == 2  # max_retries
-    assert hits("cf.fixture") == hits("title.fixture") == hits("forbidden.fixture") == 1  # a 403 / 200 wall is final
+    assert hits("cf503.fixture") == hits("cf429.fixture") == 2  # max_retries
+    # a 403 / 999 / 200 wall is final
+    assert hits("cf.fixture") == hits("title.fixture") == hits("forbidden.fixture") == hits("cf999.fixture") == 1
+    assert hits("li.fixture") == 1
     assert hits("cfray.fixture") == 1
 
 

@@ -77,6 +77,7 @@ def test_html_and_pdf_have_separate_body_caps(web, settings_for):
         assert (note in r.note) if note else r.note == "", (url, r.note)
         if status == FetchStatus.TOO_LARGE:
             assert r.raw is None and r.text is None, url
+            assert r.http_status == 200, url  # streamed past the cap or refused by Content-Length: status kept
     for host in ("pdfmid.fixture", "pdfmidstream.fixture"):  # a PDF bigger than the HTML cap, read whole
         r = results[web.url(host, "/_/pdf/padded?kb=300" + ("&chunked=1" if "stream" in host else ""))]
         assert r.raw is not None and len(r.raw) == 300_000 > html_cap
