@@ -2,7 +2,9 @@
 
 The check runs inside the connection step (see ``transport``), so it covers every redirect hop and every
 new connection, and it sees the address actually dialled — not the name in the URL. Refused by default:
-loopback, private, link-local, multicast, reserved, unspecified, CGNAT and the cloud metadata addresses.
+loopback, private, link-local, multicast, reserved, unspecified, CGNAT and the cloud metadata addresses, also
+when an IPv6 address carries one of them as an embedded IPv4 address (::ffff:a.b.c.d, 6to4 2002::/16, Teredo
+2001::/32, NAT64 64:ff9b::/96).
 A host in ``allow_hosts`` (exact name, or the address literal) or an address inside ``allow_networks``
 passes; tests and the demo allow the fixture web's 127.0.0.1 that way.
 """
@@ -17,6 +19,7 @@ IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 _METADATA = {ipaddress.ip_address("169.254.169.254"), ipaddress.ip_address("fd00:ec2::254")}
 _CGNAT = ipaddress.ip_network("100.64.0.0/10")
+_NAT64_WKP = ipaddress.ip_network("64:ff9b::/96")  # RFC 6052 well-known prefix
 
 
 class AddressRefused(Exception):
@@ -27,10 +30,28 @@ class AddressRefused(Exception):
         super().__init__(f"refused address {address} ({reason}) for host {host}")
 
 
+def _embedded_ipv4(address: ipaddress.IPv6Address) -> list[tuple[str, ipaddress.IPv4Address]]:
+    """The IPv4 addresses an IPv6 address carries by a transition mechanism (6to4, Teredo, NAT64 well-known)."""
+    out: list[tuple[str, ipaddress.IPv4Address]] = []
+    if address.sixtofour is not None:  # 2002:AABB:CCDD::/48 routes to AA.BB.CC.DD
+        out.append(("6to4", address.sixtofour))
+    if address.teredo is not None:  # 2001:0::/32 carries the Teredo server and the (obfuscated) client
+        server, client = address.teredo
+        out += [("Teredo server", server), ("Teredo client", client)]
+    if address in _NAT64_WKP:  # 64:ff9b::a.b.c.d, translated by a NAT64 gateway to a.b.c.d
+        out.append(("NAT64", ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)))
+    return out
+
+
 def forbidden_reason(address: IPAddress) -> str | None:
     """Why an address is off limits for outbound fetches, or None when it is a public address."""
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return forbidden_reason(address.ipv4_mapped)  # ::ffff:127.0.0.1 is loopback in disguise
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return forbidden_reason(address.ipv4_mapped)  # ::ffff:127.0.0.1 is loopback in disguise
+        for mechanism, inner in _embedded_ipv4(address):  # 2002:7f00:1::1 is 127.0.0.1 in disguise too
+            reason = forbidden_reason(inner)
+            if reason is not None:
+                return f"{reason}, {mechanism} of {inner}"
     if address in _METADATA:
         return "cloud metadata"
     checks = (

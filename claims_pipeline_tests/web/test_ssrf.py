@@ -60,6 +60,39 @@ def test_public_addresses_pass(address):
     assert forbidden_reason(ipaddress.ip_address(address)) is None
 
 
+# IPv6 transition addresses that embed a forbidden IPv4 address: 6to4 (2002:AABB:CCDD::/48), Teredo
+# (2001:0::/32, server in bits 32-63, client XOR-ed in the last 32 bits) and the NAT64 well-known prefix.
+_EMBEDDED = [
+    ("2002:a9fe:a9fe::1", "cloud metadata, 6to4 of 169.254.169.254"),
+    ("2002:7f00:1::1", "loopback, 6to4 of 127.0.0.1"),
+    ("2002:0a00:0001::1", "private, 6to4 of 10.0.0.1"),
+    ("2002:c0a8:0101:5::9", "private, 6to4 of 192.168.1.1"),
+    ("2002:6440:0007::1", "CGNAT, 6to4 of 100.64.0.7"),
+    ("2002::1", "unspecified, 6to4 of 0.0.0.0"),
+    ("2001:0:4136:e378:8000:63bf:5601:5656", "link-local, Teredo client of 169.254.169.169"),
+    ("2001:0:4136:e378:8000:63bf:80ff:fffe", "loopback, Teredo client of 127.0.0.1"),
+    ("2001:0:a00:1:8000:63bf:f7f7:f7f7", "private, Teredo server of 10.0.0.1"),
+    ("64:ff9b::a9fe:a9fe", "cloud metadata, NAT64 of 169.254.169.254"),
+    ("64:ff9b::7f00:1", "loopback, NAT64 of 127.0.0.1"),
+    ("64:ff9b::10.0.0.1", "private, NAT64 of 10.0.0.1"),
+]
+
+
+@pytest.mark.parametrize("address,reason", _EMBEDDED)
+def test_forbidden_ipv4_inside_ipv6_transition_addresses(address, reason):
+    assert forbidden_reason(ipaddress.ip_address(address)) == reason
+
+
+@pytest.mark.parametrize("address", [
+    "2001:0:808:808:8000:63bf:f7f7:f7f7",  # Teredo with public server and client: 2001::/23 is not global
+    "64:ff9b::808:808",  # NAT64 of a public address: the well-known prefix stays refused as before
+    "64:ff9b:1::a9fe:a9fe",  # local-use NAT64 prefix (RFC 8215)
+    "::127.0.0.2",  # IPv4-compatible (deprecated)
+])
+def test_other_transition_addresses_stay_refused(address):
+    assert forbidden_reason(ipaddress.ip_address(address)) is not None
+
+
 def test_guard_allow_lists():
     guard = AddressGuard.from_lists(["intranet.example"], ["127.0.0.1/32", "fd12::/16"])
     guard.check("x", "127.0.0.1")
@@ -88,6 +121,18 @@ def test_stub_resolver_private_answers_are_refused_before_dialling(web, settings
     r = results[url]
     assert r.status == FetchStatus.REFUSED
     assert str(ipaddress.ip_address(answer[0])) in r.note and "innocent-looking.example" in r.note
+    assert dialled == []
+
+
+@pytest.mark.parametrize("answer", [a for a, _ in _EMBEDDED])
+def test_stub_resolver_transition_answers_embedding_forbidden_ipv4_are_refused_before_dialling(web, settings_for, answer):
+    # 127.0.0.1/32 is allowed in these settings: the 6to4/Teredo/NAT64 forms of 127.0.0.1 must not be
+    settings = settings_for(address_map={}, robots_enabled=False)
+    url = "http://innocent-looking.example/page"
+    results, dialled = run(settings, [url], resolver=lambda host: [answer])
+    r = results[url]
+    assert r.status == FetchStatus.REFUSED, r.note
+    assert str(ipaddress.ip_address(answer)) in r.note and "innocent-looking.example" in r.note
     assert dialled == []
 
 
