@@ -140,6 +140,35 @@ def test_year_alone_does_not_support_a_date() -> None:
     assert p.prior == TOKENS_ABSENT
 
 
+@pytest.mark.parametrize(
+    "head, tail, expected",
+    [
+        ("", "", TOKENS_ABSENT),  # no year anywhere: every year-less "18 October" is no hit
+        ("", " Posted 5 January 2024.", WEAK_MATCH),  # the year only at the very end (a dateline)
+        ("", " Année 2024", WEAK_MATCH),  # the year as a bare number
+        ("Posted 18 October 2024. ", "", TOKENS_PRESENT),  # the full date first, then the repeats
+    ],
+)
+def test_page_repeating_a_yearless_date_gives_the_evidence_of_a_short_page(head: str, tail: str, expected: str) -> None:
+    # A hostile page repeating "18 October " thousands of times once cost O(n²) (every year-less candidate
+    # rescanned every page date for the year). It must give what a short page of the same pattern gives; the
+    # number of occurrences counted is capped like the other value types.
+    from claims_pipeline.priors.matching import _MAX_OCCURRENCES
+
+    values = [value("date", "18 October 2024")]
+    short = prior_of("The levy applies since 18 October 2024", values, head + "18 October " * 100 + tail).to_dict()
+    long = prior_of("The levy applies since 18 October 2024", values, head + "18 October " * 4000 + tail).to_dict()
+    assert short["prior"] == long["prior"] == expected, long
+    n_short = short["hits"][0].pop("occurrences")
+    n_long = long["hits"][0].pop("occurrences")
+    assert long == short
+    if expected == TOKENS_ABSENT:
+        assert n_short == n_long == 0
+    else:
+        # each repeat is "18 October" and, read across the boundary, "October 18": 199 year-less candidates
+        assert n_short == 199 + bool(head) and n_long == _MAX_OCCURRENCES
+
+
 # ---- statutes ---------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "claim_raw, page_fragment, expected",

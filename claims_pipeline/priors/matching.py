@@ -98,19 +98,33 @@ def _date_occurrences(value: Value, index: PageIndex) -> list[Occurrence]:
         return []
     year, month, day = parsed
     out: list[Occurrence] = []
+    year_on_page: bool | None = None  # loop-invariant: computed once, on the first year-less candidate
     for tok in index.dates:
         if tok.year == NO_YEAR and day is not None and tok.month == month and tok.day == day:
             # "November 2" on a page that names the year elsewhere (a dateline): weak, the year is not beside it
-            if index.numbers_between(year - 0.01, year + 0.01) or any(d.year == year for d in index.dates):
-                out.append(Occurrence(tok.start, tok.end, False))
+            if year_on_page is None:
+                year_on_page = _year_on_page(year, index)
+            if not year_on_page:
+                continue
+            out.append(Occurrence(tok.start, tok.end, False))
+        elif tok.year != year or tok.month != month:
             continue
-        if tok.year != year or tok.month != month:
-            continue
-        if day is None or tok.day == day:
+        elif day is None or tok.day == day:
             out.append(Occurrence(tok.start, tok.end, True))
         elif tok.day is None:
             out.append(Occurrence(tok.start, tok.end, False))  # the month is right, the day unconfirmed
+        else:
+            continue
+        if len(out) >= _MAX_OCCURRENCES:
+            break
     return out
+
+
+def _year_on_page(year: int, index: PageIndex) -> bool:
+    """Does the page name the year anywhere (as a number, or inside a full date)?"""
+    if index.numbers_between(year - 0.01, year + 0.01):
+        return True
+    return any(d.year == year for d in index.dates)
 
 
 def _needle_occurrences(value: Value, index: PageIndex) -> list[Occurrence]:
