@@ -7,7 +7,8 @@ What the text looks like (the contract priors rely on):
 - <sup>/<sub> content set off by single spaces ("10<sup>6</sup>" → "10 6", "25%<sup>3</sup>" → "25% 3");
 - every Unicode space (NBSP U+00A0, thin U+2009, narrow NBSP U+202F, figure space U+2007, ideographic
   U+3000, tabs …) becomes one ASCII space, runs collapse to one: "1&nbsp;000&#8201;000" → "1 000 000";
-- zero-width space, word joiner, BOM and soft hyphen are removed (they split digits invisibly);
+- zero-width space, word joiner, BOM and soft hyphen are removed (they split digits invisibly), and so are
+  bidi controls; other control characters (ESC, BEL, C1 controls) become spaces;
 - entities are decoded (by the parser); scripts, styles, comments and the page's navigation chrome
   (nav, role=navigation/banner/contentinfo, top-level header/footer, aside, obvious cookie banners) are dropped,
   but anything marked as footnotes/endnotes is kept wherever it sits.
@@ -49,24 +50,33 @@ _BLOCK_OR_TABLE = _BLOCK_TAGS | {"table"}
 _COOKIE_TAGS = frozenset({"div", "section", "aside", "dialog", "form"})
 # Elements _is_chrome has to look at more closely (any element with a role attribute is one too).
 _CHROME_CANDIDATE_TAGS = _CHROME_TAGS | _PAGE_LEVEL_CHROME_TAGS | _COOKIE_TAGS
-# libxml2's tree builder limits without XML_PARSE_HUGE (nodePush's maxDepth, XML_MAX_TEXT_LENGTH bytes).
-_TREE_DEPTH_LIMIT = 256
-_TREE_TEXT_LIMIT = 10_000_000
+# libxml2's tree builder limits with XML_PARSE_HUGE (lxml's huge_tree): nodePush's maxDepth, and
+# XML_MAX_HUGE_LENGTH bytes in one text node (far above any body cap). Without it they are 256 and 10 MB.
+_TREE_DEPTH_LIMIT = 2048
+_TREE_TEXT_LIMIT = 1_000_000_000
 _LONG_TEXT_XPATH = etree.XPath(f"boolean(//text()[string-length(.) >= {_TREE_TEXT_LIMIT // 4 - 1000}])")
 
 CELL_SEP = " | "
 _CELL_MARK = "\x1f"  # private marker between cells until lines are assembled
-_INVISIBLE_RE = re.compile("[\u200b\u2060\ufeff\u00ad]")
+# Removed: invisible characters that split digits (zero-width space, word joiner, BOM, soft hyphen) and the
+# bidi controls (LRM/RLM, embeddings, overrides, isolates), which can also make a report line read backwards.
+_INVISIBLE_RE = re.compile("[\u200b\u2060\ufeff\u00ad\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# C0 and C1 control characters that are not whitespace become spaces: page text must not carry a terminal
+# escape (ESC, BEL…) into a console, a log or a report. (\x1c-\x1f and \x85 are whitespace to str.split; \x1f
+# is the cell mark.)
+CONTROLS_TO_SPACE = {c: " " for c in (*range(0x00, 0x09), *range(0x0e, 0x1c), 0x7f, *range(0x80, 0x85),
+                                      *range(0x86, 0xa0))}
 
 
-def _is_chrome(el: Any, name: str) -> bool:
+def _is_chrome(get: Any, name: str, in_content: bool) -> bool:
     """Navigation chrome (nav, aside, chrome roles, page-level header/footer, cookie banners), unless it holds
-    footnotes. The walk asks only about _CHROME_CANDIDATE_TAGS and elements with a role attribute."""
-    get = el.get
+    footnotes. `get` reads an attribute; `in_content`: an article or main encloses the element (the walks
+    count them on the way down, so no element's ancestors are ever scanned: that was quadratic on a hostile
+    page of nested headers). The walk asks only about _CHROME_CANDIDATE_TAGS and elements with a role."""
     role = get("role")
     chrome = name in _CHROME_TAGS or (role is not None and role.lower() in _CHROME_ROLES)
     if not chrome and name in _PAGE_LEVEL_CHROME_TAGS:
-        chrome = not any(a.tag in _CONTENT_ANCESTORS for a in el.iterancestors())
+        chrome = not in_content
     if not chrome and name in _COOKIE_TAGS:
         # The raw class value, not bs4's whitespace-split list: the pattern never matches whitespace, so
         # the words it can match are the same either way.
@@ -74,15 +84,32 @@ def _is_chrome(el: Any, name: str) -> bool:
     return chrome and not _FOOTNOTE_RE.search(" ".join((get("id") or "", get("class") or "", role or "")))
 
 
-def _single_block_cell(cell: Any) -> bool:
+def _single_block_cell(cell: Any, holds_table: set[Any]) -> bool:
     """A cell holding at most one block element and no nested table: its content belongs on the row's line.
 
-    Cells with several blocks (layout tables wrapping whole pages) keep their line breaks.
+    Cells with several blocks (layout tables wrapping whole pages) keep their line breaks. `holds_table`: the
+    elements with a table below them (_elements_holding_tables), so no cell's subtree is searched.
     """
     if not len(cell):
         return False
     blocks = [c for c in cell if c.tag in _BLOCK_OR_TABLE]  # comments' .tag is a function: never in the set
-    return len(blocks) == 1 and blocks[0].tag != "table" and next(blocks[0].iter("table"), None) is None
+    return len(blocks) == 1 and blocks[0].tag != "table" and blocks[0] not in holds_table
+
+
+def _elements_holding_tables(top: list[Any]) -> set[Any]:
+    """Every element with a <table> somewhere below it, each found once (linear in the page).
+
+    The set keeps lxml's proxies alive, so the walk meets these same objects again."""
+    holding: set[Any] = set()
+    for node in top:
+        if node.tag.__class__ is not str:
+            continue
+        for table in node.iter("table"):
+            for ancestor in table.iterancestors():
+                if ancestor in holding:
+                    break  # its ancestors were marked by an earlier table
+                holding.add(ancestor)
+    return holding
 
 
 # The walk's own marks, assembled into "\n" and _CELL_MARK at the end. Text never holds a NUL (libxml2
@@ -109,13 +136,17 @@ def _walk(top: list[Any]) -> list[str]:
     append = out.append
     pre_depth = 0
     flat_cells = 0  # inside a cell whose one block child (Word's <td><p>…</p></td>) must not break the row
+    in_content = 0  # open article/main elements
+    holds_table = _elements_holding_tables(top)
     stack: list[Any] = [iter(top)]
     closers: list[str | None] = [None]
     tails: list[str | None] = [None]
+    contents: list[bool] = [False]
     while stack:
         child = next(stack[-1], None)
         if child is None:
             stack.pop()
+            in_content -= contents.pop()
             closer = closers.pop()
             if closer is not None:
                 if closer is _PRE_CLOSE:
@@ -132,7 +163,8 @@ def _walk(top: list[Any]) -> list[str]:
             continue
         name = child.tag
         if (name.__class__ is not str or name in _DROP_TAGS
-                or ((name in _CHROME_CANDIDATE_TAGS or child.get("role") is not None) and _is_chrome(child, name))):
+                or ((name in _CHROME_CANDIDATE_TAGS or child.get("role") is not None)
+                    and _is_chrome(child.get, name, in_content > 0))):
             tail = child.tail  # a comment, PI or dropped subtree: only the text after it is read
             if tail:
                 append(tail.translate(_PRE_ESCAPE) if pre_depth else tail)
@@ -146,7 +178,7 @@ def _walk(top: list[Any]) -> list[str]:
         if name in _CELL_TAGS:
             append(_CELL)
             closer = _CELL
-            if _single_block_cell(child):
+            if _single_block_cell(child, holds_table):
                 flat_cells += 1
                 closer = _FLAT_CELL_CLOSE
         elif name in _SPACED_TAGS:
@@ -167,6 +199,9 @@ def _walk(top: list[Any]) -> list[str]:
         stack.append(iter(child))
         closers.append(closer)
         tails.append(child.tail)
+        content = name in _CONTENT_ANCESTORS
+        contents.append(content)
+        in_content += content
     return out
 
 
@@ -179,7 +214,8 @@ def _assemble(pieces: list[str]) -> str:
 
 def normalise_text(text: str) -> str:
     """Apply the module's whitespace rules to assembled text (also used for plain text and PDF text)."""
-    text = _INVISIBLE_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n").replace("\f", "\n"))
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\f", "\n").translate(CONTROLS_TO_SPACE)
+    text = _INVISIBLE_RE.sub("", text)
     # Within a line (or a cell) every whitespace character is horizontal, so str.split() + join is the
     # "runs become one space, ends stripped" rule done in C (str.split and re's \s agree on whitespace).
     lines: list[str] = []
@@ -201,20 +237,20 @@ def _top_level_nodes(markup: str) -> list[Any] | None:
     """lxml's HTML tree of markup, as the document's top-level nodes in order (empty for an empty document);
     None when the tree may hold less than the parser read (see below).
 
-    Parsed exactly as bs4's lxml builder fed it: the same etree.HTMLParser options (recover, no huge_tree),
-    one feed() of the whole str, a leading BOM dropped first. Only the tree builder differs (libxml2's own,
-    not bs4 as the parser's target): the parser raises the same events, and the one thing the tree leaves
-    out (whitespace-only text at document level, between top-level comments and <html> elements) only ever
-    sits between the html blocks' line breaks, where normalise_text strips it.
+    Parsed as bs4's lxml builder feeds it (recover, one feed() of the whole str, a leading BOM dropped
+    first), but with huge_tree. Only the tree builder differs (libxml2's own, not bs4 as the parser's target):
+    the parser raises the same events, and the one thing the tree leaves out (whitespace-only text at
+    document level, between top-level comments and <html> elements) only ever sits between the html blocks'
+    line breaks, where normalise_text strips it.
 
-    libxml2's tree builder (not the parser) has two limits without huge_tree, and past either it silently
-    stops building, so the rest of the page would be missing: 256 nested elements, and 10 MB in one text
-    node. A tree whose last, still-open chain of elements is that deep, or a document long enough to hold
-    such a text node, is handed back as None and read by bs4 instead.
+    libxml2's tree builder (not the parser) has limits, and past them it silently stops building, so the
+    rest of the page would be missing: 2048 nested elements with huge_tree (256 without), and 1 GB in one
+    text node (10 MB without). A tree whose last, still-open chain of elements is that deep, or a document
+    long enough to hold such a text node, is handed back as None and read by _streamed_pieces instead.
     """
     if markup[:1] == "\N{BYTE ORDER MARK}":
         markup = markup[1:]
-    parser = etree.HTMLParser(recover=True, huge_tree=False)
+    parser = etree.HTMLParser(recover=True, huge_tree=True)
     parser.feed(markup)
     root = parser.close()
     if root is None:
@@ -236,15 +272,90 @@ def _top_level_nodes(markup: str) -> list[Any] | None:
     return top
 
 
+class _StreamedText:
+    """lxml parser target for pages nested deeper than any tree is built for (only hostile or broken pages
+    are): the parser's events turned straight into the walk's pieces, in time and memory linear in the page.
+
+    The same rules as _walk except one: a cell is never read as a single-block cell (that needs to look
+    ahead), so a <td><p>…</p></td> row breaks around its block. Before, such pages went to the bs4 reader,
+    whose tree took ~200× the page in memory and whose ancestor and subtree scans made it quadratic."""
+
+    def __init__(self) -> None:
+        self.out: list[str] = []
+        self._names: list[tuple[str | None, bool]] = []  # per open element: its closer, whether main/article
+        self._skip = 0  # depth inside a dropped subtree (0: reading)
+        self._pre = 0
+        self._in_content = 0
+
+    def start(self, tag: str, attrib: Any) -> None:
+        if self._skip:
+            self._skip += 1
+            return
+        get = attrib.get
+        if tag in _DROP_TAGS or ((tag in _CHROME_CANDIDATE_TAGS or get("role") is not None)
+                                 and _is_chrome(get, tag, self._in_content > 0)):
+            self._skip = 1
+            return
+        append = self.out.append
+        closer: str | None
+        if tag == "br":
+            append(_BREAK)
+            closer = None
+        elif tag in _CELL_TAGS:
+            append(_CELL)
+            closer = _CELL
+        elif tag in _SPACED_TAGS:
+            append(" ")
+            closer = " "
+        elif tag == "pre":
+            append(_BREAK)
+            self._pre += 1
+            closer = _PRE_CLOSE
+        elif tag in _BLOCK_TAGS:
+            append(_BREAK)
+            closer = _BREAK
+        else:
+            closer = None
+        content = tag in _CONTENT_ANCESTORS
+        self._in_content += content
+        self._names.append((closer, content))
+
+    def end(self, tag: str) -> None:
+        if self._skip:
+            self._skip -= 1
+            return
+        if not self._names:
+            return
+        closer, content = self._names.pop()
+        self._in_content -= content
+        if closer is _PRE_CLOSE:
+            self._pre -= 1
+            self.out.append(_BREAK)
+        elif closer is not None:
+            self.out.append(closer)
+
+    def data(self, text: str) -> None:
+        if not self._skip:
+            self.out.append(text.translate(_PRE_ESCAPE) if self._pre else text)
+
+    def close(self) -> list[str]:
+        return self.out
+
+
+def _streamed_pieces(markup: str) -> list[str]:
+    if markup[:1] == "\N{BYTE ORDER MARK}":
+        markup = markup[1:]
+    parser = etree.HTMLParser(target=_StreamedText(), recover=True, huge_tree=True)
+    parser.feed(markup)
+    return parser.close()
+
+
 def html_to_text(raw: bytes | str, declared_charset: str | None = None) -> str:
     """Readable text of an HTML page (see the module doc for its exact shape)."""
     markup = _to_str(raw, declared_charset)
     top = _top_level_nodes(markup)
-    if top is None:  # beyond what libxml2's tree builder keeps: the old reader, which sees every event
-        from claims_pipeline.web.html_text_bs4 import html_to_text_bs4
-
-        return html_to_text_bs4(markup)
-    return normalise_text(_assemble(_walk(top)))
+    pieces = _streamed_pieces(markup) if top is None else _walk(top)  # None: deeper than a tree is built
+    return normalise_text(_assemble(pieces))
 
 
 def xml_to_text(raw: bytes | str, declared_charset: str | None = None) -> str:

@@ -28,6 +28,7 @@ from claims_pipeline.web.html_text import (
     _DROP_TAGS,
     _FOOTNOTE_RE,
     _INVISIBLE_RE,
+    CONTROLS_TO_SPACE,
     _PAGE_LEVEL_CHROME_TAGS,
     _SPACED_TAGS,
     _to_str,
@@ -133,7 +134,8 @@ def _walk(root: Tag) -> list[str]:
 
 def normalise_text_old(text: str) -> str:
     """The old normalise_text (line by line), the reference for html_text.normalise_text."""
-    text = _INVISIBLE_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n").replace("\f", "\n"))
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\f", "\n").translate(CONTROLS_TO_SPACE)
+    text = _INVISIBLE_RE.sub("", text)
     lines: list[str] = []
     for line in text.split("\n"):
         line = _HSPACE_RE.sub(" ", line)

@@ -133,3 +133,44 @@ def test_junk_never_raises(junk: bytes) -> None:
 def test_layout_table_cells_keep_their_paragraph_lines() -> None:
     html = "<table><tr><td><h1>Title</h1><p>Rate 6.32 %</p><p>Year 2025</p></td><td><div>side</div></td></tr></table>"
     assert html_to_text(html).splitlines() == ["Title", "Rate 6.32 %", "Year 2025", "side"]
+
+
+# ---- hostile nesting: linear work, no tree beyond libxml2's depth limit ---------------------------------------
+def test_pages_nested_past_the_tree_limit_are_read_by_the_streamed_reader() -> None:
+    from claims_pipeline.web.html_text import _top_level_nodes
+
+    deep = "<div>" * 200_000 + "<p>deep figure 42 %</p>" + "</div>" * 200_000 + "<p>after 6.32 %</p>"
+    assert _top_level_nodes(deep) is None  # past the tree builder: the streamed reader
+    assert html_to_text(deep).splitlines() == ["deep figure 42 %", "after 6.32 %"]
+
+
+def test_the_streamed_reader_keeps_the_rules() -> None:
+    body = ("<header>DECOY-HEADER</header><nav>DECOY-NAV</nav><script>var x = 1;</script><style>p{}</style>"
+            "<aside class='footnotes'><p>note 1: 7 % since 2024</p></aside>"
+            "<main><header>Published 3 May 2025</header><article><p>Levy 6.32 %</p>"
+            "<table><tr><td>VAT</td><td></td><td>20 %</td></tr></table><pre>a\n  b</pre>x<sup>2</sup></article></main>"
+            "<div id='cookie-consent'>DECOY-COOKIE</div>")
+    deep = "<div>" * 3000 + body + "</div>" * 3000
+    text = html_to_text(deep)
+    assert text.splitlines() == ["note 1: 7 % since 2024", "Published 3 May 2025", "Levy 6.32 %", "VAT | 20 %",
+                                 "a", "b", "x 2"]
+    shallow = html_to_text(body)  # the tree walk: the same text
+    assert shallow == text
+
+
+@pytest.mark.parametrize("opener,n", [("<td><div>", 12_000), ("<header>", 20_000), ("<td><div>", 900),
+                                      ("<header>", 1_500)])
+def test_hostile_nesting_is_read_whole(opener: str, n: int) -> None:
+    """The shapes that made the old ancestor and subtree scans quadratic (minutes of CPU for a 100 kB page),
+    past the tree limit (streamed) and within it (the tree walk)."""
+    text = html_to_text("<html><body><main><table><tr>" + opener * n + "x 6.32 %")
+    assert text.split() == ["x", "6.32", "%"]
+
+
+def test_control_and_bidi_characters_never_reach_the_text() -> None:
+    """ESC/BEL would act on a terminal that shows the text; bidi overrides make a line read backwards."""
+    html = "<p>Rate \x1b]0;owned\x07 6\u202e.32 %\x1b[2J and \u2066RLI\u2069 \x9b1m done</p>"
+    text = html_to_text(html)
+    assert text == "Rate ]0;owned 6.32 % [2J and RLI 1m done"
+    assert not any(ord(c) < 0x20 or 0x7f <= ord(c) < 0xa0 for c in text)
+    assert plain_to_text(b"a\x1b[31mred\x1b[0m\tb\x00c") == "a [31mred [0m b c"
