@@ -1,5 +1,9 @@
 """`claims-pipeline fetch URL...`: fetch pages through the same fetcher and cache as the audit, and show what
 each one reads as (status, HTTP status, note, kind, text hash, change, first characters). Never imports Dagster.
+
+The text output is terminal-safe: a page (or a server's headers) cannot send escape sequences to the terminal
+(window title, screen clearing, colours, hyperlinks, a faked status line) nor reorder what is shown with bidi
+controls. Every string shown passes through ``visible``; ``--json`` is left as is (JSON escapes controls).
 """
 
 from __future__ import annotations
@@ -11,6 +15,16 @@ import sys
 from typing import Any
 
 PREVIEW_CHARS = 200
+
+# C0 controls but newline and tab, DEL, C1 controls → \xNN; bidi embedding/override/isolate/mark controls → \uNNNN
+_CONTROLS = {cp: f"\\x{cp:02x}" for cp in (*range(0x00, 0x20), *range(0x7F, 0xA0)) if cp not in (0x09, 0x0A)}
+_BIDI = {cp: f"\\u{cp:04x}" for cp in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+_VISIBLE = str.maketrans({**_CONTROLS, **_BIDI})
+
+
+def visible(value: Any) -> str:
+    """value as text safe to print on a terminal: control and bidi characters shown escaped (ESC as \\x1b)."""
+    return str(value).translate(_VISIBLE)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -70,30 +84,35 @@ def describe(url: str, state: Any, cache: Any) -> dict[str, Any]:
 
 
 def format_row(row: dict[str, Any]) -> str:
+    """The human-readable block of one row; every value shown goes through ``visible``."""
+    v = {k: visible(x) if isinstance(x, str) else x for k, x in row.items()}
     if row["fetch_status"] == "NOT_FETCHED":
-        return f"{row['url']}\n  status:  NOT_FETCHED  {row['note']}\n"
-    status = row["fetch_status"]
-    if row["recorded_status"] != status:
-        status += f" (recorded {row['recorded_status']})"
+        return f"{v['url']}\n  status:  NOT_FETCHED  {v['note']}\n"
+    status = v["fetch_status"]
+    if row["recorded_status"] != row["fetch_status"]:
+        status += f" (recorded {v['recorded_status']})"
     lines = [
-        row["url"],
-        f"  status:  {status}   http: {row['http_status'] if row['http_status'] is not None else '-'}",
-        f"  note:    {row['note'] or '-'}",
-        f"  kind:    {row['content_kind'] or '-'}   type: {row['content_type'] or '-'}",
+        v["url"],
+        f"  status:  {status}   http: {visible(row['http_status']) if row['http_status'] is not None else '-'}",
+        f"  note:    {v['note'] or '-'}",
+        f"  kind:    {v['content_kind'] or '-'}   type: {v['content_type'] or '-'}",
     ]
     if row["final_url"] and row["final_url"] != row["url"]:
-        lines.append(f"  final:   {row['final_url']}")
+        lines.append(f"  final:   {v['final_url']}")
     changed = "yes, confirmed now" if row["content_changed"] else "no"
     if row["changed_at"]:
-        changed += f" (latest change first seen {row['changed_at']})"
+        changed += f" (latest change first seen {v['changed_at']})"
     lines += [
-        f"  hash:    {row['text_hash'] or '-'}" + (f"   {row['text_chars']} chars" if row["text_chars"] is not None else ""),
+        f"  hash:    {v['text_hash'] or '-'}" + (f"   {row['text_chars']} chars" if row["text_chars"] is not None else ""),
         f"  changed: {changed}",
     ]
     if row["preview"] is not None:
-        lines.append(f"  {row['preview_source']}:    {row['preview']}" + ("…" if len(row["preview"]) >= PREVIEW_CHARS else ""))
-    if row["diff"]:
-        lines.append("  diff:\n" + "\n".join("    " + line for line in row["diff"].splitlines()))
+        lines.append(f"  {v['preview_source']}:    {v['preview']}" + ("…" if len(row["preview"]) >= PREVIEW_CHARS else ""))
+    if row["diff"]:  # split on newlines only: a CR, form feed or NEL inside a line is shown escaped, not obeyed
+        diff_lines = row["diff"].split("\n")
+        if diff_lines[-1] == "":
+            diff_lines.pop()
+        lines.append("  diff:\n" + "\n".join("    " + visible(line) for line in diff_lines))
     return "\n".join(lines) + "\n"
 
 
