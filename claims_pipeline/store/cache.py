@@ -111,6 +111,15 @@ class _Statements:
 _STMT = _Statements()
 
 
+class _DiffNeeded(Exception):
+    """Raised inside a write transaction, before it writes anything, by a fetch that confirms a change whose
+    diff is not computed yet: the transaction rolls back and the diff is made with no lock held."""
+
+    def __init__(self, key: tuple[str, str]) -> None:
+        super().__init__(key)
+        self.key = key
+
+
 class PageCache:
     def __init__(
         self,
@@ -180,22 +189,44 @@ class PageCache:
         raw_hash = self.blobs.put(result.raw, "raw") if downloaded and result.raw is not None else None
         new_text_hash = self.blobs.put_text(result.text) if downloaded and result.text is not None else None
         fast = self._fast304 if (basis is not None and status is FetchStatus.NOT_MODIFIED and not read_back) else None
-        for attempt in range(_RECORD_ATTEMPTS):
+        # Diffs of confirmed changes, by (old_hash, new_hash), computed with no transaction open: whether a fetch
+        # confirms a change, and against which text, is only known under the write lock, so a transaction that
+        # finds it needs a diff not computed yet gives up before writing anything (_DiffNeeded), the diff is made
+        # here, and the fetch is recorded again. Kept across retries, so a lock timeout never recomputes one.
+        diffs: dict[tuple[str, str], str | None] = {}
+        attempt = deferred = 0
+        while True:
             try:
                 if fast is not None and fast.try_record(result, basis, fetched_at, run_id):  # type: ignore[arg-type]
                     return None
                 with write_transaction(self.engine) as conn:
-                    self._record_in(conn, result, status, fetched_at, raw_hash, new_text_hash, run_id, basis)
+                    # another process moving the page's state between our tries could ask for yet another diff;
+                    # past a few deferrals, make it in the transaction (bounded: see diffs.py)
+                    self._record_in(conn, result, status, fetched_at, raw_hash, new_text_hash, run_id, basis, diffs,
+                                    defer_diff=deferred < _RECORD_ATTEMPTS)
                     if not read_back:
                         return None
                     # read back inside the same transaction: another process's later fetch cannot leak in
                     return self._states_in(conn, [result.url])[result.url]
+            except _DiffNeeded as need:  # rolled back, nothing written
+                deferred += 1
+                diffs[need.key] = self._diff(need.key, result)
             except (IntegrityError, OperationalError):
                 # IntegrityError: another process inserted the same new URL first (Postgres); OperationalError:
                 # SQLite stayed locked past busy_timeout. Both are safe to redo: nothing was committed.
-                if attempt == _RECORD_ATTEMPTS - 1:
+                attempt += 1
+                if attempt == _RECORD_ATTEMPTS:
                     raise
-        raise AssertionError("unreachable")
+
+    def _diff(self, key: tuple[str, str], result: FetchResult) -> str | None:
+        """The diff stored with a confirmed change from text old_hash to text new_hash (CPU-heavy on big pages:
+        called outside write transactions)."""
+        old_hash, new_hash = key
+        old_text = self.blobs.get_text(old_hash)
+        new_text = result.text if result.text is not None else self.blobs.get_text(new_hash)
+        if old_text is None or new_text is None:
+            return None
+        return text_diff(old_text, new_text, context_lines=self.diff_context_lines, max_lines=self.max_diff_lines)
 
     def _record_in(
         self,
@@ -207,6 +238,9 @@ class PageCache:
         text_hash: str | None,
         run_id: str | None,
         basis: Basis | None,
+        diffs: dict[tuple[str, str], str | None],
+        *,
+        defer_diff: bool = True,
     ) -> None:
         url = result.url
         url_row = conn.execute(_STMT.url_row, {"url": url}).mappings().first()
@@ -231,6 +265,11 @@ class PageCache:
         usable = status.value in USABLE and text_hash is not None
         before = _change_state(url_row)
         settled = settle(before, text_hash if usable else None, fetched_at)
+        diff_key = (settled.old_hash, text_hash) if settled.confirmed and settled.old_hash and text_hash else None
+        if diff_key is not None and diff_key not in diffs:
+            if defer_diff:  # before any write: the caller rolls back, diffs outside the lock, and comes back
+                raise _DiffNeeded(diff_key)
+            diffs[diff_key] = self._diff(diff_key, result)
 
         if url_row is None:
             conn.execute(_STMT.insert_url, {"url": url, "first_seen": fetched_at, "last_fetched_at": fetched_at})
@@ -269,13 +308,10 @@ class PageCache:
             "changed_at": settled.state.changed_at if settled.confirmed else before.changed_at,
             "change_confirmed_at": settled.state.change_confirmed_at if settled.confirmed else before.change_confirmed_at,
         }
-        if settled.confirmed and settled.old_hash and text_hash:
-            # only a confirming fetch reads texts and diffs; a 304 of the stable page never gets here
-            old_text = self.blobs.get_text(settled.old_hash)
-            new_text = result.text if result.text is not None else self.blobs.get_text(text_hash)
-            diff = None
-            if old_text is not None and new_text is not None:
-                diff = text_diff(old_text, new_text, context_lines=self.diff_context_lines, max_lines=self.max_diff_lines)
+        if diff_key is not None:
+            # only a confirming fetch has a diff (made before this transaction); a 304 of the stable page never
+            # gets here
+            diff = diffs[diff_key]
             values["last_change_id"] = conn.execute(
                 _STMT.insert_change,
                 {
@@ -283,8 +319,8 @@ class PageCache:
                     "fetch_id": fetch_id,
                     "changed_at": settled.state.changed_at,
                     "confirmed_at": fetched_at,
-                    "old_hash": settled.old_hash,
-                    "new_hash": text_hash,
+                    "old_hash": diff_key[0],
+                    "new_hash": diff_key[1],
                     "diff": diff,
                 },
             ).inserted_primary_key[0]

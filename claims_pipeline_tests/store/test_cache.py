@@ -148,3 +148,28 @@ def test_states_without_text_check_the_blob_exists_and_leave_the_reading_to_the_
     assert states[other].fetch_status == "UNAVAILABLE" and "cached text blob missing" in states[other].note
     with_text = cache.states([URL, other])
     assert with_text[URL].text == "VAT 18 %" and with_text[other].fetch_status == "UNAVAILABLE"
+
+
+def test_diff_is_made_outside_the_write_transaction_and_used_only_if_the_change_still_confirms(tmp_path):
+    # Another writer records the same confirming fetch while this one computes its diff (no lock held, so it can):
+    # this one's retry then finds the change already confirmed, and neither its diff nor a second change is kept.
+    cache, other = make_cache(tmp_path), make_cache(tmp_path)
+    cache.record(ok(URL, "intro\nVAT 18 %\nend"), now=day(1))
+    cache.record(ok(URL, "intro\nVAT 20 %\nend"), now=day(2))
+    made = []
+    real_diff = cache._diff
+
+    def diff_while_another_writer_confirms(key, result):
+        made.append(key)
+        if len(made) == 1:
+            assert other.record(ok(URL, "intro\nVAT 20 %\nend"), now=day(3)).content_changed
+        return real_diff(key, result)
+
+    cache._diff = diff_while_another_writer_confirms  # type: ignore[method-assign]
+    state = cache.record(ok(URL, "intro\nVAT 20 %\nend"), now=day(3))
+    assert made == [(text_hash("intro\nVAT 18 %\nend"), text_hash("intro\nVAT 20 %\nend"))]
+    assert state.content_changed is False and state.changed_at == day(2) and "+VAT 20 %" in state.diff
+    [change] = cache.changes(URL)
+    assert (change.changed_at, change.confirmed_at) == (day(2), day(3)) and "-VAT 18 %" in change.diff
+    assert [row.changed for row in cache.history(URL)] == [False, False, True, False]
+    other.close()
