@@ -28,7 +28,7 @@ from claims_pipeline.web.html_text import (
     _DROP_TAGS,
     _FOOTNOTE_RE,
     _INVISIBLE_RE,
-    CONTROLS_TO_SPACE,
+    CONTROL_RE,
     _PAGE_LEVEL_CHROME_TAGS,
     _SPACED_TAGS,
     _to_str,
@@ -134,7 +134,7 @@ def _walk(root: Tag) -> list[str]:
 
 def normalise_text_old(text: str) -> str:
     """The old normalise_text (line by line), the reference for html_text.normalise_text."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\f", "\n").translate(CONTROLS_TO_SPACE)
+    text = CONTROL_RE.sub(" ", text.replace("\r\n", "\n").replace("\r", "\n").replace("\f", "\n"))
     text = _INVISIBLE_RE.sub("", text)
     lines: list[str] = []
     for line in text.split("\n"):
