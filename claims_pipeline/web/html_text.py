@@ -282,7 +282,10 @@ class _StreamedText:
 
     def __init__(self) -> None:
         self.out: list[str] = []
-        self._names: list[tuple[str | None, bool]] = []  # per open element: its closer, whether main/article
+        # per open element: its closer and whether it is a main/article (two flat lists of shared objects, not a
+        # tuple per element: a hostile page opens a million elements)
+        self._closers: list[str | None] = []
+        self._contents: list[bool] = []
         self._skip = 0  # depth inside a dropped subtree (0: reading)
         self._pre = 0
         self._in_content = 0
@@ -318,16 +321,17 @@ class _StreamedText:
             closer = None
         content = tag in _CONTENT_ANCESTORS
         self._in_content += content
-        self._names.append((closer, content))
+        self._closers.append(closer)
+        self._contents.append(content)
 
     def end(self, tag: str) -> None:
         if self._skip:
             self._skip -= 1
             return
-        if not self._names:
+        if not self._closers:
             return
-        closer, content = self._names.pop()
-        self._in_content -= content
+        closer = self._closers.pop()
+        self._in_content -= self._contents.pop()
         if closer is _PRE_CLOSE:
             self._pre -= 1
             self.out.append(_BREAK)
