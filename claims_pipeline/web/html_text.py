@@ -7,8 +7,7 @@ What the text looks like (the contract priors rely on):
 - <sup>/<sub> content set off by single spaces ("10<sup>6</sup>" → "10 6", "25%<sup>3</sup>" → "25% 3");
 - every Unicode space (NBSP U+00A0, thin U+2009, narrow NBSP U+202F, figure space U+2007, ideographic
   U+3000, tabs …) becomes one ASCII space, runs collapse to one: "1&nbsp;000&#8201;000" → "1 000 000";
-- zero-width space, word joiner, BOM and soft hyphen are removed (they split digits invisibly), and so are
-  bidi controls; other control characters (ESC, BEL, C1 controls) become spaces;
+- zero-width space, word joiner, BOM and soft hyphen are removed (they split digits invisibly);
 - entities are decoded (by the parser); scripts, styles, comments and the page's navigation chrome
   (nav, role=navigation/banner/contentinfo, top-level header/footer, aside, obvious cookie banners) are dropped,
   but anything marked as footnotes/endnotes is kept wherever it sits.
@@ -58,13 +57,11 @@ _LONG_TEXT_XPATH = etree.XPath(f"boolean(//text()[string-length(.) >= {_TREE_TEX
 
 CELL_SEP = " | "
 _CELL_MARK = "\x1f"  # private marker between cells until lines are assembled
-# Removed: invisible characters that split digits (zero-width space, word joiner, BOM, soft hyphen) and the
-# bidi controls (LRM/RLM, embeddings, overrides, isolates), which can also make a report line read backwards.
-_INVISIBLE_RE = re.compile("[\u200b\u2060\ufeff\u00ad\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-# C0 and C1 control characters that are not whitespace become spaces: page text must not carry a terminal
-# escape (ESC, BEL…) into a console, a log or a report. (\x1c-\x1f and \x85 are whitespace to str.split; \x1f
-# is the cell mark.)
-CONTROL_RE = re.compile("[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f]")  # one C scan; str.translate is ~30× slower
+# Removed: invisible characters that split digits (zero-width space, word joiner, BOM, soft hyphen). Control
+# and bidi characters stay in the stored text (changing it would change every such page's text hash, and so
+# flag a change that did not happen); whatever shows text to a person neutralises them (report.escape,
+# commands/fetch.visible).
+_INVISIBLE_RE = re.compile("[\u200b\u2060\ufeff\u00ad]")
 
 
 def _is_chrome(get: Any, name: str, in_content: bool) -> bool:
@@ -213,7 +210,7 @@ def _assemble(pieces: list[str]) -> str:
 
 def normalise_text(text: str) -> str:
     """Apply the module's whitespace rules to assembled text (also used for plain text and PDF text)."""
-    text = CONTROL_RE.sub(" ", text.replace("\r\n", "\n").replace("\r", "\n").replace("\f", "\n"))
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\f", "\n")
     if not text.isascii():  # O(1) in CPython; every invisible character is non-ASCII
         text = _INVISIBLE_RE.sub("", text)
     # Within a line (or a cell) every whitespace character is horizontal, so str.split() + join is the

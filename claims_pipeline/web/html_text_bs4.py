@@ -28,7 +28,6 @@ from claims_pipeline.web.html_text import (
     _DROP_TAGS,
     _FOOTNOTE_RE,
     _INVISIBLE_RE,
-    CONTROL_RE,
     _PAGE_LEVEL_CHROME_TAGS,
     _SPACED_TAGS,
     _to_str,
@@ -134,8 +133,7 @@ def _walk(root: Tag) -> list[str]:
 
 def normalise_text_old(text: str) -> str:
     """The old normalise_text (line by line), the reference for html_text.normalise_text."""
-    text = CONTROL_RE.sub(" ", text.replace("\r\n", "\n").replace("\r", "\n").replace("\f", "\n"))
-    text = _INVISIBLE_RE.sub("", text)
+    text = _INVISIBLE_RE.sub("", text.replace("\r\n", "\n").replace("\r", "\n").replace("\f", "\n"))
     lines: list[str] = []
     for line in text.split("\n"):
         line = _HSPACE_RE.sub(" ", line)

@@ -171,3 +171,34 @@ def test_json_and_parquet_round_trip(tmp_path: Path) -> None:
     out2 = tmp_path / "again"
     write_reports(again, out2)
     assert (out2 / "report.md").read_text(encoding="utf-8") == paths["report.md"].read_text(encoding="utf-8")
+
+
+def test_no_report_carries_a_raw_control_or_bidi_override(tmp_path: Path) -> None:
+    """ESC/BEL/C1 controls and bidi overrides from the corpus, a URL or a page never reach a report raw: a
+    terminal showing report.md would obey them, and an override makes a line read backwards."""
+    nasty = "\x1b]0;owned\x07 \x1b[2J \x9b31m \u202eevil\u202c \u2066iso\u2069"
+    url = "https://www.evil.gouv.fr/p\x1b[31m"
+    claims = [claim(f"DMTO 6.32 % {nasty}", [value("pct", "6.32 %")], url=url, line_no=3)]
+    pages = {url: page(url, FILLER + f" the rate is 7 % {nasty} " + FILLER, content_changed=True,
+                       changed_at="2026-06-15T00:00:00+00:00", diff=f"-old {nasty}\n+new")}
+    priors = {c.id: build_prior(c, pages.get(c.source_url), Settings()) for c in claims}
+    paths = write_reports(build_audit(claims, pages, priors, run_at=RUN_AT), tmp_path)
+    unsafe = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+    for name in ("report.md", "report.html", "report.json"):
+        doc = paths[name].read_text(encoding="utf-8")
+        assert "evil" in doc and not unsafe.search(doc), (name, unsafe.findall(doc))
+    md, html_doc = paths["report.md"].read_text(encoding="utf-8"), paths["report.html"].read_text(encoding="utf-8")
+    assert "\ufffd]0;owned\ufffd" in md.replace("\\", "") and "\ufffdevil\ufffd" in html_doc
+    # report.json keeps the data exactly, as JSON escapes
+    def strings(node):  # noqa: ANN001, ANN202
+        if isinstance(node, str):
+            yield node
+        elif isinstance(node, dict):
+            for v in node.values():
+                yield from strings(v)
+        elif isinstance(node, list):
+            for v in node:
+                yield from strings(v)
+
+    data = json.loads(paths["report.json"].read_text(encoding="utf-8"))
+    assert any(nasty in text for text in strings(data)) and url in set(strings(data))

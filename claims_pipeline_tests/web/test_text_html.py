@@ -167,10 +167,9 @@ def test_hostile_nesting_is_read_whole(opener: str, n: int) -> None:
     assert text.split() == ["x", "6.32", "%"]
 
 
-def test_control_and_bidi_characters_never_reach_the_text() -> None:
-    """ESC/BEL would act on a terminal that shows the text; bidi overrides make a line read backwards."""
-    html = "<p>Rate \x1b]0;owned\x07 6\u202e.32 %\x1b[2J and \u2066RLI\u2069 \x9b1m done</p>"
-    text = html_to_text(html)
-    assert text == "Rate ]0;owned 6.32 % [2J and RLI 1m done"
-    assert not any(ord(c) < 0x20 or 0x7f <= ord(c) < 0xa0 for c in text)
-    assert plain_to_text(b"a\x1b[31mred\x1b[0m\tb\x00c") == "a [31mred [0m b c"
+
+def test_control_and_bidi_characters_stay_in_the_stored_text() -> None:
+    """Page text keeps them (its hash must not move when a reader rule changes); the reports and the fetch CLI
+    neutralise them where a person reads the text (report/escape.py, commands/fetch.visible)."""
+    text = html_to_text("<p>Rate \x1b[2J 6.32 % \u202eevil</p>")
+    assert text == "Rate \x1b[2J 6.32 % \u202eevil"
