@@ -221,9 +221,12 @@ class Fetcher:
             return self._result(url, FetchStatus.EXCLUDED, note=f"host {host} in excluded_hosts")
         last: _Retry | None = None
         for attempt in range(1, f.max_retries + 1):
-            outcome = await self._follow(url, validator)
+            sent = [0]  # requests this attempt sent (redirect hops included)
+            outcome = await self._follow(url, validator, sent)
             if isinstance(outcome, FetchResult):
-                outcome.attempts = attempt
+                # an attempt settled before any request (robots.txt, an open circuit, a refused address) is
+                # not counted: every earlier attempt ended in a _Retry, which a request caused
+                outcome.attempts = attempt if sent[0] else attempt - 1
                 return outcome
             last = outcome
             breaker = self._hosts.breaker(url_host(url))
@@ -251,7 +254,8 @@ class Fetcher:
         return max(0.0, base + random.uniform(-jitter, jitter))
 
     # ---- one attempt: redirect hops --------------------------------------------------------------
-    async def _follow(self, url: str, validator: tuple[str | None, str | None] | None) -> FetchResult | _Retry:
+    async def _follow(self, url: str, validator: tuple[str | None, str | None] | None,
+                      sent: list[int]) -> FetchResult | _Retry:
         f = self.fetch
         chain = [url]
         current = url
@@ -277,6 +281,7 @@ class Fetcher:
             if breaker.open:
                 return self._result(url, FetchStatus.UNAVAILABLE, final_url=current, note=breaker.note() + via)
             try:
+                sent[0] += 1
                 return await self._request(url, current, validator)
             except _Redirect as redirect:
                 nxt = normalize_url(urljoin(current, redirect.location))

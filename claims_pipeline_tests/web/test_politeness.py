@@ -61,6 +61,8 @@ def test_robots_disallow_never_requested_and_crawl_delay_raises_interval(web, se
     web.clear_log()
     results = {r.url: r for r in run_fetch(settings, urls)}
     assert sum(r.status == FetchStatus.ROBOTS for r in results.values()) == 3
+    assert {r.attempts for r in results.values() if r.status == FetchStatus.ROBOTS} == {0}  # never requested
+    assert {r.attempts for r in results.values() if r.status == FetchStatus.OK} == {1}
     entries = _by_host(web.requests())["polite.fixture"]
     assert not any(e["path"].startswith("/private/") for e in entries)
     assert [e["path"] for e in entries].count("/robots.txt") == 1
@@ -173,6 +175,7 @@ def test_circuit_breaker_opens_on_connection_resets(web, settings_for):
     assert "circuit open" not in first.note
     assert "; circuit open: 3 consecutive failures on this host (last: " in second.note and second.attempts == 1
     assert all(r.note.startswith("circuit open: 3 consecutive failures") for r in rest), [r.note for r in rest]
+    assert [r.attempts for r in rest] == [0] * len(rest) and first.attempts == 2  # none of them was requested
     hits = [e for e in _by_host(web.requests())["rst.fixture"] if e["path"] != "/robots.txt"]
     assert [e["path"] for e in hits] == ["/_/reset?i=0", "/_/reset?i=0", "/_/reset?i=1"]
     assert all(e["status"] == "reset" for e in hits)
