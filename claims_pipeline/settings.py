@@ -22,6 +22,8 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
+from claims_pipeline.urls import domain_of_pattern
+
 ENV_CONFIG = "CLAIMS_PIPELINE_CONFIG"
 ENV_HOME = "CLAIMS_PIPELINE_HOME"
 DEFAULT_CONFIG_RELPATH = Path("config") / "claims_pipeline.yaml"
@@ -73,11 +75,6 @@ def _check_hosts(entries: list[str], normalise: Callable[[str], str], what: str)
         if problem is not None:
             raise ValueError(f"{entry!r}: {problem} ({what})")
     return entries
-
-
-def _domain(entry: str) -> str:
-    """The normalisation of web.politeness.domain_matcher: '*.x', '.x' and 'x.' all mean the domain x."""
-    return entry.lower().strip().lstrip("*").lstrip(".").rstrip(".")
 
 
 def _nonblank(entries: list[str], what: str) -> list[str]:
@@ -277,12 +274,12 @@ class FetchSettings(_Strict):
     @field_validator("excluded_hosts", "js_spa_hosts")
     @classmethod
     def _domain_lists(cls, v: list[str]) -> list[str]:
-        return _check_hosts(v, _domain, "a domain; it matches its subdomains too")
+        return _check_hosts(v, domain_of_pattern, "a domain; it matches its subdomains too")
 
     @field_validator("per_host_overrides")
     @classmethod
     def _override_hosts(cls, v: dict[str, HostPolicy]) -> dict[str, HostPolicy]:
-        _check_hosts(list(v), _domain, "a domain; it matches its subdomains too")
+        _check_hosts(list(v), domain_of_pattern, "a domain; it matches its subdomains too")
         return v
 
     @field_validator("allow_hosts")

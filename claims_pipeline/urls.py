@@ -42,3 +42,8 @@ def url_host(url: str) -> str:
         return (urlsplit(url.strip()).hostname or "").lower().rstrip(".")
     except ValueError:
         return ""
+
+
+def domain_of_pattern(entry: str) -> str:
+    """The domain a configured host pattern names: '*.x', '.x', 'X' and 'x.' all mean x (and its subdomains)."""
+    return entry.lower().strip().lstrip("*").lstrip(".").rstrip(".")

@@ -14,17 +14,14 @@ import re
 import sys
 from typing import Any
 
-PREVIEW_CHARS = 200
+from claims_pipeline.text_safety import terminal_escaped
 
-# C0 controls but newline and tab, DEL, C1 controls → \xNN; bidi embedding/override/isolate/mark controls → \uNNNN
-_CONTROLS = {cp: f"\\x{cp:02x}" for cp in (*range(0x00, 0x20), *range(0x7F, 0xA0)) if cp not in (0x09, 0x0A)}
-_BIDI = {cp: f"\\u{cp:04x}" for cp in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))}
-_VISIBLE = str.maketrans({**_CONTROLS, **_BIDI})
+PREVIEW_CHARS = 200
 
 
 def visible(value: Any) -> str:
     """value as text safe to print on a terminal: control and bidi characters shown escaped (ESC as \\x1b)."""
-    return str(value).translate(_VISIBLE)
+    return terminal_escaped(str(value))
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

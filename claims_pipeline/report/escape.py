@@ -6,28 +6,16 @@ import html
 import re
 from urllib.parse import urlsplit
 
+from claims_pipeline.text_safety import replaced
+
 # CommonMark lets a backslash escape any ASCII punctuation; these are the ones that can start markup.
 _MD_SPECIAL_RE = re.compile(r"([\\`*_\[\]()<>#|!~&{}])")
 _WS_RE = re.compile(r"\s+")
-# Control characters (but tab and line breaks) and bidi embeddings, overrides and isolates: a terminal showing
-# report.md would obey an ESC sequence, and an override makes a line read backwards. The stored page text keeps
-# them (its hash must not move); every report shows them as U+FFFD (report.json escapes them instead).
-UNSAFE_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
-def visible(text: str) -> str:
-    """Text with every control and bidi-override character shown as U+FFFD."""
-    return UNSAFE_RE.sub("\ufffd", text)
-
-
-def json_safe(doc: str) -> str:
-    """Serialised JSON with those characters as \\uXXXX escapes: the same data, nothing a terminal obeys."""
-    return UNSAFE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", doc)
 
 
 def md_cell(text: object, limit: int | None = None) -> str:
     """One markdown table cell: a single line, cut to limit, every markup character backslash-escaped."""
-    s = visible(_WS_RE.sub(" ", "" if text is None else str(text)).strip())
+    s = replaced(_WS_RE.sub(" ", "" if text is None else str(text)).strip())
     if limit is not None and len(s) > limit:
         s = s[:limit]
     return _MD_SPECIAL_RE.sub(r"\\\1", s)
@@ -41,7 +29,7 @@ def md_code(text: object) -> str:
 
 def h(text: object) -> str:
     """HTML-escape any value (quotes too, so it is safe inside attributes)."""
-    return html.escape(visible("" if text is None else str(text)), quote=True)
+    return html.escape(replaced("" if text is None else str(text)), quote=True)
 
 
 def safe_href(url: object) -> str | None:

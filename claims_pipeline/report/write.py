@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 from claims_pipeline.audit import Audit
-from claims_pipeline.report.escape import json_safe
 from claims_pipeline.report.html_report import render_html
 from claims_pipeline.report.markdown import render_markdown
 from claims_pipeline.report.summary import report_json
+from claims_pipeline.text_safety import json_escaped
 
 
 def write_reports(audit: Audit, out_dir: Path, *, previous_run: str | None = None) -> dict[str, Path]:
@@ -26,7 +26,7 @@ def write_reports(audit: Audit, out_dir: Path, *, previous_run: str | None = Non
     }
     paths["report.md"].write_text(render_markdown(audit, previous_run), encoding="utf-8")
     doc = json.dumps(report_json(audit, previous_run), indent=2, ensure_ascii=False, default=str)
-    paths["report.json"].write_text(json_safe(doc), encoding="utf-8")
+    paths["report.json"].write_text(json_escaped(doc), encoding="utf-8")
     paths["report.html"].write_text(render_html(audit, previous_run), encoding="utf-8")
     audit.claims.to_parquet(paths["claims.parquet"], index=False)
     audit.pages.to_parquet(paths["pages.parquet"], index=False)

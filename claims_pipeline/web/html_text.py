@@ -59,8 +59,7 @@ CELL_SEP = " | "
 _CELL_MARK = "\x1f"  # private marker between cells until lines are assembled
 # Removed: invisible characters that split digits (zero-width space, word joiner, BOM, soft hyphen). Control
 # and bidi characters stay in the stored text (changing it would change every such page's text hash, and so
-# flag a change that did not happen); whatever shows text to a person neutralises them (report.escape,
-# commands/fetch.visible).
+# flag a change that did not happen); whatever shows text to a person neutralises them (text_safety.py).
 _INVISIBLE_RE = re.compile("[\u200b\u2060\ufeff\u00ad]")
 
 

@@ -16,6 +16,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from claims_pipeline.settings import FetchSettings, HostPolicy
+from claims_pipeline.urls import domain_of_pattern
 
 _GOV_SUFFIX_RE = re.compile(r"\.(?:gov|gouv|gob)(?:\.[a-z]{2,3})?$")
 
@@ -27,7 +28,7 @@ def host_matches(host: str, domains: Iterable[str]) -> bool:
 
 def domain_matcher(domains: Iterable[str]) -> Callable[[str], bool]:
     """A host_matches for fixed domains, normalised once: for checks made on every request."""
-    exact = frozenset(d.lower().strip().lstrip("*").lstrip(".").rstrip(".") for d in domains) - {""}
+    exact = frozenset(domain_of_pattern(d) for d in domains) - {""}
     suffixes = tuple("." + d for d in exact)
 
     def matches(host: str) -> bool:

@@ -30,7 +30,7 @@ def _page_requests(web: Any) -> list[str]:
     return sorted(f"{r['host']}{r['path']}" for r in web.requests() if r["path"] != "/robots.txt")
 
 
-def _run(instance: dg.DagsterInstance, config: Any, resources: dict[str, Any], tags: dict[str, str] | None = None):
+def _run(instance: dg.DagsterInstance, resources: dict[str, Any], tags: dict[str, str] | None = None):
     return dg.materialize(ALL_ASSETS, instance=instance, resources=resources, selection=SELECTION, partition_key="xa",
                           run_config=QUIET, tags=tags or {}, raise_on_error=False)
 
@@ -39,7 +39,7 @@ def test_a_retry_from_failure_fetches_only_the_pages_the_failed_run_did_not_reco
     sync_scope_partitions(instance, ["xa", "xb", "xc", "shared/exit/regional"])
     resources = resources_for(demo_config)
     dying = {**resources, "fetcher": FetcherKilledAfterTwoPages(config=resources["fetcher"].config, fixture_web="off")}
-    first = _run(instance, demo_config, dying)
+    first = _run(instance, dying)
     assert not first.success
     fetched_first = _page_requests(web)
     assert len(fetched_first) == 2
@@ -48,7 +48,7 @@ def test_a_retry_from_failure_fetches_only_the_pages_the_failed_run_did_not_reco
     web.clear_log()
     retry_tags = {"dagster/is_resume_retry": "true", "dagster/root_run_id": first.run_id,
                   "dagster/parent_run_id": first.run_id}
-    retry = _run(instance, demo_config, resources, retry_tags)
+    retry = _run(instance, resources, retry_tags)
     assert retry.success
     fetched_retry = _page_requests(web)
     assert fetched_retry and not set(fetched_retry) & set(fetched_first)  # nothing fetched twice
@@ -59,7 +59,7 @@ def test_a_retry_from_failure_fetches_only_the_pages_the_failed_run_did_not_reco
 
     # a new run (not a retry) is a fresh fetch run: every page is asked for again (conditionally)
     web.clear_log()
-    assert _run(instance, demo_config, resources).success
+    assert _run(instance, resources).success
     assert set(fetched_first) | set(fetched_retry) <= set(_page_requests(web))
 
 

@@ -1,0 +1,35 @@
+"""Characters from a page or the corpus that nobody may receive raw: control characters, which a terminal obeys
+(ESC sequences retitle the window, clear the screen, fake a status line), and bidi embeddings, overrides and
+isolates, which make a line read backwards. The stored page text keeps them (its hash must not move); whatever
+shows text to a person runs it through one of these."""
+
+from __future__ import annotations
+
+import re
+
+_CONTROLS = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"  # C0 but tab and line breaks, DEL, C1
+_BIDI_CONTROLS = "\u202a-\u202e\u2066-\u2069"
+_BIDI_MARKS = "\u061c\u200e\u200f"  # harmless in a report (right-to-left text uses them); shown on a terminal
+UNSAFE_RE = re.compile(f"[{_CONTROLS}{_BIDI_CONTROLS}]")
+# a terminal line: carriage returns too (they overwrite what was printed) and the bidi marks
+TERMINAL_UNSAFE_RE = re.compile(f"[\r{_CONTROLS}{_BIDI_CONTROLS}{_BIDI_MARKS}]")
+
+
+def replaced(text: str) -> str:
+    """Every unsafe character shown as U+FFFD (reports)."""
+    return UNSAFE_RE.sub("\ufffd", text)
+
+
+def json_escaped(doc: str) -> str:
+    """Serialised JSON with every unsafe character as a \\uXXXX escape: the same data, nothing a terminal obeys."""
+    return UNSAFE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", doc)
+
+
+def terminal_escaped(text: str) -> str:
+    """Text to print on a terminal: unsafe characters written out as \\xNN (\\x1b for ESC) or \\uNNNN."""
+    return TERMINAL_UNSAFE_RE.sub(_written_out, text)
+
+
+def _written_out(m: re.Match[str]) -> str:
+    code = ord(m.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
