@@ -237,16 +237,26 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
         return
     stamp = find_inline_stamp(line)
     multi = len(links) > 1
-    for link, link_values, host, tier in zip(links, attribute_values(values, links), hosts, tiers):
+    # "verify at [portal]" links are not the figure's source: they take no part in attribution, so the
+    # figures near them go to the real citation. One is counted as skipped where it would have carried a
+    # salient figure (the original's count).
+    pointer = [is_pointer_link(line, ln.start, opts.lookback) for ln in links]
+    attributed = attribute_values(values, [ln for ln, p in zip(links, pointer) if not p]) if not all(pointer) else []
+    if any(pointer):
+        for ln, p, vs, host, tier in zip(links, pointer, attribute_values(values, links), hosts, tiers):
+            if p and host and (tier is not None or not opts.primary_only) and (not multi or any(v.salient for v in vs)):
+                out.skipped_pointer_links += 1
+    cited = iter(attributed)
+    for link, is_pointer, host, tier in zip(links, pointer, hosts, tiers):
+        if is_pointer:
+            continue
+        link_values = next(cited)
         if not host:
             out.warnings.append(ExtractWarning(rel, line_no, f"URL without a host ignored: {link.url[:80]}"))
             continue
         if tier is None and opts.primary_only:
             continue
         if multi and not any(v.salient for v in link_values):  # roster / navigation co-citation
-            continue
-        if is_pointer_link(line, link.start, opts.lookback):  # "verify at [portal]": not the figure's source
-            out.skipped_pointer_links += 1
             continue
         cid = f"{scope}:{line_no}:{hashlib.sha1(link.url.encode()).hexdigest()[:8]}"
         if cid in seen:  # the same URL twice on a line keeps the first link's values

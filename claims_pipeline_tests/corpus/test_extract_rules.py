@@ -188,3 +188,13 @@ def test_skip_headings_setting_replaces_the_defaults():
     assert [c.section for c in extract_lines(text).claims] == ["Background reading"]
     ex = extract_lines(text, skip_headings=["background reading"])
     assert [c.section for c in ex.claims] == ["Sources"]
+
+
+def test_pointer_links_take_no_figures_from_the_real_citation():
+    # the figures near a "verify at" link belong to the citation the line gives for them, not to the pointer
+    line = ("- Fee **US$300,000** (verify at [legal](https://legal.gov.xx/)) and **US$230,000** — "
+            "both VERIFIED at [CIU](https://cip.gov.xx/)\n")
+    ex = extract_lines(line)
+    assert [(c.source_url, [v.raw for v in c.values]) for c in ex.claims] == [
+        ("https://cip.gov.xx/", ["$300,000", "$230,000"])]
+    assert ex.skipped_pointer_links == 1
