@@ -22,7 +22,7 @@ from claims_pipeline.corpus.reading import read_markdown
 from claims_pipeline.corpus.records import ClaimRecord, Extraction, ExtractWarning
 from claims_pipeline.corpus.scopes import list_scopes
 from claims_pipeline.corpus.scopes import resolve_scope_filter as _resolve
-from claims_pipeline.corpus.stamps import LAST_VERIFIED_RE, find_inline_stamp, mask_stamps
+from claims_pipeline.corpus.stamps import file_last_verified, find_inline_stamp, mask_stamps
 from claims_pipeline.corpus.tiers import PrimaryHosts, source_tier
 from claims_pipeline.corpus.values import extract_values
 from claims_pipeline.settings import Settings
@@ -105,19 +105,6 @@ def claim_sentence(line: str, link_start: int, window: int) -> str:
     return ("…" if lo > 0 else "") + line[lo:hi].strip() + ("…" if hi < len(line) else "")
 
 
-def _file_last_verified(text: str) -> str | None:
-    """Newest 'Last verified: YYYY-MM-DD' in the file; located with plain finds, then checked by regex."""
-    dates: list[str] = []
-    for needle in ("erified", "ERIFIED"):
-        i = text.find(needle)
-        while i >= 0:
-            m = LAST_VERIFIED_RE.search(text, max(0, i - 8), i + 40)
-            if m:
-                dates.append(m.group(1))
-            i = text.find(needle, i + 1)
-    return max(dates) if dates else None
-
-
 def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: Extraction) -> None:
     """Append the claims (and warnings, pointer skips) of one file's text to `out`.
 
@@ -125,7 +112,7 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
     scans over the whole text (C speed), so the many other lines of a file cost no Python work at all. The
     outcome is the same as walking `text.splitlines()` line by line with the fence and heading state.
     """
-    file_verified = _file_last_verified(text)
+    file_verified = file_last_verified(text)
     # The lines of str.splitlines(), joined by '\n' only. Nine `in` scans (memchr-like, in C) cost a quarter
     # of one character-class regex scan over the text.
     if any(ch in text for ch in _BREAKS):

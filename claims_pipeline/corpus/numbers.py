@@ -14,9 +14,10 @@ _GROUP_TRANS = str.maketrans({c: "" for c in GROUP_CHARS})
 _DIGIT_GROUP_RE = re.compile(r"\d(?:[\d.,]|[:'’\u00a0\u202f\u2009](?=\d)|(?<!\d{4}) (?=\d{3}(?!\d)))*\d|\d")
 
 MAGNITUDES: dict[str, float] = {
-    "k": 1e3, "thousand": 1e3,
-    "m": 1e6, "mn": 1e6, "mio": 1e6, "million": 1e6, "millions": 1e6,
-    "bn": 1e9, "b": 1e9, "billion": 1e9, "billions": 1e9, "mrd": 1e9,
+    "k": 1e3, "thousand": 1e3, "thousands": 1e3,
+    "m": 1e6, "mn": 1e6, "mln": 1e6, "mio": 1e6, "million": 1e6, "millions": 1e6,
+    "bn": 1e9, "b": 1e9, "billion": 1e9, "billions": 1e9, "mrd": 1e9, "milliard": 1e9, "milliards": 1e9,
+    "lakh": 1e5, "lakhs": 1e5, "lac": 1e5, "crore": 1e7, "crores": 1e7,
     "tn": 1e12, "trillion": 1e12,
     "万": 1e4, "萬": 1e4, "億": 1e8, "亿": 1e8, "兆": 1e12, "千": 1e3,
 }
@@ -27,7 +28,7 @@ def parse_number(digits: str, *, has_magnitude: bool = False) -> float | None:
     """Parse '1,234.5', '1.234,5', "1'000'000", '6,32', '77.700' (thousands) ... into a float.
 
     A lone separator followed by exactly three digits is read as a thousands separator (money style), unless
-    a magnitude word follows ('€1.250M' is 1.25 million). With both '.' and ',' the last one is the decimal.
+    it is a point and a magnitude word follows ('€1.250M' is 1.25 million, '$1,500 million' 1.5 billion). With both '.' and ',' the last one is the decimal.
     """
     d = digits.translate(_GROUP_TRANS).strip(".,")
     if not d:
@@ -44,7 +45,7 @@ def parse_number(digits: str, *, has_magnitude: bool = False) -> float | None:
         parts = d.split(sep)
         if len(parts) > 2:  # repeated separator: thousands grouping
             return float("".join(parts)) if all(len(p) == 3 for p in parts[1:]) else None
-        if len(parts[1]) == 3 and not has_magnitude and parts[0] != "0":
+        if len(parts[1]) == 3 and (not has_magnitude or sep == ",") and parts[0] != "0":
             return float("".join(parts))
         return float(parts[0] + "." + parts[1])
     except ValueError:

@@ -13,30 +13,48 @@ from claims_pipeline.corpus.records import InlineStamp
 
 DATE = r"\d{4}-\d{2}-\d{2}"
 _DMY = r"\d{1,2}\s(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?\s\d{4}"
+# A stamp's date: ISO, or day-month-year ("verified 28 May 2026").
+STAMP_DATE = rf"(?:{DATE}|{_DMY})"
+_MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
+                                        "dec"), start=1)}
 
 # The original's stamp: "(2026-05-27 verified; source …", "(2026-05-27 stale-marker)".
 STAMP_RE = re.compile(rf"\(({DATE})\s+(re-verified|verified|stale-marker|stale|updated)\b", re.I)
 # Real-corpus variants: "(VERIFIED — audit-cbi.md, 2026-05-28)", "(VERIFIED, cip.gov.ag …, audit-cbi.md 2026-05-28)",
-# "VERIFIED 2026-05-28", "re-verified 2026-09-24", "fetched 2026-05-28", "re-fetched 2026-05-28".
-VERIFIED_PAREN_RE = re.compile(rf"\(\s*(?:re-)?verified\b[^()\n]{{0,120}}?\b({DATE})\b", re.I)
-VERIFIED_BARE_RE = re.compile(rf"\b(?:re-)?verified(?:\s+(?:on|at))?:?\s+({DATE})\b", re.I)
-FETCHED_RE = re.compile(rf"\b(?:re-)?fetched(?:\s+on)?:?\s+({DATE})\b", re.I)
+# "VERIFIED 2026-05-28", "re-verified 2026-09-24", "fetched 2026-05-28", "re-fetched 2026-05-28". In a
+# "(VERIFIED …)" parenthetical the stamp is its LAST date (earlier ones are the content: "effective 2024-08-01
+# per Regs, audit 2026-05-28"); markdown links may sit inside it.
+VERIFIED_PAREN_RE = re.compile(
+    rf"\(\s*(?:re-)?verified\b(?:[^()\n]|\[[^\]\n]*\]\([^()\n]*\)){{0,300}}\b({STAMP_DATE})\b", re.I)
+VERIFIED_BARE_RE = re.compile(rf"\b(?:re-)?verified(?:\s+(?:on|at))?:?\s+({STAMP_DATE})\b", re.I)
+FETCHED_RE = re.compile(rf"\b(?:re-)?fetched(?:\s+on)?:?\s+({STAMP_DATE})\b", re.I)
 # Masked only (never a stamp): the original's "as of / checked / re-checked DATE", and process dates such as
 # "TLS error observed 2026-05-28", "accessed", "retrieved", "last checked", "noted", "reviewed 09 Jan 2026".
 ASOF_RE = re.compile(rf"\b(?:as of|checked|re-checked)\s+({DATE})\b", re.I)
 PROCESS_DATE_RE = re.compile(
-    rf"\b(?:observed|accessed|retrieved|last checked|noted|reviewed)(?:\s+(?:there|on|at))?:?\s+({DATE}|{_DMY})\b", re.I
+    rf"\b(?:observed|accessed|retrieved|last checked|noted|reviewed)(?:\s+(?:there|on|at))?:?\s+({STAMP_DATE})\b", re.I
 )
-# "**Last verified**: 2026-05-28", "Last verified: 2026-05-27." anywhere in a line.
-LAST_VERIFIED_RE = re.compile(rf"\blast[ -]verified\b[*_\s:]{{0,8}}({DATE})\b", re.I)
+# "**Last verified**: 2026-05-28", "_Last verified: 2026-05-28_", "Last verified — 2026-05-28", "last verified on
+# 28 May 2026": the file's footer on a line citing nothing (file_last_verified), else that line's stamp.
+_LAST_VERIFIED = r"(?<![A-Za-z0-9])last[ -]verified\b[*_]*\s*(?:[:—–-][*_]*\s*)?(?:on\s+)?"
+LAST_VERIFIED_RE = re.compile(rf"{_LAST_VERIFIED}({STAMP_DATE})(?!\d)", re.I)
+
+
+def iso_date(date: str) -> str:
+    """A stamp date as YYYY-MM-DD ('28 May 2026' -> '2026-05-28')."""
+    if date[:4].isdigit():
+        return date
+    day, month, year = date.replace(".", "").split()
+    return f"{year}-{_MONTHS[month[:3].lower()]:02d}-{int(day):02d}"
+
 
 # Every stamp form, and every masked form but the day-month-year process date, holds an ISO date: a line
 # without one skips those regexes. Only whether there is one matters: found from its first '-' (a rarer first
 # character than a digit), with the four digits before it checked by a lookbehind; same lines as DATE.
 _ISO_ANYWHERE_RE = re.compile(r"-(?<=\d{4}-)\d{2}-\d{2}")
 
-_STAMP_VARIANTS = (VERIFIED_PAREN_RE, VERIFIED_BARE_RE, FETCHED_RE)
-_MASKED = (STAMP_RE, *_STAMP_VARIANTS, ASOF_RE, PROCESS_DATE_RE, LAST_VERIFIED_RE)
+_STAMP_VARIANTS = (VERIFIED_PAREN_RE, VERIFIED_BARE_RE, FETCHED_RE, LAST_VERIFIED_RE)
+_MASKED = (STAMP_RE, *_STAMP_VARIANTS, ASOF_RE, PROCESS_DATE_RE)
 # Cheap pre-check: every masked form contains one of these words (lower-cased line).
 _TRIGGERS = ("verified", "stale", "updated", "fetched", "as of", "checked", "observed", "accessed", "retrieved",
              "noted", "reviewed")
@@ -54,18 +72,24 @@ _WORDS_OF: dict[re.Pattern[str], tuple[str, ...]] = {
 _FOLDS_TO_ASCII = ("\u017f", "\u0131", "\u0130", "\u212a")
 
 
+_DMY_RE = re.compile(_DMY)
+# The forms that accept a day-month-year date: all a line without an ISO date can hold.
+_DMY_FORMS = (VERIFIED_PAREN_RE, VERIFIED_BARE_RE, FETCHED_RE, LAST_VERIFIED_RE, PROCESS_DATE_RE)
+
+
 def find_inline_stamp(line: str, lowered: str | None = None) -> InlineStamp | None:
     """The first stamp on the line: the original's STAMP_RE form first, then the real-corpus variants."""
-    if _ISO_ANYWHERE_RE.search(line) is None:
+    if _ISO_ANYWHERE_RE.search(line) is not None:
+        m = STAMP_RE.search(line)
+        if m:
+            return InlineStamp(date=m.group(1), kind=m.group(2).lower().replace("re-verified", "verified"))
+    elif _DMY_RE.search(line) is None:
         return None
-    m = STAMP_RE.search(line)
-    if m:
-        return InlineStamp(date=m.group(1), kind=m.group(2).lower().replace("re-verified", "verified"))
     hits = [m for rx in _gated(_STAMP_VARIANTS, line, lowered) if (m := rx.search(line))]
     if not hits:
         return None
     first = min(hits, key=lambda h: h.start())
-    return InlineStamp(date=first.group(1), kind="verified")
+    return InlineStamp(date=iso_date(first.group(1)), kind="verified")
 
 
 def _gated(regexes: tuple[re.Pattern[str], ...], line: str, lowered: str | None) -> tuple[re.Pattern[str], ...]:
@@ -84,7 +108,7 @@ def mask_stamps(line: str, lowered: str | None = None) -> str:
     if not any(t in lowered for t in _TRIGGERS):
         return line
     chars = None
-    for rx in _gated(_MASKED if _ISO_ANYWHERE_RE.search(line) is not None else (PROCESS_DATE_RE,), line, lowered):
+    for rx in _gated(_MASKED if _ISO_ANYWHERE_RE.search(line) is not None else _DMY_FORMS, line, lowered):
         for m in rx.finditer(line):
             s, e = m.span(1)
             if chars is None:
@@ -94,6 +118,16 @@ def mask_stamps(line: str, lowered: str | None = None) -> str:
 
 
 def file_last_verified(text: str) -> str | None:
-    """The newest `Last verified` date written anywhere in a file, or None."""
-    dates = LAST_VERIFIED_RE.findall(text)
+    """The file's `Last verified` date: the newest one written on a line that cites nothing (the footer,
+    '**Last verified**: 2026-05-28', or a closing note ending with it). On a line with a citation it is that
+    line's stamp, not the file's. Found from plain finds of the word (C speed), each line then searched."""
+    dates: list[str] = []
+    for needle in ("erified", "ERIFIED"):
+        i = text.find(needle)
+        while i >= 0:
+            start, end = text.rfind("\n", 0, i) + 1, text.find("\n", i)
+            line = text[start:end if end >= 0 else len(text)]
+            if "://" not in line and (m := LAST_VERIFIED_RE.search(line)):
+                dates.append(iso_date(m.group(1)))
+            i = text.find(needle, i + 1)
     return max(dates) if dates else None

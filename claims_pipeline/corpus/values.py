@@ -41,9 +41,18 @@ CCY = (
 # stays a year and 500 EUR. Without it '1 000 000 EUR' was read as '000 EUR', a salient 0.
 _NUM_REST = r"(?:[\d.,]|['’\u00a0\u202f\u2009](?=\d{3})|(?<!\d{4}) (?=\d{3}(?!\d)))*"
 NUM = r"\d" + _NUM_REST
-MAG = r"(?:\s?(?:k|mn|mio|m|bn|million|billion|thousand|tn|trillion)\b)"
+# Magnitude words after a figure ('€1.3M', '5 bn', '₹5 lakh', '2,5 Mrd.'); numbers.MAGNITUDES holds their values.
+MAG_WORDS = ("k|mn|mln|mio|m|bn|b|mrd|million|millions|billion|billions|milliards?|thousand|thousands|tn|trillion"
+             "|lakhs?|lac|crores?")
+MAG = rf"(?:\s?(?:{MAG_WORDS})\b)"
 MYRIAD = f"[{MYRIAD_CHARS}]"
 CJK_CCY = r"(?:円|元|圓|日圓|新台幣|台幣)"
+# Scripts written without spaces between words (CJK, kana, Hangul, Thai): '年収1,200万円', '稅率為45%'. Their
+# letters are \w to the regex engine, but a figure right after one is not glued to a word. _GLUE is what
+# may not touch a figure's first digit: a word character of any other script, or '.'.
+_NO_SPACE_SCRIPTS = "\u0e00-\u0e7f\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uff0f\uff1a-\uffef"
+_WORD = rf"[^\W{_NO_SPACE_SCRIPTS}]"
+_GLUE = rf"(?:{_WORD}|\.)"
 
 MONEY_SYMBOL_RE = re.compile(rf"[€£$¥₹￥](?:\s?{NUM})(?:{MYRIAD}|{MAG})?", re.I)
 CCY_CODES = frozenset(CCY.split("|"))
@@ -51,12 +60,16 @@ CCY_CODES = frozenset(CCY.split("|"))
 # than a 45-way case-insensitive alternation tried at every position).
 # Two passes (code first, then number first) so a rejected "and 2024" never hides a following "5 EUR".
 MONEY_CODE_PRE_RE = re.compile(rf"\b(?P<code>[A-Za-z]{{3}})\s?{NUM}(?:{MYRIAD}|{MAG})?", re.I)
-MONEY_CODE_POST_RE = re.compile(rf"(?<![\w.]){NUM}(?:{MYRIAD}|{MAG}\s?|\s?)(?P<code>[A-Za-z]{{3}})\b", re.I)
-MONEY_CJK_RE = re.compile(rf"(?<![\w.]){NUM}\s?{MYRIAD}?\s?{CJK_CCY}|(?<![\w.]){NUM}{MYRIAD}")
+# The currency after the figure: '300 EUR', '2,5 Mio. EUR', '150 萬 TWD'.
+MONEY_CODE_POST_RE = re.compile(rf"(?<!{_GLUE}){NUM}(?:\s?{MYRIAD}\s?|{MAG}\.?\s?|\s?)(?P<code>[A-Za-z]{{3}})\b", re.I)
+# A symbol after the figure, as French, German and many other writers place it: '300 000 €', '1.000,50 €'.
+POST_SYMBOLS = "€£¥₹₩₪₺₽"
+MONEY_SYMBOL_POST_RE = re.compile(rf"(?<!{_GLUE}){NUM}(?:\s?{MYRIAD}|{MAG}\.?)?\s?[{POST_SYMBOLS}]", re.I)
+MONEY_CJK_RE = re.compile(rf"(?<!{_GLUE}){NUM}\s?{MYRIAD}?\s?{CJK_CCY}|(?<!{_GLUE}){NUM}{MYRIAD}")
 PCT_RE = re.compile(
-    r"(?<![\w.])\d{1,3}(?:[.,]\d+)?\s?(?:%|％|pp\b|percentage points?\b|per ?cent\b)", re.I
+    rf"(?<!{_GLUE})\d{{1,3}}(?:[.,]\d+)?\s?(?:%|％|pp\b|percentage points?\b|per ?cent\b)", re.I
 )
-ISO_DATE_RE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+ISO_DATE_RE = re.compile(rf"(?<!{_WORD})\d{{4}}-\d{{2}}-\d{{2}}(?!{_WORD})")
 DMY_RE = re.compile(rf"\b\d{{1,2}}\s(?:{MONTHS})\.?\s\d{{4}}\b")
 MDY_RE = re.compile(rf"\b(?:{MONTHS})\.?\s\d{{1,2}},\s\d{{4}}\b")
 MY_RE = re.compile(rf"\b(?:{MONTHS})\.?\s\d{{4}}\b")
@@ -97,10 +110,10 @@ def _by_first_letter(alternatives: list[str], ignorecase: bool) -> str:
     ) + ")"
 
 
-_MONEY_CODE_POST_FAST = re.compile(rf"\d(?<![\w.]\d){_NUM_REST}(?:{MYRIAD}|{MAG}\s?|\s?)(?P<code>[A-Za-z]{{3}})\b", re.I)
-_MONEY_CJK_FAST = re.compile(rf"\d(?<![\w.]\d)(?:{_NUM_REST}\s?{MYRIAD}?\s?{CJK_CCY}|{_NUM_REST}{MYRIAD})")
-_PCT_FAST = re.compile(r"\d(?<![\w.]\d)\d{0,2}(?:[.,]\d+)?\s?(?:%|％|pp\b|percentage points?\b|per ?cent\b)", re.I)
-_ISO_DATE_FAST = re.compile(r"\d(?<!\w\d)\d{3}-\d{2}-\d{2}\b")
+_MONEY_CODE_POST_FAST = re.compile(rf"\d(?<!{_GLUE}\d){_NUM_REST}(?:\s?{MYRIAD}\s?|{MAG}\.?\s?|\s?)(?P<code>[A-Za-z]{{3}})\b", re.I)
+_MONEY_CJK_FAST = re.compile(rf"\d(?<!{_GLUE}\d)(?:{_NUM_REST}\s?{MYRIAD}?\s?{CJK_CCY}|{_NUM_REST}{MYRIAD})")
+_PCT_FAST = re.compile(rf"\d(?<!{_GLUE}\d)\d{{0,2}}(?:[.,]\d+)?\s?(?:%|％|pp\b|percentage points?\b|per ?cent\b)", re.I)
+_ISO_DATE_FAST = re.compile(rf"\d(?<!{_WORD}\d)\d{{3}}-\d{{2}}-\d{{2}}(?!{_WORD})")
 _YEAR_FAST = re.compile(r"(?:1(?<!\d1)9|2(?<!\d2)0)\d{2}(?!\d)")
 _MONTH_ALTS = ["Jan(?:uary)?", "Feb(?:ruary)?", "Mar(?:ch)?", "Apr(?:il)?", "May", "Jun(?:e)?", "Jul(?:y)?",
                "Aug(?:ust)?", "Sep(?:t|tember)?", "Oct(?:ober)?", "Nov(?:ember)?", "Dec(?:ember)?"]
@@ -139,7 +152,7 @@ _YEAR_ONLY_RE = re.compile(r"19\d{2}|20[0-3]\d")
 _ERA_BASE = {"民國": 1911, "民国": 1911, "令和": 2018, "平成": 1988, "昭和": 1925}
 _MON_INDEX = {m[:3].lower(): i + 1 for i, m in enumerate(MONTH_NAMES)}
 # A magnitude right after the number ('1.3M', '5 bn', '5万'), read from the text that follows the digits.
-_MAG_AFTER_RE = re.compile(r"\s?(?:(k|mn|mio|m|bn|million|billion|thousand|tn|trillion)\b|([万萬億亿兆]))", re.I)
+_MAG_AFTER_RE = re.compile(rf"\s?(?:({MAG_WORDS})\b|([万萬億亿兆]))", re.I)
 
 
 def _magnitude(raw: str, last_group: str) -> float | None:
@@ -317,6 +330,7 @@ READERS: tuple[tuple[ValueType, re.Pattern[str], Reader, Guard], ...] = (
     ("money", MONEY_SYMBOL_RE, _money, None),
     ("money", MONEY_CODE_PRE_RE, _money, None),
     ("money", MONEY_CODE_POST_RE, _money, None),
+    ("money", MONEY_SYMBOL_POST_RE, _money, lambda t: any(c in t for c in POST_SYMBOLS)),
     ("money", MONEY_CJK_RE, _money, _has_cjk_money),
     ("pct", PCT_RE, _pct, _has_pct),
     ("date", ISO_DATE_RE, _date, _has_iso_hint),

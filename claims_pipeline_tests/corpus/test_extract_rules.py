@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import hashlib
 
 from .conftest import extract_lines
@@ -198,3 +200,32 @@ def test_pointer_links_take_no_figures_from_the_real_citation():
     assert [(c.source_url, [v.raw for v in c.values]) for c in ex.claims] == [
         ("https://cip.gov.xx/", ["$300,000", "$230,000"])]
     assert ex.skipped_pointer_links == 1
+
+
+def test_verified_parenthetical_stamp_is_its_last_date_and_may_hold_links():
+    text = ("- Fee **US$5,000** ([CIU](https://cip.gov.xx/f)) (VERIFIED — effective 2024-08-01 per Regs, audit 2026-05-28)\n"
+            "- Fee **US$7,000** ([CIU](https://cip.gov.xx/g)) (VERIFIED — [CIU](https://cip.gov.xx/), 2026-05-29)\n")
+    a, b = extract_lines(text).claims
+    # the content date stays a figure of the claim; the audit date is the stamp and is masked
+    assert a.inline_stamp.date == "2026-05-28" and [v.raw for v in a.values if v.salient] == ["$5,000", "2024-08-01"]
+    assert b.inline_stamp.date == "2026-05-29" and [v.raw for v in b.values if v.salient] == ["$7,000"]
+
+
+@pytest.mark.parametrize("stamp", ["(verified 28 May 2026)", "(fetched 28 May 2026)", "re-verified on 28 May 2026",
+                                   "(last verified 28 May 2026)"])
+def test_day_month_year_stamps_are_stamps_and_masked(stamp):
+    (c,) = extract_lines(f"- VAT **18 %** ([t](https://tax.gov.xx/v)) {stamp}\n").claims
+    assert c.inline_stamp.date == "2026-05-28" and [v.raw for v in c.values] == ["18 %"]
+
+
+@pytest.mark.parametrize("footer, date", [
+    ("**Last verified**: 2026-05-28", "2026-05-28"), ("_Last verified: 2026-05-28_", "2026-05-28"),
+    ("Last verified — 2026-05-28", "2026-05-28"), ("*Last verified on 28 May 2026*", "2026-05-28"),
+])
+def test_footer_forms_and_a_row_stamp_never_stands_for_the_file(footer, date):
+    text = ("- VAT **18 %** ([t](https://tax.gov.xx/v))\n"
+            "- PIT **10 %** ([t](https://tax.gov.xx/p)) (last verified 2026-09-01)\n"
+            f"\n{footer}\n")
+    a, b = extract_lines(text).claims
+    assert (a.last_verified, a.last_verified_origin) == (date, "file")
+    assert (b.last_verified, b.last_verified_origin) == ("2026-09-01", "inline")

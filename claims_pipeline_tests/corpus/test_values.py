@@ -153,3 +153,44 @@ def test_date_readers_behind_their_cheap_gates():
     got = [(v.type, v.raw) for v in extract_values("fee 5 % from 2024-05-01, 19 Nov 2024 and Sept 2017; 12-34-56")]
     assert got == [("pct", "5 %"), ("date", "2024-05-01"), ("date", "19 Nov 2024"), ("date", "Sept 2017")]
     assert [v.raw for v in extract_values("due 2024-5-1 in june 2023")] == ["2024", "2023"]  # years only
+
+
+@pytest.mark.parametrize("text, raws", [
+    ("年収1,200万円以上", ["1,200万円"]),  # a figure right after a CJK word is not glued to it
+    ("稅率為45%", ["45%"]),
+    ("手数料は5万円", ["5万円"]),
+    ("施行日は2024-04-01から", ["2024-04-01"]),
+    ("อัตรา7%", ["7%"]),
+    ("세율10%", ["10%"]),
+])
+def test_figures_right_after_words_of_scripts_without_spaces(text, raws):
+    assert [v.raw for v in extract_values(text) if v.salient] == raws
+
+
+def test_figures_glued_to_latin_words_stay_unread():
+    assert [v.raw for v in extract_values("v45% and x2024-04-01 and é5 %") if v.salient] == []
+
+
+@pytest.mark.parametrize("text, number", [
+    ("年収1,200万円以上", 12_000_000), ("$1,500 million", 1.5e9), ("€1.250M", 1.25e6), ("1,5 Mio. EUR", 1.5e6),
+])
+def test_comma_thousands_before_a_magnitude(text, number):
+    # '1,500 million' groups thousands; a point before three digits and a magnitude stays a decimal point
+    assert [v.number for v in extract_values(text) if v.type == "money"] == [number]
+
+
+@pytest.mark.parametrize("text, raw, number", [
+    ("₹5 lakh", "₹5 lakh", 5e5), ("INR 2 crore", "INR 2 crore", 2e7), ("EUR 2,5 Mrd.", "EUR 2,5 Mrd", 2.5e9),
+    ("$1.5B", "$1.5B", 1.5e9), ("€3 mln", "€3 mln", 3e6), ("€2 milliards", "€2 milliards", 2e9),
+])
+def test_more_magnitude_words(text, raw, number):
+    assert [(v.raw, v.number) for v in extract_values(text) if v.type == "money"] == [(raw, number)]
+
+
+@pytest.mark.parametrize("text, raw, number", [
+    ("Seuil 300 000 € par an", "300 000 €", 300_000), ("frais 1.000,50 €", "1.000,50 €", 1000.5),
+    ("2,5 Mio. EUR", "2,5 Mio. EUR", 2.5e6), ("上限150 萬 TWD", "150 萬 TWD", 1.5e6), ("£12 and", "£12", 12),
+    ("Kosten 1 000,50 € netto", "1 000,50 €", 1000.5), ("5万円", "5万円", 50_000),
+])
+def test_currency_after_the_figure(text, raw, number):
+    assert [(v.raw, v.number) for v in extract_values(text) if v.type == "money"] == [(raw, number)]
