@@ -2,7 +2,8 @@
 
 Order: byte-order mark, then the HTTP header charset, then a ``<meta charset>`` / XML declaration in the first
 bytes, then charset-normalizer detection when none of the declared ones decodes cleanly; last resort UTF-8 with
-replacement characters. A declared single-byte charset (latin-1 / cp1252 …) never fails to decode, so it is
+replacement characters. A body that is valid UTF-8 but for a few stray bytes (a pasted Word apostrophe) is
+read as UTF-8 with those bytes replaced: wholesale detection would garble every other accent instead. A declared single-byte charset (latin-1 / cp1252 …) never fails to decode, so it is
 only trusted when the bytes are *not* valid UTF-8: pages that say iso-8859-1 but carry UTF-8 are common, the
 opposite coincidence (non-ASCII cp1252 text that happens to be valid UTF-8) is vanishingly rare.
 """
@@ -50,6 +51,22 @@ _META_CHARSET_RE = re.compile(
 )
 _XML_DECL_RE = re.compile(rb"""^\s*<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9_.\-]+)["']""", re.IGNORECASE)
 _HEADER_CHARSET_RE = re.compile(r"""charset\s*=\s*["']?\s*([^\s;"']+)""", re.IGNORECASE)
+
+# Encodings a browser can decode a page with (the WHATWG Encoding Standard), by charset-normalizer's names.
+# Detection also proposes DOS/Mac code pages (mac_latin2, hp_roman8, cp857 …) no web page is served in.
+_WEB_CODECS = frozenset({
+    "utf_8", "utf_16", "utf_16_le", "utf_16_be", "cp866", "koi8_r", "koi8_u", "mac_roman", "mac_cyrillic", "cp874",
+    *(f"cp{n}" for n in range(1250, 1259)), *(f"iso8859_{n}" for n in (2, 3, 4, 5, 6, 7, 8, 10, 13, 14, 15, 16)),
+    "gb18030", "gb2312", "gbk", "big5", "big5hkscs", "euc_jp", "iso2022_jp", "shift_jis", "cp932", "euc_kr", "cp949",
+})
+# cp1252 is taken over a rival whose chaos is this close, when it is at least as coherent or when the rival's
+# reading has a one-letter word no language written in that codec has ("č" for Italian "è", "ŕ" for French "à").
+# Coherence alone cannot tell them apart: Italian read as cp1250 and Croatian read as cp1252 lose about the same.
+_CP1252_CHAOS_SLACK = 0.005
+_LONE_LETTER_RE = re.compile(r"(?<!\w)[^\W\d_\x00-\x7f](?!\w)")
+# Valid multi-byte characters per stray byte for a body to be read as UTF-8 despite the strays.
+_UTF8_RATIO_DECLARED = 3  # the page says utf-8: most of its non-ASCII must agree
+_UTF8_RATIO_UNDECLARED = 20
 
 # How much of the body to scan for a <meta charset> (the HTML spec says 1024 bytes; real pages put it later).
 _META_SCAN_BYTES = 4096
@@ -110,6 +127,36 @@ def _trust(raw: bytes, codec: str) -> str | None:
     return text
 
 
+def _mostly_utf8(raw: bytes, ratio: int) -> bool:
+    """Valid UTF-8 but for stray bytes, with at least ``ratio`` valid multi-byte characters per stray."""
+    text = raw.decode("utf-8", "replace")
+    stray = text.count("\ufffd") - raw.count("\ufffd".encode())
+    valid = sum(1 for ch in text if ch > "\x7f") - text.count("\ufffd")
+    return stray > 0 and valid >= ratio * stray
+
+
+def _foreign_lone_letter(text: str, cp1252_text: str) -> bool:
+    """A non-ASCII one-letter word that cp1252 reads as another letter (the two decodings align char by char)."""
+    if len(text) != len(cp1252_text):
+        return False
+    return any(cp1252_text[m.start()] != m.group() for m in _LONE_LETTER_RE.finditer(text))
+
+
+def _detect(raw: bytes) -> Decoded | None:
+    results = from_bytes(raw)
+    best = next((m for m in results if m.encoding in _WEB_CODECS), results.best())
+    if best is None or not best.encoding:
+        return None
+    if best.encoding != "cp1252":
+        # Western pages often score nearly the same as cp1250/cp1257; take cp1252, the web's legacy default
+        # (what browsers fall back to), which reads "coûte"/"è" rather than "coűte"/"č".
+        cp = next((m for m in results if m.encoding == "cp1252"), None) or from_bytes(raw, cp_isolation=["cp1252"]).best()
+        if cp is not None and cp.chaos <= best.chaos + _CP1252_CHAOS_SLACK and (
+                cp.coherence >= best.coherence or _foreign_lone_letter(str(best), str(cp))):
+            best = cp
+    return Decoded(str(best), best.encoding, "detected")
+
+
 def decode_body(raw: bytes, declared_charset: str | None = None, *, sniff_meta: bool = True) -> Decoded:
     """Decode a body following the module's order; never raises."""
     for bom, codec in _BOMS:
@@ -129,12 +176,12 @@ def decode_body(raw: bytes, declared_charset: str | None = None, *, sniff_meta: 
     text = _strict(raw, "utf-8")
     if text is not None:
         return Decoded(text, "utf-8", "fallback")
-    results = from_bytes(raw)
-    best = results.best()
-    if best is not None and best.encoding:
-        # Short Western pages often tie between cp1250/cp1252/cp1257; on a tie take cp1252, the web's
-        # legacy default (what browsers fall back to), which reads "coûte" rather than "coűte".
-        ties = [m for m in results if (m.chaos, m.coherence) == (best.chaos, best.coherence)]
-        chosen = next((m for m in ties if m.encoding == "cp1252"), best)
-        return Decoded(str(chosen), chosen.encoding, "detected")
+    # Declared or not, UTF-8 with a few stray bytes is UTF-8: replace the strays, keep every other character.
+    declared_utf8 = any(codec == "utf-8" for _, codec in candidates)
+    if _mostly_utf8(raw, _UTF8_RATIO_DECLARED if declared_utf8 else _UTF8_RATIO_UNDECLARED):
+        source = next((s for s, codec in candidates if codec == "utf-8"), "fallback")
+        return Decoded(raw.decode("utf-8", "replace"), "utf-8", source)
+    detected = _detect(raw)
+    if detected is not None:
+        return detected
     return Decoded(raw.decode("utf-8", "replace"), "utf-8", "fallback")
