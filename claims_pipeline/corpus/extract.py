@@ -169,6 +169,9 @@ def _fenced_spans(text: str) -> list[tuple[int, int]]:
     markers = [(m.start() + 1, m.group()[-3:]) for m in _FENCE_LINE_RE.finditer(text)]
     if (m := _FENCE_HEAD_RE.match(text)) is not None:
         markers.insert(0, (0, m.group()[-3:]))
+    # CommonMark: a backtick fence's info string holds no backtick, so "```curl x``` y" is an inline code
+    # span, not a fence (taken for one, it hid every later claim of the file)
+    markers = [(start, marker) for start, marker in markers if marker == "~~~" or not _backtick_in_info(text, start)]
     spans: list[tuple[int, int]] = []
     fence, opened = "", -1
     for start, marker in markers:
@@ -180,6 +183,14 @@ def _fenced_spans(text: str) -> list[tuple[int, int]]:
     if opened >= 0:
         spans.append((opened, len(text)))
     return spans
+
+
+def _backtick_in_info(text: str, start: int) -> bool:
+    """True when the ``` line at `start` has a backtick after its opening run of backticks."""
+    i = text.index("```", start) + 3
+    end = text.find("\n", i)
+    rest = text[i:end if end >= 0 else len(text)].lstrip("`")
+    return "`" in rest
 
 
 def _in_spans(spans: list[tuple[int, int]], pos: int) -> bool:

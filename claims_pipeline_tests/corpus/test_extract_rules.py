@@ -229,3 +229,11 @@ def test_footer_forms_and_a_row_stamp_never_stands_for_the_file(footer, date):
     a, b = extract_lines(text).claims
     assert (a.last_verified, a.last_verified_origin) == (date, "file")
     assert (b.last_verified, b.last_verified_origin) == ("2026-09-01", "inline")
+
+
+def test_inline_code_span_at_line_start_is_no_fence():
+    text = ("# Fees\n```curl -s https://x.gov.xx/api``` returns JSON\n"
+            "- VAT **18 %** ([t](https://tax.gov.xx/v))\n"
+            "```\n- inside **5 %** ([t](https://tax.gov.xx/f))\n```\n"
+            "- PIT **10 %** ([t](https://tax.gov.xx/p))\n")
+    assert [c.values[0].raw for c in extract_lines(text).claims] == ["18 %", "10 %"]
