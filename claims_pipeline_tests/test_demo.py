@@ -40,3 +40,29 @@ def test_demo_shows_every_prior_and_a_confirmed_change(tmp_path: Path):
     assert set(claims["link_kind"]) == {"markdown", "backticked", "bare"}
     assert set(claims["last_verified_origin"]) == {"inline", "file", "none"}
     assert "stale-marker" in set(claims["stamp_kind"].dropna())
+
+
+def test_an_audit_on_the_written_demo_config_after_the_demo_reaches_a_fixture_web_of_its_own(tmp_path: Path):
+    """README: after the demo, runs from the UI or `claims-pipeline audit --config <home>/demo.yaml` use the
+    config the demo wrote. That file's routes name the demo's fixture web, whose port is closed once the demo
+    ends; the new run starts its own fixture web and must reach it, not the dead port."""
+    import pandas as pd
+
+    from claims_pipeline.commands.demo import write_runtime_config
+    from claims_pipeline.fixture_web.server import FixtureWeb
+
+    (tmp_path / "demo").mkdir()
+    with FixtureWeb() as demo_web:  # the demo's fixture web: gone when the demo ends
+        config = write_runtime_config(tmp_path / "demo", f"127.0.0.1:{demo_web.port}")
+        dead = f"127.0.0.1:{demo_web.port}"
+    env = {**os.environ, "CLAIMS_PIPELINE_HOME": str(tmp_path), "DAGSTER_HOME": str(tmp_path / "dagster")}
+    env.pop("CLAIMS_PIPELINE_CONFIG", None)
+    out = subprocess.run([str(BIN / "claims-pipeline"), "audit", "--config", str(config)], env=env,
+                         capture_output=True, text=True, timeout=180, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    report = Path(out.stderr.split("audit done → ")[1].split()[0])
+    pages = pd.read_parquet(report.parent / "pages.parquet")
+    notes = [n for n in pages["note"].dropna() if dead in n]
+    assert notes == [], f"{config}: pages fetched from the demo's closed fixture web {dead}: {notes[:3]}"
+    assert "OK" in set(pages["fetch_status"]), pages[["url", "fetch_status", "note"]].to_string()
+    assert json.loads(out.stdout)["by_prior"].get("TOKENS_PRESENT", 0) >= 1

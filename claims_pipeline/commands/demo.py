@@ -44,7 +44,9 @@ def write_runtime_config(home: Path, address: str) -> Path:
     fetch = data.setdefault("fetch", {})
     fetch.update(fixture_routes(fetch.get("address_map") or {}, address))
     path = home / "demo.yaml"
-    path.write_text("# written by `claims-pipeline demo` (the fixture web's port changes every run)\n"
+    path.write_text("# written by `claims-pipeline demo`. The *.xa/*.xb/*.xc routes name the demo's fixture web (a new port\n"
+                    "# every demo, closed when it ends); a later run on this file (the UI, `audit --config`) starts a\n"
+                    "# fixture web of its own, and its routes replace these.\n"
                     + yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     return path
 

@@ -23,13 +23,17 @@ DEMO_TLDS = ("xa", "xb", "xc")  # the demo corpus cites only fictional hosts und
 def fixture_routes(address_map: dict[str, str], address: str) -> dict[str, Any]:
     """fetch.address_map / allow_networks that send every demo host to the fixture web at `address` (ip:port).
 
-    Exact entries already in the map win over the wildcards (the demo maps one host to 127.0.0.2 so that the
-    SSRF guard refuses it). Only the fixture web's own address is allowed: even a guard bug could reach
-    nothing but loopback.
+    The wildcards *.xa, *.xb, *.xc go to `address` even when the map already routes them elsewhere: a config
+    written by `claims-pipeline demo` names the demo's own fixture web, whose port is closed once the demo
+    ends, and a later run (the UI, `audit --config <home>/demo/demo.yaml`) must reach the fixture web it
+    started itself. Exact host entries still win over the wildcards (the demo maps one host to 127.0.0.2 so
+    that the SSRF guard refuses it). Only the fixture web's own address is allowed: even a guard bug could
+    reach nothing but loopback.
     """
     ip = address.rsplit(":", 1)[0]
+    wildcards = {f"*.{tld}": address for tld in DEMO_TLDS}
     return {
-        "address_map": {**{f"*.{tld}": address for tld in DEMO_TLDS}, **address_map},
+        "address_map": {**wildcards, **{k: v for k, v in address_map.items() if k.lower() not in wildcards}},
         "allow_networks": [f"{ip}/32"],
     }
 
