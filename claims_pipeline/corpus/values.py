@@ -77,10 +77,12 @@ MY_RE = re.compile(rf"\b(?:{MONTHS})\.?\s\d{{4}}\b")
 MONTH_DATE_RE = re.compile(rf"\b(?:\d{{1,2}}\s)?(?:{MONTHS})\.?\s(?:\d{{1,2}},\s)?\d{{4}}\b")
 CJK_DATE_RE = re.compile(r"(?:民國|民国|令和|平成|昭和)?\s?\d{1,4}\s?年\s?\d{1,2}\s?月(?:\s?\d{1,2}\s?日)?")
 ERA_YEAR_RE = re.compile(r"(?:民國|民国|令和|平成|昭和)\s?(?:\d{1,3}|元)\s?年")
+# The number after the keyword may carry a qualifier or a letter before it: 'Regulation (EU) 2016/679',
+# 'Art. L. 112-1', 'Law A-12'.
+_STATUTE_TAIL = r"\s?(?:\([A-Z]{2,8}\)\s?)?(?:[A-Z]{0,4}[-\s]|[A-Z]\.\s?)?\d(?:[\w./()-]|:(?=\d))*"
 STATUTE_RE = re.compile(
-    r"(?:\b(?:Loi|Law|Ley|Legge|Lei|Gesetz|Decreto|D[ée]cret|Decree|Regulation|Reg\.|Act|Chap(?:ter)?\.?|Cap\.?"
-    r"|Article|Art\.|No\.?|n°|nr\.?|Bekendtg[øo]relse|Verordnung)|§)"
-    r"\s?(?:[A-Z]{0,4}[-\s])?\d(?:[\w./()-]|:(?=\d))*",
+    r"(?:\b(?:Loi|Law|Ley|Legge|Lei|Gesetz|Decreto|D[ée]cret|Decree|Directive|Regulation|Reg\.?|Act|Chap(?:ter)?\.?"
+    r"|Cap\.?|Article|Art\.|No\.?|n°|nr\.?|Bekendtg[øo]relse|Verordnung)|§)" + _STATUTE_TAIL,
     re.I,
 )
 CJK_STATUTE_RE = re.compile(r"第\s?\d+(?:-\d+)?\s?[号號條条]")
@@ -122,13 +124,13 @@ _MONTH_DATE_FAST = re.compile(
     rf"[\dJFMASOND](?<!\w.)(?:(?<=\d)\d?\s(?:{MONTHS})|{_by_first_letter(_MONTH_ALTS, False)})"
     rf"\.?\s(?:\d{{1,2}},\s)?\d{{4}}\b"
 )
-_STATUTE_WORDS = ["Loi", "Law", "Ley", "Legge", "Lei", "Gesetz", "Decreto", "D[ée]cret", "Decree", "Regulation",
-                  r"Reg\.", "Act", r"Chap(?:ter)?\.?", r"Cap\.?", "Article", r"Art\.", r"No\.?", "n°", r"nr\.?",
+_STATUTE_WORDS = ["Loi", "Law", "Ley", "Legge", "Lei", "Gesetz", "Decreto", "D[ée]cret", "Decree", "Directive",
+                  "Regulation", r"Reg\.?", "Act", r"Chap(?:ter)?\.?", r"Cap\.?", "Article", r"Art\.", r"No\.?", "n°", r"nr\.?",
                   "Bekendtg[øo]relse", "Verordnung"]
 assert STATUTE_RE.pattern.startswith(r"(?:\b(?:" + "|".join(_STATUTE_WORDS) + ")|§)")
 _STATUTE_FAST = re.compile(
     rf"[§{_first_chars('LGDRACNBV')}](?:(?<!\w.){_by_first_letter(_STATUTE_WORDS, True)}|(?<=§))"
-    r"(?i:\s?(?:[A-Z]{0,4}[-\s])?\d(?:[\w./()-]|:(?=\d))*)"
+    rf"(?i:{_STATUTE_TAIL})"
 )
 # MONEY_CODE_PRE_RE starts at a 3-letter word right before a number: find that number's first digit (C speed),
 # then the match starts 3 letters (or 3 letters and a space) earlier; the empty group tells which.
@@ -374,6 +376,11 @@ def _trim_tail(raw: str) -> str:
     return raw
 
 
+def is_plain_no(statute: str) -> bool:
+    """'no 5-year hold': a lower-case 'no' opens a statute number only as 'no.' ('news release no. 84')."""
+    return statute[:2] == "no" and statute[2:3] != "."
+
+
 def extract_values(text: str) -> list[Value]:
     """Every figure in `text` (already masked), in reader order, no two overlapping."""
     starts: list[int] = []  # reserved spans, sorted; they never overlap, so ends are sorted too
@@ -384,6 +391,8 @@ def extract_values(text: str) -> list[Value]:
             continue
         for m in finditer(text):
             if has_code and m.group("code").upper() not in CCY_CODES:
+                continue
+            if vtype == "statute" and is_plain_no(m.group()):
                 continue
             s, e = m.span()
             raw = m.group(0)

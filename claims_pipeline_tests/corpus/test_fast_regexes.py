@@ -15,7 +15,7 @@ TOKENS = ["€", "$", "¥", "USD", "usd", "eur", "and", "No.", "no", "n°", "nr.
           "1'000", "1\u00a0000", "6,32", "70:07", "%", "％", " pp", "per cent", "percentage points", "k", " bn",
           " million", "万", "億", "円", "新台幣", "年", "月", "第", "號", "-", "/", "(", ")", ".", ",", " ", " ", "  ",
           "2024-05-01", "x", "é", "\u202f", "’", "\t", "19", "20", "3", "000", "A-", "ABC-", "_", "a", "1 000", " 000",
-          "12345 678", "収", "為", "は", "ก", "한", "ｱ", "１"]
+          "12345 678", "Directive", "Reg", "(EU)", "L.", "E. ", "収", "為", "は", "ก", "한", "ｱ", "１"]
 
 
 def _spans(finditer, text: str) -> list[tuple[int, int, str]]:
@@ -104,6 +104,8 @@ def _extract_values_reference(text: str) -> list:
     for vtype, finditer, has_code, read, guard in V._SCANS:
         for m in finditer(text):
             if has_code and m.group("code").upper() not in V.CCY_CODES:
+                continue
+            if vtype == "statute" and V.is_plain_no(m.group()):
                 continue
             s, e = m.span()
             raw = m.group(0)

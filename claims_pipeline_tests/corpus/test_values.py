@@ -194,3 +194,16 @@ def test_more_magnitude_words(text, raw, number):
 ])
 def test_currency_after_the_figure(text, raw, number):
     assert [(v.raw, v.number) for v in extract_values(text) if v.type == "money"] == [(raw, number)]
+
+
+@pytest.mark.parametrize("text, raw", [
+    ("Reg 883/2004", "Reg 883/2004"), ("Regulation (EU) 2016/679", "Regulation (EU) 2016/679"),
+    ("Directive 2011/16/EU", "Directive 2011/16/EU"), ("Art. L. 112-1 CGI", "Art. L. 112-1"),
+])
+def test_statute_forms_with_qualifiers(text, raw):
+    assert [(v.type, v.raw, v.salient) for v in extract_values(text)] == [("statute", raw, True)]
+
+
+def test_lower_case_no_without_a_point_is_no_statute():
+    assert extract_values("There is no 5-year hold") == []
+    assert [v.raw for v in extract_values("news release no. 84; Law No 12")] == ["no. 84", "Law No 12"]
