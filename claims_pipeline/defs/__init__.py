@@ -17,7 +17,7 @@ import dagster as dg
 warnings.filterwarnings("ignore", category=dg.BetaWarning)
 
 from claims_pipeline.defs.audit_assets import audit_report, audit_tables
-from claims_pipeline.defs.automation import corpus_sensor, monthly_audit_schedule
+from claims_pipeline.defs.automation import audit_automation_sensor, corpus_sensor, monthly_audit_schedule
 from claims_pipeline.defs.checks import ALL_CHECKS
 from claims_pipeline.defs.resources import default_resources
 from claims_pipeline.defs.scope_assets import citation_lint, claims, corpus_documents, fetched_pages, page_changes, priors
@@ -37,7 +37,7 @@ def build_definitions(resources: dict | None = None) -> dg.Definitions:
         assets=ALL_ASSETS,
         asset_checks=ALL_CHECKS,
         schedules=[monthly_audit_schedule],
-        sensors=[corpus_sensor],
+        sensors=[corpus_sensor, audit_automation_sensor],
         resources=resources,
         # Steps are I/O-bound and run one after another per scope; one process per run avoids paying a
         # Python start-up per step (see benchmarks/bench_audit.py and README "Running with Dagster").

@@ -1,4 +1,5 @@
-"""The monthly audit schedule and the corpus sensor (partition sync + runs for changed scopes)."""
+"""The monthly audit schedule, the corpus sensor (partition sync + runs for changed scopes) and the automation
+condition sensor that runs the audit assets after per-scope runs."""
 
 
 import json
@@ -88,3 +89,16 @@ def corpus_sensor(context: dg.SensorEvaluationContext, claims_config: ClaimsConf
     if changed or added or removed:
         context.log.info(f"scopes added {added}, removed {removed}, changed {changed}")
     return dg.SensorResult(run_requests=requests, dynamic_partitions_requests=partition_requests, cursor=json.dumps(current, sort_keys=True))
+
+
+# Dagster only evaluates AutomationCondition.eager() on the audit assets through an automation condition sensor;
+# the implicit `default_automation_condition_sensor` starts STOPPED, so after the corpus sensor's per-scope
+# runs nothing would follow in a fresh `dagster dev`. This one starts RUNNING.
+audit_automation_sensor = dg.AutomationConditionSensorDefinition(
+    name="audit_automation",
+    target=audit_selection,
+    default_status=dg.DefaultSensorStatus.RUNNING,
+    minimum_interval_seconds=30,
+    description="Evaluates the audit assets' automation conditions (eager): after per-scope runs update the "
+    "scopes, one run rebuilds audit_tables and audit_report.",
+)

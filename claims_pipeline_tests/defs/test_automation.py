@@ -27,6 +27,23 @@ def test_definitions_load_with_schedule_running_by_default():
     assert defs.resolve_sensor_def("corpus_sensor").default_status == dg.DefaultSensorStatus.RUNNING
 
 
+def test_audit_assets_follow_by_an_automation_condition_sensor_running_by_default():
+    """README: after per-scope runs "the audit assets follow by AutomationCondition.eager()". That needs an
+    automation condition sensor that is RUNNING in a fresh `dagster dev` (Dagster's implicit
+    default_automation_condition_sensor starts STOPPED)."""
+    defs = build_definitions()
+    repo = defs.get_repository_def()
+    automation = [s for s in repo.sensor_defs if isinstance(s, dg.AutomationConditionSensorDefinition)]
+    assert [s.name for s in automation] == ["audit_automation"], [(s.name, s.default_status) for s in automation]
+    sensor = automation[0]
+    assert sensor.default_status == dg.DefaultSensorStatus.RUNNING
+    graph = defs.resolve_asset_graph()
+    targeted = {k.to_user_string() for k in sensor.asset_selection.resolve(graph)}
+    with_conditions = {k.to_user_string() for k in graph.get_all_asset_keys() if graph.get(k).automation_condition is not None}
+    assert with_conditions == {"audit_tables", "audit_report"}
+    assert targeted == with_conditions
+
+
 def test_schedule_requests_one_run_over_every_scope_then_the_audit(instance):
     when = datetime(2026, 12, 1, 6, 0, tzinfo=timezone.utc)
     ctx = dg.build_schedule_context(instance=instance, scheduled_execution_time=when)
