@@ -34,6 +34,8 @@ Built-in behaviours, on ANY host, under ``/_/`` (generated in code, no files nee
                                      (image only; user password; ~350 KB inflating to ~120 MB), whatever sites_dir is
   /_/pdf/padded?kb=N[&chunked=1]     a valid one-page text PDF padded (unreferenced filler object) to N*1000 bytes,
                                      with Content-Length, or streamed without it (then the connection closes)
+  /_/fault/<name>[?to=<url>]         a scripted edge case (fixture_web/faults.py): octet-stream PDFs, empty/partial
+                                     2xx, XHTML as XML, padded or uncompressed gzip, redirect stubs, a title trap
 Every request is logged (``requests()``, and JSONL at ``log_path``): start, end, host, path, status,
 If-None-Match / If-Modified-Since seen, body bytes sent.
 """
@@ -55,6 +57,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from claims_pipeline.fixture_web import make_pdfs
+from claims_pipeline.fixture_web.faults import fault
 from claims_pipeline.fixture_web.generated import (
     FIGURES_PAGE,
     JS_SHELL,
@@ -139,6 +142,19 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header(k, v)
         self.end_headers()
         if self.command != "HEAD":
+            self.wfile.write(body)
+            self._sent += len(body)
+
+    def _send_raw(self, status: int, headers: list[tuple[str, str]], body: bytes) -> None:
+        """Exactly these headers (plus Content-Length when they name none and a body may follow) and body."""
+        self._status = status
+        self.send_response(status)
+        for k, v in headers:
+            self.send_header(k, v)
+        if status not in (204, 304) and not any(k.lower() == "content-length" for k, _ in headers):
+            self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD" and body:
             self.wfile.write(body)
             self._sent += len(body)
 
@@ -268,6 +284,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, b"\x00\x01garbage bytes" * 50, "application/pdf")
         elif name in ("pdf/scanned", "pdf/encrypted", "pdf/bomb"):  # the committed files, made by make_pdfs
             self._send(200, (make_pdfs.PDF_DIR / f"{name[4:]}.pdf").read_bytes(), "application/pdf")
+        elif name.startswith("fault/") and (scripted := fault(name[6:], q)) is not None:
+            self._send_raw(*scripted)
         elif name == "pdf/padded":
             self._send_padded_pdf(int(q.get("kb", "300")) * 1000, bool(q.get("chunked")))
         else:

@@ -7,6 +7,7 @@ gigabytes costs at most ``cap`` bytes of memory before we stop reading and close
 from __future__ import annotations
 
 import zlib
+from collections.abc import Callable
 
 import httpx
 
@@ -19,6 +20,10 @@ class BodyTooLarge(Exception):
 
 class UnsupportedEncoding(Exception):
     pass
+
+
+class HeadRejected(Exception):
+    """The first bytes failed the caller's check: the rest of the body was not read."""
 
 
 class _Inflater:
@@ -53,8 +58,12 @@ class _Inflater:
         return bytes(out)
 
 
-async def read_capped(response: httpx.Response, cap: int) -> bytes:
-    """The decoded body, or BodyTooLarge as soon as either the wire bytes or the decoded bytes pass ``cap``."""
+async def read_capped(response: httpx.Response, cap: int, *, head_check: Callable[[bytes], bool] | None = None,
+                      head_bytes: int = 0) -> bytes:
+    """The decoded body, or BodyTooLarge as soon as either the wire bytes or the decoded bytes pass ``cap``.
+
+    With ``head_check``, the first ``head_bytes`` decoded bytes (or the whole body, if shorter) are passed to it
+    before reading on; HeadRejected when it says no."""
     encoding = response.headers.get("content-encoding", "").strip().lower()
     if encoding in ("", "identity"):
         inflater = None
@@ -73,4 +82,10 @@ async def read_capped(response: httpx.Response, cap: int) -> bytes:
         if len(body) > cap:
             what = "decoded" if inflater is not None else "on the wire"
             raise BodyTooLarge(f"body over {cap} bytes ({what}, content-encoding {encoding or 'none'}); stopped reading")
+        if head_check is not None and len(body) >= head_bytes:
+            if not head_check(bytes(body)):
+                raise HeadRejected
+            head_check = None
+    if head_check is not None and not head_check(bytes(body)):
+        raise HeadRejected
     return bytes(body)

@@ -17,6 +17,7 @@ from collections import defaultdict, deque
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from email.message import Message
 from email.utils import parsedate_to_datetime
 from urllib.parse import urljoin, urlsplit
 
@@ -26,7 +27,8 @@ import httpx
 from claims_pipeline.settings import Settings, package_version
 from claims_pipeline.urls import normalize_url, url_host
 from claims_pipeline.web import botwall, event_loop
-from claims_pipeline.web.body import ACCEPT_ENCODING, BodyTooLarge, UnsupportedEncoding, read_capped
+from claims_pipeline.web.body import ACCEPT_ENCODING, BodyTooLarge, HeadRejected, UnsupportedEncoding, read_capped
+from claims_pipeline.web.pdf_text import MAGIC_WINDOW, has_pdf_magic
 from claims_pipeline.web.politeness import HostRegistry, TokenBucket, domain_matcher, host_matches
 from claims_pipeline.web.records import FetchResult, FetchStatus
 from claims_pipeline.web.robots import RobotsAnswer, RobotsCache, RobotsStore
@@ -83,8 +85,20 @@ def parse_retry_after(value: str | None) -> float | None:
     return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
 
 
-def _is_pdf(content_type: str, url: str) -> bool:
-    return content_type.startswith("application/pdf") or urlsplit(url).path.lower().endswith(".pdf")
+def _is_pdf(content_type: str, url: str, disposition: str | None) -> bool:
+    """Declared a PDF by its type, its URL path or its Content-Disposition filename (download scripts)."""
+    if content_type.startswith("application/pdf") or urlsplit(url).path.lower().endswith(".pdf"):
+        return True
+    if not disposition:
+        return False
+    msg = Message()
+    msg["content-disposition"] = disposition
+    return (msg.get_filename() or "").strip().lower().endswith(".pdf")
+
+
+def _may_hide_pdf(content_type: str) -> bool:
+    """Binary types under which servers send PDFs (octet-stream, x-download …); never image/audio/video."""
+    return not content_type.startswith(("image/", "audio/", "video/"))
 
 
 class Fetcher:
@@ -382,19 +396,30 @@ class Fetcher:
         if not 200 <= status < 300:
             return self._result(url, FetchStatus.UNAVAILABLE, **common, note=f"unexpected http {status}")
         ctype = common["content_type"]
-        is_pdf = _is_pdf(ctype, current)
+        is_pdf = _is_pdf(ctype, current, h.get("content-disposition"))
+        sniff = False  # a binary type that may hide a PDF: read its head, and the rest only when it is one
         if not is_pdf and any(ctype.startswith(p) for p in f.binary_content_prefixes):
-            return self._result(url, FetchStatus.BINARY, **common, content_kind="binary",
-                                note=f"binary content type {ctype}: not downloaded")
-        cap = f.max_pdf_bytes if is_pdf else f.max_html_bytes
+            sniff = _may_hide_pdf(ctype)
+            if not sniff:
+                return self._result(url, FetchStatus.BINARY, **common, content_kind="binary",
+                                    note=f"binary content type {ctype}: not downloaded")
+        cap = f.max_pdf_bytes if is_pdf or sniff else f.max_html_bytes
         declared = h.get("content-length")
         if declared and declared.isdigit() and int(declared) > cap and "content-encoding" not in h:
+            if sniff:  # unknown whether it is a PDF, and too large to read if it were
+                return self._result(url, FetchStatus.BINARY, **common, content_kind="binary",
+                                    note=f"binary content type {ctype}, Content-Length {declared}: not downloaded")
             return self._result(url, FetchStatus.TOO_LARGE, **common,
                                 note=f"Content-Length {declared} over the {cap}-byte cap; not downloaded")
         try:
-            raw = await read_capped(resp, cap)
+            raw = await read_capped(resp, cap, head_check=has_pdf_magic if sniff else None, head_bytes=MAGIC_WINDOW)
         except BodyTooLarge as exc:  # found while streaming (no or a lying Content-Length): keep the status
             return self._result(url, FetchStatus.TOO_LARGE, **common, note=str(exc))
+        except HeadRejected:
+            return self._result(url, FetchStatus.BINARY, **common, content_kind="binary",
+                                note=f"binary content type {ctype}: no %PDF- in its first {MAGIC_WINDOW} bytes, "
+                                     "rest not downloaded")
+        is_pdf = is_pdf or sniff
         if not is_pdf:
             title = botwall.challenge_title(raw, f.challenge_titles)
             if title is not None:

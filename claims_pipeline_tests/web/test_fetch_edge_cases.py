@@ -1,0 +1,41 @@
+"""Edge cases of real servers, played by the fixture web's /_/fault/<name> rows (fixture_web/faults.py) and
+fetched in one run through the real fetcher: each gets the status and note a person can act on."""
+
+from __future__ import annotations
+
+import pytest
+
+from claims_pipeline.web.records import FetchStatus
+from claims_pipeline_tests.web.conftest import fast_fetch, run_fetch
+
+ROWS = {
+    # (fault path, host): a PDF served as application/octet-stream was settled BINARY unread unless its URL
+    # path ended in .pdf
+    "octet-query": ("/_/fault/octet-pdf?file=loi-2024.pdf", "octet1.fixture"),
+    "octet-disposition": ("/_/fault/octet-pdf-disposition", "octet2.fixture"),
+    "octet-zip": ("/_/fault/octet-zip", "octet3.fixture"),
+}
+
+
+@pytest.fixture(scope="module")
+def edge_run(web):
+    settings = fast_fetch(web)
+    settings = settings.model_copy(update={"fetch": settings.fetch.model_copy(update={
+        "address_map": {**settings.fetch.address_map, **web.address_map([h for _, h in ROWS.values()])}})})
+    results = run_fetch(settings, [web.url(h, p) for p, h in ROWS.values()])
+    by_url = {r.url: r for r in results}
+    return {name: by_url[web.url(h, p)] for name, (p, h) in ROWS.items()}
+
+
+@pytest.mark.parametrize("name", ["octet-query", "octet-disposition"])
+def test_pdf_served_as_octet_stream_is_read(edge_run, name):
+    r = edge_run[name]
+    assert r.status == FetchStatus.OK, (r.status, r.note)
+    assert r.content_kind.startswith("pdf") and "Stamp duty schedule 2026" in r.text
+    assert "served as application/octet-stream but is a PDF" in r.note
+
+
+def test_octet_stream_that_is_no_pdf_stays_binary(edge_run):
+    r = edge_run["octet-zip"]
+    assert r.status == FetchStatus.BINARY and r.text is None
+    assert "no %PDF- in its first 1024 bytes, rest not downloaded" in r.note
