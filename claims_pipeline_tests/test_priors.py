@@ -296,3 +296,22 @@ def test_page_is_tokenised_once_per_text() -> None:
         c = claim(f"fee {i}", [value("money", "4,242.42 EUR")], line_no=i + 1)
         assert build_prior(c, page(URL, text), S).prior == TOKENS_PRESENT
     assert INDEX_CACHE.builds - before == 1
+
+
+# ---- ranges: both bounds are figures of the claim, the unit written once -----------------------------------
+@pytest.mark.parametrize("claim_text, page_fragment, expected", [
+    ("taxed at 2.0–4.8 %", "the rate ranges from 2.0–4.8 % by region", TOKENS_PRESENT),
+    ("taxed at 2.0–4.8 %", "the rate is 2.0 % in towns and 4.8 % elsewhere", TOKENS_PRESENT),
+    ("taxed at 2.0–4.8 %", "the rate ranges from 3.0–4.8 % by region", WEAK_MATCH),  # the lower bound moved
+    ("fee of €1.2–1.5 million", "a fee between €1.2–1.5 million applies", TOKENS_PRESENT),
+    ("fee of €1.2–1.5 million", "a fee of 1,200,000 to 1,500,000 EUR applies", TOKENS_PRESENT),
+    ("fee of €1.2–1.5 million", "a fee of 1,200,000 to 1,900,000 EUR applies", WEAK_MATCH),
+    ("5 to 10 % levy", "a levy of 5–10 % is due", TOKENS_PRESENT),
+])
+def test_ranges_are_read_whole_on_both_sides(claim_text: str, page_fragment: str, expected: str) -> None:
+    from claims_pipeline.corpus.values import extract_values
+
+    values = extract_values(claim_text)
+    assert len(values) == 2, values
+    p = prior_of(claim_text, values, FILLER + page_fragment + ". " + FILLER)
+    assert p.prior == expected, p.to_dict()

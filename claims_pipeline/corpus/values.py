@@ -376,6 +376,53 @@ def _trim_tail(raw: str) -> str:
     return raw
 
 
+# Ranges: "2.0–4.8 %", "€1.2–1.5 million", "100 K – 5 M TWD", "5 to 10 %". The unit (and magnitude) is
+# written once, after the upper bound; the other bound is a figure of the claim too.
+_RANGE_SEP = r"\s?(?:[–—‑-]|to|bis|à|au)\s?"
+_LOWER_BOUND_RE = re.compile(rf"(?<![\w.,\-–—‑])(?P<num>\d(?:[\d.,]*\d)?)(?P<mag>{MAG})?{_RANGE_SEP}$", re.I)
+_UPPER_BOUND_RE = re.compile(rf"{_RANGE_SEP}[€£$¥₹]?(?P<num>\d(?:[\d.,]*\d)?)(?P<mag>{MAG})(?!\w)", re.I)
+_RANGE_HINT_RE = re.compile(r"[–—‑-]|\b(?:to|bis|au)\b|à", re.I)
+
+
+def _scale(raw: str) -> float:
+    groups = digit_groups(raw)
+    return (_magnitude(raw, groups[0]) or 1.0) if groups else 1.0
+
+
+def _range_bounds(text: str, values: list[Value], starts: list[int], ends: list[int]) -> list[Value]:
+    """The other bound of each pct/money range, and the magnitude a lower money bound takes from the upper."""
+    out: list[Value] = []
+    for k, v in enumerate(values):
+        if v.type not in ("pct", "money"):
+            continue
+        lower = _LOWER_BOUND_RE.search(text, max(0, v.pos - 40), v.pos)
+        if lower is not None and not _overlaps(starts, ends, lower.start(), lower.start("num") + len(lower["num"])):
+            raw = text[lower.start():lower.end("mag") if lower["mag"] else lower.end("num")]
+            needles, salient, number = (_pct if v.type == "pct" else _money)(raw)
+            if v.type == "money" and not lower["mag"] and number is not None:
+                number *= _scale(v.raw)  # '2–4 k EUR': 2 thousand
+                needles = num_needles(raw, number)
+            if number != 0 and (number is None or v.number is None or number <= v.number):  # upwards, from a figure
+                out.append(Value(type=v.type, raw=raw, needles=needles, salient=salient, pos=lower.start(),
+                                 end=lower.start() + len(raw), number=number))
+        upper = _UPPER_BOUND_RE.match(text, v.end) if v.type == "money" and _scale(v.raw) == 1.0 else None
+        if upper is not None and not _overlaps(starts, ends, upper.start("num"), upper.end()):
+            mag = _scale(upper["num"] + upper["mag"])
+            if v.number is not None:  # '€1.2–1.5 million': 1.2 million
+                values[k] = Value(type=v.type, raw=v.raw, needles=num_needles(v.raw, v.number * mag), salient=v.salient,
+                                  pos=v.pos, end=v.end, number=v.number * mag)
+            raw = upper["num"] + upper["mag"]
+            needles, salient, number = _money(raw)
+            out.append(Value(type="money", raw=raw, needles=needles, salient=salient, pos=upper.start("num"),
+                             end=upper.end(), number=number))
+    return out
+
+
+def _overlaps(starts: list[int], ends: list[int], s: int, e: int) -> bool:
+    i = bisect_left(starts, e)
+    return i > 0 and ends[i - 1] > s
+
+
 def is_plain_no(statute: str) -> bool:
     """'no 5-year hold': a lower-case 'no' opens a statute number only as 'no.' ('news release no. 84')."""
     return statute[:2] == "no" and statute[2:3] != "."
@@ -411,4 +458,6 @@ def extract_values(text: str) -> list[Value]:
             ends.insert(i, e)
             needles, salient, number = read(raw)
             values.append(Value(type=vtype, raw=raw, needles=needles, salient=salient, pos=s, end=e, number=number))
+    if values and _RANGE_HINT_RE.search(text) is not None:
+        values += _range_bounds(text, values, starts, ends)
     return values

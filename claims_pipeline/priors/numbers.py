@@ -9,7 +9,7 @@ NBSP (U+202F), apostrophe (' and ’). Magnitude words (million, bn, k, lakh, cr
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 # Multipliers of the magnitude words and suffixes we understand.
 MAGNITUDES: dict[str, float] = {
@@ -118,9 +118,33 @@ def _magnitude(m: re.Match[str]) -> float:
     return MAGNITUDES.get(word.lower().rstrip("."), 1.0)
 
 
+# Between the bounds of a range: "2.0–4.8 %", "1.2 to 1.5 million", "€2–€4 k".
+_RANGE_BETWEEN_RE = re.compile(r"\s?(?:[–—‑-]|to|bis|à|au)\s?[€£$¥₹]?")
+
+
+def _with_range_units(tokens: list[NumberToken], text: str) -> list[NumberToken]:
+    """A range's lower bound takes the unit and magnitude written once after the upper one: in "2.0–4.8 %"
+    the 2.0 is a percentage, in "1.2–1.5 million" 1.2 million (as well as 1.2: both readings are kept)."""
+    out = list(tokens)
+    for k in range(len(out) - 1):
+        lo, hi = out[k], out[k + 1]
+        if lo.magnitude != 1.0 or hi.start < lo.end or (hi.unit is None and hi.magnitude == 1.0):
+            continue
+        if _RANGE_BETWEEN_RE.fullmatch(text, lo.end, hi.start) is None:
+            continue
+        values = lo.values if hi.magnitude == 1.0 else lo.values + tuple(v * hi.magnitude for v in lo.values)
+        decimals = lo.decimals if hi.magnitude == 1.0 else lo.decimals * 2
+        out[k] = replace(lo, values=values, decimals=decimals, unit=lo.unit or hi.unit)
+    return out
+
+
+_RANGE_HINT_RE = re.compile(r"[–—‑-]|\b(?:to|bis|au)\b|à", re.I)
+
+
 def tokenize_numbers(text: str) -> list[NumberToken]:
     """Every number in text, in order. Space-grouped numbers also yield their parts (ambiguous spacing)."""
-    tokens: list[NumberToken] = []
+    numbers: list[NumberToken] = []  # as written
+    parts: dict[int, list[NumberToken]] = {}  # index in numbers -> the parts of a space-grouped one
     for m in NUMBER_RE.finditer(text):
         num = m.group("num")
         mag = _magnitude(m)
@@ -131,7 +155,7 @@ def tokenize_numbers(text: str) -> list[NumberToken]:
             or _CURRENCY_AFTER_RE.match(text, m.end())
         ):
             unit = "money"
-        tokens.append(
+        numbers.append(
             NumberToken(
                 values=tuple(v * mag for v, _, _ in interps),
                 unit=unit,
@@ -145,11 +169,15 @@ def tokenize_numbers(text: str) -> list[NumberToken]:
         if m.group("sep") == " ":
             # "in 2023 150 000 homes" is unambiguous, but "items 12 345" may be two numbers: keep the parts too
             offset = m.start("num")
-            for part in re.finditer(r"\d+", num):
-                tokens.append(
-                    NumberToken((float(part.group(0)),), None, offset + part.start(), offset + part.end(), part.group(0), (0,))
-                )
-    return tokens
+            parts[len(numbers) - 1] = [
+                NumberToken((float(p.group(0)),), None, offset + p.start(), offset + p.end(), p.group(0), (0,))
+                for p in re.finditer(r"\d+", num)
+            ]
+    if len(numbers) > 1 and _RANGE_HINT_RE.search(text) is not None:
+        numbers = _with_range_units(numbers, text)
+    if not parts:
+        return numbers
+    return [t for i, n in enumerate(numbers) for t in (n, *parts.get(i, ()))]
 
 
 @dataclass(frozen=True, slots=True)

@@ -207,3 +207,18 @@ def test_statute_forms_with_qualifiers(text, raw):
 def test_lower_case_no_without_a_point_is_no_statute():
     assert extract_values("There is no 5-year hold") == []
     assert [v.raw for v in extract_values("news release no. 84; Law No 12")] == ["no. 84", "Law No 12"]
+
+
+@pytest.mark.parametrize("text, figures", [
+    ("taxed 2.0–4.8 %", [("pct", "4.8 %", 4.8), ("pct", "2.0", 2.0)]),
+    ("€1.2–1.5 million", [("money", "€1.2", 1.2e6), ("money", "1.5 million", 1.5e6)]),
+    ("100 K – 5 M TWD", [("money", "5 M TWD", 5e6), ("money", "100 K", 1e5)]),
+    ("2–4 k EUR", [("money", "4 k EUR", 4e3), ("money", "2", 2e3)]),
+    ("5 to 10 %", [("pct", "10 %", 10), ("pct", "5", 5)]),
+    ("income tax (0–25%)", [("pct", "25%", 25)]),  # a zero bound says nothing
+    ("10-5 %", [("pct", "5 %", 5)]),  # not a range: it would run downwards
+    ("8.1 → 8.5 %", [("pct", "8.5 %", 8.5)]),  # a change, not a range: the old figure is not demanded
+    ("Law 2024-1039, 5 %", [("pct", "5 %", 5), ("statute", "Law 2024-1039", None)]),
+])
+def test_range_bounds(text, figures):
+    assert [(v.type, v.raw, v.number) for v in extract_values(text)] == figures
