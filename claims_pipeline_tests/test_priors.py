@@ -315,3 +315,16 @@ def test_ranges_are_read_whole_on_both_sides(claim_text: str, page_fragment: str
     assert len(values) == 2, values
     p = prior_of(claim_text, values, FILLER + page_fragment + ". " + FILLER)
     assert p.prior == expected, p.to_dict()
+
+
+@pytest.mark.parametrize("vtype, claim_raw, page_fragment", [
+    ("pct", "6.32 %", "保険料率は６．３２％です"),  # full-width digits and punctuation
+    ("pct", "6.32 %", "النسبة ٦٫٣٢٪ من القيمة"),  # Arabic-Indic digits, decimal separator and percent sign
+    ("statute", "Law 2024-1039", "loi n° 2024\u20111039 du 4 décembre"),  # non-breaking hyphen
+    ("statute", "Law 2024-1039", "loi n° 2024\u20131039 du 4 décembre"),  # en dash
+    ("money", "¥50,000", "手数料は５０，０００円です"),
+])
+def test_figures_in_other_digits_and_dashes_are_found(vtype: str, claim_raw: str, page_fragment: str) -> None:
+    p = prior_of(f"The figure is {claim_raw} here", [value(vtype, claim_raw)], FILLER + page_fragment + ". " + FILLER)
+    assert p.prior == TOKENS_PRESENT, p.to_dict()
+    assert page_fragment.split()[0][:2] in " ".join(p.excerpts)  # the excerpt quotes the page as written

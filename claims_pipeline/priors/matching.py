@@ -83,7 +83,7 @@ def _statute_occurrences(value: Value, index: PageIndex) -> list[Occurrence]:
         return []
     has_sep = bool(re.search(r"[-./:]", ident))
     out: list[Occurrence] = []
-    text = index.text
+    text = index.search_text
     for m in _statute_pattern(ident).finditer(text):
         keyword_before = bool(_KW_BEFORE_RE.search(text, max(0, m.start() - 30), m.start()))
         out.append(Occurrence(m.start(), m.end(), has_sep or keyword_before))
@@ -134,7 +134,7 @@ def _needle_occurrences(value: Value, index: PageIndex) -> list[Occurrence]:
             continue  # bare years and month names carry no figure
         pat = re.compile(rf"(?<![0-9A-Za-z]){re.escape(needle)}(?![0-9A-Za-z])", re.I)
         strong = len(needle) >= 4 and any(c.isdigit() for c in needle)
-        for m in pat.finditer(index.text):
+        for m in pat.finditer(index.search_text):
             out.append(Occurrence(m.start(), m.end(), strong))
             if len(out) >= _MAX_OCCURRENCES:
                 return out

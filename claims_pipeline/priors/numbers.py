@@ -52,7 +52,7 @@ NUMBER_RE = re.compile(
 
 _CURRENCY_BEFORE_RE = re.compile(rf"(?:[€£$¥₹₩₪]|\b(?:{_CURRENCY_CODES}|Rs|Dh|Fr|CHF)\.?)[ \u00a0\u202f]?$", re.I)
 _CURRENCY_AFTER_RE = re.compile(
-    rf"[ \u00a0\u202f]?(?:[€£$¥₹₩₪]|(?:{_CURRENCY_CODES})\b|(?i:euros?|dollars?|pounds?|francs?|yuan|yen|rupees?|dirhams?|元))"
+    rf"[ \u00a0\u202f]?(?:[€£$¥₹₩₪]|(?:{_CURRENCY_CODES})\b|(?i:euros?|dollars?|pounds?|francs?|yuan|yen|rupees?|dirhams?|元|円|圓))"
 )
 
 

@@ -35,6 +35,7 @@ class PageIndex:
     # (value, token index) sorted by value, for range look-ups of a claim figure with its tolerance
     by_value: list[tuple[float, int]] = field(default_factory=list)
     _values_only: list[float] = field(default_factory=list)
+    search_text: str = ""  # search_form(text): what the statute and needle matchers search
 
     def numbers_between(self, lo: float, hi: float) -> list[NumberToken]:
         i = bisect.bisect_left(self._values_only, lo)
@@ -61,16 +62,33 @@ class PageIndex:
         return best
 
 
+# Figures written with other digits and dashes, folded one character for one (positions and excerpts stay the
+# page's own): full-width digits and punctuation of Japanese and Chinese pages ("６．３２％", "令和６年"),
+# Arabic-Indic digits and separators ("٦٫٣٢٪"), and the hyphens and minus signs of "2024‑1039".
+_FOLD = str.maketrans({
+    **{chr(0xFF10 + d): str(d) for d in range(10)}, **{chr(0x0660 + d): str(d) for d in range(10)},
+    **{chr(0x06F0 + d): str(d) for d in range(10)},
+    "．": ".", "，": ",", "％": "%", "：": ":", "／": "/", "－": "-", "٫": ".", "٬": ",", "٪": "%",
+    "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2212": "-", "\ufe63": "-",
+})
+
+
+def search_form(text: str) -> str:
+    """The text as the matchers read it: ASCII digits and dashes, same length as the page's text."""
+    return text if text.isascii() else text.translate(_FOLD)
+
+
 def build_index(text: str) -> PageIndex:
-    dates = tokenize_dates(text)
+    folded = search_form(text)
+    dates = tokenize_dates(folded)
     date_spans = SpanSet((d.start, d.end) for d in dates)
     # numbers that are part of a date ("2024-11-19", "19 Nov 2024") are the date, not figures
-    numbers = [n for n in tokenize_numbers(text) if not date_spans.covers(n.start, n.end)]
+    numbers = [n for n in tokenize_numbers(folded) if not date_spans.covers(n.start, n.end)]
     words: dict[str, list[int]] = {}
     for m in _WORD_RE.finditer(text):
         words.setdefault(word_stem(m.group(0)), []).append(m.start())
     by_value = sorted((v, i) for i, n in enumerate(numbers) for v in n.values)
-    return PageIndex(text, numbers, dates, words, by_value, [v for v, _ in by_value])
+    return PageIndex(text, numbers, dates, words, by_value, [v for v, _ in by_value], folded)
 
 
 class _IndexCache:
