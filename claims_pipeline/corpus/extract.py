@@ -45,6 +45,8 @@ _HEADING_START_RE = re.compile(r"#{1,6}[^\S\n]")
 # str.splitlines() breaks other than '\n'; a text holding any is rewritten to '\n' breaks first.
 _BREAKS = "\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 _BREAK_TO_NL = {ord(ch): "\n" for ch in _BREAKS}
+# Every pointer clause holds one of these verbs (links._POINTER_VERB_RE).
+_POINTER_WORD_RE = re.compile(r"verify|confirm|check", re.I)
 
 
 @dataclass(frozen=True)
@@ -238,7 +240,10 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
     # "verify at [portal]" links are not the figure's source: they take no part in attribution, so the
     # figures near them go to the real citation. One is counted as skipped where it would have carried a
     # salient figure (the original's count).
-    pointer = [is_pointer_link(line, ln.start, opts.lookback) for ln in links]
+    if _POINTER_WORD_RE.search(line) is None:  # no "verify", "confirm" or "check": no pointer (one C scan)
+        pointer = [False] * len(links)
+    else:
+        pointer = [is_pointer_link(line, ln.start, opts.lookback) for ln in links]
     attributed = attribute_values(values, [ln for ln, p in zip(links, pointer) if not p]) if not all(pointer) else []
     if any(pointer):
         for ln, p, vs, host, tier in zip(links, pointer, attribute_values(values, links), hosts, tiers):

@@ -113,6 +113,7 @@ def _by_first_letter(alternatives: list[str], ignorecase: bool) -> str:
 
 
 _MONEY_CODE_POST_FAST = re.compile(rf"\d(?<!{_GLUE}\d){_NUM_REST}(?:\s?{MYRIAD}\s?|{MAG}\.?\s?|\s?)(?P<code>[A-Za-z]{{3}})\b", re.I)
+_MONEY_SYMBOL_POST_FAST = re.compile(rf"\d(?<!{_GLUE}\d){_NUM_REST}(?:\s?{MYRIAD}|{MAG}\.?)?\s?[{POST_SYMBOLS}]", re.I)
 _MONEY_CJK_FAST = re.compile(rf"\d(?<!{_GLUE}\d)(?:{_NUM_REST}\s?{MYRIAD}?\s?{CJK_CCY}|{_NUM_REST}{MYRIAD})")
 _PCT_FAST = re.compile(rf"\d(?<!{_GLUE}\d)\d{{0,2}}(?:[.,]\d+)?\s?(?:%|％|pp\b|percentage points?\b|per ?cent\b)", re.I)
 _ISO_DATE_FAST = re.compile(rf"\d(?<!{_WORD}\d)\d{{3}}-\d{{2}}-\d{{2}}(?!{_WORD})")
@@ -348,6 +349,7 @@ _FAST: dict[re.Pattern[str], Callable[[str], Iterator[re.Match[str]]]] = {
     MONEY_CODE_PRE_RE: _money_code_pre_matches,
     MONEY_CODE_POST_RE: _MONEY_CODE_POST_FAST.finditer,
     MONEY_CJK_RE: _MONEY_CJK_FAST.finditer,
+    MONEY_SYMBOL_POST_RE: _MONEY_SYMBOL_POST_FAST.finditer,
     PCT_RE: _PCT_FAST.finditer,
     ISO_DATE_RE: _ISO_DATE_FAST.finditer,
     MONTH_DATE_RE: _MONTH_DATE_FAST.finditer,
@@ -395,7 +397,8 @@ def _range_bounds(text: str, values: list[Value], starts: list[int], ends: list[
     for k, v in enumerate(values):
         if v.type not in ("pct", "money"):
             continue
-        lower = _LOWER_BOUND_RE.search(text, max(0, v.pos - 40), v.pos)
+        head = text[max(0, v.pos - 5):v.pos]  # a separator ends within 5 chars of the bound: far cheaper to ask
+        lower = _LOWER_BOUND_RE.search(text, max(0, v.pos - 40), v.pos) if _RANGE_HINT_RE.search(head) else None
         if lower is not None and not _overlaps(starts, ends, lower.start(), lower.start("num") + len(lower["num"])):
             raw = text[lower.start():lower.end("mag") if lower["mag"] else lower.end("num")]
             needles, salient, number = (_pct if v.type == "pct" else _money)(raw)
@@ -405,7 +408,9 @@ def _range_bounds(text: str, values: list[Value], starts: list[int], ends: list[
             if number != 0 and (number is None or v.number is None or number <= v.number):  # upwards, from a figure
                 out.append(Value(type=v.type, raw=raw, needles=needles, salient=salient, pos=lower.start(),
                                  end=lower.start() + len(raw), number=number))
-        upper = _UPPER_BOUND_RE.match(text, v.end) if v.type == "money" and _scale(v.raw) == 1.0 else None
+        upper = None
+        if v.type == "money" and _RANGE_HINT_RE.search(text, v.end, v.end + 5) and _scale(v.raw) == 1.0:
+            upper = _UPPER_BOUND_RE.match(text, v.end)
         if upper is not None and not _overlaps(starts, ends, upper.start("num"), upper.end()):
             mag = _scale(upper["num"] + upper["mag"])
             if v.number is not None:  # '€1.2–1.5 million': 1.2 million
