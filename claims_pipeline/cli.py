@@ -37,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.command:
         parser.print_help(sys.stderr)
         return 2
+    from claims_pipeline.commands.inputs import InputError
     from claims_pipeline.settings import ConfigError
 
     module = importlib.import_module(COMMANDS[args.command][0])
@@ -44,6 +45,9 @@ def main(argv: list[str] | None = None) -> int:
         return int(module.run(args) or 0)
     except ConfigError as exc:
         print(f"claims-pipeline: config error:\n{exc}", file=sys.stderr)
+        return 2
+    except InputError as exc:  # a missing corpus directory, a --scope that matches nothing: one line, no traceback
+        print(f"claims-pipeline: {exc}", file=sys.stderr)
         return 2
 
 

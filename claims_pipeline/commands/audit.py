@@ -22,25 +22,19 @@ def run(args: argparse.Namespace) -> int:
 
 
 def audit(config_path: str, *, scope: str | None = None, clock: str = "", fixture_web: str = "auto", quiet: bool = False) -> int:
+    """Exit code 0 (done), 1 (a run or a blocking check failed). Raises InputError (exit 2 in cli.main) for a
+    missing corpus directory, a corpus without markdown files or a --scope that matches nothing."""
+    from claims_pipeline.commands.inputs import InputError, check_corpus_dir, chosen_scopes, corpus_origin
     from claims_pipeline.corpus.extract import list_scopes
-    from claims_pipeline.corpus.scopes import resolve_scope_filter
     from claims_pipeline.defs.resources import ClaimsConfig, default_resources
     from claims_pipeline.defs.runner import open_instance, run_audit, run_failures
 
     settings = ClaimsConfig(config_path=config_path).load()
-    if not settings.corpus_dir.is_dir():
-        print(f"claims-pipeline: corpus directory not found: {settings.corpus_dir}", file=sys.stderr)
-        return 2
+    check_corpus_dir(settings, corpus_origin(Path(config_path) if config_path else None))
     all_scopes = list(list_scopes(settings))
     if not all_scopes:
-        print(f"claims-pipeline: no markdown files under {settings.corpus_dir} / {settings.extraction.scope_dirs}", file=sys.stderr)
-        return 2
-    chosen = None
-    if scope:
-        chosen = resolve_scope_filter(all_scopes, scope)
-        if not chosen:
-            print(f"claims-pipeline: no scope matches --scope {scope!r} (scopes: {', '.join(all_scopes)})", file=sys.stderr)
-            return 2
+        raise InputError(f"no markdown files under {settings.corpus_dir} / {settings.extraction.scope_dirs}")
+    chosen = chosen_scopes(all_scopes, scope)
     instance = open_instance(settings)
     resources = default_resources(config_path, fixture_web=fixture_web, clock=clock)
     results = run_audit(instance, resources, all_scopes, chosen)

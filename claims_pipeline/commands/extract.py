@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+from claims_pipeline.commands.inputs import check_corpus_dir, chosen_scopes, corpus_origin
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--corpus", metavar="DIR", help="corpus root (overrides extraction.corpus_dir)")
@@ -17,34 +19,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def settings_for(args: argparse.Namespace):
-    """Settings from --config, with --corpus applied; None (after a message) when the corpus is missing."""
-    from claims_pipeline.settings import load_settings
+    """Settings from --config, with --corpus applied. Raises InputError when the corpus directory is missing."""
+    from claims_pipeline.settings import find_config_file, load_settings
 
     settings = load_settings(args.config)
     if args.corpus:
         ex = settings.extraction.model_copy(update={"corpus_dir": Path(args.corpus).expanduser().resolve()})
         settings = settings.model_copy(update={"extraction": ex})
-    if not settings.corpus_dir.is_dir():
-        print(f"claims-pipeline: corpus directory not found: {settings.corpus_dir}", file=sys.stderr)
-        return None
+    check_corpus_dir(settings, corpus_origin(find_config_file(args.config), override=bool(args.corpus)))
     return settings
 
 
 def scopes_for(settings, name: str | None) -> list[str] | None:
-    from claims_pipeline.corpus.extract import resolve_scope_filter
+    """The scopes --scope selects (None: every scope). Raises InputError when none matches."""
+    from claims_pipeline.corpus.extract import list_scopes
 
-    return None if name is None else resolve_scope_filter(settings, name)
+    return chosen_scopes(list(list_scopes(settings)), name)
 
 
 def run(args: argparse.Namespace) -> int:
     from claims_pipeline.corpus.extract import extract_corpus, extraction_stats
 
     settings = settings_for(args)
-    if settings is None:
-        return 2
     scopes = scopes_for(settings, args.scope)
-    if scopes == []:
-        print(f"claims-pipeline: no scope matches --scope {args.scope!r}", file=sys.stderr)
     extraction = extract_corpus(settings, scopes=scopes, section=args.section, include_secondary=args.include_secondary)
     for warning in extraction.warnings:
         print(f"warning: {warning}", file=sys.stderr)

@@ -17,8 +17,6 @@ def run(args: argparse.Namespace) -> int:
     from claims_pipeline.corpus.linter import lint_corpus
 
     settings = settings_for(args)
-    if settings is None:
-        return 2
     findings = lint_corpus(settings, scopes_for(settings, args.scope))
     if not findings:
         print("✓ no domain-root citations next to a figure")

@@ -22,6 +22,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import dagster as dg
 
+    from claims_pipeline.commands.inputs import check_corpus_dir, chosen_scopes, corpus_origin
+    from claims_pipeline.corpus.extract import list_scopes
     from claims_pipeline.defs import ALL_ASSETS
     from claims_pipeline.defs.resources import ClaimsConfig, default_resources
     from claims_pipeline.defs.runner import QUIET_RUN_CONFIG, open_instance, run_failures
@@ -33,6 +35,9 @@ def run(args: argparse.Namespace) -> int:
     config = find_config_file(args.config)
     config_path = str(config) if config else ""
     settings = ClaimsConfig(config_path=config_path).load()
+    # before any run: a missing corpus or an unmatched --scope must not overwrite the last worklist with 0 items
+    check_corpus_dir(settings, corpus_origin(config))
+    chosen_scopes(list(list_scopes(settings)), args.scope)
     out = (args.out.expanduser().resolve() if args.out else settings.home_dir / "worklist.json")
     run_config = {
         "sample": args.sample, "scope": args.scope or "", "section": args.section or "",

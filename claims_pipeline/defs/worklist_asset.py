@@ -30,6 +30,7 @@ def worklist(
 ) -> dg.MaterializeResult:
     from pathlib import Path
 
+    from claims_pipeline.commands.inputs import corpus_missing_message, corpus_origin, no_scope_message
     from claims_pipeline.corpus.extract import extract_corpus
     from claims_pipeline.corpus.scopes import resolve_scope_filter
     from claims_pipeline.pages import refresh_pages
@@ -39,13 +40,18 @@ def worklist(
 
     settings = fetcher.settings()
     now = claims_config.now()
+    # A missing corpus or an unmatched scope fails the run: it must not overwrite the last worklist with 0 items.
+    missing = corpus_missing_message(settings, corpus_origin(Path(claims_config.config_path) if claims_config.config_path else None))
+    if missing:
+        raise dg.Failure(missing)
     scopes = None
     if config.scope:
         from claims_pipeline.corpus.extract import list_scopes
 
-        scopes = resolve_scope_filter(list(list_scopes(settings)), config.scope)
+        all_scopes = list(list_scopes(settings))
+        scopes = resolve_scope_filter(all_scopes, config.scope)
         if not scopes:
-            raise dg.Failure(f"no scope matches {config.scope!r}")
+            raise dg.Failure(no_scope_message(config.scope, all_scopes))
     extraction = extract_corpus(settings, scopes=scopes, section=config.section or None, include_secondary=config.include_secondary)
     for w in extraction.warnings:
         context.log.warning(str(w))

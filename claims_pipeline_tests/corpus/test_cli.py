@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+import yaml
 
 GOOD = "## Tax\n- VAT **18 %** ([t](https://tax.gov.xx/v)) (2026-05-01 verified)\n- PIT **10 %** ([p](https://tax.gov.xx/p))\n"
 
@@ -71,3 +75,49 @@ def test_extract_stats_count_scopes_and_stale_markers(corpus, tmp_path):
     assert stats["scopes_covered"] == 2 and stats["files"] == 3 and stats["total_claims"] == 3
     assert stats["stamped"] == 2 and stats["stale_marked"] == 1 and stats["never_verified"] == 1
     assert stats["by_verified_origin"] == {"inline": 2, "none": 1}
+
+
+# ---- input errors: the same one line and exit 2 in every corpus command (extract, lint, audit, worklist) ----------
+
+CORPUS_COMMANDS = ["extract", "lint", "audit", "worklist"]
+
+
+def run_command(*args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """The CLI with its own Dagster and claims_pipeline homes (audit and worklist open a Dagster instance)."""
+    env = {**os.environ, "DAGSTER_HOME": str(tmp_path / "dagster"), "CLAIMS_PIPELINE_HOME": str(tmp_path / "home")}
+    env.pop("CLAIMS_PIPELINE_CONFIG", None)
+    return subprocess.run([sys.executable, "-m", "claims_pipeline.cli", *args], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120, env=env)
+
+
+def write_cli_config(tmp_path: Path, corpus_dir: Path) -> tuple[Path, Path]:
+    """A config naming corpus_dir, with a home whose worklist.json holds a previous worklist. Returns (config, home)."""
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    (home / "worklist.json").write_text('{"items": ["previous"]}', encoding="utf-8")
+    config = tmp_path / "cli.yaml"
+    config.write_text(yaml.safe_dump({"home": str(home), "extraction": {"corpus_dir": str(corpus_dir)}}), encoding="utf-8")
+    return config, home
+
+
+@pytest.mark.parametrize("command", CORPUS_COMMANDS)
+def test_missing_corpus_dir_is_one_line_naming_it_and_its_key_and_exit_2(command, tmp_path):
+    missing = tmp_path / "nonexistent"
+    config, home = write_cli_config(tmp_path, missing)
+    r = run_command(command, "--config", str(config), tmp_path=tmp_path)
+    assert (r.returncode, r.stderr.splitlines()) == (
+        2, [f"claims-pipeline: corpus directory not found: {missing} (extraction.corpus_dir in {config})"]), r.stderr[-2000:]
+    assert r.stdout == ""
+    assert (home / "worklist.json").read_text(encoding="utf-8") == '{"items": ["previous"]}'  # not overwritten
+
+
+@pytest.mark.parametrize("command", CORPUS_COMMANDS)
+def test_scope_that_matches_nothing_is_one_line_naming_it_and_exit_2(command, corpus, tmp_path):
+    root = corpus("countries/xa/playbook.md", GOOD)
+    corpus("countries/xb/playbook.md", GOOD)
+    config, home = write_cli_config(tmp_path, root)
+    r = run_command(command, "--config", str(config), "--scope", "zz", tmp_path=tmp_path)
+    assert (r.returncode, r.stderr.splitlines()) == (
+        2, ["claims-pipeline: no scope matches --scope 'zz' (scopes: xa, xb)"]), r.stderr[-2000:]
+    assert r.stdout == ""
+    assert (home / "worklist.json").read_text(encoding="utf-8") == '{"items": ["previous"]}'

@@ -1,0 +1,52 @@
+"""What every corpus command (extract, lint, audit, worklist) checks before it works: the corpus directory exists,
+and `--scope X` names at least one scope. Either failure is the user's input: `cli.main` prints the
+InputError as one line (no traceback) and exits 2. Never imports Dagster (extract and lint start fast)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+SCOPES_SHOWN = 12  # a real corpus has hundreds of scopes; the message stays one readable line
+
+
+class InputError(Exception):
+    """A missing corpus directory or a --scope that matches nothing; the message names the value and its origin."""
+
+
+def corpus_origin(config_file: Path | None, *, override: bool = False) -> str:
+    """Where the corpus directory came from, for the error message."""
+    if override:
+        return "--corpus"
+    return f"extraction.corpus_dir in {config_file}" if config_file else "extraction.corpus_dir, default"
+
+
+def corpus_missing_message(settings: Any, origin: str) -> str | None:
+    """The error for a corpus directory that does not exist (None when it does)."""
+    if settings.corpus_dir.is_dir():
+        return None
+    return f"corpus directory not found: {settings.corpus_dir} ({origin})"
+
+
+def check_corpus_dir(settings: Any, origin: str) -> None:
+    message = corpus_missing_message(settings, origin)
+    if message:
+        raise InputError(message)
+
+
+def no_scope_message(name: str, all_scopes: list[str]) -> str:
+    shown = ", ".join(all_scopes[:SCOPES_SHOWN]) or "none"
+    more = f", … {len(all_scopes) - SCOPES_SHOWN} more" if len(all_scopes) > SCOPES_SHOWN else ""
+    return f"no scope matches --scope {name!r} (scopes: {shown}{more})"
+
+
+def chosen_scopes(all_scopes: list[str], name: str | None) -> list[str] | None:
+    """The scopes `--scope name` selects (None: no filter, every scope). Raises InputError when none matches."""
+    from claims_pipeline.corpus.scopes import resolve_scope_filter
+
+    if name is None:
+        return None
+    chosen = resolve_scope_filter(all_scopes, name)
+    if not chosen:
+        raise InputError(no_scope_message(name, all_scopes))
+    return chosen
