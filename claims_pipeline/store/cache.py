@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import uuid
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
@@ -99,6 +99,13 @@ class _Statements:
             select(f.c.raw_hash, f.c.text_hash, f.c.content_type, f.c.content_kind, f.c.etag, f.c.last_modified)
             .where(and_(f.c.url == bindparam("url"), f.c.fetch_status.in_(USABLE), f.c.text_hash.is_not(None)))
             .order_by(f.c.id.desc())
+            .limit(1)
+        )
+        # did a usable fetch of these very bytes give the stable text? (then a new text is our reading, not the page)
+        self.same_bytes_read_as = (
+            select(f.c.id)
+            .where(and_(f.c.url == bindparam("url"), f.c.raw_hash == bindparam("raw_hash"),
+                        f.c.text_hash == bindparam("text_hash"), f.c.fetch_status.in_(USABLE)))
             .limit(1)
         )
         self.insert_url = insert(u)
@@ -264,6 +271,14 @@ class PageCache:
                 note = (note + "; " if note else "") + "304 without a cached copy"
         usable = status.value in USABLE and text_hash is not None
         before = _change_state(url_row)
+        if (usable and raw_hash and before.stable_hash and text_hash != before.stable_hash
+                and conn.execute(_STMT.same_bytes_read_as, {"url": url, "raw_hash": raw_hash,
+                                                            "text_hash": before.stable_hash}).first() is not None):
+            # The page sent the same bytes as when its stable text was read: the text differs only because this
+            # version of claims_pipeline reads pages differently (an upgrade). That is no change of the page:
+            # the new reading becomes the stable text, with no change flagged and no pending sighting.
+            before = replace(before, stable_hash=text_hash, pending_hash=None, pending_since=None)
+            note = (note + "; " if note else "") + "same bytes as the stable text's fetch, read anew by this version"
         settled = settle(before, text_hash if usable else None, fetched_at)
         diff_key = (settled.old_hash, text_hash) if settled.confirmed and settled.old_hash and text_hash else None
         if diff_key is not None and diff_key not in diffs:

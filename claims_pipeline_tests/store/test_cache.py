@@ -173,3 +173,23 @@ def test_diff_is_made_outside_the_write_transaction_and_used_only_if_the_change_
     assert (change.changed_at, change.confirmed_at) == (day(2), day(3)) and "-VAT 18 %" in change.diff
     assert [row.changed for row in cache.history(URL)] == [False, False, True, False]
     other.close()
+
+
+def test_same_bytes_read_differently_after_an_upgrade_is_no_change(tmp_path):
+    """A new claims_pipeline may read the same page bytes into a different text (a charset or chrome fix): that
+    must not be reported as the page changing. Other bytes with that new text still count as a change."""
+    from dataclasses import replace
+
+    cache = make_cache(tmp_path)
+    first = ok(URL, "Seuil 300 000 â‚¬")  # the old version misread the page
+    cache.record(first, now=day(1))
+    reread = replace(first, text="Seuil 300 000 €")  # same raw bytes, the new version's reading
+    s2 = cache.record(reread, now=day(2))
+    s3 = cache.record(reread, now=day(3))
+    assert (s2.content_changed, s3.content_changed) == (False, False) and cache.changes(URL) == []
+    assert s3.text == "Seuil 300 000 €" and s3.stable_since == day(1)  # the page has been this since day 1
+    assert "read anew by this version" in cache.history(URL)[1].note
+    # a real change afterwards (other bytes) still flags on its second sighting
+    cache.record(ok(URL, "Seuil 350 000 €"), now=day(4))
+    s5 = cache.record(ok(URL, "Seuil 350 000 €"), now=day(5))
+    assert s5.content_changed is True and "+Seuil 350 000 €" in s5.diff
