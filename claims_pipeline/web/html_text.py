@@ -9,7 +9,8 @@ What the text looks like (the contract priors rely on):
   U+3000, tabs …) becomes one ASCII space, runs collapse to one: "1&nbsp;000&#8201;000" → "1 000 000";
 - zero-width space, word joiner, BOM and soft hyphen are removed (they split digits invisibly);
 - entities are decoded (by the parser); scripts, styles, comments and the page's navigation chrome
-  (nav, role=navigation/banner/contentinfo, top-level header/footer, aside, obvious cookie banners) are dropped,
+  (nav, role=navigation/banner/contentinfo, header/footer outside sectioning content, aside, elements whose
+  id/class names a cookie notice unless they hold a main or table) are dropped,
   but anything marked as footnotes/endnotes is kept wherever it sits.
 """
 
@@ -22,20 +23,20 @@ from typing import Any
 from lxml import etree
 
 from claims_pipeline.web.charset import decode_body
+from claims_pipeline.web.chrome import (
+    BANNER_KEEPERS,
+    CHROME_TAGS,
+    COOKIE_TAGS,
+    PAGE_LEVEL_CHROME_TAGS,
+    SECTIONING,
+    chrome_kind,
+)
 
 # Subtrees never read: code, metadata, widgets.
 _DROP_TAGS = frozenset(
     {"script", "style", "noscript", "template", "svg", "head", "iframe", "object", "embed", "canvas",
      "select", "button", "math", "map", "audio", "video"}
 )
-# Navigation chrome: dropped unless it holds footnotes. header/footer only at page level (inside an
-# article or main they hold the byline, dates and notes, which carry figures).
-_CHROME_TAGS = frozenset({"nav", "aside"})
-_PAGE_LEVEL_CHROME_TAGS = frozenset({"header", "footer"})
-_CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "search", "menubar", "menu"})
-_CONTENT_ANCESTORS = frozenset({"article", "main"})
-_COOKIE_RE = re.compile(r"cookie|consent|gdpr|onetrust", re.IGNORECASE)
-_FOOTNOTE_RE = re.compile(r"foot-?notes?|end-?notes?|doc-(?:end|foot)notes?|references", re.IGNORECASE)
 
 _BLOCK_TAGS = frozenset(
     {"address", "article", "aside", "blockquote", "body", "caption", "center", "dd", "details", "dialog", "dir",
@@ -46,9 +47,8 @@ _BLOCK_TAGS = frozenset(
 _CELL_TAGS = frozenset({"td", "th"})
 _SPACED_TAGS = frozenset({"sup", "sub"})
 _BLOCK_OR_TABLE = _BLOCK_TAGS | {"table"}
-_COOKIE_TAGS = frozenset({"div", "section", "aside", "dialog", "form"})
-# Elements _is_chrome has to look at more closely (any element with a role attribute is one too).
-_CHROME_CANDIDATE_TAGS = _CHROME_TAGS | _PAGE_LEVEL_CHROME_TAGS | _COOKIE_TAGS
+# Elements chrome_kind has to look at more closely (any element with a role attribute is one too).
+_CHROME_CANDIDATE_TAGS = CHROME_TAGS | PAGE_LEVEL_CHROME_TAGS | COOKIE_TAGS
 # libxml2's tree builder limits with XML_PARSE_HUGE (lxml's huge_tree): nodePush's maxDepth, and
 # XML_MAX_HUGE_LENGTH bytes in one text node (far above any body cap). Without it they are 256 and 10 MB.
 _TREE_DEPTH_LIMIT = 2048
@@ -63,22 +63,6 @@ _CELL_MARK = "\x1f"  # private marker between cells until lines are assembled
 _INVISIBLE_RE = re.compile("[\u200b\u2060\ufeff\u00ad]")
 
 
-def _is_chrome(get: Any, name: str, in_content: bool) -> bool:
-    """Navigation chrome (nav, aside, chrome roles, page-level header/footer, cookie banners), unless it holds
-    footnotes. `get` reads an attribute; `in_content`: an article or main encloses the element (the walks
-    count them on the way down, so no element's ancestors are ever scanned: that was quadratic on a hostile
-    page of nested headers). The walk asks only about _CHROME_CANDIDATE_TAGS and elements with a role."""
-    role = get("role")
-    chrome = name in _CHROME_TAGS or (role is not None and role.lower() in _CHROME_ROLES)
-    if not chrome and name in _PAGE_LEVEL_CHROME_TAGS:
-        chrome = not in_content
-    if not chrome and name in _COOKIE_TAGS:
-        # The raw class value, not bs4's whitespace-split list: the pattern never matches whitespace, so
-        # the words it can match are the same either way.
-        chrome = bool(_COOKIE_RE.search((get("id") or "") + " " + (get("class") or "")))
-    return chrome and not _FOOTNOTE_RE.search(" ".join((get("id") or "", get("class") or "", role or "")))
-
-
 def _single_block_cell(cell: Any, holds_table: set[Any]) -> bool:
     """A cell holding at most one block element and no nested table: its content belongs on the row's line.
 
@@ -91,15 +75,15 @@ def _single_block_cell(cell: Any, holds_table: set[Any]) -> bool:
     return len(blocks) == 1 and blocks[0].tag != "table" and blocks[0] not in holds_table
 
 
-def _elements_holding_tables(top: list[Any]) -> set[Any]:
-    """Every element with a <table> somewhere below it, each found once (linear in the page).
+def _elements_holding_tables(top: list[Any], tags: tuple[str, ...] = ("table",)) -> set[Any]:
+    """Every element with a <table> (or one of ``tags``) somewhere below it, each found once (linear in the page).
 
     The set keeps lxml's proxies alive, so the walk meets these same objects again."""
     holding: set[Any] = set()
     for node in top:
         if node.tag.__class__ is not str:
             continue
-        for table in node.iter("table"):
+        for table in node.iter(*tags):
             for ancestor in table.iterancestors():
                 if ancestor in holding:
                     break  # its ancestors were marked by an earlier table
@@ -131,8 +115,9 @@ def _walk(top: list[Any]) -> list[str]:
     append = out.append
     pre_depth = 0
     flat_cells = 0  # inside a cell whose one block child (Word's <td><p>…</p></td>) must not break the row
-    in_content = 0  # open article/main elements
+    in_content = 0  # open sectioning elements (chrome.SECTIONING)
     holds_table = _elements_holding_tables(top)
+    holds_keeper: set[Any] | None = None  # elements holding a chrome.BANNER_KEEPERS, found on first need
     stack: list[Any] = [iter(top)]
     closers: list[str | None] = [None]
     tails: list[str | None] = [None]
@@ -157,9 +142,16 @@ def _walk(top: list[Any]) -> list[str]:
                 append(tail.translate(_PRE_ESCAPE) if pre_depth else tail)
             continue
         name = child.tag
-        if (name.__class__ is not str or name in _DROP_TAGS
-                or ((name in _CHROME_CANDIDATE_TAGS or child.get("role") is not None)
-                    and _is_chrome(child.get, name, in_content > 0))):
+        kind = None
+        if name.__class__ is str and name not in _DROP_TAGS and (
+                name in _CHROME_CANDIDATE_TAGS or child.get("role") is not None):
+            kind = chrome_kind(child.get, name, in_content > 0)
+            if kind == "notice":
+                if holds_keeper is None:
+                    holds_keeper = _elements_holding_tables(top, BANNER_KEEPERS)
+                if child in holds_keeper:
+                    kind = None
+        if name.__class__ is not str or name in _DROP_TAGS or kind is not None:
             tail = child.tail  # a comment, PI or dropped subtree: only the text after it is read
             if tail:
                 append(tail.translate(_PRE_ESCAPE) if pre_depth else tail)
@@ -194,7 +186,7 @@ def _walk(top: list[Any]) -> list[str]:
         stack.append(iter(child))
         closers.append(closer)
         tails.append(child.tail)
-        content = name in _CONTENT_ANCESTORS
+        content = name in SECTIONING
         contents.append(content)
         in_content += content
     return out
@@ -285,16 +277,23 @@ class _StreamedText:
         self._skip = 0  # depth inside a dropped subtree (0: reading)
         self._pre = 0
         self._in_content = 0
+        self._keepers = 0  # main/table elements met so far
+        self._notices: list[tuple[int, int, int]] = []  # open cookie notices: (depth, output start, keepers then)
 
     def start(self, tag: str, attrib: Any) -> None:
         if self._skip:
             self._skip += 1
             return
         get = attrib.get
+        if tag in BANNER_KEEPERS:
+            self._keepers += 1
+        kind = None
         if tag in _DROP_TAGS or ((tag in _CHROME_CANDIDATE_TAGS or get("role") is not None)
-                                 and _is_chrome(get, tag, self._in_content > 0)):
+                                 and (kind := chrome_kind(get, tag, self._in_content > 0)) == "chrome"):
             self._skip = 1
             return
+        if kind == "notice":  # read it, and take it back at its end unless a main/table was inside
+            self._notices.append((len(self._closers), len(self.out), self._keepers))
         append = self.out.append
         closer: str | None
         if tag == "br":
@@ -315,7 +314,7 @@ class _StreamedText:
             closer = _BREAK
         else:
             closer = None
-        content = tag in _CONTENT_ANCESTORS
+        content = tag in SECTIONING
         self._in_content += content
         self._closers.append(closer)
         self._contents.append(content)
@@ -333,6 +332,10 @@ class _StreamedText:
             self.out.append(_BREAK)
         elif closer is not None:
             self.out.append(closer)
+        if self._notices and self._notices[-1][0] == len(self._closers):
+            _, start, keepers = self._notices.pop()
+            if keepers == self._keepers:
+                del self.out[start:]
 
     def data(self, text: str) -> None:
         if not self._skip:

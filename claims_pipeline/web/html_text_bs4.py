@@ -16,19 +16,14 @@ from typing import Any
 from bs4 import BeautifulSoup, NavigableString, Tag, XMLParsedAsHTMLWarning
 from bs4.element import CData, Comment, Declaration, Doctype, ProcessingInstruction
 
+from claims_pipeline.web.chrome import BANNER_KEEPERS, SECTIONING, chrome_kind
 from claims_pipeline.web.html_text import (
     CELL_SEP,
     _BLOCK_TAGS,
     _CELL_MARK,
     _CELL_TAGS,
-    _CHROME_ROLES,
-    _CHROME_TAGS,
-    _CONTENT_ANCESTORS,
-    _COOKIE_RE,
     _DROP_TAGS,
-    _FOOTNOTE_RE,
     _INVISIBLE_RE,
-    _PAGE_LEVEL_CHROME_TAGS,
     _SPACED_TAGS,
     _to_str,
 )
@@ -38,27 +33,17 @@ _HSPACE_RE = re.compile(r"[^\S\n\x1f]+")
 _SKIP_STRINGS = (Comment, Declaration, Doctype, ProcessingInstruction, CData)
 
 
-def _attr_text(tag: Tag) -> str:
-    classes = tag.get("class") or []
-    if isinstance(classes, str):
-        classes = [classes]
-    return " ".join([str(tag.get("id") or ""), *classes, str(tag.get("role") or "")])
-
-
-def _is_footnotes(tag: Tag) -> bool:
-    return bool(_FOOTNOTE_RE.search(_attr_text(tag)))
+def _get(tag: Tag) -> Any:
+    """An attribute reader like lxml's: bs4 splits class into a list, the readers match the raw value."""
+    def get(name: str) -> str | None:
+        value = tag.get(name)
+        return " ".join(value) if isinstance(value, list) else value
+    return get
 
 
 def _is_chrome(tag: Tag) -> bool:
-    name = tag.name
-    role = str(tag.get("role") or "").lower()
-    chrome = name in _CHROME_TAGS or role in _CHROME_ROLES
-    if not chrome and name in _PAGE_LEVEL_CHROME_TAGS:
-        chrome = not any(p.name in _CONTENT_ANCESTORS for p in tag.parents)
-    if not chrome and name in ("div", "section", "aside", "dialog", "form"):
-        ident = str(tag.get("id") or "") + " " + " ".join(tag.get("class") or [])
-        chrome = bool(_COOKIE_RE.search(ident))
-    return chrome and not _is_footnotes(tag)
+    kind = chrome_kind(_get(tag), tag.name, any(p.name in SECTIONING for p in tag.parents))
+    return kind == "chrome" or (kind == "notice" and tag.find(BANNER_KEEPERS) is None)
 
 
 def _single_block_cell(cell: Tag) -> bool:

@@ -146,7 +146,8 @@ _ATTRS = ('class="cookie-banner"', 'class="footnotes"', 'class="a  b\tfoot-note"
           'class="foot\u00a0notes"', 'class="cookie\u00a0x"', "class=doc-footnote", 'style="x"', "hidden",
           'class="a" class="cookie"', 'ID="Consent"', 'CLASS="FootNotes"', 'role=" navigation"', "class",
           'class="foot&#110;otes"', 'class="cookie&amp;x"', 'role="navigatio&#110;"', "role='&#78;avigation'",
-          'class="x&#x200b;cookie"', 'id="foot&shy;notes"', "class=\"en&#x64;notes\"", 'role=navigation/')
+          'class="x&#x200b;cookie"', 'id="foot&shy;notes"', "class=\"en&#x64;notes\"", 'role=navigation/',
+          'id="gdpr-fines"', 'class="cookie-law-wrapper"', 'class="consentement"', 'id="CybotCookiebotDialog"')
 
 
 def random_html(rng: random.Random, budget: int) -> str:
