@@ -137,3 +137,23 @@ def test_missing_prior_and_missing_page_are_source_unavailable() -> None:
     assert audit.headline["source_unavailable"] == 1
     assert audit.priors.iloc[0]["fetch_status"] == "NOT_FETCHED"
     assert headline_numbers(audit.claims, audit.pages, audit.priors) == audit.headline
+
+
+def test_audit_command_names_both_reports(tmp_path: Path, monkeypatch, capsys) -> None:
+    """`claims-pipeline audit` names report.md and report.html (the one for people), both written."""
+    from claims_pipeline.cli import main
+    from claims_pipeline.commands.demo import write_runtime_config
+    from claims_pipeline.fixture_web.server import FixtureWeb
+
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
+    monkeypatch.delenv("CLAIMS_PIPELINE_CONFIG", raising=False)
+    (tmp_path / "home").mkdir()
+    with FixtureWeb() as web:
+        config = write_runtime_config(tmp_path / "home", f"127.0.0.1:{web.port}")
+        assert main(["audit", "--config", str(config), "--scope", "xa"]) == 0
+    err = capsys.readouterr().err
+    md = Path(err.split("audit done → ")[1].split()[0])
+    assert md.name == "report.md" and md.is_file(), err
+    html = md.with_name("report.html")
+    assert html.is_file(), err
+    assert f"report for people → {html}" in err.splitlines()

@@ -1,5 +1,5 @@
 """`claims-pipeline audit [--scope X]`: materialize the audit assets in-process against the Dagster instance,
-then print where the report is and the headline numbers (JSON on stdout)."""
+then print where the reports are (report.md, report.html) and the headline numbers (JSON on stdout)."""
 
 from __future__ import annotations
 
@@ -44,6 +44,8 @@ def audit(config_path: str, *, scope: str | None = None, clock: str = "", fixtur
         print(f"[audit] DAGSTER_HOME={instance.root_directory} · runs {', '.join(r.run_id[:8] for r in results)}", file=sys.stderr)
         if summary:
             print(f"audit done → {summary['report']}  (flagged {summary['headline']['flagged']})", file=sys.stderr)
+            if summary["html"]:
+                print(f"report for people → {summary['html']}", file=sys.stderr)
         print(json.dumps(summary.get("headline", {}) if summary else {}, indent=2))
     for f in failures:
         print(f"claims-pipeline: {f}", file=sys.stderr)
