@@ -7,6 +7,13 @@ import argparse
 import importlib
 import sys
 
+DESCRIPTION = ("Keeps a cited markdown corpus honest: re-reads every cited page and says which figures are no longer "
+               "on the page they cite, and which pages changed after the claim was last verified.")
+EPILOG = "Run `claims-pipeline COMMAND --help` for a command's options."
+CONFIG_HELP = "config file (default: $CLAIMS_PIPELINE_CONFIG, then ./config/claims_pipeline.yaml)"
+# demo always runs on its own copy of the bundled demo.yaml; --config stays accepted (and ignored) so scripts keep working
+CONFIG_HELP_OF = {"demo": "ignored by demo: it always runs on the bundled demo.yaml (a copy under --home)"}
+
 # name -> (module, one-line help). A module exposes add_arguments(parser) and run(args) -> int.
 COMMANDS: dict[str, tuple[str, str]] = {
     "extract": ("claims_pipeline.commands.extract", "parse the corpus into claims (no network)"),
@@ -19,12 +26,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 
 def build_parser(argv: list[str]) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="claims-pipeline", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="claims-pipeline", description=DESCRIPTION, epilog=EPILOG)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     chosen = next((a for a in argv if a in COMMANDS), None)
     for name, (module, help_text) in COMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
-        p.add_argument("--config", metavar="FILE", help="config file (default: $CLAIMS_PIPELINE_CONFIG, then ./config/claims_pipeline.yaml)")
+        p.add_argument("--config", metavar="FILE", help=CONFIG_HELP_OF.get(name, CONFIG_HELP))
         if name == chosen:  # only the chosen command's module is imported
             importlib.import_module(module).add_arguments(p)
     return parser

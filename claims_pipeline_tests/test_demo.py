@@ -66,3 +66,14 @@ def test_an_audit_on_the_written_demo_config_after_the_demo_reaches_a_fixture_we
     assert notes == [], f"{config}: pages fetched from the demo's closed fixture web {dead}: {notes[:3]}"
     assert "OK" in set(pages["fetch_status"]), pages[["url", "fetch_status", "note"]].to_string()
     assert json.loads(out.stdout)["by_prior"].get("TOKENS_PRESENT", 0) >= 1
+
+
+def test_demo_help_says_it_ignores_config(capsys):
+    import pytest
+
+    from claims_pipeline.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["demo", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "--config FILE ignored by demo" in help_text, help_text

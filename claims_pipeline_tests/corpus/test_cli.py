@@ -121,3 +121,16 @@ def test_scope_that_matches_nothing_is_one_line_naming_it_and_exit_2(command, co
         2, ["claims-pipeline: no scope matches --scope 'zz' (scopes: xa, xb)"]), r.stderr[-2000:]
     assert r.stdout == ""
     assert (home / "worklist.json").read_text(encoding="utf-8") == '{"items": ["previous"]}'
+
+
+def test_top_level_help_description_is_whole_sentences(capsys):
+    from claims_pipeline.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--help"])
+    assert stop.value.code == 0
+    out = capsys.readouterr().out
+    description = " ".join(out.split("\n\n")[1].split())  # the paragraph between usage and the commands
+    assert description.endswith("."), f"`claims-pipeline --help` description cut short: {description!r}"
+    assert "cited page" in description and "claims_pipeline/commands" not in description
+    assert "claims-pipeline COMMAND --help" in " ".join(out.split())
