@@ -22,6 +22,10 @@ class UnsupportedEncoding(Exception):
     pass
 
 
+class UndecodableBody(Exception):
+    """The body is not in its declared content-encoding (labelled gzip but not compressed, corrupt)."""
+
+
 class HeadRejected(Exception):
     """The first bytes failed the caller's check: the rest of the body was not read."""
 
@@ -29,30 +33,37 @@ class HeadRejected(Exception):
 class _Inflater:
     def __init__(self, encoding: str) -> None:
         # 16+MAX: gzip only; 32+MAX: auto-detect zlib or gzip header ("deflate" is zlib-wrapped per RFC 9110)
+        self._encoding = encoding
         self._wbits = 16 + zlib.MAX_WBITS if encoding in ("gzip", "x-gzip") else 32 + zlib.MAX_WBITS
         self._raw_fallback = encoding == "deflate"
         self._d = zlib.decompressobj(self._wbits)
         self._started = False
+        self._finished = False  # a member ended and what followed is not another one: ignore the rest
 
     def feed(self, data: bytes, room: int) -> bytes:
         """Inflate ``data``; returns at most room+1 bytes so the caller can tell 'over the cap'."""
         out = bytearray()
-        while data and len(out) <= room:
+        while data and len(out) <= room and not self._finished:
             try:
                 piece = self._d.decompress(data, room + 1 - len(out))
-            except zlib.error:
+            except zlib.error as exc:
                 if self._raw_fallback and not self._started:  # some servers send raw deflate
                     self._d = zlib.decompressobj(-zlib.MAX_WBITS)
                     self._raw_fallback = False
                     continue
-                raise
+                raise UndecodableBody(f"undecodable {self._encoding} body: {exc}") from exc
             self._started = True
             out += piece
             if self._d.unconsumed_tail:
                 data = self._d.unconsumed_tail
-            elif self._d.eof and self._d.unused_data:  # concatenated gzip members
+            elif self._d.eof and self._d.unused_data:
                 data = self._d.unused_data
-                self._d = zlib.decompressobj(self._wbits)
+                if data[:2] != b"\x1f\x8b" and not (len(data) < 2 and data == b"\x1f"):
+                    # trailing padding (NULs, a newline) after a complete member: browsers ignore it too
+                    self._finished = True
+                    data = b""
+                else:  # concatenated gzip members
+                    self._d = zlib.decompressobj(self._wbits)
             else:
                 data = b""
         return bytes(out)

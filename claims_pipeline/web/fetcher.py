@@ -27,7 +27,14 @@ import httpx
 from claims_pipeline.settings import Settings, package_version
 from claims_pipeline.urls import normalize_url, url_host
 from claims_pipeline.web import botwall, event_loop
-from claims_pipeline.web.body import ACCEPT_ENCODING, BodyTooLarge, HeadRejected, UnsupportedEncoding, read_capped
+from claims_pipeline.web.body import (
+    ACCEPT_ENCODING,
+    BodyTooLarge,
+    HeadRejected,
+    UndecodableBody,
+    UnsupportedEncoding,
+    read_capped,
+)
 from claims_pipeline.web.pdf_text import MAGIC_WINDOW, has_pdf_magic
 from claims_pipeline.web.politeness import HostRegistry, TokenBucket, domain_matcher, host_matches
 from claims_pipeline.web.records import FetchResult, FetchStatus
@@ -395,6 +402,11 @@ class Fetcher:
             return self._result(url, FetchStatus.DEAD, **common, note=f"http {status}")
         if not 200 <= status < 300:
             return self._result(url, FetchStatus.UNAVAILABLE, **common, note=f"unexpected http {status}")
+        # An empty or partial body is never the page's text: stored, two in a row would "confirm" a change.
+        if status == 206:  # we never send Range
+            return self._result(url, FetchStatus.UNAVAILABLE, **common, note="http 206 partial content not requested")
+        if status in (204, 205) or h.get("content-length", "").strip() == "0":
+            return self._result(url, FetchStatus.UNAVAILABLE, **common, note=f"http {status}: empty body")
         ctype = common["content_type"]
         is_pdf = _is_pdf(ctype, current, h.get("content-disposition"))
         sniff = False  # a binary type that may hide a PDF: read its head, and the rest only when it is one
@@ -415,10 +427,14 @@ class Fetcher:
             raw = await read_capped(resp, cap, head_check=has_pdf_magic if sniff else None, head_bytes=MAGIC_WINDOW)
         except BodyTooLarge as exc:  # found while streaming (no or a lying Content-Length): keep the status
             return self._result(url, FetchStatus.TOO_LARGE, **common, note=str(exc))
+        except UndecodableBody as exc:
+            return self._result(url, FetchStatus.UNAVAILABLE, **common, note=str(exc))
         except HeadRejected:
             return self._result(url, FetchStatus.BINARY, **common, content_kind="binary",
                                 note=f"binary content type {ctype}: no %PDF- in its first {MAGIC_WINDOW} bytes, "
                                      "rest not downloaded")
+        if not raw.strip():
+            return self._result(url, FetchStatus.UNAVAILABLE, **common, note=f"http {status}: empty body")
         is_pdf = is_pdf or sniff
         if not is_pdf:
             title = botwall.challenge_title(raw, f.challenge_titles)
@@ -447,7 +463,7 @@ class Fetcher:
     async def _peek(self, resp: httpx.Response) -> bytes:
         try:
             return await read_capped(resp, _CHALLENGE_PEEK_BYTES)
-        except (BodyTooLarge, UnsupportedEncoding, httpx.TransportError):
+        except (BodyTooLarge, UnsupportedEncoding, UndecodableBody, httpx.TransportError):
             return b""
 
     # ---- robots.txt ---------------------------------------------------------------------------------
@@ -478,7 +494,7 @@ class Fetcher:
                             return RobotsAnswer(status, "", **found)
                         try:
                             body = await read_capped(resp, _ROBOTS_MAX_BYTES)
-                        except BodyTooLarge:
+                        except (BodyTooLarge, UndecodableBody):
                             return RobotsAnswer(None)
                         return RobotsAnswer(status, body.decode("utf-8", "replace"), **found)
         return RobotsAnswer(None)

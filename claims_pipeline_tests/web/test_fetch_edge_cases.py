@@ -14,6 +14,14 @@ ROWS = {
     "octet-query": ("/_/fault/octet-pdf?file=loi-2024.pdf", "octet1.fixture"),
     "octet-disposition": ("/_/fault/octet-pdf-disposition", "octet2.fixture"),
     "octet-zip": ("/_/fault/octet-zip", "octet3.fixture"),
+    # empty and partial 2xx bodies were recorded OK (text "", or the first 200 bytes as the page)
+    "empty-200": ("/_/fault/empty-200", "empty1.fixture"),
+    "s204": ("/_/fault/s204", "empty2.fixture"),
+    "s205": ("/_/fault/s205", "empty3.fixture"),
+    "s206": ("/_/fault/s206", "partial.fixture"),
+    # gzip faults fell to the fetcher's generic handler: "fetcher error error: Error -3 …", no http status
+    "gzip-trailing-zeros": ("/_/fault/gzip-trailing-zeros", "gzip1.fixture"),
+    "gzip-not-compressed": ("/_/fault/gzip-not-compressed", "gzip2.fixture"),
 }
 
 
@@ -39,3 +47,28 @@ def test_octet_stream_that_is_no_pdf_stays_binary(edge_run):
     r = edge_run["octet-zip"]
     assert r.status == FetchStatus.BINARY and r.text is None
     assert "no %PDF- in its first 1024 bytes, rest not downloaded" in r.note
+
+
+@pytest.mark.parametrize(("name", "http", "note"), [
+    ("empty-200", 200, "http 200: empty body"),
+    ("s204", 204, "http 204: empty body"),
+    ("s205", 205, "http 205: empty body"),
+    ("s206", 206, "http 206 partial content not requested"),
+])
+def test_empty_or_partial_2xx_is_never_the_pages_text(edge_run, name, http, note):
+    r = edge_run[name]
+    assert (r.status, r.http_status, r.note) == (FetchStatus.UNAVAILABLE, http, note)
+    assert r.text is None
+
+
+def test_gzip_with_trailing_padding_is_read_like_a_browser(edge_run):
+    r = edge_run["gzip-trailing-zeros"]
+    assert r.status == FetchStatus.OK, r.note
+    assert "duties" in r.text and "%" in r.text
+
+
+def test_body_labelled_gzip_but_not_compressed_names_the_cause(edge_run, web):
+    r = edge_run["gzip-not-compressed"]
+    assert r.status == FetchStatus.UNAVAILABLE
+    assert r.note.startswith("undecodable gzip body: ") and "fetcher error" not in r.note
+    assert r.http_status == 200 and r.final_url == web.url("gzip2.fixture", "/_/fault/gzip-not-compressed")
