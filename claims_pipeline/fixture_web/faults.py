@@ -12,10 +12,14 @@ HTML = ("Content-Type", "text/html; charset=utf-8")
 PDF = ("Content-Type", "application/octet-stream")
 
 
+_NOTES = b"Explanatory notes on procedures and forms for applicants. " * 4
+
+
 def _xhtml() -> bytes:
     return (b"<?xml version='1.0' encoding='utf-8'?>\n<html xmlns='http://www.w3.org/1999/xhtml'><head>"
             b"<meta charset='utf-8'/><title>Rates</title><script>var x = 1;</script><style>p {}</style></head>"
-            b"<body><main><p>The reduced rate is 6.<strong>32</strong> % from 2025.</p></main></body></html>")
+            b"<body><main><p>The reduced rate is 6.<strong>32</strong> % from 2025.</p><p>" + _NOTES + b"</p></main>"
+            b"</body></html>")
 
 
 def _stub(head: str, body: str = "<p>Redirecting…</p>") -> bytes:

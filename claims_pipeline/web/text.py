@@ -40,6 +40,9 @@ class TextOutcome:
 
 _HTML_START_RE = re.compile(rb"^\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body|meta|title|div|p)\b",
                             re.IGNORECASE | re.DOTALL)
+# XML whose root element is html, in any namespace or prefix (XHTML served as text/xml): read as a page.
+_XHTML_ROOT_RE = re.compile(rb"^\s*(?:<\?[^>]*\?>\s*|<!--.*?-->\s*|<!doctype[^>]*>\s*)*<(?:[\w.-]+:)?html[\s/>]",
+                            re.IGNORECASE | re.DOTALL)
 _XML_TYPES = ("application/xml", "text/xml", "application/rss+xml", "application/atom+xml")
 
 
@@ -115,6 +118,8 @@ def extract_text(raw: bytes, content_type: str, url: str, settings: Settings) ->
         if media == "application/json" or media.endswith("+json"):
             return TextOutcome(FetchStatus.OK, json_to_text(raw, charset), "text")
         if media in _XML_TYPES or media.endswith("+xml"):
+            if _XHTML_ROOT_RE.match(raw[:4096].lstrip(b"\xef\xbb\xbf")):
+                return _html(raw, charset, f"served as {media} but is XHTML")
             return TextOutcome(FetchStatus.OK, xml_to_text(raw, charset), "text")
         if _looks_like_html(raw):  # text/plain (or other) that is really a page
             return _html(raw, charset, f"served as {media} but is HTML")

@@ -22,6 +22,9 @@ ROWS = {
     # gzip faults fell to the fetcher's generic handler: "fetcher error error: Error -3 …", no http status
     "gzip-trailing-zeros": ("/_/fault/gzip-trailing-zeros", "gzip1.fixture"),
     "gzip-not-compressed": ("/_/fault/gzip-not-compressed", "gzip2.fixture"),
+    # XHTML served as XML was read node by node ("6.⏎32⏎%"), scripts and title included
+    "xhtml-as-xml": ("/_/fault/xhtml-as-xml", "xml1.fixture"),
+    "xhtml-as-app-xml": ("/_/fault/xhtml-as-app-xml", "xml2.fixture"),
 }
 
 
@@ -72,3 +75,13 @@ def test_body_labelled_gzip_but_not_compressed_names_the_cause(edge_run, web):
     assert r.status == FetchStatus.UNAVAILABLE
     assert r.note.startswith("undecodable gzip body: ") and "fetcher error" not in r.note
     assert r.http_status == 200 and r.final_url == web.url("gzip2.fixture", "/_/fault/gzip-not-compressed")
+
+
+@pytest.mark.parametrize(("name", "media"), [("xhtml-as-xml", "text/xml"), ("xhtml-as-app-xml", "application/xml")])
+def test_xhtml_served_as_xml_is_read_as_a_page(edge_run, name, media):
+    r = edge_run[name]
+    assert r.status == FetchStatus.OK and r.content_kind == "html"
+    lines = r.text.splitlines()
+    assert lines[0] == "The reduced rate is 6.32 % from 2025."  # one line: not one per text node
+    assert len(lines) == 2 and "var x" not in r.text and "Rates" not in r.text  # no script, style or title
+    assert r.note == f"served as {media} but is XHTML"

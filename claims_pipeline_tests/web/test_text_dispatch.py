@@ -93,3 +93,16 @@ def test_random_bytes_never_raise(ctype: str) -> None:
 
 def test_default_settings_object_works() -> None:
     assert extract_text(b"<p>1</p>", "text/html", "http://a.fixture/", Settings()).text == "1"
+
+
+def test_only_xml_with_an_html_root_is_read_as_a_page() -> None:
+    from claims_pipeline.settings import settings_from_dict
+    from claims_pipeline.web.text import extract_text
+
+    settings = settings_from_dict({})
+    rss = b"<?xml version='1.0'?><rss><channel><title>Rates</title><item><title>6.32 %</title></item></channel></rss>"
+    assert extract_text(rss, "application/rss+xml", "https://x.test/feed", settings).text == "Rates\n6.32 %"
+    xhtml = b"<!-- x --><!DOCTYPE html><h:html xmlns:h='http://www.w3.org/1999/xhtml'><h:body><h:p>6.<h:b>32</h:b> %"
+    xhtml += b"</h:p></h:body></h:html>"
+    out = extract_text(xhtml, "text/xml", "https://x.test/p", settings)
+    assert (out.text, out.content_kind) == ("6.32 %", "html")
