@@ -24,7 +24,10 @@ if TYPE_CHECKING:  # the pypdf worker child imports this module: keep its start-
     from claims_pipeline.settings import PdfSettings
 
 PDF_MAGIC = b"%PDF-"
-MAGIC_WINDOW = 1024
+MAGIC_WINDOW = 1024  # where a body of any type is sniffed as a PDF
+# Where a body already taken for a PDF may start its header: scripts print warnings before the file
+# (PHP's "headers already sent"), and pdftotext reads past them.
+PDF_SEARCH_WINDOW = 65536
 MEMORY_CAP_BYTES = 1 << 30  # address space for an extractor child; poppler on real PDFs stays far below
 _STDERR_KEEP = 4000
 NO_TEXT_NOTE = "PDF has no extractable text layer (scanned image?)"
@@ -54,8 +57,8 @@ class _Run:
     output_capped: bool
 
 
-def has_pdf_magic(raw: bytes) -> bool:
-    return PDF_MAGIC in raw[:MAGIC_WINDOW]
+def has_pdf_magic(raw: bytes, window: int = MAGIC_WINDOW) -> bool:
+    return PDF_MAGIC in raw[:window]
 
 
 def _limited(cmd: list[str], timeout_s: float) -> list[str]:
@@ -190,9 +193,9 @@ def pdf_outcome(raw: bytes, settings: PdfSettings) -> PdfOutcome:
     """Extract a PDF's text: pdftotext first, pypdf when pdftotext is missing or fails."""
     if not settings.enabled:
         return PdfOutcome(FetchStatus.BINARY, None, "binary", "pdf extraction disabled")
-    if not has_pdf_magic(raw):
+    if not has_pdf_magic(raw, PDF_SEARCH_WINDOW):
         return PdfOutcome(FetchStatus.PDF_ERROR, None, "pdf:pdftotext",
-                          f"corrupt PDF: no {PDF_MAGIC.decode()} header in the first {MAGIC_WINDOW} bytes")
+                          f"corrupt PDF: no {PDF_MAGIC.decode()} header in the first {PDF_SEARCH_WINDOW} bytes")
     max_out = settings.max_text_chars * 4 + 4096  # UTF-8 worst case, plus slack for layout spaces
     fd, name = tempfile.mkstemp(suffix=".pdf", prefix="claims-pdf-")
     path = Path(name)

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 from claims_pipeline.settings import PdfSettings, Settings
 from claims_pipeline.web.charset import charset_from_content_type
 from claims_pipeline.web.html_text import html_to_text, json_to_text, looks_like_js_shell, plain_to_text, xml_to_text
-from claims_pipeline.web.pdf_text import has_pdf_magic, pdf_outcome
+from claims_pipeline.web.pdf_text import PDF_SEARCH_WINDOW, has_pdf_magic, pdf_outcome
 from claims_pipeline.web.records import FetchStatus
 
 __all__ = [
@@ -103,9 +103,15 @@ def extract_text(raw: bytes, content_type: str, url: str, settings: Settings) ->
         if is_pdf_candidate(content_type, url) and media not in ("text/html", "application/xhtml+xml"):
             if _looks_like_html(raw):
                 return _html(raw, charset, "claimed PDF but the body is HTML")
+            if has_pdf_magic(raw, PDF_SEARCH_WINDOW):
+                # a PDF after some junk (a script's warnings): its offsets count from its header, so cut there
+                skipped = raw.find(b"%PDF-")
+                out = pdf_to_text(raw[skipped:], settings.pdf)
+                out.note = "; ".join(filter(None, [f"{skipped} bytes before the %PDF- header", out.note]))
+                return out
             if media in ("application/pdf", "application/x-pdf") or _looks_binary(raw) or not media:
                 return TextOutcome(FetchStatus.PDF_ERROR, None, "binary",
-                                   "corrupt PDF: no %PDF- header in the first 1024 bytes")
+                                   f"corrupt PDF: no %PDF- header in the first {PDF_SEARCH_WINDOW} bytes")
         if is_binary_type(content_type, settings):
             return TextOutcome(FetchStatus.BINARY, None, "binary", f"binary content ({media}), not read")
         if not raw.strip():

@@ -141,3 +141,21 @@ def test_committed_fixtures_match_the_generator(tmp_path: Path) -> None:
         committed = (PDF_SITE / name) if name.endswith(".pdf") else (make_pdfs.TEXT_DIR / name)
         generated = (tmp_path / "pdfs" / name) if name.endswith(".pdf") else (tmp_path / "text" / name)
         assert committed.read_bytes() == generated.read_bytes(), name
+
+
+@pytest.mark.parametrize("ctype", ["application/pdf", "application/octet-stream"])
+def test_pdf_after_more_than_1024_bytes_of_script_warnings_is_read(ctype: str) -> None:
+    # Cause: the %PDF- header was looked for in the first 1024 bytes only, so a PDF that a PHP script preceded
+    # with warnings was PDF_ERROR although pdftotext reads it.
+    junk = b"<br />\n<b>Warning</b>: Cannot modify header information - headers already sent\n" * 20
+    assert len(junk) > 1024
+    out = extract_text(junk + pdf("tax-table.pdf"), ctype, "https://x.test/doc.pdf", settings_from_dict({}))
+    assert out.status is FetchStatus.OK and out.text is not None and "6.32 %" in out.text
+    assert out.note.startswith(f"{len(junk)} bytes before the %PDF- header")
+
+
+def test_html_mentioning_the_pdf_magic_stays_html() -> None:
+    # a page may mention the header past 1024 bytes: only a body already taken for a PDF is searched further
+    page = b"<html><body><p>" + b"Notes on file formats. " * 60 + b"A PDF starts with %PDF-1.7.</p></body></html>"
+    out = extract_text(page, "text/html", "https://x.test/about-pdf", settings_from_dict({}))
+    assert out.status is FetchStatus.OK and out.content_kind == "html"
