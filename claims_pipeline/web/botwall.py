@@ -7,6 +7,10 @@ import re
 from collections.abc import Iterable, Mapping
 
 _TITLE_RE = re.compile(rb"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+# What may follow the phrase in a challenge title: its own punctuation, then at most a short site name after a
+# separator ("Attention Required! | Cloudflare"). Not ":" — that starts a real page's subtitle.
+_AFTER_PHRASE_RE = re.compile(r"[.!…\s]*(?:[|\-–—·]\s*(?P<site>[^|\-–—·:]{1,40}))?", re.DOTALL)
+_SITE_MAX_WORDS = 4
 
 
 def page_title(body: bytes) -> str:
@@ -14,11 +18,19 @@ def page_title(body: bytes) -> str:
     return " ".join(m.group(1).decode("utf-8", "replace").split()) if m else ""
 
 
+def _is_challenge(title: str, phrase: str) -> bool:
+    if not title.lower().startswith(phrase.lower()):
+        return False
+    m = _AFTER_PHRASE_RE.fullmatch(title[len(phrase):])
+    return m is not None and len((m.group("site") or "").split()) <= _SITE_MAX_WORDS
+
+
 def challenge_title(body: bytes, titles: Iterable[str]) -> str | None:
-    """The page title when it contains one of the configured challenge titles (case-insensitive)."""
+    """The page title when it is one of the configured challenge titles (case-insensitive): the phrase, its
+    punctuation, at most a short site name after a separator. A real page titled "One more step: confirm your
+    2025 levy" is no wall (a substring match made it BLOCKED)."""
     title = page_title(body)
-    low = title.lower()
-    return title if title and any(t.lower() in low for t in titles) else None
+    return title if title and any(_is_challenge(title, t.strip()) for t in titles) else None
 
 
 def mitigated(headers: Mapping[str, str]) -> str | None:

@@ -25,6 +25,8 @@ ROWS = {
     # XHTML served as XML was read node by node ("6.⏎32⏎%"), scripts and title included
     "xhtml-as-xml": ("/_/fault/xhtml-as-xml", "xml1.fixture"),
     "xhtml-as-app-xml": ("/_/fault/xhtml-as-app-xml", "xml2.fixture"),
+    # a real page whose title starts with a challenge phrase was BLOCKED (the titles matched as substrings)
+    "levy-one-more-step": ("/_/fault/levy-one-more-step", "title.fixture"),
 }
 
 
@@ -85,3 +87,24 @@ def test_xhtml_served_as_xml_is_read_as_a_page(edge_run, name, media):
     assert lines[0] == "The reduced rate is 6.32 % from 2025."  # one line: not one per text node
     assert len(lines) == 2 and "var x" not in r.text and "Rates" not in r.text  # no script, style or title
     assert r.note == f"served as {media} but is XHTML"
+
+
+def test_real_page_titled_like_a_challenge_is_read(edge_run):
+    r = edge_run["levy-one-more-step"]
+    assert r.status == FetchStatus.OK, r.note
+    assert "levy-one-more-step" in r.text
+
+
+@pytest.mark.parametrize(("title", "wall"), [
+    ("Just a moment...", True), ("Attention Required! | Cloudflare", True), ("One more step", True),
+    ("just a moment… – Ministry of Finance", True),
+    ("One more step: confirm your 2025 levy before 31 March", False),
+    ("Just a moment of history: the 1848 tax", False), ("Attention required for 2025 filings", False),
+    ("Levy rates | One more step", False),
+])
+def test_challenge_title_is_the_phrase_plus_at_most_a_site_name(title, wall):
+    from claims_pipeline.settings import settings_from_dict
+    from claims_pipeline.web.botwall import challenge_title
+
+    titles = settings_from_dict({}).fetch.challenge_titles
+    assert (challenge_title(f"<title>{title}</title>".encode(), titles) is not None) is wall
