@@ -26,7 +26,7 @@ import httpx
 
 from claims_pipeline.settings import Settings, package_version
 from claims_pipeline.urls import normalize_url, url_host
-from claims_pipeline.web import botwall, event_loop
+from claims_pipeline.web import botwall, event_loop, stub
 from claims_pipeline.web.body import (
     ACCEPT_ENCODING,
     BodyTooLarge,
@@ -68,8 +68,9 @@ class _Downloaded:
 
 
 class _Redirect(Exception):
-    def __init__(self, location: str, status: int, sets_cookie: bool = False) -> None:
+    def __init__(self, location: str, status: int, sets_cookie: bool = False, refresh: bool = False) -> None:
         self.location, self.status, self.sets_cookie = location, status, sets_cookie
+        self.refresh = refresh  # a <meta http-equiv="refresh"> stub, not a 3xx
 
 
 def _now_iso() -> str:
@@ -280,6 +281,7 @@ class Fetcher:
         f = self.fetch
         chain = [url]
         current = url
+        refreshed: list[str] = []  # pages that sent us on by meta refresh
         for _hop in range(f.max_redirects + 1):
             host = url_host(current)
             via = f" (redirected from {url})" if current != url else ""
@@ -303,8 +305,13 @@ class Fetcher:
                 return self._result(url, FetchStatus.UNAVAILABLE, final_url=current, note=breaker.note() + via)
             try:
                 sent[0] += 1
-                return await self._request(url, current, validator)
+                outcome = await self._request(url, current, validator)
+                if refreshed and isinstance(outcome, FetchResult):
+                    outcome.note = "; ".join(filter(None, [outcome.note, f"via meta refresh from {refreshed[-1]}"]))
+                return outcome
             except _Redirect as redirect:
+                if redirect.refresh:
+                    refreshed.append(current)
                 nxt = normalize_url(urljoin(current, redirect.location))
                 # a redirect back to a URL already seen is a loop, unless it just set a cookie (a cookie check:
                 # the second visit carries it), and then only once more
@@ -449,6 +456,17 @@ class Fetcher:
         outcome = text_mod.extract_text(raw, common["content_type"], current, self.settings)
         status = FetchStatus(outcome.status)
         note = outcome.note
+        if outcome.content_kind == "html" and status in (FetchStatus.OK, FetchStatus.UNREADABLE):
+            # a redirect stub: a meta refresh is one more hop (robots, throttle, guard, redirect limit); a script
+            # redirect is not run, so the stub is no page text
+            target = stub.refresh_target(raw, outcome.text or "")
+            if target is not None and normalize_url(urljoin(current, target)) != current:
+                raise _Redirect(target, common["http_status"], refresh=True)
+            target = stub.script_redirect_target(raw, outcome.text or "")
+            if target is not None:
+                return self._result(url, FetchStatus.UNREADABLE, **common, raw=raw, content_kind="html",
+                                    note=f"redirect stub: its script sends the browser to "
+                                         f"{urljoin(current, target)}; not followed")
         if status == FetchStatus.OK and not outcome.content_kind.startswith("pdf"):
             host = url_host(current)
             if host_matches(host, self.fetch.js_spa_hosts):

@@ -27,6 +27,12 @@ ROWS = {
     "xhtml-as-app-xml": ("/_/fault/xhtml-as-app-xml", "xml2.fixture"),
     # a real page whose title starts with a challenge phrase was BLOCKED (the titles matched as substrings)
     "levy-one-more-step": ("/_/fault/levy-one-more-step", "title.fixture"),
+    # redirect stubs came back OK with "Redirecting…" as the page's text
+    "meta-refresh": ("/_/fault/meta-refresh?to=/_/page/moved", "refresh1.fixture"),
+    "meta-refresh-limit": ("/_/fault/meta-refresh?to=/_/chain/5", "refresh2.fixture"),
+    "meta-refresh-slow": ("/_/fault/meta-refresh-slow?to=/_/page/moved", "refresh3.fixture"),
+    "js-redirect": ("/_/fault/js-redirect?to=/_/page/moved", "refresh4.fixture"),
+    "meta-refresh-robots": ("/_/fault/meta-refresh?to=/private/secret.html", "polite.fixture"),
 }
 
 
@@ -108,3 +114,46 @@ def test_challenge_title_is_the_phrase_plus_at_most_a_site_name(title, wall):
 
     titles = settings_from_dict({}).fetch.challenge_titles
     assert (challenge_title(f"<title>{title}</title>".encode(), titles) is not None) is wall
+
+
+def test_meta_refresh_stub_is_followed_like_a_redirect(edge_run, web):
+    r = edge_run["meta-refresh"]
+    assert r.status == FetchStatus.OK, r.note
+    assert r.final_url == web.url("refresh1.fixture", "/_/page/moved")
+    assert "The transfer duty on moved" in r.text and "Redirecting" not in r.text
+    assert r.note == f"via meta refresh from {web.url('refresh1.fixture', '/_/fault/meta-refresh?to=/_/page/moved')}"
+
+
+def test_meta_refresh_hops_pass_robots_and_count_against_the_redirect_limit(edge_run):
+    r = edge_run["meta-refresh-robots"]
+    assert r.status == FetchStatus.ROBOTS and "robots.txt Disallow" in r.note
+    r = edge_run["meta-refresh-limit"]  # the refresh, then 5 redirects (alone, 5 are allowed)
+    assert r.status == FetchStatus.UNAVAILABLE and r.note.startswith("more than 5 redirects")
+
+
+def test_slow_meta_refresh_is_a_page_not_a_move(edge_run):
+    r = edge_run["meta-refresh-slow"]  # 60 s: an auto-reload, the page stays (thin static page: OK)
+    assert r.status == FetchStatus.OK and "Redirecting" in r.text
+
+
+def test_script_redirect_stub_is_unreadable_naming_the_target(edge_run, web):
+    r = edge_run["js-redirect"]
+    assert r.status == FetchStatus.UNREADABLE and r.text is None
+    assert r.note == f"redirect stub: its script sends the browser to {web.url('refresh4.fixture', '/_/page/moved')}; " \
+                     "not followed"
+
+
+@pytest.mark.parametrize(("meta", "target"), [
+    ("<meta http-equiv='refresh' content='0; url=/new'>", "/new"),
+    ('<meta content="0;URL=\'https://x.test/new\'" http-equiv="Refresh">', "https://x.test/new"),
+    ("<meta http-equiv=refresh content='5, url=/new'>", "/new"),
+    ("<meta http-equiv='refresh' content='0; /new'>", "/new"),
+    ("<meta http-equiv='refresh' content='11; url=/new'>", None),  # over 10 s: an auto-reload
+    ("<meta http-equiv='refresh' content='30'>", None),  # reload in place
+    ("<meta name='refresh' content='0; url=/new'>", None),
+])
+def test_meta_refresh_forms(meta, target):
+    from claims_pipeline.web.stub import refresh_target
+
+    assert refresh_target(f"<html><head>{meta}</head><body>Moved.</body></html>".encode(), "Moved.") == target
+    assert refresh_target(f"<html><head>{meta}</head></html>".encode(), "x" * 1000) is None  # not thin: a page
