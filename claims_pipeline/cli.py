@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 DESCRIPTION = ("Keeps a cited markdown corpus honest: re-reads every cited page and says which figures are no longer "
@@ -56,6 +57,11 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as exc:  # a missing corpus directory, a --scope that matches nothing: one line, no traceback
         print(f"claims-pipeline: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # the reader went away (`claims-pipeline extract | head`): stop quietly, as Unix tools do; stdout is
+        # pointed at devnull so the interpreter's final flush does not raise again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, what a shell reports for a tool killed by it
 
 
 if __name__ == "__main__":

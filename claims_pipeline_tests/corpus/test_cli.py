@@ -134,3 +134,14 @@ def test_top_level_help_description_is_whole_sentences(capsys):
     assert description.endswith("."), f"`claims-pipeline --help` description cut short: {description!r}"
     assert "cited page" in description and "claims_pipeline/commands" not in description
     assert "claims-pipeline COMMAND --help" in " ".join(out.split())
+
+
+def test_output_piped_into_a_reader_that_stops_early_ends_quietly(tmp_path):
+    """`claims-pipeline extract | head -1`: the closed pipe ends the command without a traceback."""
+    import subprocess
+    import sys
+
+    cmd = f"{sys.executable} -m claims_pipeline.cli extract | head -c 1"
+    done = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], capture_output=True, text=True, timeout=120)
+    assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr, done.stderr
+    assert done.stdout == "{"
