@@ -47,6 +47,12 @@ Validators = Mapping[str, tuple[str | None, str | None]]  # url -> (etag, last_m
 _REDIRECTS = {301, 302, 303, 307, 308}
 _ROBOTS_MAX_BYTES = 512_000
 _CHALLENGE_PEEK_BYTES = 65_536  # enough of an error page to read its <title>
+# 4xx answers that do not say the page is gone: reported as what they are, not DEAD
+_NOT_DEAD = {
+    401: (FetchStatus.BLOCKED, "login required: the page is behind authentication"),
+    407: (FetchStatus.UNAVAILABLE, "proxy authentication required: a proxy on this machine's path refused, not the site"),
+    451: (FetchStatus.BLOCKED, "unavailable for legal reasons (blocked in this region or by order)"),
+}
 
 
 @dataclass
@@ -406,6 +412,9 @@ class Fetcher:
             if blocked_code:
                 return self._result(url, FetchStatus.BLOCKED, **common, raw=peek,
                                     note=f"http {status}: access refused (no challenge marker)")
+            if status in _NOT_DEAD:  # the page exists; something stands between us and it
+                st, why = _NOT_DEAD[status]
+                return self._result(url, st, **common, note=f"http {status}: {why}")
             return self._result(url, FetchStatus.DEAD, **common, note=f"http {status}")
         if not 200 <= status < 300:
             return self._result(url, FetchStatus.UNAVAILABLE, **common, note=f"unexpected http {status}")

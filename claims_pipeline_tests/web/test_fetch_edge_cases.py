@@ -33,6 +33,11 @@ ROWS = {
     "meta-refresh-slow": ("/_/fault/meta-refresh-slow?to=/_/page/moved", "refresh3.fixture"),
     "js-redirect": ("/_/fault/js-redirect?to=/_/page/moved", "refresh4.fixture"),
     "meta-refresh-robots": ("/_/fault/meta-refresh?to=/private/secret.html", "polite.fixture"),
+    # 401 / 407 / 451 were DEAD, as if the page were gone
+    "s401": ("/_/status/401", "auth.fixture"),
+    "s407": ("/_/status/407", "proxy.fixture"),
+    "s451": ("/_/status/451", "legal.fixture"),
+    "s404": ("/_/status/404", "gone.fixture"),
 }
 
 
@@ -157,3 +162,14 @@ def test_meta_refresh_forms(meta, target):
 
     assert refresh_target(f"<html><head>{meta}</head><body>Moved.</body></html>".encode(), "Moved.") == target
     assert refresh_target(f"<html><head>{meta}</head></html>".encode(), "x" * 1000) is None  # not thin: a page
+
+
+@pytest.mark.parametrize("name, status, note", [
+    ("s401", FetchStatus.BLOCKED, "http 401: login required"),
+    ("s407", FetchStatus.UNAVAILABLE, "http 407: proxy authentication required"),
+    ("s451", FetchStatus.BLOCKED, "http 451: unavailable for legal reasons"),
+    ("s404", FetchStatus.DEAD, "http 404"),
+])
+def test_4xx_that_do_not_say_gone_are_not_dead(edge_run, name, status, note):
+    r = edge_run[name]
+    assert (r.status, r.http_status) == (status, int(name[1:])) and r.note.startswith(note), (r.status, r.note)
