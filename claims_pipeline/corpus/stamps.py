@@ -73,6 +73,7 @@ _FOLDS_TO_ASCII = ("\u017f", "\u0131", "\u0130", "\u212a")
 
 
 _DMY_RE = re.compile(_DMY)
+_DMY_STAMP_WORDS = ("erified", "ERIFIED", "etched", "ETCHED")  # Verified, VERIFIED, fetched, FETCHED
 # The forms that accept a day-month-year date: all a line without an ISO date can hold.
 _DMY_FORMS = (VERIFIED_PAREN_RE, VERIFIED_BARE_RE, FETCHED_RE, LAST_VERIFIED_RE, PROCESS_DATE_RE)
 
@@ -83,8 +84,8 @@ def find_inline_stamp(line: str, lowered: str | None = None) -> InlineStamp | No
         m = STAMP_RE.search(line)
         if m:
             return InlineStamp(date=m.group(1), kind=m.group(2).lower().replace("re-verified", "verified"))
-    elif _DMY_RE.search(line) is None:
-        return None
+    elif not any(w in line for w in _DMY_STAMP_WORDS) or _DMY_RE.search(line) is None:
+        return None  # only the day-month-year forms are left: each holds "verified" or "fetched" (plain finds first)
     hits = [m for rx in _gated(_STAMP_VARIANTS, line, lowered) if (m := rx.search(line))]
     if not hits:
         return None
@@ -125,9 +126,11 @@ def file_last_verified(text: str) -> str | None:
     for needle in ("erified", "ERIFIED"):
         i = text.find(needle)
         while i >= 0:
-            start, end = text.rfind("\n", 0, i) + 1, text.find("\n", i)
-            line = text[start:end if end >= 0 else len(text)]
-            if "://" not in line and (m := LAST_VERIFIED_RE.search(line)):
-                dates.append(iso_date(m.group(1)))
+            # "last verified" ends where "erified" does: search just around it, then ask whether its line cites
+            m = LAST_VERIFIED_RE.search(text, max(0, i - 6), i + 48)
+            if m is not None:
+                start, end = text.rfind("\n", 0, i) + 1, text.find("\n", i)
+                if text.find("://", start, end if end >= 0 else len(text)) < 0:
+                    dates.append(iso_date(m.group(1)))
             i = text.find(needle, i + 1)
     return max(dates) if dates else None

@@ -327,13 +327,15 @@ def _has_pct(t: str) -> bool:
     return _PCT_HINT_RE.search(t) is not None
 
 
+_POST_SYMBOL_RE = re.compile(f"[{POST_SYMBOLS}]")
+
 # Order matters (a span taken by an earlier reader blocks later ones): dates before statutes, so "Nov 2024"
 # is not "No." + "v 2024"; money before pct; years last.
 READERS: tuple[tuple[ValueType, re.Pattern[str], Reader, Guard], ...] = (
     ("money", MONEY_SYMBOL_RE, _money, None),
     ("money", MONEY_CODE_PRE_RE, _money, None),
     ("money", MONEY_CODE_POST_RE, _money, None),
-    ("money", MONEY_SYMBOL_POST_RE, _money, lambda t: any(c in t for c in POST_SYMBOLS)),
+    ("money", MONEY_SYMBOL_POST_RE, _money, lambda t: _POST_SYMBOL_RE.search(t) is not None),
     ("money", MONEY_CJK_RE, _money, _has_cjk_money),
     ("pct", PCT_RE, _pct, _has_pct),
     ("date", ISO_DATE_RE, _date, _has_iso_hint),
@@ -384,6 +386,8 @@ _RANGE_SEP = r"\s?(?:[–—‑-]|to|bis|à|au)\s?"
 _LOWER_BOUND_RE = re.compile(rf"(?<![\w.,\-–—‑])(?P<num>\d(?:[\d.,]*\d)?)(?P<mag>{MAG})?{_RANGE_SEP}$", re.I)
 _UPPER_BOUND_RE = re.compile(rf"{_RANGE_SEP}[€£$¥₹]?(?P<num>\d(?:[\d.,]*\d)?)(?P<mag>{MAG})(?!\w)", re.I)
 _RANGE_HINT_RE = re.compile(r"[–—‑-]|\b(?:to|bis|au)\b|à", re.I)
+# A range on the line at all: a digit (maybe a magnitude) before a separator, a digit after it (one C scan).
+_ANY_RANGE_RE = re.compile(rf"\d(?:{MAG})?{_RANGE_SEP}[€£$¥₹]?\d", re.I)
 
 
 def _scale(raw: str) -> float:
@@ -463,6 +467,6 @@ def extract_values(text: str) -> list[Value]:
             ends.insert(i, e)
             needles, salient, number = read(raw)
             values.append(Value(type=vtype, raw=raw, needles=needles, salient=salient, pos=s, end=e, number=number))
-    if values and _RANGE_HINT_RE.search(text) is not None:
+    if values and _ANY_RANGE_RE.search(text) is not None:
         values += _range_bounds(text, values, starts, ends)
     return values

@@ -120,7 +120,7 @@ def _extract_values_reference(text: str) -> list:
             ends.insert(i, e)
             needles, salient, number = read(raw)
             values.append(V.Value(type=vtype, raw=raw, needles=needles, salient=salient, pos=s, end=e, number=number))
-    return values + V._range_bounds(text, values, starts, ends) if values else values
+    return values + V._range_bounds(text, values, starts, ends) if values and V._ANY_RANGE_RE.search(text) else values
 
 
 def test_extract_values_shortcuts_give_the_reference_values():
