@@ -9,7 +9,8 @@ Rules:
 - stale_changed (per claim) = the page has a confirmed change (changed_at set) dated AFTER the claim's
   last_verified date (inline stamp, else the file footer); a claim without a usable last_verified is
   stale_changed when its page changed this run. A claim verified on or after the change day is not.
-- flagged = DISTINCT (scope, line_no, url) over TOKENS_ABSENT ∪ content_changed.
+- flagged = DISTINCT (file, line_no, url) over TOKENS_ABSENT ∪ content_changed (the original's (scope, line_no,
+  url), with the file: several files may share a scope, countries/fr/**.md).
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ class Audit:
             return p[p["prior"] == SOURCE_UNAVAILABLE]
         if name == "flagged":
             flagged = p[(p["prior"] == TOKENS_ABSENT) | p["content_changed"]]
-            return flagged.drop_duplicates(subset=["scope", "line_no", "url"])
+            return flagged.drop_duplicates(subset=["file", "line_no", "url"])
         raise KeyError(name)
 
     # ---- storage -----------------------------------------------------------------------------------
@@ -201,7 +202,7 @@ def build_audit(
         counts["content_changed"] += changed
         counts["stale_changed"] += stale
         if prior.prior == TOKENS_ABSENT or changed:
-            flagged.add((c.scope, int(c.line_no), c.source_url))
+            flagged.add((c.file, int(c.line_no), c.source_url))
         rows.append(
             {
                 "claim_id": c.id,
@@ -247,7 +248,7 @@ def build_audit(
 
 def headline_numbers(claims_df: pd.DataFrame, pages_df: pd.DataFrame, priors_df: pd.DataFrame) -> dict[str, Any]:
     """The headline numbers recomputed from the tables alone (claims ⋈ pages by URL, priors by claim id)."""
-    claims = claims_df.drop_duplicates(subset=["id"])[["id", "scope", "line_no", "source_url", "last_verified"]]
+    claims = claims_df.drop_duplicates(subset=["id"])[["id", "file", "line_no", "source_url", "last_verified"]]
     pages = pages_df.drop_duplicates(subset=["url"])[["url", "content_changed", "changed_at"]]
     prior_of = priors_df.drop_duplicates(subset=["claim_id"]).set_index("claim_id")["prior"]
     merged = claims.merge(pages, how="left", left_on="source_url", right_on="url")
@@ -258,7 +259,7 @@ def headline_numbers(claims_df: pd.DataFrame, pages_df: pd.DataFrame, priors_df:
         for lv, ca, cc in zip(merged["last_verified"], merged["changed_at"], merged["content_changed"])
     ]
     is_flag = (merged["prior"] == TOKENS_ABSENT) | merged["content_changed"]
-    flagged = merged.loc[is_flag, ["scope", "line_no", "source_url"]].drop_duplicates()
+    flagged = merged.loc[is_flag, ["file", "line_no", "source_url"]].drop_duplicates()
     by_prior = {str(k): int(v) for k, v in merged["prior"].value_counts().sort_index().items()}
     return {
         "total": int(len(merged)),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import re
 from bisect import bisect_right
 from collections import Counter
@@ -107,7 +108,7 @@ def claim_sentence(line: str, link_start: int, window: int) -> str:
     return ("…" if lo > 0 else "") + line[lo:hi].strip() + ("…" if hi < len(line) else "")
 
 
-def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: Extraction) -> None:
+def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: Extraction, id_scope: str | None = None) -> None:
     """Append the claims (and warnings, pointer skips) of one file's text to `out`.
 
     Only lines holding a citation are visited. They, the fence markers and each one's heading are found by
@@ -159,7 +160,7 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
         if len(line) > opts.max_line_chars:
             out.warnings.append(ExtractWarning(rel, line_no, f"line of {len(line):,} chars cut to {opts.max_line_chars:,}"))
             line = line[: opts.max_line_chars]
-        _claims_of_line(line, line_no, scope, rel, section, file_verified, opts, out, seen)
+        _claims_of_line(line, line_no, scope, rel, section, file_verified, opts, out, seen, id_scope or scope)
 
 
 def _fenced_spans(text: str) -> list[tuple[int, int]]:
@@ -213,7 +214,7 @@ def _last_heading(text: str, lo: int, pos: int, fenced: list[tuple[int, int]]) -
 
 
 def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str, file_verified: str | None,
-                    opts: ExtractOptions, out: Extraction, seen: set[str]) -> None:
+                    opts: ExtractOptions, out: Extraction, seen: set[str], id_scope: str) -> None:
     if _DIGIT_RE.search(line) is None:
         # No figure anywhere, so no claim: only the link warnings matter, and both kinds need a "](" on the
         # line (unbalanced brackets, non-http targets). Most citation lines of a corpus end here.
@@ -261,7 +262,7 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
             continue
         if multi and not any(v.salient for v in link_values):  # roster / navigation co-citation
             continue
-        cid = f"{scope}:{line_no}:{hashlib.sha1(link.url.encode()).hexdigest()[:8]}"
+        cid = f"{id_scope}:{line_no}:{hashlib.sha1(link.url.encode()).hexdigest()[:8]}"
         if cid in seen:  # the same URL twice on a line keeps the first link's values
             continue
         seen.add(cid)
@@ -290,11 +291,14 @@ def extract_corpus(settings: Settings, *, scopes: Iterable[str] | None = None, s
     for scope, paths in list_scopes(settings).items():
         if wanted is not None and scope not in wanted:
             continue
+        # Ids are `scope:line:hash` (the original's); when several files share a scope (countries/fr/**.md)
+        # each file's ids also name the file, or two files' line 2 citing one URL would be one claim.
+        common = Path(os.path.commonpath([p.parent for p in paths])) if len(paths) > 1 else None
         for path in paths:
             rel = _rel(path, root)
             out.scopes.setdefault(scope, []).append(rel)
             out.files.append(rel)
-            jobs.append((scope, path, rel))
+            jobs.append((scope, path, rel, f"{scope}:{path.relative_to(common).as_posix()}" if common else scope))
     parts: list[ChunkResult] | None = None
     workers = pool_size(settings.extraction.workers, jobs)
     if workers > 1:
@@ -315,11 +319,11 @@ def extract_corpus(settings: Settings, *, scopes: Iterable[str] | None = None, s
 def extract_files(jobs: Sequence[FileJob], opts: ExtractOptions) -> ChunkResult:
     """Claims, warnings and pointer-skip count of these files, in order (one pool chunk, or the whole run)."""
     out = Extraction()
-    for scope, path, rel in jobs:
+    for scope, path, rel, id_scope in jobs:
         text, warnings = read_markdown(path, rel)
         out.warnings.extend(warnings)
         if text is not None:
-            extract_text(text, scope=scope, rel=rel, opts=opts, out=out)
+            extract_text(text, scope=scope, rel=rel, opts=opts, out=out, id_scope=id_scope)
     return out.claims, out.warnings, out.skipped_pointer_links
 
 

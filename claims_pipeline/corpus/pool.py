@@ -29,7 +29,7 @@ MAX_AUTO_WORKERS = 8
 LOCK_TIMEOUT_S = 30.0
 CHUNKS_PER_WORKER = 32  # many small chunks: a worker finishing early takes more, so all end within a chunk
 
-FileJob = tuple[str, Path, str]  # (scope, path, corpus-relative path)
+FileJob = tuple[str, Path, str, str]  # (scope, path, corpus-relative path, the scope its claim ids name)
 ChunkResult = tuple[list[ClaimRecord], list[ExtractWarning], int]  # claims, warnings, skipped pointer links
 ChunkFn = Callable[[Sequence[FileJob], Any], ChunkResult]
 
@@ -53,7 +53,7 @@ def pool_size(setting: int, jobs: Sequence[FileJob]) -> int:
     if workers <= 1:
         return 1
     size = 0
-    for _, path, _ in jobs:  # stop counting as soon as the corpus is known to be big
+    for _, path, *_ in jobs:  # stop counting as soon as the corpus is known to be big
         try:
             size += path.stat().st_size
         except OSError:
@@ -89,7 +89,7 @@ def chunked(jobs: Sequence[FileJob], n_chunks: int, sizes: Sequence[int] | None 
 
 def _sizes(jobs: Sequence[FileJob]) -> list[int]:
     out = []
-    for _, path, _ in jobs:
+    for _, path, *_ in jobs:
         try:
             out.append(path.stat().st_size)
         except OSError:

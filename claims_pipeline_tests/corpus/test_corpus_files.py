@@ -113,3 +113,31 @@ def test_configured_scope_dirs_skip_files_and_exclude_dirs(corpus):
     assert {k: [p.relative_to(root).as_posix() for p in v] for k, v in scopes.items()} == {
         "regions/north/playbook": ["regions/north/playbook.md"]}
     assert [c.scope for c in extract_corpus(s).claims] == ["regions/north/playbook"]
+
+
+def test_files_sharing_a_scope_never_share_a_claim_id(corpus):
+    """countries/fr/**.md all have scope fr and count lines per file: line 2 of two files citing one URL were one
+    id, so the audit kept one claim and gave it the other's prior. Ids of a scope's files now name the file."""
+    from datetime import datetime, timezone
+
+    from claims_pipeline.audit import build_audit
+    from claims_pipeline.priors import build_prior
+    from claims_pipeline_tests.report.factories import page
+
+    root = corpus("countries/fr/playbook.md", "## Tax\n- Rate **5 %** ([x](https://tax.gouv.fr/r))\n")
+    corpus("countries/fr/notes/extra.md", "## Tax\n- Rate **7 %** ([x](https://tax.gouv.fr/r))\n")
+    corpus("countries/de/playbook.md", GOOD)  # a scope of one file keeps the original's id form
+    s = make_settings(root)
+    ex = extract_corpus(s)
+    assert sorted(c.id for c in ex.claims) == [
+        "de:2:" + ex.claims[0].id.rsplit(":", 1)[1], "fr:notes/extra.md:2:" + ex.claims[1].id.rsplit(":", 1)[1],
+        "fr:playbook.md:2:" + ex.claims[2].id.rsplit(":", 1)[1]]
+    url = "https://tax.gouv.fr/r"
+    text = "The transfer tax rate is 5 % of the price. " * 20
+    pages = {url: page(url, text), "https://tax.gov.xx/v": page("https://tax.gov.xx/v", "VAT is 18 %. " * 30)}
+    priors = {c.id: build_prior(c, pages[c.source_url], s) for c in ex.claims}
+    audit = build_audit(ex.claims, pages, priors, run_at=datetime(2026, 7, 1, tzinfo=timezone.utc))
+    by_file = dict(zip(audit.priors["file"], audit.priors["prior"]))
+    assert audit.headline["total"] == 3 and audit.headline["flagged"] == 1
+    assert by_file == {"countries/de/playbook.md": "TOKENS_PRESENT", "countries/fr/notes/extra.md": "TOKENS_ABSENT",
+                       "countries/fr/playbook.md": "TOKENS_PRESENT"}
