@@ -20,7 +20,7 @@ from claims_pipeline.corpus.attribution import attribute_values
 from claims_pipeline.corpus.links import find_links, is_pointer_link, mask_urls
 from claims_pipeline.corpus.pool import ChunkResult, FileJob, pool_size, run_in_pool
 from claims_pipeline.corpus.reading import read_markdown
-from claims_pipeline.corpus.records import ClaimRecord, Extraction, ExtractWarning
+from claims_pipeline.corpus.records import ClaimRecord, Extraction, ExtractWarning, Value
 from claims_pipeline.corpus.scopes import list_scopes
 from claims_pipeline.corpus.scopes import resolve_scope_filter as _resolve
 from claims_pipeline.corpus.stamps import file_last_verified, find_inline_stamp, mask_stamps
@@ -97,14 +97,24 @@ class ExtractOptions:
         )
 
 
-def claim_sentence(line: str, link_start: int, window: int) -> str:
-    """The stripped line, or a window of it centred on the link start with '…' marking cuts."""
+def claim_sentence(line: str, link_start: int, window: int, figures: tuple[int, int] | None = None) -> str:
+    """The stripped line, or a window of it with '…' marking cuts. The window holds the link start and the
+    claim's own figures (`figures`: the span from the first to the last one) when they fit in it, centred on
+    them; else it starts at the first figure. (The original centred on the link alone, so a long line citing
+    at its end lost the very figures the claim is about.)"""
     lead = len(line) - len(line.lstrip())
     line = line.strip()
-    ls = max(0, link_start - lead)
     if len(line) <= window:
         return line
-    lo, hi = max(0, ls - window // 2), min(len(line), ls + window // 2)
+    lo = hi = max(0, link_start - lead)
+    if figures is not None:
+        lo, hi = min(lo, figures[0] - lead), max(hi, figures[1] - lead)
+    if hi - lo <= window:
+        centre = (lo + hi) // 2
+        lo = max(0, min(centre - window // 2, len(line) - window))
+    else:
+        lo = max(0, (figures[0] - lead) if figures is not None else lo - window // 2)
+    hi = min(len(line), lo + window)
     return ("…" if lo > 0 else "") + line[lo:hi].strip() + ("…" if hi < len(line) else "")
 
 
@@ -270,11 +280,17 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
         out.claims.append(
             ClaimRecord(
                 id=cid, scope=scope, section=section or "(none)", line_no=line_no,
-                claim_text=claim_sentence(line, link.start, opts.window), values=tuple(link_values),
+                claim_text=claim_sentence(line, link.start, opts.window, _span_of(link_values)), values=tuple(link_values),
                 source_url=link.url, source_host=host, source_tier=tier or "secondary", inline_stamp=stamp,
                 link_kind=link.kind, last_verified=last, last_verified_origin=origin, file=rel,
             )
         )
+
+
+def _span_of(values: list[Value]) -> tuple[int, int] | None:
+    """From the first to the last salient figure (all figures when none is salient)."""
+    chosen = [v for v in values if v.salient] or values
+    return (min(v.pos for v in chosen), max(v.end for v in chosen)) if chosen else None
 
 
 def extract_corpus(settings: Settings, *, scopes: Iterable[str] | None = None, section: str | None = None,

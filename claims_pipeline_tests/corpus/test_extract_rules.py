@@ -237,3 +237,15 @@ def test_inline_code_span_at_line_start_is_no_fence():
             "```\n- inside **5 %** ([t](https://tax.gov.xx/f))\n```\n"
             "- PIT **10 %** ([t](https://tax.gov.xx/p))\n")
     assert [c.values[0].raw for c in extract_lines(text).claims] == ["18 %", "10 %"]
+
+
+def test_claim_text_holds_the_claims_own_figures():
+    # a long line whose citation ends it: centred on the link alone, the window lost the figure
+    line = "- The annual rate is **7.8 %** of the value, " + "and more context words " * 20 + "([t](https://tax.gov.xx/v))\n"
+    (c,) = extract_lines(line, claim_window_chars=120).claims
+    assert "7.8 %" in c.claim_text and c.claim_text.endswith("…") and len(c.claim_text) <= 122
+    # figures and link close together in the middle of a long line: both in the window, cut on both sides
+    line = "- " + "x " * 200 + "rate **5 %** ([t](https://tax.gov.xx/w)) " + "y " * 200 + "\n"
+    (c,) = extract_lines(line, claim_window_chars=100).claims
+    assert "5 %" in c.claim_text and "([t](https://tax.gov.xx/w))" in c.claim_text
+    assert c.claim_text.startswith("…") and c.claim_text.endswith("…")
