@@ -77,10 +77,10 @@ class HostThrottle:
     async def slot(self) -> AsyncIterator[None]:
         async with self._sem:
             async with self._lock:  # serialise start reservations so starts are spaced exactly
-                wait = self._next_start - time.monotonic()
-                if wait > 0:
+                # look again after each sleep: defer() (a Retry-After) may have moved _next_start meanwhile
+                while (wait := self._next_start - time.monotonic()) > 0:
                     await asyncio.sleep(wait)
-                self._next_start = time.monotonic() + self.interval_s
+                self._next_start = max(self._next_start, time.monotonic() + self.interval_s)
             yield
 
 

@@ -179,3 +179,21 @@ def test_circuit_breaker_opens_on_connection_resets(web, settings_for):
     hits = [e for e in _by_host(web.requests())["rst.fixture"] if e["path"] != "/robots.txt"]
     assert [e["path"] for e in hits] == ["/_/reset?i=0", "/_/reset?i=0", "/_/reset?i=1"]
     assert all(e["status"] == "reset" for e in hits)
+
+
+def test_retry_after_holds_back_the_hosts_other_urls(web, settings_for):
+    # two workers on one host: when the first URL's 429 (Retry-After 1) arrives, the second worker is already
+    # waiting out the 300 ms interval for the next page; it must not start before the Retry-After has passed
+    settings = settings_for(default_host={"concurrency": 2, "interval_ms": 300}, retry_after_cap_s=2)
+    flaky = web.url("ra.fixture", "/_/flaky?fails=1&code=429&retry_after=1")
+    pages = [web.url("ra.fixture", f"/_/page/ra{i}") for i in range(4)]
+    web.clear_log()
+    results = {r.url: r for r in run_fetch(settings, [flaky, *pages])}
+    assert all(r.status == FetchStatus.OK for r in results.values()), [r.note for r in results.values()]
+    assert results[flaky].attempts == 2
+    entries = [e for e in _by_host(web.requests())["ra.fixture"] if e["path"] != "/robots.txt"]
+    [told] = [e for e in entries if e["status"] == 429]
+    later = [e for e in entries if e["start"] > told["start"]]
+    assert len(later) == 5  # the flaky URL's retry and the four pages
+    assert min(e["start"] for e in later) >= told["start"] + 1.0 - TOLERANCE_S, \
+        [round(e["start"] - told["start"], 3) for e in later]
