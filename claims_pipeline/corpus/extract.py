@@ -46,6 +46,8 @@ _HEADING_START_RE = re.compile(r"#{1,6}[^\S\n]")
 # str.splitlines() breaks other than '\n'; a text holding any is rewritten to '\n' breaks first.
 _BREAKS = "\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 _BREAK_TO_NL = {ord(ch): "\n" for ch in _BREAKS}
+# Between two links of one list: "or", "and", "/", ",", "+", "·", "&" (and spaces, emphasis marks).
+_LIST_GLUE_RE = re.compile(r"[\s*_]*(?:or|and|/|,|\+|·|&|;)?[\s*_]*", re.I)
 # Every pointer clause holds one of these verbs (links._POINTER_VERB_RE).
 _POINTER_WORD_RE = re.compile(r"verify|confirm|check", re.I)
 
@@ -255,6 +257,10 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
         pointer = [False] * len(links)
     else:
         pointer = [is_pointer_link(line, ln.start, opts.lookback) for ln in links]
+        # "verify at [A](…) or [B](…)": a link listed right after a pointer is one too
+        for k in range(1, len(links)):
+            if pointer[k - 1] and not pointer[k] and _LIST_GLUE_RE.fullmatch(line, links[k - 1].end, links[k].start):
+                pointer[k] = True
     attributed = attribute_values(values, [ln for ln, p in zip(links, pointer) if not p]) if not all(pointer) else []
     if any(pointer):
         for ln, p, vs, host, tier in zip(links, pointer, attribute_values(values, links), hosts, tiers):

@@ -249,3 +249,10 @@ def test_claim_text_holds_the_claims_own_figures():
     (c,) = extract_lines(line, claim_window_chars=100).claims
     assert "5 %" in c.claim_text and "([t](https://tax.gov.xx/w))" in c.claim_text
     assert c.claim_text.startswith("…") and c.claim_text.endswith("…")
+
+
+@pytest.mark.parametrize("glue", [" or ", " / ", ", ", " and ", " + ", " · "])
+def test_every_link_of_a_verify_at_list_is_a_pointer(glue):
+    # the figure has no citation of its own here: the second portal of the list is no more its source than the first
+    line = f"- Fee **€300** — verify at [SP](https://sp.gov.xx/){glue}[Lex](https://lex.gov.xx/)\n"
+    assert extract_lines(line).claims == []
