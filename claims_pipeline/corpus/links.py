@@ -6,6 +6,7 @@ of a URL, while a markdown link's label text stays readable (a label may carry a
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 
@@ -37,7 +38,7 @@ OTHER_TARGET_RE = re.compile(r"\]\(\s*(?P<scheme>javascript|file|data|vbscript):
 # "](http" that LINK_RE did not consume as a whole markdown link: unbalanced brackets.
 _MD_OPEN = "](http"
 _URL_IN_LABEL_RE = re.compile(_URL, re.I)
-_TRAILING = ".,;:!?'\""
+_TRAILING = ".,;:!?'\"*_"  # and emphasis marks around a bare URL: **https://…**
 
 # Pointer clause right before a link: "verify at", "verify current rate at", "confirm … figures at IRD /",
 # "check at", "VERIFY the exact threshold at". The verb and the preposition sit in one clause (no sentence
@@ -61,6 +62,25 @@ class Link:
     url_end: int = 0
 
 
+# Characters that end a bare URL written in prose: a table's cell bar, CJK and typographic punctuation, braces,
+# a zero-width space. (Other non-ASCII characters stay: an IRI path may hold any letter.)
+_BARE_STOP_RE = re.compile("[|{}\u3001\u3002\uff08\uff09\uff0c\u300c-\u3011\u00ab\u00bb\u201c\u201d\u2026\u200b]")
+# Backslash escapes and entity references of a markdown link destination (CommonMark decodes both).
+_MD_ESCAPE_RE = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def _bare_url(url: str) -> str:
+    m = _BARE_STOP_RE.search(url)
+    return _trim_url(url[: m.start()] if m else url)
+
+
+def _destination(url: str) -> str:
+    """A markdown link destination as the URL it names: 'd\\_e.htm' → 'd_e.htm', '&amp;' → '&'."""
+    if "\\" in url:
+        url = _MD_ESCAPE_RE.sub(r"\1", url)
+    return html.unescape(url) if "&" in url else url
+
+
 def _trim_url(url: str) -> str:
     """Drop trailing punctuation, and a closing ')' that has no opening partner inside the URL."""
     while url:
@@ -80,12 +100,12 @@ def find_links(line: str) -> tuple[list[Link], list[str]]:
     for m in _LINK_FAST.finditer(line):  # LINK_RE's matches
         if (url := m.group("murl")) is not None:
             us = m.start("murl")
-            links.append(Link(m.start(), m.end(), url, "markdown", m.group("label"), us, us + len(url)))
+            links.append(Link(m.start(), m.end(), _destination(url), "markdown", m.group("label"), us, us + len(url)))
         elif (url := m.group("burl")) is not None:
             us = m.start("burl")
             links.append(Link(m.start(), m.end(), url, "backticked", "", us, us + len(url)))
         else:
-            url = _trim_url(m.group())
+            url = _bare_url(m.group())
             us = m.start()
             if line.startswith(_MD_OPEN, us - 2):
                 problems.append(f"unbalanced brackets in markdown link at column {us - 1}; URL read as a bare link")

@@ -256,3 +256,17 @@ def test_every_link_of_a_verify_at_list_is_a_pointer(glue):
     # the figure has no citation of its own here: the second portal of the list is no more its source than the first
     line = f"- Fee **€300** — verify at [SP](https://sp.gov.xx/){glue}[Lex](https://lex.gov.xx/)\n"
     assert extract_lines(line).claims == []
+
+
+@pytest.mark.parametrize("line, url", [
+    ("- rate **5 %** **https://tax.gov.xx/a.htm**", "https://tax.gov.xx/a.htm"),  # bold around a bare URL
+    ("| rate | 5 % | https://tax.gov.xx/b.htm|", "https://tax.gov.xx/b.htm"),  # a table cell with no space
+    ("- 税率5%（https://tax.gov.xx/c.htm）。次", "https://tax.gov.xx/c.htm"),  # CJK brackets and full stop
+    ("- rate 5 % «https://tax.gov.xx/e.htm»", "https://tax.gov.xx/e.htm"),
+    ("- rate 5 % _https://tax.gov.xx/h_", "https://tax.gov.xx/h"),
+    ("- rate 5 % https://tax.gov.xx/wiki/東京 more", "https://tax.gov.xx/wiki/東京"),  # an IRI keeps its letters
+    (r"- rate 5 % [t](https://tax.gov.xx/d\_e.htm?a=1&amp;b=2)", "https://tax.gov.xx/d_e.htm?a=1&b=2"),
+])
+def test_urls_are_read_as_the_address_they_name(line, url):
+    (c,) = extract_lines(line + "\n").claims
+    assert c.source_url == url
