@@ -1,38 +1,30 @@
 """Portal-root linter: a citation that points at a primary portal's ROOT next to a figure.
 
-"Rate 5% ([tax.gov.xx](https://tax.gov.xx/))" cites a home page, not the page holding the figure. Same rule as
-the original's check-citations (pct/money figures only, pointer phrases exempt the line, host-like labels), with
-figures read from the line with URLs blanked, and fenced code ignored.
+"Rate 5% ([tax.gov.xx](https://tax.gov.xx/))" cites a home page, not the page holding the figure. The original's
+check-citations rule (pct/money figures, host-like labels) applied to the claims extraction finds, so both agree
+on links, attribution, pointer links and fences (the original scanned raw lines: a pointer phrase anywhere
+exempted the whole line, a figure was charged to any root link on its line, bare URLs were never checked).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from claims_pipeline.corpus.links import find_links, mask_urls
+from claims_pipeline.corpus.extract import ExtractOptions, extract_text
+from claims_pipeline.corpus.links import find_links
 from claims_pipeline.corpus.reading import read_markdown
+from claims_pipeline.corpus.records import ClaimRecord, Extraction
 from claims_pipeline.corpus.scopes import scope_for
 from claims_pipeline.corpus.tiers import PrimaryHosts
 from claims_pipeline.settings import Settings
 from claims_pipeline.urls import url_host
 
-SALIENT_RE = re.compile(
-    r"(?<![\w.])\d{1,3}(?:[.,]\d+)?\s?%|[€£$¥₹]\s?\d"
-    r"|(?:USD|EUR|GBP|CHF|AED|SAR|JPY|CNY|HKD|SGD|AUD|NZD|CAD|ZAR|INR|XCD|KYD|CI\$|HK\$|S\$)\s?\d",
-    re.I,
-)
-POINTER_RE = re.compile(
-    r"\b(?:verify|confirm|check|consult|cross-check|see|lookup|look up|search)\b[^.]{0,30}?"
-    r"\b(?:at|here|current|the|via|on|using|directly)\b|\bsource:\s|\bper the\b",
-    re.I,
-)
 HOSTLIKE_LABEL_RE = re.compile(r"^[a-z0-9][a-z0-9.-]*\.[a-z]{2,}$", re.I)
-LINTER_GOV_RE = re.compile(r"(?:^|\.)(?:gov|gouv|gob)(?:\.[a-z]{2,4})?$")
-_HEADING_RE = re.compile(r"^#{1,6}\s")
+_FIGURE_TYPES = ("pct", "money")  # the original's check: percentages and amounts
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,35 +41,70 @@ def is_root_url(url: str) -> bool:
     return parts.path in ("", "/") and not parts.query and not parts.fragment
 
 
-def lint_line(line: str, *, allowlist: Collection[str] | PrimaryHosts, root_allowlist: Collection[str]) -> list[tuple[str, str]]:
-    """(url, label) of every markdown link on the line that cites a primary portal root next to a figure."""
-    if _HEADING_RE.match(line) or "](http" not in line:
-        return []
-    links, _ = find_links(line)
-    markdown = [ln for ln in links if ln.kind == "markdown"]
-    if not markdown or not SALIENT_RE.search(mask_urls(line, links)) or POINTER_RE.search(line):
-        return []
-    primary = allowlist if isinstance(allowlist, PrimaryHosts) else PrimaryHosts(allowlist)
-    roots = {r.lower() for r in root_allowlist}
-    found = []
-    for ln in markdown:
-        host = url_host(ln.url)
-        if (
-            is_root_url(ln.url)
-            and HOSTLIKE_LABEL_RE.match(ln.label.strip())
-            and host not in roots
-            and ln.url.lower() not in roots
-            and (LINTER_GOV_RE.search(host) or host in primary)
-        ):
-            found.append((ln.url, ln.label))
+class RootAllowlist:
+    """Portal roots that may be cited as such: 'impots.gouv.fr', 'https://www.impots.gouv.fr/' and
+    'www.impots.gouv.fr' all name one site (www. and a trailing slash do not matter)."""
+
+    def __init__(self, entries: Iterable[str]) -> None:
+        self._hosts = {self._host(e) for e in entries if e.strip()}
+
+    @staticmethod
+    def _host(entry: str) -> str:
+        entry = entry.strip().lower()
+        host = url_host(entry) if "://" in entry else entry.split("/", 1)[0]
+        return host[4:] if host.startswith("www.") else host
+
+    def __contains__(self, url: str) -> bool:
+        return self._host(url) in self._hosts
+
+
+def lint_options(settings: Settings, allowlist: Collection[str] | PrimaryHosts | None = None) -> ExtractOptions:
+    """Extraction's own rules (links, attribution, pointer links, fences, primary gating), with no skip
+    headings and every section: the original's check-citations read every line."""
+    opts = ExtractOptions.from_settings(settings)
+    primary = allowlist if isinstance(allowlist, PrimaryHosts) else PrimaryHosts(allowlist) if allowlist is not None \
+        else opts.allowlist
+    return replace(opts, allowlist=primary, tier_cache={}, url_cache={}, skip_heading_re=None, primary_only=True,
+                   min_salient=1)
+
+
+def _findings(text: str, opts: ExtractOptions, roots: RootAllowlist) -> list[tuple[ClaimRecord, str]]:
+    """(claim, label) of every claim whose citation is a primary portal's root and which states a percentage
+    or an amount. A markdown link counts when its label is the host name ("[tax.gov.xx](https://tax.gov.xx/)",
+    the original's rule: a link text naming a page is taken as meaning that site's home page); a bare or
+    backticked root URL always does."""
+    out = Extraction()
+    extract_text(text, scope="-", rel="-", opts=opts, out=out)
+    found: list[tuple[ClaimRecord, str]] = []
+    lines: list[str] | None = None
+    for c in out.claims:
+        if not is_root_url(c.source_url) or c.source_url in roots:
+            continue
+        if not any(v.salient and v.type in _FIGURE_TYPES for v in c.values):
+            continue
+        label = ""
+        if c.link_kind == "markdown":
+            lines = text.splitlines() if lines is None else lines
+            links, _ = find_links(lines[c.line_no - 1])
+            label = next((ln.label.strip() for ln in links if ln.url == c.source_url), "")
+            if not HOSTLIKE_LABEL_RE.match(label):
+                continue
+        found.append((c, label))
     return found
+
+
+def lint_line(line: str, *, allowlist: Collection[str] | PrimaryHosts, root_allowlist: Collection[str],
+              settings: Settings | None = None) -> list[tuple[str, str]]:
+    """(url, label) of every citation on the line of a primary portal's root next to a figure."""
+    opts = lint_options(settings or Settings(), allowlist)
+    return [(c.source_url, label) for c, label in _findings(line, opts, RootAllowlist(root_allowlist))]
 
 
 def lint_corpus(settings: Settings, scopes: Iterable[str] | None = None) -> list[LintFinding]:
     """Every finding under the scope dirs (no skip_files or skip_headings, like the original)."""
     wanted = set(scopes) if scopes is not None else None
-    primary = PrimaryHosts(settings.primary_allowlist())
-    roots = settings.linter.root_url_allowlist
+    opts = lint_options(settings)
+    roots = RootAllowlist(settings.linter.root_url_allowlist)
     root = settings.corpus_dir
     excluded = set(settings.extraction.exclude_dirs)
     findings: list[LintFinding] = []
@@ -96,14 +123,6 @@ def lint_corpus(settings: Settings, scopes: Iterable[str] | None = None) -> list
             text, _ = read_markdown(Path(path), rel)
             if text is None:
                 continue
-            in_fence = False
-            for no, line in enumerate(text.splitlines(), 1):
-                s = line.lstrip()
-                if s.startswith("```") or s.startswith("~~~"):
-                    in_fence = not in_fence
-                    continue
-                if in_fence or "](http" not in line:
-                    continue
-                for url, _label in lint_line(line, allowlist=primary, root_allowlist=roots):
-                    findings.append(LintFinding(rel, no, url, line.strip()[:140], scope))
+            for c, _label in _findings(text, opts, roots):
+                findings.append(LintFinding(rel, c.line_no, c.source_url, c.claim_text[:140], scope))
     return findings

@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-# Government suffixes (the original's rule), also matching a bare "gov.xx" host, which the original missed.
-GOV_SUFFIX_RE = re.compile(r"(?:^|\.)(?:gov|gouv|gob)(?:\.[a-z]{2,3})?$")
+# Government suffixes: gov / gouv / gob, alone or under a two-letter country code ("tax.gov.xx", "impots.gouv.fr",
+# also a bare "gov.xx" host, which the original missed). The original also took three letters after it, so
+# "irs.gov.com" or "tax.gob.net" (anyone can register those) counted as government.
+GOV_SUFFIX_RE = re.compile(r"(?:^|\.)(?:gov|gouv|gob)(?:\.[a-z]{2})?$")
 
 
 class PrimaryHosts:

@@ -270,3 +270,13 @@ def test_every_link_of_a_verify_at_list_is_a_pointer(glue):
 def test_urls_are_read_as_the_address_they_name(line, url):
     (c,) = extract_lines(line + "\n").claims
     assert c.source_url == url
+
+
+@pytest.mark.parametrize("host, tier", [
+    ("tax.gov.xx", "primary-gov"), ("gov.xx", "primary-gov"), ("impots.gouv.fr", "primary-gov"), ("irs.gov", "primary-gov"),
+    ("sat.gob.mx", "primary-gov"), ("irs.gov.com", None), ("tax.gob.net", None), ("gov.example.com", None),
+])
+def test_government_hosts(host, tier):
+    from claims_pipeline.corpus.tiers import PrimaryHosts, source_tier
+
+    assert source_tier(host, PrimaryHosts([])) == tier

@@ -35,3 +35,31 @@ def test_lint_corpus_names_file_line_scope(corpus):
                   "```\n- **5 %** ([tax.gov.xa](https://tax.gov.xa/))\n```\n")
     (f,) = lint_corpus(make_settings(root))
     assert (f.file, f.line, f.url, f.scope) == ("countries/xa/playbook.md", 3, "https://stats.gov.xa/", "xa")
+
+
+def test_linter_agrees_with_extraction_on_attribution_and_pointers():
+    # the figure goes to the deep link: the portal root after it is a co-citation, not the figure's source
+    assert lint_line("- Fee **€300** ([d](https://tax.gov.xx/fees/2026)); portal: [legal.gov.xx](https://legal.gov.xx/)",
+                     allowlist=[], root_allowlist=[]) == []
+    # a pointer clause elsewhere on the line no longer hides a root citation of the figure
+    line = "- Fee **US$300,000** ([cip.gov.xx](https://cip.gov.xx/)); verify the rest at [legal](https://legal.gov.xx/x)"
+    assert lint_line(line, allowlist=[], root_allowlist=[]) == [("https://cip.gov.xx/", "cip.gov.xx")]
+
+
+def test_bare_and_backticked_root_citations_are_linted():
+    assert lint_line("- VAT **18 %** (`https://tax.gov.xx/`)", allowlist=[], root_allowlist=[]) == [("https://tax.gov.xx/", "")]
+    assert lint_line("- VAT **18 %** https://tax.gov.xx", allowlist=[], root_allowlist=[]) == [("https://tax.gov.xx", "")]
+
+
+def test_root_allowlist_ignores_www_and_trailing_slash():
+    line = "- DMTO **5.8 %** ([impots.gouv.fr](https://www.impots.gouv.fr/))"
+    assert lint_line(line, allowlist=[], root_allowlist=[]) == [("https://www.impots.gouv.fr/", "impots.gouv.fr")]
+    for entry in ("impots.gouv.fr", "https://www.impots.gouv.fr", "www.impots.gouv.fr/"):
+        assert lint_line(line, allowlist=[], root_allowlist=[entry]) == [], entry
+
+
+def test_lint_corpus_reads_fences_like_extraction(corpus):
+    root = corpus("countries/xa/playbook.md", "# T\n```curl -s https://x.gov.xa/api``` returns JSON\n"
+                  "- median **€185,000** ([stats.gov.xa](https://stats.gov.xa/))\n")
+    (f,) = lint_corpus(make_settings(root))
+    assert (f.line, f.url) == (3, "https://stats.gov.xa/")
