@@ -280,3 +280,9 @@ def test_government_hosts(host, tier):
     from claims_pipeline.corpus.tiers import PrimaryHosts, source_tier
 
     assert source_tier(host, PrimaryHosts([])) == tier
+
+
+@pytest.mark.parametrize("line", ["- VAT **18 %** HTTPS://TAX.GOV.XX/V", "- VAT **18 %** (`Https://tax.gov.xx/v`)"])
+def test_a_scheme_in_capitals_is_a_citation(line):
+    (c,) = extract_lines(line + "\n").claims
+    assert c.source_url.lower() == "https://tax.gov.xx/v"
