@@ -166,6 +166,11 @@ class ExtractionSettings(_Strict):
                 raise ValueError(f"not a file: {v}")
             if not os.access(v, os.R_OK):
                 raise ValueError(f"cannot read {v}")
+            # the same entries as the inline list: a URL, a port or a '*.' wildcard would silently never match
+            for no, line in enumerate(v.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+                entry = line.split("#", 1)[0].strip()
+                if entry and (problem := _host_problem(entry.lower().removeprefix("."))) is not None:
+                    raise ValueError(f"{v}:{no}: {entry!r}: {problem} (a host, or '.suffix' for its subdomains)")
         return v
 
     @field_validator("primary_allowlist")

@@ -241,3 +241,22 @@ def test_the_command_exits_2_with_the_message_on_stderr(tmp_path):
     assert f"{cfg}: fetch.allow_networks: 'not-a-net' is not an IP address or CIDR range" in p.stderr
     assert "Traceback" not in p.stderr and p.stdout == ""
     assert not (tmp_path / "home").exists()
+
+
+@pytest.mark.parametrize("entry, reason", [("*.go.kr", "wildcard"), ("https://www.snb.ch/", "not a URL"),
+                                           ("snb.ch:443", "without a port")])
+def test_allowlist_file_entries_are_checked_at_load_naming_file_and_line(tmp_path, entry, reason):
+    (tmp_path / "allow.txt").write_text(f"# issuers\nboj.or.jp\n{entry}  # bad\n")
+    p = write(tmp_path, "extraction:\n  primary_allowlist_file: allow.txt\n")
+    with pytest.raises(ConfigError) as e:
+        load_settings(p)
+    assert "extraction.primary_allowlist_file" in str(e.value) and "allow.txt:3" in str(e.value)
+    assert reason in str(e.value)
+
+
+def test_allowlist_entries_with_www_or_a_final_dot_match_the_site():
+    from claims_pipeline.corpus.tiers import PrimaryHosts
+
+    hosts = PrimaryHosts(["www.boj.or.jp", "snb.ch.", ".go.jp"])
+    assert all(h in hosts for h in ("boj.or.jp", "www.boj.or.jp", "snb.ch", "www.snb.ch", "nta.go.jp", "snb.ch."))
+    assert "evil-boj.or.jp" not in hosts and "boj.or.jp.evil.com" not in hosts
