@@ -2,8 +2,9 @@
 
 Scheduling: URLs are grouped into per-host queues, each drained by at most the host's concurrency in
 workers (never "launch everything at once", the original's weakness §12). Each request hop passes, in order:
-excluded-host check → robots.txt → circuit breaker → host slot (concurrency + interval between STARTS) →
-global semaphore → global token bucket → guarded connect (DNS, address map, SSRF guard) → response.
+excluded-host check → robots.txt → circuit breaker → host slot (concurrency, interval between STARTS, then the
+global semaphore and token bucket; the start is booked only when all are passed) → guarded connect (DNS, address
+map, SSRF guard) → response.
 Redirects are followed here, one hop at a time, so every hop goes through all of the above.
 """
 
@@ -36,7 +37,7 @@ from claims_pipeline.web.body import (
     read_capped,
 )
 from claims_pipeline.web.pdf_text import MAGIC_WINDOW, has_pdf_magic
-from claims_pipeline.web.politeness import HostRegistry, TokenBucket, domain_matcher, host_matches
+from claims_pipeline.web.politeness import GlobalGate, HostRegistry, domain_matcher, host_matches
 from claims_pipeline.web.records import FetchResult, FetchStatus
 from claims_pipeline.web.robots import RobotsAnswer, RobotsCache, RobotsStore
 from claims_pipeline.web.ssrf import AddressGuard, AddressRefused
@@ -188,8 +189,7 @@ class Fetcher:
         loop = asyncio.get_running_loop()
         self._deadline = loop.time() + self.fetch.run_budget_s
         self._hosts = HostRegistry(self.fetch)
-        self._bucket = TokenBucket(self.fetch.req_per_sec)
-        self._global = asyncio.Semaphore(self.fetch.concurrency)
+        self._gate = GlobalGate(self.fetch.concurrency, self.fetch.req_per_sec)
         fixed_now = self._robots_now
         if fixed_now is not None and fixed_now.tzinfo is not None:  # the store holds naive UTC
             fixed_now = fixed_now.astimezone(timezone.utc).replace(tzinfo=None)
@@ -359,8 +359,7 @@ class Fetcher:
         if last_modified:
             headers["If-Modified-Since"] = last_modified
         throttle = self._hosts.throttle(host)
-        async with throttle.slot(), self._global:
-            await self._bucket.acquire()
+        async with throttle.slot(self._gate):  # host interval, then global concurrency and rate
             remaining = self._deadline - asyncio.get_running_loop().time()
             async with asyncio.timeout(min(f.request_timeout_s, max(remaining, 0.001))):
                 async with self._get(current, headers) as resp:
@@ -506,8 +505,7 @@ class Fetcher:
             headers["If-Modified-Since"] = last_modified
         for _ in range(self.fetch.max_redirects + 1):
             host = url_host(target)
-            async with self._hosts.throttle(host).slot(), self._global:
-                await self._bucket.acquire()
+            async with self._hosts.throttle(host).slot(self._gate):
                 async with asyncio.timeout(self.fetch.robots_timeout_s):
                     async with self._get(target, headers) as resp:
                         status = resp.status_code

@@ -74,14 +74,32 @@ class HostThrottle:
         self._next_start = max(self._next_start, time.monotonic() + seconds)
 
     @asynccontextmanager
-    async def slot(self) -> AsyncIterator[None]:
+    async def slot(self, gate: GlobalGate) -> AsyncIterator[None]:
+        """Enter when this host's concurrency, its interval and then the global gate allow a start.
+
+        The start is booked only once the global gate is passed: booked before (while a token was still to
+        come), two starts on one host could be squeezed together when the global rate is the bottleneck. The
+        global place is held until the request ends."""
+        passed = False
         async with self._sem:
-            async with self._lock:  # serialise start reservations so starts are spaced exactly
-                # look again after each sleep: defer() (a Retry-After) may have moved _next_start meanwhile
-                while (wait := self._next_start - time.monotonic()) > 0:
-                    await asyncio.sleep(wait)
-                self._next_start = max(self._next_start, time.monotonic() + self.interval_s)
-            yield
+            try:
+                async with self._lock:  # serialise start reservations so starts are spaced exactly
+                    while True:
+                        # look again after each sleep: defer() (a Retry-After) may have moved _next_start meanwhile
+                        while (wait := self._next_start - time.monotonic()) > 0:
+                            await asyncio.sleep(wait)
+                        await gate.acquire()
+                        passed = True
+                        if time.monotonic() >= self._next_start:
+                            break
+                        # a Retry-After came while we queued at the gate: wait it out without holding a global place
+                        passed = False
+                        gate.release()
+                    self._next_start = max(self._next_start, time.monotonic() + self.interval_s)
+                yield
+            finally:
+                if passed:
+                    gate.release()
 
 
 class TokenBucket:
@@ -104,6 +122,25 @@ class TokenBucket:
                     self._tokens -= 1
                     return
                 await asyncio.sleep((1 - self._tokens) / self.rate)
+
+
+class GlobalGate:
+    """The run-wide limits every request passes: at most ``concurrency`` in flight, ``rate`` starts a second."""
+
+    def __init__(self, concurrency: int, rate: float) -> None:
+        self._sem = asyncio.Semaphore(concurrency)
+        self._bucket = TokenBucket(rate)
+
+    async def acquire(self) -> None:
+        await self._sem.acquire()
+        try:
+            await self._bucket.acquire()
+        except BaseException:  # cancelled while waiting for a token: give the in-flight place back
+            self._sem.release()
+            raise
+
+    def release(self) -> None:
+        self._sem.release()
 
 
 @dataclass

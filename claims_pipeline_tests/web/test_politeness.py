@@ -197,3 +197,23 @@ def test_retry_after_holds_back_the_hosts_other_urls(web, settings_for):
     assert len(later) == 5  # the flaky URL's retry and the four pages
     assert min(e["start"] for e in later) >= told["start"] + 1.0 - TOLERANCE_S, \
         [round(e["start"] - told["start"], 3) for e in later]
+
+
+def test_host_interval_holds_when_the_global_rate_is_the_bottleneck(web, settings_for):
+    # 30 one-page hosts and a government host (one connection, 500 ms floor) with 3 pages share 20 starts a
+    # second: requests queue for tokens for up to a second or more. Each host's starts must still be its interval
+    # apart, counted from the real start: a start booked on entering the host slot, before the token wait, let
+    # the gov host's second page start right after its first, which had queued behind everyone else's
+    settings = settings_for(req_per_sec=20, default_host={"concurrency": 2, "interval_ms": 300},
+                            gov_host={"concurrency": 1, "interval_ms": 500})
+    hosts = [f"bn{i}.fixture" for i in range(30)]
+    urls = [web.url(h, "/_/page/bn") for h in hosts] + [web.url("tax.gov.xa", f"/_/page/bn{j}") for j in range(3)]
+    web.clear_log()
+    results = run_fetch(settings, urls)
+    assert all(r.status == FetchStatus.OK for r in results), [r.note for r in results if r.status != "OK"]
+    log = _by_host(web.requests())
+    assert all(len(log[h]) == 2 for h in hosts) and len(log["tax.gov.xa"]) == 4  # + robots.txt each
+    interval = {h: 0.3 for h in hosts} | {"tax.gov.xa": 0.5}
+    gaps = {h: min(b["start"] - a["start"] for a, b in zip(log[h], log[h][1:])) for h in interval}
+    short = {h: round(g, 3) for h, g in gaps.items() if g < interval[h] - TOLERANCE_S}
+    assert short == {}
