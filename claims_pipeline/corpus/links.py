@@ -97,16 +97,28 @@ def find_links(line: str) -> tuple[list[Link], list[str]]:
     """All citations on the line, left to right, and problems found (unbalanced brackets, unsafe targets)."""
     links: list[Link] = []
     problems: list[str] = []
+    outer: tuple[int, int, str] | None = None  # a linked image "[![alt](img)](page)": (start, page URL at, alt)
     for m in _LINK_FAST.finditer(line):  # LINK_RE's matches
         if (url := m.group("murl")) is not None:
+            if m.start() > 0 and line[m.start() - 1] == "!":
+                continue  # an image ![alt](src) is a picture on the page, not a citation
+            label = m.group("label")
+            if label.startswith("!") and line.startswith("](", m.end()):
+                outer = (m.start(), m.end() + 2, line[m.start() + 1:m.end()])  # the link is the "](page)" after it
+                continue
             us = m.start("murl")
-            links.append(Link(m.start(), m.end(), _destination(url), "markdown", m.group("label"), us, us + len(url)))
+            links.append(Link(m.start(), m.end(), _destination(url), "markdown", label, us, us + len(url)))
         elif (url := m.group("burl")) is not None:
             us = m.start("burl")
             links.append(Link(m.start(), m.end(), url, "backticked", "", us, us + len(url)))
         else:
             url = _bare_url(m.group())
             us = m.start()
+            if outer is not None and us == outer[1]:
+                end = us + len(url) + (1 if line.startswith(")", us + len(url)) else 0)
+                links.append(Link(outer[0], end, _destination(url), "markdown", outer[2], us, us + len(url)))
+                outer = None
+                continue
             if line.startswith(_MD_OPEN, us - 2):
                 problems.append(f"unbalanced brackets in markdown link at column {us - 1}; URL read as a bare link")
             links.append(Link(us, us + len(url), url, "bare", "", us, us + len(url)))
@@ -116,11 +128,18 @@ def find_links(line: str) -> tuple[list[Link], list[str]]:
     return links, problems
 
 
+_IMAGE_URL_RE = re.compile(rf"!\[[^\]\n]*\]\((?P<src>{_URL})", re.I)
+
+
 def mask_urls(line: str, links: list[Link]) -> str:
-    """Blank every URL (link targets, backticked and bare URLs, URLs written inside labels); keep labels."""
+    """Blank every URL (link targets, backticked and bare URLs, URLs written inside labels, image sources);
+    keep labels."""
     if not links:
         return line
     chars = list(line)
+    if "![" in line:  # images are no citations (find_links skips them), but no figure is read from their URLs
+        for m in _IMAGE_URL_RE.finditer(line):
+            chars[m.start("src"):m.end("src")] = " " * (m.end("src") - m.start("src"))
     for ln in links:
         chars[ln.url_start:ln.url_end] = " " * (ln.url_end - ln.url_start)
         if ln.kind == "markdown" and "http" in ln.label:

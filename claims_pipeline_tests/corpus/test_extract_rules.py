@@ -286,3 +286,15 @@ def test_government_hosts(host, tier):
 def test_a_scheme_in_capitals_is_a_citation(line):
     (c,) = extract_lines(line + "\n").claims
     assert c.source_url.lower() == "https://tax.gov.xx/v"
+
+
+def test_images_are_no_citations_and_give_no_figures():
+    line = "- Rate **5 %** ![chart 2019](https://tax.gov.xx/img/rates-2019.png) ([src](https://tax.gov.xx/r))\n"
+    (c,) = extract_lines(line).claims
+    assert c.source_url == "https://tax.gov.xx/r" and [v.raw for v in c.values] == ["5 %", "2019"]  # 2019 from the alt
+    # a linked image: the citation is the page it links to, not the picture
+    line = "- Rate **5 %** [![logo](https://tax.gov.xx/logo-2024.png)](https://tax.gov.xx/rates)\n"
+    ex = extract_lines(line)
+    assert [(c.source_url, c.link_kind, [v.raw for v in c.values]) for c in ex.claims] == [
+        ("https://tax.gov.xx/rates", "markdown", ["5 %"])]
+    assert ex.warnings == []
