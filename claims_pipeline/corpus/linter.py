@@ -18,7 +18,7 @@ from claims_pipeline.corpus.extract import ExtractOptions, extract_text
 from claims_pipeline.corpus.links import find_links
 from claims_pipeline.corpus.reading import read_markdown
 from claims_pipeline.corpus.records import ClaimRecord, Extraction
-from claims_pipeline.corpus.scopes import scope_for
+from claims_pipeline.corpus.scopes import markdown_files, scope_for
 from claims_pipeline.corpus.tiers import PrimaryHosts
 from claims_pipeline.settings import Settings
 from claims_pipeline.urls import url_host
@@ -112,7 +112,7 @@ def lint_corpus(settings: Settings, scopes: Iterable[str] | None = None) -> list
         base = root / scope_dir
         if not base.is_dir():
             continue
-        for path in sorted(base.rglob("*.md")):
+        for path in sorted(markdown_files(base)):
             rel_in = path.relative_to(base)
             if excluded.intersection(rel_in.parts):
                 continue

@@ -25,16 +25,25 @@ def list_scopes(settings: Settings) -> dict[str, list[Path]]:
     skip = set(ex.skip_files)
     excluded = set(ex.exclude_dirs)
     scopes: dict[str, list[Path]] = {}
+    seen: set[Path] = set()  # a file reached twice (overlapping scope_dirs) is read once
     for scope_dir in ex.scope_dirs:
         base = root / scope_dir
         if not base.is_dir():
             continue
-        for path in sorted(base.rglob("*.md")):
+        for path in sorted(markdown_files(base)):
             rel = path.relative_to(base)
-            if path.name in skip or excluded.intersection(rel.parts) or not path.is_file():
+            if path.name in skip or excluded.intersection(rel.parts) or not path.is_file() or path in seen:
                 continue
+            seen.add(path)
             scopes.setdefault(scope_for(rel, scope_dir), []).append(path)
     return scopes
+
+
+def markdown_files(base: Path) -> list[Path]:
+    """The *.md files under base (any case of the suffix: 'README.MD'), leaving out hidden files and folders
+    (.git, .obsidian, .drafts/…: not published, and a '.hidden' folder would become a scope)."""
+    return [p for p in base.rglob("*") if p.suffix.lower() == ".md"
+            and not any(part.startswith(".") for part in p.relative_to(base).parts)]
 
 
 def resolve_scope_filter(scopes: list[str] | dict[str, object], name: str) -> list[str]:

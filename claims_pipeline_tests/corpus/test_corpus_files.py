@@ -141,3 +141,19 @@ def test_files_sharing_a_scope_never_share_a_claim_id(corpus):
     assert audit.headline["total"] == 3 and audit.headline["flagged"] == 1
     assert by_file == {"countries/de/playbook.md": "TOKENS_PRESENT", "countries/fr/notes/extra.md": "TOKENS_ABSENT",
                        "countries/fr/playbook.md": "TOKENS_PRESENT"}
+
+
+def test_hidden_files_are_skipped_and_any_case_of_md_is_read(corpus):
+    root = corpus("countries/fr/playbook.md", GOOD)
+    corpus("countries/fr/NOTES.MD", GOOD)
+    corpus("countries/.obsidian/x.md", GOOD)  # would have become scope ".obsidian"
+    corpus("countries/fr/.drafts/draft.md", GOOD)
+    corpus("countries/fr/.hidden.md", GOOD)
+    scopes = list_scopes(make_settings(root))
+    assert {k: [p.name for p in v] for k, v in scopes.items()} == {"fr": ["NOTES.MD", "playbook.md"]}
+
+
+def test_overlapping_scope_dirs_read_each_file_once(corpus):
+    root = corpus("countries/fr/playbook.md", GOOD)
+    ex = extract_corpus(make_settings(root, scope_dirs=["countries", "countries"]))
+    assert len(ex.claims) == 1 and ex.files == ["countries/fr/playbook.md"]
