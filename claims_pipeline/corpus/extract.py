@@ -49,6 +49,9 @@ _BREAKS = "\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 _BREAK_TO_NL = {ord(ch): "\n" for ch in _BREAKS}
 # Between two links of one list: "or", "and", "/", ",", "+", "·", "&" (and spaces, emphasis marks).
 _LIST_GLUE_RE = re.compile(r"[\s*_]*(?:or|and|/|,|\+|·|&|;)?[\s*_]*", re.I)
+# A closed HTML comment (an unclosed "<!--" is left alone: inside a code example it would hide the rest).
+_HTML_COMMENT_RE = re.compile(r"<!--.*?-->", re.S)
+_BLANK_RE = re.compile(r"[^\n]")
 # Every pointer clause holds one of these verbs (links._POINTER_VERB_RE).
 _POINTER_WORD_RE = re.compile(r"verify|confirm|check", re.I)
 
@@ -128,6 +131,8 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
     scans over the whole text (C speed), so the many other lines of a file cost no Python work at all. The
     outcome is the same as walking `text.splitlines()` line by line with the fence and heading state.
     """
+    if "<!--" in text:  # HTML comments are not published: blank them (newlines kept, so lines keep their numbers)
+        text = _HTML_COMMENT_RE.sub(lambda m: _BLANK_RE.sub(" ", m.group()), text)
     file_verified = file_last_verified(text)
     # The lines of str.splitlines(), joined by '\n' only. Nine `in` scans (memchr-like, in C) cost a quarter
     # of one character-class regex scan over the text.

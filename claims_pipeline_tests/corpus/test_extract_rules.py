@@ -298,3 +298,13 @@ def test_images_are_no_citations_and_give_no_figures():
     assert [(c.source_url, c.link_kind, [v.raw for v in c.values]) for c in ex.claims] == [
         ("https://tax.gov.xx/rates", "markdown", ["5 %"])]
     assert ex.warnings == []
+
+
+def test_html_comments_are_not_read():
+    text = ("## Tax\n- VAT **18 %** ([t](https://tax.gov.xx/v)) <!-- was 16 % until 2023 -->\n"
+            "<!--\n- old rate **12 %** ([t](https://tax.gov.xx/old))\n## Sources\n-->\n"
+            "- PIT **10 %** ([t](https://tax.gov.xx/p))\n")
+    ex = extract_lines(text)
+    # the commented-out claim is gone, the commented-out "Sources" heading skips nothing, line numbers hold
+    assert [(c.line_no, [v.raw for v in c.values], c.section) for c in ex.claims] == [
+        (2, ["18 %"], "Tax"), (7, ["10 %"], "Tax")]
