@@ -336,7 +336,8 @@ class Fetcher:
             except (httpx.TimeoutException, TimeoutError) as exc:
                 name = type(exc).__name__ if isinstance(exc, httpx.TimeoutException) else \
                     f"response deadline {f.request_timeout_s:g} s exceeded (slow or trickling response)"
-                breaker.record_failure(name)
+                # no connection is a host fault at every attempt; a slow answer is this page's, counted once
+                breaker.record_failure(name, slow_url=None if isinstance(exc, httpx.ConnectTimeout) else current)
                 return _Retry(name + via)
             except httpx.TransportError as exc:  # connect refused, reset, protocol error
                 name = f"{type(exc).__name__}: {exc}" if str(exc) else \

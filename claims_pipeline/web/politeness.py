@@ -13,7 +13,7 @@ import re
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from claims_pipeline.settings import FetchSettings, HostPolicy
 from claims_pipeline.urls import domain_of_pattern
@@ -145,17 +145,27 @@ class GlobalGate:
 
 @dataclass
 class CircuitBreaker:
-    """Opens after ``threshold`` consecutive timeouts/connection failures on one host; any response resets."""
+    """Opens after ``threshold`` consecutive timeouts/connection failures on one host; any response resets.
+
+    A connection that fails (refused, reset, connect timeout, TLS) counts at every attempt: a dead host opens the
+    breaker fast. A response that is too slow counts once per URL: that page's own retries are no evidence that
+    the host is down, and counted each time one slow page shut a healthy one-connection host for the run."""
 
     threshold: int
     failures: int = 0
     last_failure: str = ""
+    slow_urls: set[str] = field(default_factory=set)
 
     @property
     def open(self) -> bool:
         return self.failures >= self.threshold
 
-    def record_failure(self, what: str) -> None:
+    def record_failure(self, what: str, slow_url: str | None = None) -> None:
+        """``slow_url``: the failure was a read timeout on that URL (counted only the first time)."""
+        if slow_url is not None:
+            if slow_url in self.slow_urls:
+                return
+            self.slow_urls.add(slow_url)
         self.failures += 1
         self.last_failure = what
 

@@ -217,3 +217,24 @@ def test_host_interval_holds_when_the_global_rate_is_the_bottleneck(web, setting
     gaps = {h: min(b["start"] - a["start"] for a, b in zip(log[h], log[h][1:])) for h in interval}
     short = {h: round(g, 3) for h, g in gaps.items() if g < interval[h] - TOLERANCE_S}
     assert short == {}
+
+
+def test_one_slow_page_does_not_shut_a_healthy_host_but_resets_still_open_the_breaker(web, settings_for):
+    # one connection per host and as many attempts as breaker failures: the slow page's own three timeouts
+    # used to open the breaker, and the host's five fast pages were settled "circuit open" without a request
+    settings = settings_for(max_retries=3, breaker_failures=3, request_timeout_s=0.3,
+                            default_host={"concurrency": 1, "interval_ms": 10})
+    slow = web.url("oneslow.fixture", "/_/slow?delay=1.5")
+    fast = [web.url("oneslow.fixture", f"/_/page/f{i}") for i in range(5)]
+    resets = [web.url("allrst.fixture", f"/_/reset?i={i}") for i in range(5)]
+    web.clear_log()
+    results = {r.url: r for r in run_fetch(settings, [slow, *fast, *resets])}
+    assert results[slow].status == FetchStatus.UNAVAILABLE and results[slow].attempts == 3
+    assert "circuit open" not in results[slow].note
+    assert all(results[u].status == FetchStatus.OK for u in fast), [results[u].note for u in fast]
+    # a dead host still opens it at the third failed connection: the first URL's 3 attempts
+    assert all(results[u].status == FetchStatus.UNAVAILABLE for u in resets)
+    assert "circuit open: 3 consecutive failures" in results[resets[0]].note
+    assert all(results[u].attempts == 0 and results[u].note.startswith("circuit open") for u in resets[1:])
+    hits = [e["path"] for e in web.requests() if e["host"] == "allrst.fixture" and e["path"] != "/robots.txt"]
+    assert hits == ["/_/reset?i=0"] * 3
