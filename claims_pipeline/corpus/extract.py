@@ -20,6 +20,8 @@ from claims_pipeline.corpus.attribution import attribute_values
 from claims_pipeline.corpus.links import find_links, is_pointer_link, mask_urls
 from claims_pipeline.corpus.pool import ChunkResult, FileJob, pool_size, run_in_pool
 from claims_pipeline.corpus.reading import read_markdown
+from claims_pipeline.corpus.references import USE_RE as REFERENCE_USE_RE
+from claims_pipeline.corpus.references import References, is_definition, parse_references, reference_links
 from claims_pipeline.corpus.records import ClaimRecord, Extraction, ExtractWarning, Value
 from claims_pipeline.corpus.scopes import list_scopes
 from claims_pipeline.corpus.scopes import resolve_scope_filter as _resolve
@@ -149,6 +151,13 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
             cites.add(start)
     if "](" in text:
         cites.update(rfind("\n", 0, m.start()) + 1 for m in _MD_TARGET_TO_EOL_RE.finditer(text))
+    refs = parse_references(text) if "]:" in text else None
+    if refs:  # lines citing by reference or footnote, with a figure
+        for m in REFERENCE_USE_RE.finditer(text):
+            start = rfind("\n", 0, m.start()) + 1
+            end = text.find("\n", m.end())
+            if digit(text, start, end if end >= 0 else len(text)) is not None:
+                cites.add(start)
     if not cites:
         return
     fenced = _fenced_spans(text)
@@ -178,7 +187,7 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
         if len(line) > opts.max_line_chars:
             out.warnings.append(ExtractWarning(rel, line_no, f"line of {len(line):,} chars cut to {opts.max_line_chars:,}"))
             line = line[: opts.max_line_chars]
-        _claims_of_line(line, line_no, scope, rel, section, file_verified, opts, out, seen, id_scope or scope)
+        _claims_of_line(line, line_no, scope, rel, section, file_verified, opts, out, seen, id_scope or scope, refs)
 
 
 def _fenced_spans(text: str) -> list[tuple[int, int]]:
@@ -232,7 +241,8 @@ def _last_heading(text: str, lo: int, pos: int, fenced: list[tuple[int, int]]) -
 
 
 def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str, file_verified: str | None,
-                    opts: ExtractOptions, out: Extraction, seen: set[str], id_scope: str) -> None:
+                    opts: ExtractOptions, out: Extraction, seen: set[str], id_scope: str,
+                    refs: References | None = None) -> None:
     if _DIGIT_RE.search(line) is None:
         # No figure anywhere, so no claim: only the link warnings matter, and both kinds need a "](" on the
         # line (unbalanced brackets, non-http targets). Most citation lines of a corpus end here.
@@ -243,6 +253,12 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
     links, problems = find_links(line)
     for p in problems:
         out.warnings.append(ExtractWarning(rel, line_no, p))
+    if refs:
+        if is_definition(line):  # "[r]: https://… 'title'" names a URL for the file; it states nothing
+            return
+        by_ref = [r for r in reference_links(line, refs) if not any(ln.start < r.end and r.start < ln.end for ln in links)]
+        if by_ref:
+            links = sorted(links + by_ref, key=lambda ln: ln.start)
     if not links:
         return
     hosts, tiers = zip(*[opts.host_and_tier(ln.url) for ln in links])

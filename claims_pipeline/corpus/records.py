@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 ValueType = Literal["pct", "money", "statute", "date", "year"]
-LinkKind = Literal["markdown", "backticked", "bare"]
+LinkKind = Literal["markdown", "backticked", "bare", "reference", "footnote"]
 VerifiedOrigin = Literal["inline", "file", "none"]
 
 

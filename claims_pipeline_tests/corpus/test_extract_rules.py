@@ -308,3 +308,27 @@ def test_html_comments_are_not_read():
     # the commented-out claim is gone, the commented-out "Sources" heading skips nothing, line numbers hold
     assert [(c.line_no, [v.raw for v in c.values], c.section) for c in ex.claims] == [
         (2, ["18 %"], "Tax"), (7, ["10 %"], "Tax")]
+
+
+def test_reference_and_footnote_citations():
+    text = ("## Tax\n"
+            "- DMTO is **6.32 %**[^1] of the price.\n"
+            "- The fee is **€300** ([Service Public][sp]).\n"
+            "- VAT is **20 %** per [Impots][] and **5.5 %**[^food] on food.\n"
+            "- Stamp duty **2 %** under [Loi 2024-1039].\n"
+            "- Not defined: **7 %** [nowhere][zz].\n"
+            "\n"
+            "[^1]: Legifrance, [code général des impôts](https://www.legifrance.gouv.fr/cgi/1594)\n"
+            "[^food]: https://www.impots.gouv.fr/tva-reduite\n"
+            '[SP]: https://www.service-public.gouv.fr/fees "Fees 2026: 300 €"\n'
+            "[impots]: <https://www.impots.gouv.fr/tva>\n"
+            "[loi 2024-1039]: https://www.legifrance.gouv.fr/loi/2024-1039\n")
+    ex = extract_lines(text)
+    got = [(c.line_no, c.link_kind, c.source_url.rsplit("/", 1)[1], [v.raw for v in c.values if v.salient]) for c in ex.claims]
+    assert got == [
+        (2, "footnote", "1594", ["6.32 %"]),
+        (3, "reference", "fees", ["€300"]),
+        (4, "reference", "tva", ["20 %"]),
+        (4, "footnote", "tva-reduite", ["5.5 %"]),
+        (5, "reference", "2024-1039", ["2 %", "Loi 2024-1039"]),  # a shortcut's text is read, like a label
+    ]  # footnote texts citing no figure, and definition lines, give no claim
