@@ -219,6 +219,12 @@ class FetchSettings(_Strict):
         "(RFC 9309 §2.4: generally not over 24 h); older, it is re-validated conditionally (304 keeps it). "
         "0 = never reused without asking the server.",
     )
+    robots_unreachable: Literal["disallow", "allow"] = Field(
+        "disallow",
+        description="When robots.txt cannot be had (5xx, 429, a timeout or a reset) and no copy is stored: "
+        "'disallow' fetches nothing from that origin this run (RFC 9309 §2.3.1.4); 'allow' fetches as if there "
+        "were no robots.txt.",
+    )
     min_text_chars: int = Field(200, ge=0)
     js_spa_hosts: list[str] = Field(default_factory=lambda: ["elegislation.gov.hk"])
     binary_content_prefixes: list[str] = Field(

@@ -117,13 +117,17 @@ def test_after_ttl_a_conditional_request_is_made_and_304_keeps_the_stored_rules(
     assert robots_hits(web, mark) == []  # 5.5 h after the re-validation: reused again
 
 
-def test_5xx_robots_allows_this_run_and_is_not_cached(web, sites, tmp_path):
+def test_5xx_robots_disallows_this_run_and_is_not_cached(web, sites, tmp_path):
     settings = fixture_settings(web, tmp_path / "home")
     page, private = urls_for(web)
     break_robots(sites)
     first = refresh_pages(settings, [page, private], now=T0)
     assert [r["status"] for r in robots_hits(web, 0)] == [500]
-    assert first[private].fetch_status == "OK"  # 5xx: allow all for this run
+    # unreachable and nothing stored: RFC 9309 §2.3.1.4, complete disallow for this run (fetch.robots_unreachable)
+    assert {first[u].fetch_status for u in (page, private)} == {"ROBOTS"}
+    assert first[page].note == ("robots.txt unreachable (http 500): not fetched, as RFC 9309 asks "
+                                "(fetch.robots_unreachable); asked again next run")
+    assert [r["path"] for r in web.requests()] == ["/robots.txt"]  # no page of the origin requested
     assert stored(settings) is None
     mark = len(web.requests())
     refresh_pages(settings, [page], now=at(1))
@@ -134,6 +138,20 @@ def test_5xx_robots_allows_this_run_and_is_not_cached(web, sites, tmp_path):
     third = refresh_pages(settings, [page, private], now=at(2))
     assert [r["status"] for r in robots_hits(web, mark)] == [200]
     assert third[private].fetch_status == "ROBOTS" and len(private_hits(web, mark)) == 0
+    assert third[page].fetch_status == "OK"
+
+
+def test_5xx_robots_with_robots_unreachable_allow_fetches_this_run_and_is_not_cached(web, sites, tmp_path):
+    settings = fixture_settings(web, tmp_path / "home", robots_unreachable="allow")
+    page, private = urls_for(web)
+    break_robots(sites)
+    first = refresh_pages(settings, [page, private], now=T0)
+    assert [r["status"] for r in robots_hits(web, 0)] == [500]
+    assert first[private].fetch_status == "OK" and first[page].fetch_status == "OK"  # the setting: allow all
+    assert stored(settings) is None
+    mark = len(web.requests())
+    refresh_pages(settings, [page], now=at(1))
+    assert [r["status"] for r in robots_hits(web, mark)] == [500]  # asked again: nothing was cached
 
 
 def test_5xx_on_revalidation_keeps_the_last_good_copy_without_renewing_it(web, sites, tmp_path):

@@ -6,7 +6,8 @@ mapping fictional host names to it (``address_map()``, used as ``fetch.address_m
 Static sites: ``<sites_dir>/<host>/<path>``; a directory serves its ``index.html``; the content type comes
 from the extension; every file gets an ETag (content hash) and a Last-Modified, and conditional requests
 (If-None-Match, else If-Modified-Since) get a real 304. ``page.html.v2`` replaces ``page.html`` from epoch 2
-on (``set_epoch``). ``robots.txt`` is the site folder's file (404 when absent).
+on (``set_epoch``). ``robots.txt`` is the site folder's file (404 when absent), or, for a host given to
+``robots_as(host, "/_/status/503")``, that built-in behaviour (a robots.txt that fails, hangs or redirects).
 
 Built-in behaviours, on ANY host, under ``/_/`` (generated in code, no files needed):
   /_/page/<name>[?size=N&changes=1]  HTML page with figures; ETag/Last-Modified; changes with the epoch if asked
@@ -110,6 +111,8 @@ class _Handler(BaseHTTPRequestHandler):
         split = urlsplit(self.path)
         self._vhost = (self.headers.get("Host") or "").rsplit(":", 1)[0].strip("[]").lower() \
             if not (self.headers.get("Host") or "").startswith("[") else (self.headers.get("Host") or "")[1:].split("]")[0]
+        if split.path == "/robots.txt" and self._vhost in web.robots_behaviours:  # logged as /robots.txt still
+            split = urlsplit(web.robots_behaviours[self._vhost])
         self._query = {k: v[-1] for k, v in parse_qs(split.query).items()}
         try:
             if split.path.startswith("/_/"):
@@ -389,6 +392,7 @@ class FixtureWeb:
         self._log_entries: list[dict[str, Any]] = []
         self._counts: dict[tuple[str, str], int] = {}
         self._bombs: dict[int, bytes] = {}
+        self.robots_behaviours: dict[str, str] = {}  # host -> built-in path (with query) served as its robots.txt
         self._idle = threading.Condition()
         self._active = 0  # handlers between reading a request line and logging it
         self._server = _Server((host, port), _Handler)
@@ -431,6 +435,12 @@ class FixtureWeb:
     # ---- state -------------------------------------------------------------------------------------
     def set_epoch(self, n: int) -> None:
         self.epoch = n
+
+    def robots_as(self, host: str, behaviour: str) -> None:
+        """Serve ``host``'s /robots.txt with a built-in behaviour, e.g. "/_/status/503" or "/_/slow?delay=2"."""
+        if not behaviour.startswith("/_/"):
+            raise ValueError(f"not a built-in behaviour: {behaviour!r}")
+        self.robots_behaviours[host.lower()] = behaviour
 
     def variant_for(self, file: Path) -> tuple[Path, int] | None:
         """The epoch variant of a static file: ``file.vN`` for the highest N <= epoch, else the file itself."""

@@ -194,7 +194,7 @@ class Fetcher:
         if fixed_now is not None and fixed_now.tzinfo is not None:  # the store holds naive UTC
             fixed_now = fixed_now.astimezone(timezone.utc).replace(tzinfo=None)
         self._robots = RobotsCache(self._fetch_robots, store=self._robots_store,
-                                   ttl_hours=self.fetch.robots_cache_hours,
+                                   ttl_hours=self.fetch.robots_cache_hours, unreachable=self.fetch.robots_unreachable,
                                    **({"now": lambda: fixed_now} if fixed_now is not None else {}))
         results: asyncio.Queue[FetchResult] = asyncio.Queue()
         queues: dict[str, deque[str]] = defaultdict(deque)
@@ -305,7 +305,8 @@ class Fetcher:
                 if delay is not None:
                     throttle.raise_interval(delay)
                 if not rules.allows(current, self.robots_agent):
-                    return self._result(url, FetchStatus.ROBOTS, final_url=current, note=f"robots.txt Disallow for {current}")
+                    note = f"{rules.note}{via}" if rules.disallow_all else f"robots.txt Disallow for {current}"
+                    return self._result(url, FetchStatus.ROBOTS, final_url=current, note=note)
             breaker = self._hosts.breaker(host)
             if breaker.open:
                 return self._result(url, FetchStatus.UNAVAILABLE, final_url=current, note=breaker.note() + via)
@@ -504,6 +505,21 @@ class Fetcher:
             headers["If-None-Match"] = etag
         if last_modified:
             headers["If-Modified-Since"] = last_modified
+        try:
+            return await self._robots_hops(target, headers)
+        except httpx.ConnectError as exc:
+            # no connection at all (DNS, refused, TLS): nothing of the site was reached, and the page request will
+            # meet the same failure and report it as what it is, so this is no "unreachable" disallow-all
+            return RobotsAnswer(None, failure=f"ConnectError: {exc}")
+        except (httpx.TimeoutException, TimeoutError) as exc:
+            what = type(exc).__name__ if isinstance(exc, httpx.TimeoutException) else \
+                f"no answer within {self.fetch.robots_timeout_s:g} s"
+            return RobotsAnswer(None, failure=what, lost=True)
+        except (httpx.NetworkError, httpx.RemoteProtocolError) as exc:  # reset or cut off mid-answer
+            what = f"{type(exc).__name__}: {exc}" if str(exc) else f"{type(exc).__name__} (connection reset or closed)"
+            return RobotsAnswer(None, failure=what, lost=True)
+
+    async def _robots_hops(self, target: str, headers: dict[str, str]) -> RobotsAnswer:
         for _ in range(self.fetch.max_redirects + 1):
             host = url_host(target)
             async with self._hosts.throttle(host).slot(self._gate):
@@ -523,7 +539,7 @@ class Fetcher:
                         except (BodyTooLarge, UndecodableBody):
                             return RobotsAnswer(None)
                         return RobotsAnswer(status, body.decode("utf-8", "replace"), **found)
-        return RobotsAnswer(None)
+        return RobotsAnswer(None, failure=f"more than {self.fetch.max_redirects} redirects")
 
 
 def fetch_urls(settings: Settings, urls: Iterable[str], *, validators: Validators | None = None,

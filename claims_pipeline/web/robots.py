@@ -1,9 +1,15 @@
-"""robots.txt per origin through protego: fetched once per run (under a lock), 4xx or errors mean "allow all".
+"""robots.txt per origin through protego: fetched once per run (under a lock); a 4xx means "allow all".
+
+Unreachable (5xx, 429, a timeout, a reset) with no stored copy: RFC 9309 §2.3.1.4 asks to assume complete
+disallow, so every URL of the origin is settled ROBOTS for this run (fetch.robots_unreachable: disallow, the
+default; 'allow' fetches as if there were no robots.txt). A connection that cannot be opened at all (DNS,
+refused, TLS) or an address the guard refuses is no such answer: the page request meets the same failure and
+reports it as what it is, so it is allowed to try.
 
 Across runs (RFC 9309 §2.4) an optional RobotsStore keeps the last answer per origin: a copy younger than the
 TTL is used without a request; an older one is re-validated conditionally (If-None-Match / If-Modified-Since),
 and a 304 keeps its body. What is stored: 2xx bodies and 4xx answers ("allow all"); never 5xx, 429, timeouts
-or other failures (those allow all for this run only, or, when an older stored copy exists, reuse that copy:
+or other failures (those apply to this run only, or, when an older stored copy exists, that copy is reused:
 §2.4 lets a crawler keep a cached robots.txt while the file is unreachable).
 """
 
@@ -24,12 +30,20 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class RobotsAnswer:
-    """What one GET /robots.txt gave: status None on a failure (timeout, reset, body over the cap)."""
+    """What one GET /robots.txt gave: status None on a failure, named by ``failure``; ``lost`` when that failure
+    makes the file unreachable (a timeout, a reset) rather than absent."""
 
     status: int | None
     body: str = ""
     etag: str | None = None
     last_modified: str | None = None
+    failure: str | None = None
+    lost: bool = False
+
+    @property
+    def unreachable(self) -> bool:
+        """RFC 9309 §2.3.1.4: a server error (5xx; 429 too, a refusal for now) or a network failure."""
+        return self.lost or (self.status is not None and (self.status == 429 or 500 <= self.status < 600))
 
 
 @dataclass(frozen=True)
@@ -60,10 +74,13 @@ RobotsFetch = Callable[[str, "tuple[str | None, str | None] | None"], Awaitable[
 
 @dataclass
 class RobotsRules:
-    parser: Protego | None  # None: no usable robots.txt, everything allowed
+    parser: Protego | None  # None: no usable robots.txt, everything allowed (unless disallow_all)
     note: str
+    disallow_all: bool = False  # robots.txt unreachable: nothing of this origin is fetched (note says why)
 
     def allows(self, url: str, agent: str) -> bool:
+        if self.disallow_all:
+            return False
         return True if self.parser is None else bool(self.parser.can_fetch(url, agent))
 
     def crawl_delay(self, agent: str) -> float | None:
@@ -98,8 +115,10 @@ def rules_from(status: int | None, body: str, source: str) -> RobotsRules:
 
 class RobotsCache:
     def __init__(self, fetch: RobotsFetch, *, store: RobotsStore | None = None, ttl_hours: float = 24.0,
-                 now: Callable[[], datetime] = utc_now) -> None:
+                 now: Callable[[], datetime] = utc_now, unreachable: str = "disallow") -> None:
+        """unreachable: fetch.robots_unreachable, what an unreachable robots.txt with no stored copy means."""
         self._fetch = fetch
+        self._unreachable = unreachable
         self._store = store
         self._ttl = timedelta(hours=ttl_hours)
         self._now = now
@@ -138,11 +157,9 @@ class RobotsCache:
             and (stored.etag or stored.last_modified) else None
         try:
             answer = await self._fetch(origin, validators)
-        except Exception as exc:  # any failure to read robots.txt means no restrictions (reference §6.2)
-            answer = RobotsAnswer(None)
-            failure = f"unreadable ({type(exc).__name__})"
-        else:
-            failure = f"http {answer.status}" if answer.status is not None else "unreadable"
+        except Exception as exc:  # not an answer of the site (the fetcher returns those): no restrictions
+            answer = RobotsAnswer(None, failure=f"unreadable ({type(exc).__name__})")
+        failure = f"http {answer.status}" if answer.status is not None else answer.failure or "unreadable"
         if answer.status == 304 and validators is not None and stored is not None:
             await self._save(replace(stored, fetched_at=now, etag=answer.etag or stored.etag,
                                      last_modified=answer.last_modified or stored.last_modified))
@@ -154,6 +171,11 @@ class RobotsCache:
             return rules_from(answer.status, answer.body, "")
         if stored is not None:  # unreachable now: the last copy the site gave still applies, not refreshed
             return rules_from(stored.status, stored.body, f" (cached; re-check failed: {failure})")
+        if answer.unreachable and self._unreachable == "disallow":
+            return RobotsRules(None, f"robots.txt unreachable ({failure}): not fetched, as RFC 9309 asks "
+                                     "(fetch.robots_unreachable); asked again next run", disallow_all=True)
+        if answer.unreachable:
+            return RobotsRules(None, f"robots.txt unreachable ({failure}): allow all (fetch.robots_unreachable: allow)")
         return RobotsRules(None, f"robots.txt {failure}: allow all")
 
     async def _stored(self, origin: str) -> RobotsRecord | None:

@@ -1,0 +1,54 @@
+"""robots.txt answers the fetcher must read as RFC 9309 says, proven from the fixture web's request log."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from claims_pipeline.web.records import FetchStatus
+
+from claims_pipeline_tests.web.conftest import run_fetch
+
+
+def _hits(web, host: str) -> list[str]:
+    return [e["path"] for e in web.requests(settle_s=3) if e["host"] == host]  # a slow handler logs late
+
+
+@pytest.mark.parametrize("host, behaviour, why", [
+    ("r503.fixture", "/_/status/503", "(http 503)"),
+    ("r500.fixture", "/_/status/500", "(http 500)"),
+    ("r429.fixture", "/_/status/429", "(http 429)"),
+    ("rslow.fixture", "/_/slow?delay=1", "(no answer within 0.3 s)"),
+    ("rreset.fixture", "/_/reset", "Connection reset by peer"),
+])
+def test_unreachable_robots_txt_disallows_the_whole_origin(web, settings_for, host, behaviour, why):
+    web.robots_as(host, behaviour)
+    urls = [web.url(host, f"/_/page/u{i}") for i in range(3)]
+    web.clear_log()
+    results = run_fetch(settings_for(robots_timeout_s=0.3), urls)
+    assert {r.status for r in results} == {FetchStatus.ROBOTS} and {r.attempts for r in results} == {0}
+    note = results[0].note
+    assert note.startswith("robots.txt unreachable (") and why in note, note
+    assert note.endswith("): not fetched, as RFC 9309 asks (fetch.robots_unreachable); asked again next run")
+    assert _hits(web, host) == ["/robots.txt"]  # asked once; no page of the origin requested
+
+
+def test_unreachable_robots_txt_with_allow_setting_fetches_the_pages(web, settings_for):
+    web.robots_as("unreach-allow.fixture", "/_/status/503")
+    urls = [web.url("unreach-allow.fixture", f"/_/page/a{i}") for i in range(2)]
+    web.clear_log()
+    results = run_fetch(settings_for(robots_unreachable="allow"), urls)
+    assert {r.status for r in results} == {FetchStatus.OK}
+    assert sorted(_hits(web, "unreach-allow.fixture")) == ["/_/page/a0", "/_/page/a1", "/robots.txt"]
+
+
+def test_robots_txt_on_a_host_that_refuses_connections_lets_the_page_report_it(web, settings_for):
+    # guard of a choice, not of a fix: no connection at all is no "unreachable" answer; the page meets the same
+    # refusal and is reported UNAVAILABLE naming it, not ROBOTS
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed = f"127.0.0.1:{s.getsockname()[1]}"  # bound, never listening: connections are refused
+        settings = settings_for(address_map={"refusing.fixture": closed}, max_retries=1)
+        [r] = run_fetch(settings, ["http://refusing.fixture/page"])
+    assert r.status == FetchStatus.UNAVAILABLE and "ConnectError" in r.note, r.note
