@@ -54,8 +54,13 @@ _LIST_GLUE_RE = re.compile(r"[\s*_]*(?:or|and|/|,|\+|·|&|;)?[\s*_]*", re.I)
 # A closed HTML comment (an unclosed "<!--" is left alone: inside a code example it would hide the rest).
 _HTML_COMMENT_RE = re.compile(r"<!--.*?-->", re.S)
 _BLANK_RE = re.compile(r"[^\n]")
+# Literal searches as compiled patterns: on non-ASCII text SRE's literal search beats `str.__contains__` by 2–3×
+# (0.009 s vs 0.018 s for "<!--" over 29 MB), and most files hold neither, so the whole text is scanned.
+_COMMENT_OPEN_RE = re.compile("<!--")
+_DEFINITION_HINT_RE = re.compile(r"\]:")
 # Every pointer clause holds one of these verbs (links._POINTER_VERB_RE).
-_POINTER_WORD_RE = re.compile(r"verify|confirm|check", re.I)
+# Case-blind, but led by a plain character set so the scan skips ahead in C (re.I alone made it 5× slower).
+_POINTER_WORD_RE = re.compile(r"[vVcC](?:(?<=[vV])(?i:erify)|(?<=[cC])(?i:onfirm|heck))")
 
 
 @dataclass(frozen=True)
@@ -133,7 +138,7 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
     scans over the whole text (C speed), so the many other lines of a file cost no Python work at all. The
     outcome is the same as walking `text.splitlines()` line by line with the fence and heading state.
     """
-    if "<!--" in text:  # HTML comments are not published: blank them (newlines kept, so lines keep their numbers)
+    if _COMMENT_OPEN_RE.search(text):  # HTML comments are not published: blank them (newlines kept: line numbers hold)
         text = _HTML_COMMENT_RE.sub(lambda m: _BLANK_RE.sub(" ", m.group()), text)
     file_verified = file_last_verified(text)
     # The lines of str.splitlines(), joined by '\n' only. Nine `in` scans (memchr-like, in C) cost a quarter
@@ -151,7 +156,7 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
             cites.add(start)
     if "](" in text:
         cites.update(rfind("\n", 0, m.start()) + 1 for m in _MD_TARGET_TO_EOL_RE.finditer(text))
-    refs = parse_references(text) if "]:" in text else None
+    refs = parse_references(text) if _DEFINITION_HINT_RE.search(text) else None
     if refs:  # lines citing by reference or footnote, with a figure
         for m in REFERENCE_USE_RE.finditer(text):
             start = rfind("\n", 0, m.start()) + 1

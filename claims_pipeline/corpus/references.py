@@ -40,14 +40,13 @@ def parse_references(text: str) -> References:
     """The file's reference and footnote definitions (the first definition of a label wins, as in CommonMark)."""
     urls: dict[str, str] = {}
     notes: dict[str, str] = {}
-    if "]:" in text:
-        for m in _DEFINITION_RE.finditer(text):
-            urls.setdefault(_norm(m["key"]), m["url"])
-        if "[^" in text:
-            for m in _FOOTNOTE_RE.finditer(text):
-                links, _ = find_links(m["body"])
-                if links:
-                    notes.setdefault(m["key"].strip(), links[0].url)
+    for m in _DEFINITION_RE.finditer(text):
+        urls.setdefault(_norm(m["key"]), m["url"])
+    if "[^" in text:
+        for m in _FOOTNOTE_RE.finditer(text):
+            links, _ = find_links(m["body"])
+            if links:
+                notes.setdefault(m["key"].strip(), links[0].url)
     return References(urls, notes)
 
 

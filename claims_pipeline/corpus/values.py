@@ -386,8 +386,9 @@ _RANGE_SEP = r"\s?(?:[–—‑-]|to|bis|à|au)\s?"
 _LOWER_BOUND_RE = re.compile(rf"(?<![\w.,\-–—‑])(?P<num>\d(?:[\d.,]*\d)?)(?P<mag>{MAG})?{_RANGE_SEP}$", re.I)
 _UPPER_BOUND_RE = re.compile(rf"{_RANGE_SEP}[€£$¥₹]?(?P<num>\d(?:[\d.,]*\d)?)(?P<mag>{MAG})(?!\w)", re.I)
 _RANGE_HINT_RE = re.compile(r"[–—‑-]|\b(?:to|bis|au)\b|à", re.I)
-# A range on the line at all: a digit (maybe a magnitude) before a separator, a digit after it (one C scan).
-_ANY_RANGE_RE = re.compile(rf"\d(?:{MAG})?{_RANGE_SEP}[€£$¥₹]?\d", re.I)
+# A range on the line at all (a necessary condition, one C scan): a separator with a digit after it. Its first
+# character comes from a plain set, so the engine skips to the next one in C.
+_ANY_RANGE_RE = re.compile(r"[–—‑\-tbàa](?:(?<=[–—‑\-à])|(?<=t)o|(?<=b)is|(?<=a)u)\s?[€£$¥₹]?\d")
 
 
 def _scale(raw: str) -> float:
