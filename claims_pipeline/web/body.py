@@ -15,7 +15,9 @@ ACCEPT_ENCODING = "gzip, deflate"
 
 
 class BodyTooLarge(Exception):
-    pass
+    def __init__(self, message: str, head: bytes = b"") -> None:
+        super().__init__(message)
+        self.head = head  # the first ``cap`` decoded bytes: for readers that may use a prefix (robots.txt)
 
 
 class UnsupportedEncoding(Exception):
@@ -86,13 +88,14 @@ async def read_capped(response: httpx.Response, cap: int, *, head_check: Callabl
     wire = 0
     async for chunk in response.aiter_raw():
         wire += len(chunk)
-        if wire > cap:
-            raise BodyTooLarge(f"body over {cap} bytes on the wire; stopped reading")
         piece = chunk if inflater is None else inflater.feed(chunk, cap - len(body))
         body += piece
+        if wire > cap:
+            raise BodyTooLarge(f"body over {cap} bytes on the wire; stopped reading", bytes(body[:cap]))
         if len(body) > cap:
             what = "decoded" if inflater is not None else "on the wire"
-            raise BodyTooLarge(f"body over {cap} bytes ({what}, content-encoding {encoding or 'none'}); stopped reading")
+            raise BodyTooLarge(f"body over {cap} bytes ({what}, content-encoding {encoding or 'none'}); stopped reading",
+                               bytes(body[:cap]))
         if head_check is not None and len(body) >= head_bytes:
             if not head_check(bytes(body)):
                 raise HeadRejected

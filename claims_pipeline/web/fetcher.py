@@ -46,7 +46,7 @@ from claims_pipeline.web.transport import GuardedTransport, Resolver
 Validators = Mapping[str, tuple[str | None, str | None]]  # url -> (etag, last_modified)
 
 _REDIRECTS = {301, 302, 303, 307, 308}
-_ROBOTS_MAX_BYTES = 512_000
+_ROBOTS_MAX_BYTES = 512_000  # 500 KiB, the least RFC 9309 §2.5 asks a crawler to parse
 _CHALLENGE_PEEK_BYTES = 65_536  # enough of an error page to read its <title>
 # 4xx answers that do not say the page is gone: reported as what they are, not DEAD
 _NOT_DEAD = {
@@ -536,8 +536,12 @@ class Fetcher:
                             return RobotsAnswer(status, "", **found)
                         try:
                             body = await read_capped(resp, _ROBOTS_MAX_BYTES)
-                        except (BodyTooLarge, UndecodableBody):
-                            return RobotsAnswer(None)
+                        except BodyTooLarge as exc:
+                            # RFC 9309 §2.5: parse at least the first 500 KiB and ignore the rest; cut at the last
+                            # complete line, so a rule cut in two is not read as a shorter (wider) one
+                            body = exc.head[: exc.head.rfind(b"\n") + 1]
+                        except UndecodableBody as exc:
+                            return RobotsAnswer(None, failure=str(exc))
                         return RobotsAnswer(status, body.decode("utf-8", "replace"), **found)
         return RobotsAnswer(None, failure=f"more than {self.fetch.max_redirects} redirects")
 

@@ -52,3 +52,28 @@ def test_robots_txt_on_a_host_that_refuses_connections_lets_the_page_report_it(w
         settings = settings_for(address_map={"refusing.fixture": closed}, max_retries=1)
         [r] = run_fetch(settings, ["http://refusing.fixture/page"])
     assert r.status == FetchStatus.UNAVAILABLE and "ConnectError" in r.note, r.note
+
+
+def _site(sites_dir, host: str, robots: bytes) -> None:
+    (sites_dir / host / "private").mkdir(parents=True, exist_ok=True)
+    (sites_dir / host / "robots.txt").write_bytes(robots)
+    (sites_dir / host / "private" / "secret.html").write_text("<html><body>must never be fetched</body></html>")
+
+
+def test_robots_txt_over_500_kib_is_read_up_to_its_last_whole_line_within_the_cap(web, sites_dir, settings_for):
+    # RFC 9309 §2.5: parse at least 500 KiB. The 512,000th byte falls inside "Disallow: /_/page/only-this-one":
+    # read whole, that line disallows one page; cut there, it would read "Disallow: /_/page/" (every page)
+    head = b"User-agent: *\nDisallow: /private/\n"
+    cut_line = b"Disallow: /_/page/only-this-one\n"
+    filler = b"# " + b"x" * 97 + b"\n"  # 100-byte comment lines
+    pad = 512_000 - len(b"Disallow: /_/page/") - len(head)
+    body = head + filler * (pad // 100) + b"#" * (pad % 100 - 1) + b"\n" + cut_line + b"Disallow: /late/\n" * 5000
+    assert body.index(cut_line) + len(b"Disallow: /_/page/") == 512_000 and len(body) > 512_000
+    _site(sites_dir, "bigrobots.fixture", body)
+    urls = [web.url("bigrobots.fixture", p) for p in ("/private/secret.html", "/_/page/other", "/late/x")]
+    web.clear_log()
+    results = {r.url: r for r in run_fetch(settings_for(), urls)}
+    assert results[urls[0]].status == FetchStatus.ROBOTS  # the rules in the first 500 KiB hold
+    assert results[urls[1]].status == FetchStatus.OK  # the line cut by the cap is dropped, not shortened
+    assert results[urls[2]].status == FetchStatus.DEAD  # rules past the cap are ignored: requested (a 404)
+    assert sorted(_hits(web, "bigrobots.fixture")) == ["/_/page/other", "/late/x", "/robots.txt"]
