@@ -205,3 +205,18 @@ def test_cached_crawl_delay_still_raises_the_interval(web, sites, tmp_path):
     starts = sorted(e["start"] for e in entries)
     assert len(starts) == 3
     assert min(b - a for a, b in zip(starts, starts[1:])) >= 0.3 - 0.05  # Crawl-delay 0.3 beats 20 ms
+
+
+def test_a_stored_copy_with_a_utf8_bom_keeps_its_first_group(web, tmp_path):
+    # copies stored before the fetcher stripped the BOM are reused (and kept by every 304) as they are
+    from claims_pipeline.web.robots import RobotsRecord
+
+    settings = fixture_settings(web, tmp_path / "home")
+    page, private = urls_for(web)
+    refresh_pages(settings, [page], now=T0)  # creates the cache
+    with PageCache.from_settings(settings) as cache:
+        RobotsTable(cache.engine).save(RobotsRecord(ORIGIN, 200, "\ufeff" + DISALLOW, to_utc(T0)))
+    mark = len(web.requests())
+    second = refresh_pages(settings, [private], now=at(1))
+    assert robots_hits(web, mark) == []  # the stored copy is used
+    assert second[private].fetch_status == "ROBOTS" and private_hits(web, 0) == []

@@ -542,7 +542,8 @@ class Fetcher:
                             body = exc.head[: exc.head.rfind(b"\n") + 1]
                         except UndecodableBody as exc:
                             return RobotsAnswer(None, failure=str(exc))
-                        return RobotsAnswer(status, body.decode("utf-8", "replace"), **found)
+                        # utf-8-sig: a leading BOM would otherwise glue onto "User-agent" and void the first group
+                        return RobotsAnswer(status, body.decode("utf-8-sig", "replace"), **found)
         return RobotsAnswer(None, failure=f"more than {self.fetch.max_redirects} redirects")
 
 

@@ -108,7 +108,8 @@ def rules_from(status: int | None, body: str, source: str) -> RobotsRules:
     if status is None or status >= 400:
         return RobotsRules(None, f"robots.txt http {status}{source}: allow all")
     try:
-        return RobotsRules(Protego.parse(body), f"robots.txt parsed{source}")
+        # a BOM kept in a copy stored before the fetcher stripped it would void the first group: protego keeps it
+        return RobotsRules(Protego.parse(body.removeprefix("\ufeff")), f"robots.txt parsed{source}")
     except Exception as exc:
         return RobotsRules(None, f"robots.txt unparsable ({type(exc).__name__}){source}: allow all")
 

@@ -77,3 +77,12 @@ def test_robots_txt_over_500_kib_is_read_up_to_its_last_whole_line_within_the_ca
     assert results[urls[1]].status == FetchStatus.OK  # the line cut by the cap is dropped, not shortened
     assert results[urls[2]].status == FetchStatus.DEAD  # rules past the cap are ignored: requested (a 404)
     assert sorted(_hits(web, "bigrobots.fixture")) == ["/_/page/other", "/late/x", "/robots.txt"]
+
+
+def test_robots_txt_starting_with_a_utf8_bom_keeps_its_first_group(web, sites_dir, settings_for):
+    _site(sites_dir, "bomrobots.fixture", "\ufeffUser-agent: *\nDisallow: /private/\n".encode())
+    urls = [web.url("bomrobots.fixture", "/private/secret.html"), web.url("bomrobots.fixture", "/_/page/b")]
+    web.clear_log()
+    results = {r.url: r.status for r in run_fetch(settings_for(), urls)}
+    assert results == {urls[0]: FetchStatus.ROBOTS, urls[1]: FetchStatus.OK}
+    assert sorted(_hits(web, "bomrobots.fixture")) == ["/_/page/b", "/robots.txt"]
