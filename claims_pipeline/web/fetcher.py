@@ -231,12 +231,19 @@ class Fetcher:
             except TimeoutError:
                 if not budget.expired():
                     raise
-                result = self._result(url, FetchStatus.UNAVAILABLE,
-                                      note=f"run budget of {self.fetch.run_budget_s:g} s spent before this URL finished")
+                result = self._result(url, FetchStatus.UNAVAILABLE, note=self._budget_note(url))
             except Exception as exc:  # one bad URL never stops the others; the note says what broke
                 result = self._result(url, FetchStatus.UNAVAILABLE, note=f"fetcher error {type(exc).__name__}: {exc}")
             result.elapsed_s = round(time.monotonic() - started, 4)
             out.put_nowait(result)
+
+    def _budget_note(self, url: str) -> str:
+        note = f"run budget of {self.fetch.run_budget_s:g} s spent before this URL finished"
+        throttle = self._hosts.throttles.get(url_host(url))
+        if throttle is not None and throttle.crawl_delay is not None:  # the site's Crawl-delay held its URLs back
+            capped = f" (capped from {throttle.crawl_delay:g} s)" if throttle.crawl_delay > throttle.interval_s else ""
+            note += f"; robots.txt Crawl-delay {throttle.interval_s:g} s{capped} spaces this host's requests"
+        return note
 
     def _result(self, url: str, status: FetchStatus, **fields: object) -> FetchResult:
         return FetchResult(url=url, status=status, fetched_at=_now_iso(), **fields)  # type: ignore[arg-type]

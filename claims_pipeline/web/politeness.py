@@ -54,20 +54,36 @@ def policy_for(host: str, fetch: FetchSettings) -> HostPolicy:
     return fetch.gov_host if is_gov_host(host) else fetch.default_host
 
 
+def _max_interval_s() -> float:
+    """The longest per-host interval the settings accept (HostPolicy.interval_ms's upper bound), in seconds."""
+    bound = next(m.le for m in HostPolicy.model_fields["interval_ms"].metadata if getattr(m, "le", None) is not None)
+    return bound / 1000
+
+
+MAX_INTERVAL_S = _max_interval_s()
+
+
 class HostThrottle:
     """Per-host gate: at most ``concurrency`` requests in flight and ``interval`` seconds between starts."""
 
     def __init__(self, concurrency: int, interval_s: float) -> None:
         self.concurrency = concurrency
         self.interval_s = interval_s
+        self.crawl_delay: float | None = None  # what robots.txt asked, once it raised the interval (for notes)
         self._sem = asyncio.Semaphore(concurrency)
         self._lock = asyncio.Lock()
         self._next_start = 0.0  # monotonic time before which no request may start
+        self._last_start: float | None = None
 
     def raise_interval(self, seconds: float) -> None:
-        """Crawl-delay: only ever slows a host down."""
-        if seconds > self.interval_s:
-            self.interval_s = seconds
+        """Crawl-delay: only ever slows a host down, and no further than the longest interval settings accept
+        (a Crawl-delay of a day would otherwise hold the host's URLs until the run budget is spent)."""
+        honoured = min(seconds, MAX_INTERVAL_S)
+        if honoured > self.interval_s:
+            self.interval_s = honoured
+            self.crawl_delay = seconds
+            if self._last_start is not None:  # the start booked at robots.txt used the old interval: move it
+                self._next_start = max(self._next_start, self._last_start + honoured)
 
     def defer(self, seconds: float) -> None:
         """Retry-After from this host: hold every request to it, not only the one that was told."""
@@ -95,7 +111,8 @@ class HostThrottle:
                         # a Retry-After came while we queued at the gate: wait it out without holding a global place
                         passed = False
                         gate.release()
-                    self._next_start = max(self._next_start, time.monotonic() + self.interval_s)
+                    self._last_start = time.monotonic()
+                    self._next_start = max(self._next_start, self._last_start + self.interval_s)
                 yield
             finally:
                 if passed:

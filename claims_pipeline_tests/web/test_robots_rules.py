@@ -6,9 +6,11 @@ import socket
 
 import pytest
 
+from claims_pipeline.web.politeness import HostThrottle
 from claims_pipeline.web.records import FetchStatus
 
 from claims_pipeline_tests.web.conftest import run_fetch
+from claims_pipeline_tests.web.test_politeness import TOLERANCE_S
 
 
 def _hits(web, host: str) -> list[str]:
@@ -86,3 +88,30 @@ def test_robots_txt_starting_with_a_utf8_bom_keeps_its_first_group(web, sites_di
     results = {r.url: r.status for r in run_fetch(settings_for(), urls)}
     assert results == {urls[0]: FetchStatus.ROBOTS, urls[1]: FetchStatus.OK}
     assert sorted(_hits(web, "bomrobots.fixture")) == ["/_/page/b", "/robots.txt"]
+
+
+def test_the_first_page_after_robots_txt_already_waits_the_crawl_delay(web, sites_dir, settings_for):
+    _site(sites_dir, "delay.fixture", b"User-agent: *\nCrawl-delay: 0.4\n")
+    urls = [web.url("delay.fixture", f"/_/page/d{i}") for i in range(2)]
+    web.clear_log()
+    run_fetch(settings_for(default_host={"concurrency": 1, "interval_ms": 20}), urls)
+    entries = sorted((e for e in web.requests() if e["host"] == "delay.fixture"), key=lambda e: e["start"])
+    assert [e["path"] for e in entries] == ["/robots.txt", "/_/page/d0", "/_/page/d1"]
+    gaps = [round(b["start"] - a["start"], 3) for a, b in zip(entries, entries[1:])]
+    assert min(gaps) >= 0.4 - TOLERANCE_S, gaps  # robots.txt → first page too, not only between pages
+
+
+def test_a_day_long_crawl_delay_is_capped_and_named_when_the_budget_runs_out(web, sites_dir, settings_for):
+    # capped at the longest interval settings accept (600 s); still far past a 1 s budget, so the URLs settled
+    # by the budget say what held them back
+    throttle = HostThrottle(1, 0.02)
+    throttle.raise_interval(86400)
+    assert throttle.interval_s == 600 and throttle.crawl_delay == 86400
+    _site(sites_dir, "daylong.fixture", b"User-agent: *\nCrawl-delay: 86400\n")
+    urls = [web.url("daylong.fixture", f"/_/page/h{i}") for i in range(3)]
+    web.clear_log()
+    results = run_fetch(settings_for(run_budget_s=1.0), urls)
+    assert {r.status for r in results} == {FetchStatus.UNAVAILABLE}
+    assert {r.note for r in results} == {"run budget of 1 s spent before this URL finished; robots.txt Crawl-delay "
+                                         "600 s (capped from 86400 s) spaces this host's requests"}
+    assert _hits(web, "daylong.fixture") == ["/robots.txt"]
