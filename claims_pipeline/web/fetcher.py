@@ -529,6 +529,11 @@ class Fetcher:
     async def _robots_hops(self, target: str, headers: dict[str, str]) -> RobotsAnswer:
         for _ in range(self.fetch.max_redirects + 1):
             host = url_host(target)
+            if self._excluded(host):
+                # never contacted, robots.txt included. Taken as no robots.txt (allow), as RFC 9309 §2.3.1.2 lets a
+                # crawler treat redirects it does not follow: the origin answered (no server or network error),
+                # and its own pages still pass the excluded-hosts check at every hop
+                return RobotsAnswer(None, failure=f"redirected to excluded host {host}")
             async with self._hosts.throttle(host).slot(self._gate):
                 async with asyncio.timeout(self.fetch.robots_timeout_s):
                     async with self._get(target, headers) as resp:

@@ -115,3 +115,13 @@ def test_a_day_long_crawl_delay_is_capped_and_named_when_the_budget_runs_out(web
     assert {r.note for r in results} == {"run budget of 1 s spent before this URL finished; robots.txt Crawl-delay "
                                          "600 s (capped from 86400 s) spaces this host's requests"}
     assert _hits(web, "daylong.fixture") == ["/robots.txt"]
+
+
+def test_a_robots_txt_redirect_to_an_excluded_host_is_not_followed(web, settings_for):
+    web.robots_as("toexcl.fixture", "/_/redirect?to=http://sub.excluded.fixture/robots.txt")
+    urls = [web.url("toexcl.fixture", "/_/page/x")]
+    web.clear_log()
+    [r] = run_fetch(settings_for(), urls)  # excluded_hosts: [excluded.fixture]
+    assert [e["host"] for e in web.requests() if "excluded" in e["host"]] == []  # no request reached it
+    assert r.status == FetchStatus.OK  # taken as no robots.txt: the origin's own page is fetched
+    assert _hits(web, "toexcl.fixture") == ["/robots.txt", "/_/page/x"]
