@@ -449,7 +449,7 @@ def extract_values(text: str) -> list[Value]:
         for m in finditer(text):
             if has_code and m.group("code").upper() not in CCY_CODES:
                 continue
-            if vtype == "statute" and is_plain_no(m.group()):
+            if vtype == "statute" and m.group()[:2] == "no" and is_plain_no(m.group()):
                 continue
             s, e = m.span()
             raw = m.group(0)
