@@ -11,16 +11,19 @@ blob or a stray `*.tmp` file, never a half blob under a final name.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import os
 import secrets
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
 KINDS = ("raw", "text")
 TEMP_SUFFIX = ".tmp"
+DAMAGED_SUFFIX = ".damaged"  # a blob found damaged on read, moved aside (consistency --gc removes it)
 _GZIP_LEVEL = 6  # ~zlib default: good ratio on HTML/text, fast enough for PDFs of a few MB
 
 
@@ -67,11 +70,17 @@ class BlobStore:
         return os.path.isfile(os.path.join(self._root_text, hash_hex[:2], hash_hex[2:4], f"{hash_hex}.{kind}.gz"))
 
     def put(self, data: bytes, kind: str) -> str:
-        """Store data (if not already there) and return its hash."""
+        """Store data (if not already there, intact) and return its hash."""
         hash_hex = sha256_hex(data)
         final = self.path(hash_hex, kind)
         if final.is_file():
-            return hash_hex
+            if _content(final, hash_hex) is not None:
+                # fresh mtime: `consistency --gc` keeps young unreferenced blobs, and a row about to point at
+                # this one may not be committed yet
+                with contextlib.suppress(OSError):
+                    os.utime(final)
+                return hash_hex
+            # damaged (a bit flip, a truncation, another file under this name): write it again
         final.parent.mkdir(parents=True, exist_ok=True)
         tmp = final.with_name(f".{final.name}.{os.getpid()}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
         try:
@@ -90,11 +99,15 @@ class BlobStore:
         return self.put(text_bytes(text), "text")
 
     def get(self, hash_hex: str, kind: str) -> bytes | None:
-        """The blob's content, or None when the file is missing or damaged."""
-        try:
-            return gzip.decompress(self.path(hash_hex, kind).read_bytes())
-        except (OSError, EOFError, gzip.BadGzipFile):
-            return None
+        """The blob's content, or None when the file is missing or damaged. A damaged file is moved aside
+        (`<name>.damaged`), so the page's next fetch is unconditional and stores it again: a cache never
+        keeps serving, or re-validating with 304s, a text it cannot read."""
+        path = self.path(hash_hex, kind)
+        data = _content(path, hash_hex)
+        if data is None and path.is_file():
+            with contextlib.suppress(OSError):
+                os.replace(path, path.with_name(path.name + DAMAGED_SUFFIX))
+        return data
 
     def get_text(self, hash_hex: str | None) -> str | None:
         if not hash_hex:
@@ -103,12 +116,13 @@ class BlobStore:
         return None if data is None else data.decode("utf-8", "replace")
 
     def verify(self, hash_hex: str, kind: str) -> str | None:
-        """None when the blob exists and its content hashes to its name, else what is wrong."""
+        """None when the blob exists and its content hashes to its name, else what is wrong (nothing is moved)."""
         path = self.path(hash_hex, kind)
         if not path.is_file():
             return f"missing {kind} blob {path}"
-        data = self.get(hash_hex, kind)
-        if data is None:
+        try:
+            data = gzip.decompress(path.read_bytes())
+        except _READ_ERRORS:
             return f"unreadable {kind} blob {path}"
         if sha256_hex(data) != hash_hex:
             return f"hash mismatch in {kind} blob {path}"
@@ -122,7 +136,22 @@ class BlobStore:
                 yield BlobFile(path, hash_hex, kind)
 
     def iter_temp_files(self) -> Iterator[Path]:
+        """Leftovers: temp files of interrupted writes, and blobs moved aside as damaged."""
         yield from self.root.glob(f"??/??/.*{TEMP_SUFFIX}")
+        yield from self.root.glob(f"??/??/*{DAMAGED_SUFFIX}")
+
+
+_READ_ERRORS = (OSError, EOFError, gzip.BadGzipFile, zlib.error)
+
+
+def _content(path: Path, hash_hex: str) -> bytes | None:
+    """The file's content when it decompresses and hashes to its name; None when missing or damaged (gzip's
+    CRC misses a valid gzip of other content, and a zlib.error from a bit flip is no OSError)."""
+    try:
+        data = gzip.decompress(path.read_bytes())
+    except _READ_ERRORS:
+        return None
+    return data if sha256_hex(data) == hash_hex else None
 
 
 def _fsync_dir(directory: Path) -> None:
