@@ -69,12 +69,18 @@ def refresh_pages(
             ttl = settings.cache.ttl_days if ttl_days is None else ttl_days
             skip |= cache.fresh_urls(wanted, ttl, now=now)
         to_fetch = [u for u in wanted if u not in skip]
+        unrecorded: set[str] = set()
         if to_fetch:
             log.info("fetching %d of %d URLs (run %s)", len(to_fetch), len(wanted), run_id)
             event_loop.run(_fetch_and_record(settings, cache, to_fetch, now=now, resolver=resolver, run_id=run_id,
-                                             on_state=on_state), settings.fetch.event_loop)
+                                             on_state=on_state, unrecorded=unrecorded), settings.fetch.event_loop)
         cache.finish_run(run_id, now=now)
-        return cache.states(wanted, with_text=with_text)
+        states = cache.states(wanted, with_text=with_text)
+        # a page fetched now but not stored (a read-only or full disk, a broken index) must not be reported as
+        # its previous state: it is left out, so the audit reads it as not fetched and the CLI says so
+        for url in unrecorded:
+            states.pop(url, None)
+        return states
     finally:
         if own_cache:
             cache.close()
@@ -89,11 +95,12 @@ async def _fetch_and_record(
     resolver: Any,
     run_id: str,
     on_state: Callable[[PageState], None] | None,
+    unrecorded: set[str],
 ) -> None:
     bases = cache.conditional_bases(urls)  # one query: the validators to send and what a 304 will stand for
     validators = {url: (b.etag, b.last_modified) for url, b in bases.items()}
     fixed_now = to_utc(now)
-    recorder = _Recorder(cache, bases, fixed_now, run_id, on_state)
+    recorder = _Recorder(cache, bases, fixed_now, run_id, on_state, unrecorded)
     try:
         # A plain 304 (most of a warm run) is recorded here on the loop's thread: one small transaction that never
         # waits for a lock, cheaper than handing it to the writer thread. Anything else, or a busy database,
@@ -131,8 +138,9 @@ class _Recorder:
     _DONE = object()
 
     def __init__(self, cache: PageCache, bases: dict[str, Basis], now: datetime | None, run_id: str,
-                 on_state: Callable[[PageState], None] | None) -> None:
+                 on_state: Callable[[PageState], None] | None, unrecorded: set[str]) -> None:
         self._cache, self._bases, self._now, self._run_id, self._on_state = cache, bases, now, run_id, on_state
+        self._unrecorded = unrecorded  # URLs whose result could not be stored
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._drain, name="page-cache-writer", daemon=True)
         self._thread.start()
@@ -147,7 +155,7 @@ class _Recorder:
     def _drain(self) -> None:
         while (result := self._queue.get()) is not self._DONE:
             state = _record_one(self._cache, result, self._now, self._run_id, self._bases.get(result.url),
-                                self._on_state is not None)
+                                self._on_state is not None, self._unrecorded)
             if state is not None and self._on_state is not None:
                 try:
                     self._on_state(state)
@@ -156,7 +164,7 @@ class _Recorder:
 
 
 def _record_one(cache: PageCache, result: FetchResult, now: datetime | None, run_id: str, basis: Basis | None,
-                want_state: bool) -> PageState | None:
+                want_state: bool, unrecorded: set[str]) -> PageState | None:
     """Record one result; its PageState only when a caller wants it per page (the run reads every state once
     at its end, so a plain run skips the per-page read-back and its text-blob read)."""
     when = _when(result, now)
@@ -166,6 +174,7 @@ def _record_one(cache: PageCache, result: FetchResult, now: datetime | None, run
         cache.append(result, now=when, run_id=run_id, basis=basis)
     except Exception:  # one page that cannot be stored must not stop the run
         log.exception("could not record the fetch of %s (status %s)", result.url, result.status)
+        unrecorded.add(result.url)
     return None
 
 

@@ -159,3 +159,22 @@ def test_a_locked_sqlite_database_never_stalls_the_fetch_loop_and_loses_no_304(w
         assert verify_cache(cache).ok
         assert all(len(cache.history(u)) == 3 for u in urls)
     other.close()
+
+
+def test_a_page_that_cannot_be_stored_is_left_out_not_shown_as_its_previous_state(web, tmp_path):
+    """The pages are fetched again, but nothing can be written (the blob folder is gone, a file in its place):
+    reporting each page's old text as this run's would show a stale page as fresh. They are left out, so the
+    audit reads them as not fetched."""
+    import shutil
+
+    settings = fixture_settings(web, tmp_path)
+    levy, duty = web.url(HOST, LEVY), web.url(HOST, DUTY)
+    refresh_pages(settings, [levy, duty], now="2026-03-01T00:00:00Z")
+    with PageCache.from_settings(settings) as cache:
+        blob_root = cache.blobs.root
+    shutil.rmtree(blob_root)
+    blob_root.write_text("not a folder")
+    web.set_epoch(2)
+    states = refresh_pages(settings, [levy, duty], now="2026-03-02T00:00:00Z")
+    assert states == {}
+    assert [r["path"] for r in page_requests(web)].count(LEVY) == 2  # fetched, just not storable
