@@ -47,6 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from claims_pipeline.commands.inputs import InputError
     from claims_pipeline.settings import ConfigError
+    from claims_pipeline.store.errors import CacheError
 
     module = importlib.import_module(COMMANDS[args.command][0])
     try:
@@ -54,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"claims-pipeline: config error:\n{exc}", file=sys.stderr)
         return 2
-    except InputError as exc:  # a missing corpus directory, a --scope that matches nothing: one line, no traceback
+    except (InputError, CacheError) as exc:  # a missing corpus, an unmatched --scope, an unusable cache: one line
         print(f"claims-pipeline: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:

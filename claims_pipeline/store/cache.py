@@ -25,14 +25,15 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
-from sqlalchemy import Connection, Engine, and_, bindparam, func, insert, select, update
-from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
+from sqlalchemy import Connection, Engine, and_, bindparam, func, insert, inspect, select, update
+from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError, ProgrammingError
 
 from claims_pipeline.store import schema
 from claims_pipeline.store.blobs import BlobStore
 from claims_pipeline.store.clock import iso, to_utc, utc_now
 from claims_pipeline.store.diffs import text_diff
 from claims_pipeline.store.engine import is_sqlite, lock_schema, make_engine, write_transaction
+from claims_pipeline.store.errors import CacheError
 from claims_pipeline.store.fast304 import NotModifiedWriter
 from claims_pipeline.store.records import PageState
 from claims_pipeline.store.settle import ChangeState, settle
@@ -531,15 +532,38 @@ def _create_tables(engine: Engine) -> None:
     # In a write transaction from the start: two processes opening a fresh SQLite file at once would otherwise
     # both read "no table" in deferred transactions and deadlock upgrading to write; on Postgres an advisory
     # lock orders them. Retry covers the rest (a lock timeout, a creation raced by a database we don't lock).
+    where = engine.url.render_as_string(hide_password=True)
     for attempt in range(3):
         try:
             with write_transaction(engine) as conn:
                 lock_schema(conn)
                 schema.metadata.create_all(conn)
+                _check_schema(conn, where)
             return
-        except (OperationalError, IntegrityError, ProgrammingError):
-            if attempt == 2:
+        except CacheError:
+            raise
+        except DatabaseError as exc:
+            if "not a database" in str(exc.orig) or "unable to open" in str(exc.orig) or "readonly" in str(exc.orig):
+                raise CacheError(f"{where}: cannot use it as the page cache ({exc.orig}); check the path and its "
+                                 "permissions (cache.db_url), or move the file aside to start a new cache") from None
+            if attempt == 2 or not isinstance(exc, (OperationalError, IntegrityError, ProgrammingError)):
                 raise
+
+
+def _check_schema(conn: Connection, where: str) -> None:
+    """Tables made by another version: a missing column would fail every record with a raw SQL error, an added
+    NOT NULL column without a default every insert. Both are named here, with what to do, before any work."""
+    inspector = inspect(conn)
+    for table in schema.metadata.sorted_tables:
+        found = {c["name"]: c for c in inspector.get_columns(table.name)}
+        missing = [c.name for c in table.columns if c.name not in found]
+        foreign = [n for n, c in found.items() if n not in table.columns and not c.get("nullable", True)
+                   and c.get("default") is None]
+        if missing or foreign:
+            what = f"lacks column(s) {', '.join(missing)}" if missing else f"has required column(s) {', '.join(foreign)}"
+            raise CacheError(f"{where}: table {table.name} {what}: this page cache was made by another version of "
+                             "claims_pipeline. Move it aside (with its blob folder) to start a new cache, or point "
+                             "cache.db_url at a new file.")
 
 
 def _chunks(items: Sequence[str]) -> Iterator[list[str]]:
