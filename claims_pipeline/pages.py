@@ -62,6 +62,8 @@ def refresh_pages(
     wanted = unique_urls(urls)
     own_cache = cache is None
     cache = cache or PageCache.from_settings(settings)
+    if cache.reread is None:  # how this version reads stored bytes: a change of reading is no page change
+        cache.reread = page_reader(settings)
     try:
         run_id = cache.start_run(run_id, now=now, url_count=len(wanted))
         skip = cache.urls_done_in_run(run_id, wanted)  # resume: already recorded under this run
@@ -176,6 +178,17 @@ def _record_one(cache: PageCache, result: FetchResult, now: datetime | None, run
         log.exception("could not record the fetch of %s (status %s)", result.url, result.status)
         unrecorded.add(result.url)
     return None
+
+
+def page_reader(settings: Settings) -> Callable[[bytes, str, str], str | None]:
+    """Bytes as the fetcher stored them → the text this version extracts from them (None: no text)."""
+    from claims_pipeline.web import text as text_module
+
+    def reread(raw: bytes, content_type: str, url: str) -> str | None:
+        outcome = text_module.extract_text(raw, content_type, url, settings)
+        return outcome.text if outcome.status is FetchStatus.OK else None
+
+    return reread
 
 
 def _when(result: FetchResult, now: datetime | None) -> datetime:

@@ -178,3 +178,22 @@ def test_a_page_that_cannot_be_stored_is_left_out_not_shown_as_its_previous_stat
     states = refresh_pages(settings, [levy, duty], now="2026-03-02T00:00:00Z")
     assert states == {}
     assert [r["path"] for r in page_requests(web)].count(LEVY) == 2  # fetched, just not storable
+
+
+def test_the_page_reader_gives_exactly_the_text_recorded_at_fetch_time(web, tmp_path):
+    """pages.page_reader is what the cache uses to tell a new reading from a page change: on stored bytes it
+    must give the very text the fetch recorded, for HTML and PDF alike."""
+    from claims_pipeline.pages import page_reader
+    from claims_pipeline.store.blobs import text_hash
+
+    settings = fixture_settings(web, tmp_path)
+    urls = [web.url(HOST, LEVY), web.url(HOST, DUTY), web.url("b.fixture", "/_/page/rates"),
+            web.url("docs.fixture", "/_/pdf/text")]
+    states = refresh_pages(settings, urls, now="2026-03-01T00:00:00Z")
+    reread = page_reader(settings)
+    with PageCache.from_settings(settings) as cache:
+        for url in urls:
+            (row,) = cache.history(url)
+            assert row.fetch_status == "OK", (url, row.note)
+            raw = cache.blobs.get(row.raw_hash, "raw")
+            assert text_hash(reread(raw, row.content_type, row.final_url or url)) == states[url].text_hash, url

@@ -18,6 +18,7 @@ FetchResult's own fetched_at is used, else the current time.
 
 from __future__ import annotations
 
+import logging
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -30,6 +31,7 @@ from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError, Prog
 
 from claims_pipeline.store import schema
 from claims_pipeline.store.blobs import BlobStore
+from claims_pipeline.store.blobs import text_hash as text_hash_of
 from claims_pipeline.store.clock import iso, to_utc, utc_now
 from claims_pipeline.store.diffs import text_diff
 from claims_pipeline.store.engine import is_sqlite, lock_schema, make_engine, write_transaction
@@ -38,6 +40,8 @@ from claims_pipeline.store.fast304 import NotModifiedWriter
 from claims_pipeline.store.records import PageState
 from claims_pipeline.store.settle import ChangeState, settle
 from claims_pipeline.web.records import FetchResult, FetchStatus
+
+log = logging.getLogger(__name__)
 
 USABLE = (FetchStatus.OK.value, FetchStatus.NOT_MODIFIED.value)  # fetches that show the page's text
 _CHUNK = 500  # URLs per IN (...) clause: well under SQLite's variable limit
@@ -109,6 +113,14 @@ class _Statements:
                         f.c.text_hash == bindparam("text_hash"), f.c.fetch_status.in_(USABLE)))
             .limit(1)
         )
+        # the latest fetch that gave a text, with its bytes: what the stable text was read from
+        self.stable_source = (
+            select(f.c.raw_hash, f.c.content_type, f.c.final_url)
+            .where(and_(f.c.url == bindparam("url"), f.c.text_hash == bindparam("text_hash"), f.c.raw_hash.is_not(None),
+                        f.c.reused_text.is_(False)))
+            .order_by(f.c.id.desc())
+            .limit(1)
+        )
         self.insert_url = insert(u)
         self.insert_fetch = insert(f)
         self.insert_change = insert(schema.changes)
@@ -128,6 +140,17 @@ class _DiffNeeded(Exception):
         self.key = key
 
 
+class _RereadNeeded(Exception):
+    """Raised inside a write transaction: the stable fetch's bytes must be read anew first (outside it)."""
+
+    def __init__(self, key: tuple[str, str]) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+Reread = Callable[[bytes, str, str], "str | None"]  # (raw bytes, content type, url) -> text, or None
+
+
 class PageCache:
     def __init__(
         self,
@@ -136,8 +159,12 @@ class PageCache:
         *,
         diff_context_lines: int = 2,
         max_diff_lines: int = 200,
+        reread: Reread | None = None,
     ) -> None:
         self.db_url = db_url
+        # How this version turns stored bytes into text (pages.py passes the web layer's reader; the store does
+        # not import it). With it, a new text is first checked against the stable fetch's bytes read anew.
+        self.reread = reread
         self.engine: Engine = make_engine(db_url)
         self.blobs = BlobStore(blob_dir)
         self._fast304 = NotModifiedWriter(self.engine) if is_sqlite(self.engine) else None
@@ -202,6 +229,7 @@ class PageCache:
         # finds it needs a diff not computed yet gives up before writing anything (_DiffNeeded), the diff is made
         # here, and the fetch is recorded again. Kept across retries, so a lock timeout never recomputes one.
         diffs: dict[tuple[str, str], str | None] = {}
+        rereads: dict[tuple[str, str], str | None] = {}  # (url, stable text hash) -> hash of its bytes read anew
         attempt = deferred = 0
         while True:
             try:
@@ -211,7 +239,7 @@ class PageCache:
                     # another process moving the page's state between our tries could ask for yet another diff;
                     # past a few deferrals, make it in the transaction (bounded: see diffs.py)
                     self._record_in(conn, result, status, fetched_at, raw_hash, new_text_hash, run_id, basis, diffs,
-                                    defer_diff=deferred < _RECORD_ATTEMPTS)
+                                    defer_diff=deferred < _RECORD_ATTEMPTS, rereads=rereads)
                     if not read_back:
                         return None
                     # read back inside the same transaction: another process's later fetch cannot leak in
@@ -219,6 +247,9 @@ class PageCache:
             except _DiffNeeded as need:  # rolled back, nothing written
                 deferred += 1
                 diffs[need.key] = self._diff(need.key, result)
+            except _RereadNeeded as need:  # rolled back, nothing written; read the stable bytes with no lock held
+                deferred += 1
+                rereads[need.key] = self._reread_hash(*need.key)
             except (IntegrityError, OperationalError):
                 # IntegrityError: another process inserted the same new URL first (Postgres); OperationalError:
                 # SQLite stayed locked past busy_timeout. Both are safe to redo: nothing was committed.
@@ -236,6 +267,22 @@ class PageCache:
             return None
         return text_diff(old_text, new_text, context_lines=self.diff_context_lines, max_lines=self.max_diff_lines)
 
+    def _reread_hash(self, url: str, stable_hash: str) -> str | None:
+        """The hash of the text this version reads from the bytes that gave the stable text (None: unknown)."""
+        with self.engine.connect() as conn:
+            row = conn.execute(_STMT.stable_source, {"url": url, "text_hash": stable_hash}).first()
+        if row is None or self.reread is None:
+            return None
+        raw = self.blobs.get(row.raw_hash, "raw")
+        if raw is None:
+            return None
+        try:
+            text = self.reread(raw, row.content_type or "", row.final_url or url)
+        except Exception:  # a reader failure only means we cannot tell: the usual rule applies
+            log.exception("re-reading the stable bytes of %s failed", url)
+            return None
+        return None if text is None else text_hash_of(text)
+
     def _record_in(
         self,
         conn: Connection,
@@ -249,6 +296,7 @@ class PageCache:
         diffs: dict[tuple[str, str], str | None],
         *,
         defer_diff: bool = True,
+        rereads: dict[tuple[str, str], str | None] | None = None,
     ) -> None:
         url = result.url
         url_row = conn.execute(_STMT.url_row, {"url": url}).mappings().first()
@@ -280,6 +328,18 @@ class PageCache:
             # the new reading becomes the stable text, with no change flagged and no pending sighting.
             before = replace(before, stable_hash=text_hash, pending_hash=None, pending_since=None)
             note = (note + "; " if note else "") + "same bytes as the stable text's fetch, read anew by this version"
+        elif usable and self.reread is not None and rereads is not None and before.stable_hash \
+                and text_hash != before.stable_hash:
+            # Other bytes (a nonce, a timestamp in the HTML) and another text: before calling it a change, read
+            # the stable fetch's own bytes with this version. If they give the new text, only the reading changed.
+            key = (url, before.stable_hash)
+            if key not in rereads:
+                if defer_diff:
+                    raise _RereadNeeded(key)
+                rereads[key] = None  # too many deferrals: judge without it
+            if rereads[key] == text_hash:
+                before = replace(before, stable_hash=text_hash, pending_hash=None, pending_since=None)
+                note = (note + "; " if note else "") + "the stable text's own bytes, read anew by this version, give this text: no page change"
         settled = settle(before, text_hash if usable else None, fetched_at)
         diff_key = (settled.old_hash, text_hash) if settled.confirmed and settled.old_hash and text_hash else None
         if diff_key is not None and diff_key not in diffs:

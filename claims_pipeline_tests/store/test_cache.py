@@ -193,3 +193,30 @@ def test_same_bytes_read_differently_after_an_upgrade_is_no_change(tmp_path):
     cache.record(ok(URL, "Seuil 350 000 €"), now=day(4))
     s5 = cache.record(ok(URL, "Seuil 350 000 €"), now=day(5))
     assert s5.content_changed is True and "+Seuil 350 000 €" in s5.diff
+
+
+def test_a_new_reading_of_a_page_whose_bytes_change_every_fetch_is_no_change(tmp_path):
+    """A page with a nonce in its HTML sends other bytes each time, so 'same bytes' cannot tell an upgrade's new
+    reading from a real change. The stable fetch's own bytes, read anew by this version, can."""
+    import re
+    from dataclasses import replace
+
+    def new_reading(raw: bytes, content_type: str, url: str) -> str:
+        return re.sub(rb"<!--.*?-->|<[^>]+>", b"", raw).decode().strip()
+
+    def page(body: str, nonce: int, *, old: bool = False):
+        raw = f"<p>{body}</p><!--nonce {nonce}-->".encode()
+        text = new_reading(raw, "text/html", URL) + (" · Cookie settings" if old else "")  # the old version kept chrome
+        return replace(ok(URL, text), raw=raw)
+
+    cache = make_cache(tmp_path)
+    cache.reread = new_reading
+    cache.record(page("VAT 18 %", 1, old=True), now=day(1))
+    s2 = cache.record(page("VAT 18 %", 2), now=day(2))
+    s3 = cache.record(page("VAT 18 %", 3), now=day(3))
+    assert (s2.content_changed, s3.content_changed) == (False, False) and cache.changes(URL) == []
+    assert s3.text == "VAT 18 %" and "read anew by this version" in cache.history(URL)[1].note
+    # a real change still flags on its second sighting, whatever the nonce
+    cache.record(page("VAT 20 %", 4), now=day(4))
+    s5 = cache.record(page("VAT 20 %", 5), now=day(5))
+    assert s5.content_changed is True and s5.changed_at == day(4) and "+VAT 20 %" in s5.diff
