@@ -74,11 +74,16 @@ def _bare_url(url: str) -> str:
     return _trim_url(url[: m.start()] if m else url)
 
 
+# Entity references as CommonMark reads them: complete ones only ('&amp;', '&#38;'). html.unescape alone also
+# decodes legacy names with no ';', so '?cid=1&sectionId=2&para=3' became '§ionId=2¶=3' (another page).
+_ENTITY_RE = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+
+
 def _destination(url: str) -> str:
     """A markdown link destination as the URL it names: 'd\\_e.htm' → 'd_e.htm', '&amp;' → '&'."""
     if "\\" in url:
         url = _MD_ESCAPE_RE.sub(r"\1", url)
-    return html.unescape(url) if "&" in url else url
+    return _ENTITY_RE.sub(lambda m: html.unescape(m.group()), url) if "&" in url else url
 
 
 def _trim_url(url: str) -> str:
@@ -98,7 +103,9 @@ def find_links(line: str) -> tuple[list[Link], list[str]]:
     links: list[Link] = []
     problems: list[str] = []
     outer: tuple[int, int, str] | None = None  # a linked image "[![alt](img)](page)": (start, page URL at, alt)
-    for m in _LINK_FAST.finditer(line):  # LINK_RE's matches
+    pos = 0
+    while (m := _LINK_FAST.search(line, pos)) is not None:  # LINK_RE's matches
+        pos = m.end()
         if (url := m.group("murl")) is not None:
             if m.start() > 0 and line[m.start() - 1] == "!":
                 continue  # an image ![alt](src) is a picture on the page, not a citation
@@ -114,6 +121,8 @@ def find_links(line: str) -> tuple[list[Link], list[str]]:
         else:
             url = _bare_url(m.group())
             us = m.start()
+            if len(url) < len(m.group()):  # cut short: what follows (another URL after '、' or '|') is read too
+                pos = us + max(len(url), 1)
             if outer is not None and us == outer[1]:
                 end = us + len(url) + (1 if line.startswith(")", us + len(url)) else 0)
                 links.append(Link(outer[0], end, _destination(url), "markdown", outer[2], us, us + len(url)))

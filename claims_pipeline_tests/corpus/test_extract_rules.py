@@ -332,3 +332,16 @@ def test_reference_and_footnote_citations():
         (4, "footnote", "tva-reduite", ["5.5 %"]),
         (5, "reference", "2024-1039", ["2 %", "Loi 2024-1039"]),  # a shortcut's text is read, like a label
     ]  # footnote texts citing no figure, and definition lines, give no claim
+
+
+def test_entities_without_a_semicolon_stay_as_written_in_a_destination():
+    line = "- rate 5 % [t](https://tax.gouv.fr/t?cidTexte=1&sectionId=2&para=3&reg=4)\n"
+    (c,) = extract_lines(line).claims
+    assert c.source_url == "https://tax.gouv.fr/t?cidTexte=1&sectionId=2&para=3&reg=4"
+
+
+def test_a_second_bare_url_after_a_stop_character_is_read_and_masked():
+    line = "- 税率5%（https://www.tax.gov.xx/a.htm、https://laws.gov.xx/2024-12-01/law345）\n"
+    ex = extract_lines(line)
+    assert [c.source_url for c in ex.claims] == ["https://www.tax.gov.xx/a.htm"]  # the figure's nearest citation
+    assert [v.raw for v in ex.claims[0].values] == ["5%"]  # nothing read from the second URL
