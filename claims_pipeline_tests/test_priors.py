@@ -328,3 +328,10 @@ def test_figures_in_other_digits_and_dashes_are_found(vtype: str, claim_raw: str
     p = prior_of(f"The figure is {claim_raw} here", [value(vtype, claim_raw)], FILLER + page_fragment + ". " + FILLER)
     assert p.prior == TOKENS_PRESENT, p.to_dict()
     assert page_fragment.split()[0][:2] in " ".join(p.excerpts)  # the excerpt quotes the page as written
+
+
+@pytest.mark.parametrize("vtype, raw", [("statute", "法律第２０２４号"), ("pct", "６．３２％"), ("money", "５０，０００円")])
+def test_a_claim_written_in_full_width_digits_is_found_as_written_on_the_page(vtype: str, raw: str) -> None:
+    # the page is folded for matching; the claim's figure must be read the same way
+    p = prior_of(f"The figure is {raw} here", [value(vtype, raw)], FILLER + f"規定は{raw}です。" + FILLER)
+    assert p.prior == TOKENS_PRESENT, p.to_dict()

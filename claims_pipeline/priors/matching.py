@@ -14,18 +14,18 @@ Rules, per value type:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from claims_pipeline.corpus.records import Value
 from claims_pipeline.priors.dates import NO_YEAR, parse_claim_date
 from claims_pipeline.priors.numbers import ClaimNumber, parse_claim_number, significant_digits
-from claims_pipeline.priors.page_index import PageIndex
+from claims_pipeline.priors.page_index import PageIndex, search_form
 
 _MAX_OCCURRENCES = 400  # per value: bounds the work on pages that repeat a small number hundreds of times
 _STATUTE_KW = (
     r"Loi|Law|Ley|Legge|Lei|Gesetz(?:es)?|Decreto|D[ée]cret|Decree|Regulations?|Reg|Acts?|Cap|Chap(?:ter)?|"
-    r"Articles?|Art|Artikel|Artículo|Articolo|Section|Sec|§§?|No|n°|nº|Nr|Bekendtg[øo]relse|Verordnung|Ordinance|Ord"
+    r"Articles?|Art|Artikel|Artículo|Articolo|Section|Sec|§§?|No|n°|nº|Nr|Bekendtg[øo]relse|Verordnung|Ordinance|Ord|第"
 )
 _STATUTE_RAW_RE = re.compile(rf"^\W*(?:{_STATUTE_KW})\b\.?\s*(?:n[°oº]\.?\s*)?", re.I)
 _KW_BEFORE_RE = re.compile(rf"(?:^|[^0-9A-Za-z])(?:{_STATUTE_KW})\.?\s*(?:n[°oº]\.?\s*)?(?:\([^)]{{0,12}}\)\s*)?$", re.I)
@@ -143,6 +143,8 @@ def _needle_occurrences(value: Value, index: PageIndex) -> list[Occurrence]:
 
 def find_occurrences(value: Value, index: PageIndex) -> list[Occurrence]:
     """Every place the value's figure appears on the page (see module doc for what counts)."""
+    if not value.raw.isascii():  # read the claim the way the page is read: full-width digits, other dashes
+        value = replace(value, raw=search_form(value.raw), needles=tuple(search_form(n) for n in value.needles))
     if value.type in _NUMERIC_TYPES:
         occ = _number_occurrences(value, index)
         if occ or parse_claim_number(value.raw, value.type, value.number) is not None:
