@@ -24,11 +24,12 @@ MAGNITUDES: dict[str, float] = {
 MYRIAD_CHARS = "万萬億亿兆"
 
 
-def parse_number(digits: str, *, has_magnitude: bool = False) -> float | None:
+def parse_number(digits: str, *, has_magnitude: bool = False, decimal_comma: bool = False) -> float | None:
     """Parse '1,234.5', '1.234,5', "1'000'000", '6,32', '77.700' (thousands) ... into a float.
 
     A lone separator followed by exactly three digits is read as a thousands separator (money style), unless
-    it is a point and a magnitude word follows ('€1.250M' is 1.25 million, '$1,500 million' 1.5 billion). With both '.' and ',' the last one is the decimal.
+    it is a point and a magnitude word follows ('€1.250M' is 1.25 million, '$1,500 million' 1.5 billion), or a
+    comma before a magnitude written with a decimal comma (decimal_comma: '1,250 Mio.' is 1.25 million). With both '.' and ',' the last one is the decimal.
     """
     d = digits.translate(_GROUP_TRANS).strip(".,")
     if not d:
@@ -45,7 +46,7 @@ def parse_number(digits: str, *, has_magnitude: bool = False) -> float | None:
         parts = d.split(sep)
         if len(parts) > 2:  # repeated separator: thousands grouping
             return float("".join(parts)) if all(len(p) == 3 for p in parts[1:]) else None
-        if len(parts[1]) == 3 and (not has_magnitude or sep == ",") and parts[0] != "0":
+        if len(parts[1]) == 3 and (not has_magnitude or (sep == "," and not decimal_comma)) and parts[0] != "0":
             return float("".join(parts))
         return float(parts[0] + "." + parts[1])
     except ValueError:

@@ -79,9 +79,10 @@ CJK_DATE_RE = re.compile(r"(?:民國|民国|令和|平成|昭和)?\s?\d{1,4}\s?�
 ERA_YEAR_RE = re.compile(r"(?:民國|民国|令和|平成|昭和)\s?(?:\d{1,3}|元)\s?年")
 # The number after the keyword may carry a qualifier or a letter before it: 'Regulation (EU) 2016/679',
 # 'Art. L. 112-1', 'Law A-12'.
-_STATUTE_TAIL = r"\s?(?:\([A-Z]{2,8}\)\s?)?(?:[A-Z]{0,4}[-\s]|[A-Z]\.\s?)?\d(?:[\w./()-]|:(?=\d))*"
+# Capitals only ('Regular 12', 'Regions 3' are no statutes; the keyword matching ignores case, this does not).
+_STATUTE_TAIL = r"\s?(?:\([A-Z]{2,8}\)\s?)?(?:(?-i:[A-Z]{0,4})[-\s]|(?-i:[A-Z])\.\s?)?\d(?:[\w./()-]|:(?=\d))*"
 STATUTE_RE = re.compile(
-    r"(?:\b(?:Loi|Law|Ley|Legge|Lei|Gesetz|Decreto|D[ée]cret|Decree|Directive|Regulation|Reg\.?|Act|Chap(?:ter)?\.?"
+    r"(?:\b(?:Loi|Law|Ley|Legge|Lei|Gesetz|Decreto|D[ée]cret|Decree|Directive|Regulation|Reg(?:\.|\b)|Act|Chap(?:ter)?\.?"
     r"|Cap\.?|Article|Art\.|No\.?|n°|nr\.?|Bekendtg[øo]relse|Verordnung)|§)" + _STATUTE_TAIL,
     re.I,
 )
@@ -126,7 +127,7 @@ _MONTH_DATE_FAST = re.compile(
     rf"\.?\s(?:\d{{1,2}},\s)?\d{{4}}\b"
 )
 _STATUTE_WORDS = ["Loi", "Law", "Ley", "Legge", "Lei", "Gesetz", "Decreto", "D[ée]cret", "Decree", "Directive",
-                  "Regulation", r"Reg\.?", "Act", r"Chap(?:ter)?\.?", r"Cap\.?", "Article", r"Art\.", r"No\.?", "n°", r"nr\.?",
+                  "Regulation", r"Reg(?:\.|\b)", "Act", r"Chap(?:ter)?\.?", r"Cap\.?", "Article", r"Art\.", r"No\.?", "n°", r"nr\.?",
                   "Bekendtg[øo]relse", "Verordnung"]
 assert STATUTE_RE.pattern.startswith(r"(?:\b(?:" + "|".join(_STATUTE_WORDS) + ")|§)")
 _STATUTE_FAST = re.compile(
@@ -223,10 +224,15 @@ def date_needles(raw: str, year: int | None = None, month: int | None = None, da
 
 
 # ---- per-type readers: match -> (needles, salient, number, (year, month, day)) -------------------------
+# Magnitude words written with a decimal comma: '2,5 Mio.', '1,250 Mrd.', '3,2 milliards' (not '1,500 million').
+_DECIMAL_COMMA_MAG_RE = re.compile(r"\b(?:mio|mrd|milliards?|mln)\b", re.I)
+
+
 def _money(raw: str) -> tuple[tuple[str, ...], bool, float | None]:
     groups = digit_groups(raw)
     mag = _magnitude(raw, groups[0]) if groups else None
-    number = parse_number(groups[0], has_magnitude=bool(mag)) if groups else None
+    number = parse_number(groups[0], has_magnitude=bool(mag),
+                          decimal_comma=bool(mag) and _DECIMAL_COMMA_MAG_RE.search(raw) is not None) if groups else None
     if number is not None and mag:
         number *= mag
     return num_needles(raw, number), True, number
@@ -388,7 +394,7 @@ _UPPER_BOUND_RE = re.compile(rf"{_RANGE_SEP}[€£$¥₹]?(?P<num>\d(?:[\d.,]*\d
 _RANGE_HINT_RE = re.compile(r"[–—‑-]|\b(?:to|bis|au)\b|à", re.I)
 # A range on the line at all (a necessary condition, one C scan): a separator with a digit after it. Its first
 # character comes from a plain set, so the engine skips to the next one in C.
-_ANY_RANGE_RE = re.compile(r"[–—‑\-tbàa](?:(?<=[–—‑\-à])|(?<=t)o|(?<=b)is|(?<=a)u)\s?[€£$¥₹]?\d")
+_ANY_RANGE_RE = re.compile(r"[–—‑\-tTbBàÀaA](?:(?<=[–—‑\-àÀ])|(?<=[tT])[oO]|(?<=[bB])[iI][sS]|(?<=[aA])[uU])\s?[€£$¥₹]?\d")
 
 
 def _scale(raw: str) -> float:
@@ -418,7 +424,9 @@ def _range_bounds(text: str, values: list[Value], starts: list[int], ends: list[
             upper = _UPPER_BOUND_RE.match(text, v.end)
         if upper is not None and not _overlaps(starts, ends, upper.start("num"), upper.end()):
             mag = _scale(upper["num"] + upper["mag"])
-            if v.number is not None:  # '€1.2–1.5 million': 1.2 million
+            top = parse_number(upper["num"])
+            # '€1.2–1.5 million': 1.2 million; but in 'from €500 to 1 million' the €500 stands as written
+            if v.number is not None and top is not None and v.number <= top:
                 values[k] = Value(type=v.type, raw=v.raw, needles=num_needles(v.raw, v.number * mag), salient=v.salient,
                                   pos=v.pos, end=v.end, number=v.number * mag)
             raw = upper["num"] + upper["mag"]

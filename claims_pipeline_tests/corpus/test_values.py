@@ -206,7 +206,7 @@ def test_statute_forms_with_qualifiers(text, raw):
 
 def test_lower_case_no_without_a_point_is_no_statute():
     assert extract_values("There is no 5-year hold") == []
-    assert [v.raw for v in extract_values("news release no. 84; Law No 12")] == ["no. 84", "Law No 12"]
+    assert [v.raw for v in extract_values("news release no. 84; Law No 12")] == ["no. 84", "No 12"]
 
 
 @pytest.mark.parametrize("text, figures", [
@@ -222,3 +222,22 @@ def test_lower_case_no_without_a_point_is_no_statute():
 ])
 def test_range_bounds(text, figures):
     assert [(v.type, v.raw, v.number) for v in extract_values(text)] == figures
+
+
+@pytest.mark.parametrize("text", ["Regular 12 monthly instalments", "Regions 3 and 4", "Directives 12 apply", "Actual 2024 figures"])
+def test_words_opening_like_a_keyword_are_no_statutes(text):
+    assert [v for v in extract_values(text) if v.type == "statute"] == []
+
+
+@pytest.mark.parametrize("text, figures", [
+    ("fines from €500 to 1 million", [("money", "€500", 500), ("money", "1 million", 1e6)]),  # 500 is not 500 million
+    ("€100 to 5 M", [("money", "€100", 100), ("money", "5 M", 5e6)]),
+    ("5 TO 10 %", [("pct", "10 %", 10), ("pct", "5", 5)]),  # the separator in capitals
+])
+def test_range_bounds_are_scaled_only_when_they_belong_together(text, figures):
+    assert [(v.type, v.raw, v.number) for v in extract_values(text)] == figures
+
+
+@pytest.mark.parametrize("text, number", [("1,250 Mio. EUR", 1.25e6), ("EUR 3,2 Mrd.", 3.2e9), ("$1,500 million", 1.5e9)])
+def test_a_decimal_comma_before_mio_or_mrd(text, number):
+    assert [v.number for v in extract_values(text) if v.type == "money"] == [number]
