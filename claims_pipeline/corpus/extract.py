@@ -49,10 +49,8 @@ _HEADING_START_RE = re.compile(r"#{1,6}[^\S\n]")
 # str.splitlines() breaks other than '\n'; a text holding any is rewritten to '\n' breaks first.
 _BREAKS = "\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 _BREAK_TO_NL = {ord(ch): "\n" for ch in _BREAKS}
-# Between two links of one list: "or", "and", "/", ",", "+", "·", "&" (and spaces, emphasis marks).
-_LIST_GLUE_RE = re.compile(r"[\s*_]*(?:or|and|/|,|\+|·|&|;)?[\s*_]*", re.I)
-# A closed HTML comment (an unclosed "<!--" is left alone: inside a code example it would hide the rest).
-_HTML_COMMENT_RE = re.compile(r"<!--.*?-->", re.S)
+# Between two links of one list: "or", "and", "/", ",", "+", "·", "&" (and spaces, emphasis marks; not ";", a clause end).
+_LIST_GLUE_RE = re.compile(r"[\s*_]*(?:or|and|/|,|\+|·|&)?[\s*_]*", re.I)
 _BLANK_RE = re.compile(r"[^\n]")
 # Literal searches as compiled patterns: on non-ASCII text SRE's literal search beats `str.__contains__` by 2–3×
 # (0.009 s vs 0.018 s for "<!--" over 29 MB), and most files hold neither, so the whole text is scanned.
@@ -139,7 +137,7 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
     outcome is the same as walking `text.splitlines()` line by line with the fence and heading state.
     """
     if _COMMENT_OPEN_RE.search(text):  # HTML comments are not published: blank them (newlines kept: line numbers hold)
-        text = _HTML_COMMENT_RE.sub(lambda m: _BLANK_RE.sub(" ", m.group()), text)
+        text = _blank_comments(text)
     file_verified = file_last_verified(text)
     # The lines of str.splitlines(), joined by '\n' only. Nine `in` scans (memchr-like, in C) cost a quarter
     # of one character-class regex scan over the text.
@@ -193,6 +191,26 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
             out.warnings.append(ExtractWarning(rel, line_no, f"line of {len(line):,} chars cut to {opts.max_line_chars:,}"))
             line = line[: opts.max_line_chars]
         _claims_of_line(line, line_no, scope, rel, section, file_verified, opts, out, seen, id_scope or scope, refs)
+
+
+def _blank_comments(text: str) -> str:
+    """The text with every closed HTML comment outside fenced code blanked (newlines kept). One pass with plain
+    finds: a '<!--' inside a code example is no comment, and an unclosed one ends the search (a regex retried
+    from every later '<!--' was quadratic)."""
+    fenced = _fenced_spans(text)
+    parts: list[str] = []
+    done = pos = 0
+    while (start := text.find("<!--", pos)) >= 0:
+        if fenced and _in_spans(fenced, text.rfind("\n", 0, start) + 1):
+            pos = start + 4
+            continue
+        end = text.find("-->", start + 4)
+        if end < 0:
+            break
+        end += 3
+        parts += [text[done:start], _BLANK_RE.sub(" ", text[start:end])]
+        done = pos = end
+    return "".join(parts) + text[done:] if parts else text
 
 
 def _fenced_spans(text: str) -> list[tuple[int, int]]:
@@ -284,10 +302,14 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
         pointer = [False] * len(links)
     else:
         pointer = [is_pointer_link(line, ln.start, opts.lookback) for ln in links]
-        # "verify at [A](…) or [B](…)": a link listed right after a pointer is one too
+        # "verify at [A](…) or [B](…)": a link listed right after a pointer is one too, unless figures are its own
+        # ("verify at [portal](…), [Loi 2024-1039](…) sets 5.8 %")
+        own: list[list[Value]] | None = None
         for k in range(1, len(links)):
             if pointer[k - 1] and not pointer[k] and _LIST_GLUE_RE.fullmatch(line, links[k - 1].end, links[k].start):
-                pointer[k] = True
+                own = own if own is not None else attribute_values(values, links)
+                if not any(v.salient for v in own[k]):
+                    pointer[k] = True
     attributed = attribute_values(values, [ln for ln, p in zip(links, pointer) if not p]) if not all(pointer) else []
     if any(pointer):
         for ln, p, vs, host, tier in zip(links, pointer, attribute_values(values, links), hosts, tiers):

@@ -345,3 +345,20 @@ def test_a_second_bare_url_after_a_stop_character_is_read_and_masked():
     ex = extract_lines(line)
     assert [c.source_url for c in ex.claims] == ["https://www.tax.gov.xx/a.htm"]  # the figure's nearest citation
     assert [v.raw for v in ex.claims[0].values] == ["5%"]  # nothing read from the second URL
+
+
+def test_a_comment_opener_inside_code_hides_nothing():
+    text = ("## Tax\n```html\n<!-- an example of an unclosed comment\n```\n"
+            "- VAT **20 %** ([t](https://tax.gov.xx/v))\n"
+            "- PIT **10 %** ([t](https://tax.gov.xx/p)) <!-- note -->\n")
+    assert [c.values[0].raw for c in extract_lines(text).claims] == ["20 %", "10 %"]
+
+
+def test_a_link_after_a_pointer_with_figures_of_its_own_is_a_citation():
+    line = ("- Verify the fee at [portal](https://portal.gov.xx/); [Loi 2024-1039](https://lex.gov.xx/loi) sets the rate "
+            "at **5.8 %**\n")
+    (c,) = extract_lines(line).claims
+    assert c.source_url == "https://lex.gov.xx/loi" and "5.8 %" in [v.raw for v in c.values]
+    line = ("- Rate **5.8 %** — verify at [portal](https://portal.gov.xx/), [Loi 2024-1039](https://lex.gov.xx/loi)\n")
+    ex = extract_lines(line)
+    assert [c.source_url for c in ex.claims] == ["https://lex.gov.xx/loi"]  # the statute in its label is its own figure
