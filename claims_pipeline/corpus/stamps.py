@@ -22,10 +22,12 @@ _MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun",
 STAMP_RE = re.compile(rf"\(({DATE})\s+(re-verified|verified|stale-marker|stale|updated)\b", re.I)
 # Real-corpus variants: "(VERIFIED — audit-cbi.md, 2026-05-28)", "(VERIFIED, cip.gov.ag …, audit-cbi.md 2026-05-28)",
 # "VERIFIED 2026-05-28", "re-verified 2026-09-24", "fetched 2026-05-28", "re-fetched 2026-05-28". In a
-# "(VERIFIED …)" parenthetical the stamp is its LAST date (earlier ones are the content: "effective 2024-08-01
-# per Regs, audit 2026-05-28"); markdown links may sit inside it.
+# "(VERIFIED …)" parenthetical the stamp is the date right after the word ("(VERIFIED 2026-05-28; applies from
+# 2027-01-01)"), else its LAST date (earlier ones are the content: "effective 2024-08-01 per Regs, audit
+# 2026-05-28"); markdown links may sit inside it.
 VERIFIED_PAREN_RE = re.compile(
-    rf"\(\s*(?:re-)?verified\b(?:[^()\n]|\[[^\]\n]*\]\([^()\n]*\)){{0,300}}\b({STAMP_DATE})\b", re.I)
+    rf"\(\s*(?:re-)?verified\b(?:(?=[\s:,—–-]*{STAMP_DATE}\b)[\s:,—–-]*"  # a date right after the word: that one
+    rf"|(?:[^()\n]|\[[^\]\n]*\]\([^()\n]*\)){{0,300}}\b)({STAMP_DATE})\b", re.I)  # else the last one
 VERIFIED_BARE_RE = re.compile(rf"\b(?:re-)?verified(?:\s+(?:on|at))?:?\s+({STAMP_DATE})\b", re.I)
 FETCHED_RE = re.compile(rf"\b(?:re-)?fetched(?:\s+on)?:?\s+({STAMP_DATE})\b", re.I)
 # Masked only (never a stamp): the original's "as of / checked / re-checked DATE", and process dates such as
@@ -118,19 +120,24 @@ def mask_stamps(line: str, lowered: str | None = None) -> str:
     return line if chars is None else "".join(chars)
 
 
+_FOOTER_START_RE = re.compile(r"[ \t>*_-]*l", re.I)  # up to the 'l' of "Last verified": only markup before it
+
+
 def file_last_verified(text: str) -> str | None:
-    """The file's `Last verified` date: the newest one written on a line that cites nothing (the footer,
-    '**Last verified**: 2026-05-28', or a closing note ending with it). On a line with a citation it is that
-    line's stamp, not the file's. Found from plain finds of the word (C speed), each line then searched."""
+    """The file's `Last verified` date: the newest one on a line it opens ('**Last verified**: 2026-05-28 against
+    [source](…)') or on a line that cites nothing (a closing note ending with it). Elsewhere on a line with a
+    citation it is that line's stamp, not the file's. Found from plain finds of the word (C speed), each line then searched."""
     dates: list[str] = []
     for needle in ("erified", "ERIFIED"):
         i = text.find(needle)
         while i >= 0:
-            # "last verified" ends where "erified" does: search just around it, then ask whether its line cites
+            # "last verified" ends where "erified" does: search just around it, then ask whether its line is the
+            # footer: it opens the line ("**Last verified**: … against [source](…)"), or the line cites nothing
             m = LAST_VERIFIED_RE.search(text, max(0, i - 6), i + 48)
             if m is not None:
                 start, end = text.rfind("\n", 0, i) + 1, text.find("\n", i)
-                if text.find("://", start, end if end >= 0 else len(text)) < 0:
+                if _FOOTER_START_RE.match(text, start, m.start() + 1) or \
+                        text.find("://", start, end if end >= 0 else len(text)) < 0:
                     dates.append(iso_date(m.group(1)))
             i = text.find(needle, i + 1)
     return max(dates) if dates else None

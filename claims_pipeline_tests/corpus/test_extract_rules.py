@@ -362,3 +362,16 @@ def test_a_link_after_a_pointer_with_figures_of_its_own_is_a_citation():
     line = ("- Rate **5.8 %** — verify at [portal](https://portal.gov.xx/), [Loi 2024-1039](https://lex.gov.xx/loi)\n")
     ex = extract_lines(line)
     assert [c.source_url for c in ex.claims] == ["https://lex.gov.xx/loi"]  # the statute in its label is its own figure
+
+
+def test_the_date_right_after_verified_is_the_stamp_and_a_later_date_stays_a_figure():
+    line = "- Fee **US$5,000** ([CIU](https://cip.gov.xx/f)) (VERIFIED 2026-05-28 per Regs; applies from 2027-01-01)\n"
+    (c,) = extract_lines(line).claims
+    assert c.inline_stamp.date == "2026-05-28" and "2027-01-01" in [v.raw for v in c.values]
+
+
+def test_a_footer_that_cites_its_source_is_still_the_footer():
+    text = ("- VAT **18 %** ([t](https://tax.gov.xx/v))\n\n"
+            "**Last verified**: 2026-05-28 against [impots.gouv.fr](https://www.impots.gouv.fr/)\n")
+    (c,) = extract_lines(text).claims
+    assert (c.last_verified, c.last_verified_origin) == ("2026-05-28", "file")
