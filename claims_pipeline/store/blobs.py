@@ -105,8 +105,12 @@ class BlobStore:
         path = self.path(hash_hex, kind)
         data = _content(path, hash_hex)
         if data is None and path.is_file():
+            aside = path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}{DAMAGED_SUFFIX}")
             with contextlib.suppress(OSError):
-                os.replace(path, path.with_name(path.name + DAMAGED_SUFFIX))
+                os.replace(path, aside)
+                # another process may have rewritten it intact between our read and the move: put that one back
+                if (data := _content(aside, hash_hex)) is not None:
+                    os.replace(aside, path)
         return data
 
     def get_text(self, hash_hex: str | None) -> str | None:

@@ -54,3 +54,26 @@ def test_a_damaged_text_blob_never_crashes_a_reader_and_the_next_fetch_heals_it(
     assert verify_cache(cache).ok
     assert len(gc(cache, min_age_s=0)) == 1  # the moved-aside file is a leftover gc removes
     assert sha256_hex(("VAT 18 % " * 200).encode()) == healed.text_hash
+
+
+def test_a_blob_rewritten_intact_while_a_reader_found_it_damaged_is_not_moved_aside(tmp_path, monkeypatch):
+    """Reader: reads damage; meanwhile a writer (another process) rewrites the file intact; the reader's move
+    must not take the good file away (a committed row points at it)."""
+    from claims_pipeline.store import blobs as B
+
+    store = BlobStore(tmp_path)
+    good = b"VAT 18 % " * 200
+    h = store.put(good, "text")
+    path = store.path(h, "text")
+    _flip(path)
+    real_content = B._content
+
+    def content_then_writer_heals(p, hash_hex):
+        out = real_content(p, hash_hex)
+        if p == path and out is None:  # the reader saw the damage; now the writer's os.replace lands
+            p.write_bytes(gzip.compress(good, mtime=0))
+        return out
+
+    monkeypatch.setattr(B, "_content", content_then_writer_heals)
+    assert store.get(h, "text") == good
+    assert store.exists(h, "text") and store.verify(h, "text") is None
