@@ -514,10 +514,11 @@ class Fetcher:
             headers["If-Modified-Since"] = last_modified
         try:
             return await self._robots_hops(target, headers)
-        except httpx.ConnectError as exc:
-            # no connection at all (DNS, refused, TLS): nothing of the site was reached, and the page request will
-            # meet the same failure and report it as what it is, so this is no "unreachable" disallow-all
-            return RobotsAnswer(None, failure=f"ConnectError: {exc}")
+        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            # no connection at all (DNS, refused, TLS, no answer to the connect): nothing of the site was reached,
+            # and the page request will meet the same failure and report it as what it is, so this is no
+            # "unreachable" disallow-all (ConnectTimeout is a TimeoutException, not a ConnectError: named here)
+            return RobotsAnswer(None, failure=f"{type(exc).__name__}: {exc}")
         except (httpx.TimeoutException, TimeoutError) as exc:
             what = type(exc).__name__ if isinstance(exc, httpx.TimeoutException) else \
                 f"no answer within {self.fetch.robots_timeout_s:g} s"

@@ -125,3 +125,30 @@ def test_a_robots_txt_redirect_to_an_excluded_host_is_not_followed(web, settings
     assert [e["host"] for e in web.requests() if "excluded" in e["host"]] == []  # no request reached it
     assert r.status == FetchStatus.OK  # taken as no robots.txt: the origin's own page is fetched
     assert _hits(web, "toexcl.fixture") == ["/robots.txt", "/_/page/x"]
+
+
+def test_a_connect_timeout_on_robots_txt_lets_the_page_report_it(settings_for):
+    """A host whose SYNs are dropped (a firewall, a host that is down) gives a connect timeout: like a refused
+    connection it is no answer of the site, so the page meets it too and is UNAVAILABLE, not ROBOTS."""
+    import asyncio
+
+    import httpcore
+
+    from claims_pipeline.web.fetcher import Fetcher
+
+    class DroppedSyns(httpcore.AsyncNetworkBackend):  # the dialling backend below the SSRF guard (test seam)
+        async def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+            raise httpcore.ConnectTimeout(f"connect to {host}:{port} timed out")
+
+        async def sleep(self, seconds):
+            await asyncio.sleep(seconds)
+
+    settings = settings_for(address_map={"down.fixture": "127.0.0.1:9"}, max_retries=1)
+
+    async def run():
+        async with Fetcher(settings, inner_backend=DroppedSyns()) as f:
+            return [r async for r in f.fetch_many(["http://down.fixture/a", "http://down.fixture/b"], {})]
+
+    results = asyncio.run(run())
+    assert [r.status for r in results] == [FetchStatus.UNAVAILABLE] * 2, [r.note for r in results]
+    assert all("ConnectTimeout" in r.note and "robots" not in r.note for r in results)
