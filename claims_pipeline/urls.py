@@ -8,6 +8,7 @@ query and their case are kept as written, because servers may treat them as case
 from __future__ import annotations
 
 import functools
+import re
 from urllib.parse import urlsplit, urlunsplit
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -47,3 +48,13 @@ def url_host(url: str) -> str:
 def domain_of_pattern(entry: str) -> str:
     """The domain a configured host pattern names: '*.x', '.x', 'X' and 'x.' all mean x (and its subdomains)."""
     return entry.lower().strip().lstrip("*").lstrip(".").rstrip(".")
+
+
+# A government host: gov / gouv / gob, alone or under a two-letter country code ("tax.gov.xx", "impots.gouv.fr",
+# "gov.uk"). The original also took three letters after it, so "irs.gov.com" or "tax.gob.net" (anyone can register
+# those) counted as government. One rule for primary-source gating and for the politeness floor.
+GOV_SUFFIX_RE = re.compile(r"(?:^|\.)(?:gov|gouv|gob)(?:\.[a-z]{2})?$")
+
+
+def is_gov_host(host: str) -> bool:
+    return GOV_SUFFIX_RE.search(host.lower().rstrip(".")) is not None

@@ -108,14 +108,16 @@ def lint_corpus(settings: Settings, scopes: Iterable[str] | None = None) -> list
     root = settings.corpus_dir
     excluded = set(settings.extraction.exclude_dirs)
     findings: list[LintFinding] = []
+    seen: set[Path] = set()  # a file reached through overlapping scope_dirs is linted once, as it is extracted once
     for scope_dir in settings.extraction.scope_dirs:
         base = root / scope_dir
         if not base.is_dir():
             continue
         for path in sorted(markdown_files(base)):
             rel_in = path.relative_to(base)
-            if excluded.intersection(rel_in.parts):
+            if excluded.intersection(rel_in.parts) or path in seen:
                 continue
+            seen.add(path)
             scope = scope_for(rel_in, scope_dir)
             if wanted is not None and scope not in wanted:
                 continue

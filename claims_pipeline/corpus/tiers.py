@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
-# Government suffixes: gov / gouv / gob, alone or under a two-letter country code ("tax.gov.xx", "impots.gouv.fr",
-# also a bare "gov.xx" host, which the original missed). The original also took three letters after it, so
-# "irs.gov.com" or "tax.gob.net" (anyone can register those) counted as government.
-GOV_SUFFIX_RE = re.compile(r"(?:^|\.)(?:gov|gouv|gob)(?:\.[a-z]{2})?$")
+from claims_pipeline.urls import is_gov_host
 
 
 class PrimaryHosts:
@@ -29,7 +25,7 @@ class PrimaryHosts:
 def source_tier(host: str, allowlist: PrimaryHosts) -> str | None:
     """'primary-gov', 'primary-allowlist', or None (secondary)."""
     host = host.lower()
-    if GOV_SUFFIX_RE.search(host):
+    if is_gov_host(host):
         return "primary-gov"
     if host in allowlist:
         return "primary-allowlist"

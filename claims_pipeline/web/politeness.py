@@ -9,16 +9,14 @@ circuit breaker so a dead host does not make each of its URLs wait out its own t
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 from claims_pipeline.settings import FetchSettings, HostPolicy
-from claims_pipeline.urls import domain_of_pattern
+from claims_pipeline.urls import domain_of_pattern, is_gov_host
 
-_GOV_SUFFIX_RE = re.compile(r"\.(?:gov|gouv|gob)(?:\.[a-z]{2,3})?$")
 
 
 def host_matches(host: str, domains: Iterable[str]) -> bool:
@@ -36,10 +34,6 @@ def domain_matcher(domains: Iterable[str]) -> Callable[[str], bool]:
         return host in exact or (bool(suffixes) and host.endswith(suffixes))
 
     return matches
-
-
-def is_gov_host(host: str) -> bool:
-    return bool(_GOV_SUFFIX_RE.search(host.lower()))
 
 
 def policy_for(host: str, fetch: FetchSettings) -> HostPolicy:

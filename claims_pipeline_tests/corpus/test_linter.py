@@ -63,3 +63,8 @@ def test_lint_corpus_reads_fences_like_extraction(corpus):
                   "- median **€185,000** ([stats.gov.xa](https://stats.gov.xa/))\n")
     (f,) = lint_corpus(make_settings(root))
     assert (f.line, f.url) == (3, "https://stats.gov.xa/")
+
+
+def test_overlapping_scope_dirs_lint_each_file_once(corpus):
+    root = corpus("countries/xa/playbook.md", "# T\n- median **€185,000** ([stats.gov.xa](https://stats.gov.xa/))\n")
+    assert len(lint_corpus(make_settings(root, scope_dirs=["countries", "countries"]))) == 1

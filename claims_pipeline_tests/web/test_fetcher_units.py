@@ -98,7 +98,10 @@ def test_policy_resolution():
     assert policy_for("eur-lex.europa.eu", s.fetch).interval_ms == 10000  # longest match wins
     assert policy_for("ec.europa.eu", s.fetch).interval_ms == 9000
     assert policy_for("www.impots.gouv.fr", s.fetch) == s.fetch.gov_host
-    assert policy_for("gov.ky", s.fetch) == s.fetch.default_host  # needs a dot before gov, as the original
+    # one rule with primary-source gating (urls.is_gov_host): a bare gov.ky is government (the original missed
+    # it), irs.gov.com is not (anyone can register it)
+    assert policy_for("gov.ky", s.fetch) == s.fetch.gov_host
+    assert policy_for("irs.gov.com", s.fetch) == s.fetch.default_host
     assert policy_for("example.com", s.fetch) == s.fetch.default_host
     assert host_matches("www.linkedin.com", ["linkedin.com"]) and not host_matches("notlinkedin.com", ["linkedin.com"])
     # the precompiled form the fetcher uses on every hop (host_matches is built on it): written forms of a
