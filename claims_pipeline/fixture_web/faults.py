@@ -34,6 +34,7 @@ def fault(name: str, query: dict[str, str]) -> tuple[int, Headers, bytes] | None
         # PDFs a server labels as a generic download
         "octet-pdf": (200, [PDF], text_pdf()),
         "octet-pdf-disposition": (200, [PDF, ("Content-Disposition", 'attachment; filename="loi-2024.pdf"')], b""),
+        "octet-pdf-disposition-junk": (200, [PDF, ("Content-Disposition", 'attachment; filename="loi-2024.pdf"')], b""),
         "octet-zip": (200, [PDF], b"PK\x03\x04" + bytes(range(256)) * 16),
         # empty and partial 2xx bodies
         "empty-200": (200, [HTML, ("Content-Length", "0")], b""),
@@ -58,4 +59,7 @@ def fault(name: str, query: dict[str, str]) -> tuple[int, Headers, bytes] | None
     if name == "octet-pdf-disposition":  # the same PDF, named only by Content-Disposition
         status, headers, _ = table[name]
         return status, headers, text_pdf()
+    if name == "octet-pdf-disposition-junk":  # and a download script's warnings before it (over 1 KiB)
+        status, headers, _ = table[name]
+        return status, headers, b"<b>Warning</b>: session_start(): headers already sent\n" * 40 + text_pdf()
     return table.get(name)

@@ -72,6 +72,7 @@ class _Downloaded:
 
     raw: bytes
     common: dict
+    named_pdf: bool = False  # Content-Disposition named it *.pdf: read as a PDF whatever its type says
 
 
 class _Redirect(Exception):
@@ -377,7 +378,7 @@ class Fetcher:
         if isinstance(outcome, _Downloaded):
             # text extraction is CPU work: outside the host slot, and off the event loop so request starts
             # on other hosts stay on schedule while a big page or PDF is parsed
-            return await asyncio.to_thread(self._extracted, url, current, outcome.raw, outcome.common)
+            return await asyncio.to_thread(self._extracted, url, current, outcome.raw, outcome.common, outcome.named_pdf)
         return outcome
 
     async def _classify(self, url: str, current: str, resp: httpx.Response,
@@ -465,14 +466,20 @@ class Fetcher:
             if title is not None:
                 return self._result(url, FetchStatus.BLOCKED, **common, raw=raw,
                                     note=f"http {status} bot wall: challenge title {title!r}")
-        return _Downloaded(raw, common)
+        named_pdf = is_pdf and not sniff and not _is_pdf(ctype, current, None)  # by Content-Disposition alone
+        return _Downloaded(raw, common, named_pdf)
 
-    def _extracted(self, url: str, current: str, raw: bytes, common: dict) -> FetchResult:
+    def _extracted(self, url: str, current: str, raw: bytes, common: dict, named_pdf: bool = False) -> FetchResult:
         from claims_pipeline.web import text as text_mod  # T's module: HTML/PDF → text
 
-        outcome = text_mod.extract_text(raw, common["content_type"], current, self.settings)
+        # a body the server named *.pdf (Content-Disposition) is read as one: junk before its %PDF- header is
+        # then skipped as for a declared PDF (read by its octet-stream type, it came out BINARY)
+        ctype = "application/pdf" if named_pdf else common["content_type"]
+        outcome = text_mod.extract_text(raw, ctype, current, self.settings)
         status = FetchStatus(outcome.status)
         note = outcome.note
+        if named_pdf and status is FetchStatus.OK and common["content_type"]:
+            note = "; ".join(filter(None, [f"served as {common['content_type']} but is a PDF", note]))
         if outcome.content_kind == "html" and status in (FetchStatus.OK, FetchStatus.UNREADABLE):
             # a redirect stub: a meta refresh is one more hop (robots, throttle, guard, redirect limit); a script
             # redirect is not run, so the stub is no page text

@@ -14,6 +14,7 @@ ROWS = {
     "octet-query": ("/_/fault/octet-pdf?file=loi-2024.pdf", "octet1.fixture"),
     "octet-disposition": ("/_/fault/octet-pdf-disposition", "octet2.fixture"),
     "octet-zip": ("/_/fault/octet-zip", "octet3.fixture"),
+    "octet-disposition-junk": ("/_/fault/octet-pdf-disposition-junk", "octet4.fixture"),
     # empty and partial 2xx bodies were recorded OK (text "", or the first 200 bytes as the page)
     "empty-200": ("/_/fault/empty-200", "empty1.fixture"),
     "s204": ("/_/fault/s204", "empty2.fixture"),
@@ -173,3 +174,9 @@ def test_meta_refresh_forms(meta, target):
 def test_4xx_that_do_not_say_gone_are_not_dead(edge_run, name, status, note):
     r = edge_run[name]
     assert (r.status, r.http_status) == (status, int(name[1:])) and r.note.startswith(note), (r.status, r.note)
+
+
+def test_a_pdf_named_by_content_disposition_is_read_past_junk_before_its_header(edge_run):
+    r = edge_run["octet-disposition-junk"]
+    assert r.status == FetchStatus.OK and r.content_kind.startswith("pdf"), (r.status, r.note)
+    assert "Stamp duty schedule 2026" in r.text and "bytes before the %PDF- header" in r.note
