@@ -13,11 +13,26 @@ STUB_MAX_CHARS = 1000  # readable text of a stub: a sentence or two, some chrome
 REFRESH_MAX_DELAY_S = 10  # longer delays are auto-reloads of real pages, not moves
 _HEAD_BYTES = 65536
 
-_META_RE = re.compile(rb"<meta\b[^>]*>", re.IGNORECASE)
+_META_RE = re.compile(rb"<meta\b[^>]{0,4096}>", re.IGNORECASE)  # bounded: a hostile page of unclosed <meta was quadratic
 _ATTR_RE = re.compile(rb"""([\w:-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""")
 _REFRESH_RE = re.compile(r"""^\s*(\d+(?:\.\d*)?)\s*(?:[;,]\s*(?:url\s*=\s*)?["']?([^"']*)["']?)?\s*$""",
                          re.IGNORECASE)
-_SCRIPT_RE = re.compile(rb"<script\b[^>]*>(.*?)</script>", re.IGNORECASE | re.DOTALL)
+_SCRIPT_OPEN_RE = re.compile(rb"<script\b[^>]{0,4096}>", re.IGNORECASE)
+_SCRIPT_CLOSE_RE = re.compile(rb"</script", re.IGNORECASE)
+
+
+def _scripts(head: bytes) -> list[bytes]:
+    """The bodies of the script elements, found in one pass (an unclosed one ends the search: a lazy
+    '<script…>(.*?)</script>' retried from every later '<script' was quadratic on a hostile page)."""
+    out: list[bytes] = []
+    pos = 0
+    while (m := _SCRIPT_OPEN_RE.search(head, pos)) is not None:
+        close = _SCRIPT_CLOSE_RE.search(head, m.end())
+        if close is None:
+            break
+        out.append(head[m.end():close.start()])
+        pos = close.end()
+    return out
 _LOCATION_RE = re.compile(
     r"""\blocation(?:\.href)?\s*=\s*["']([^"']+)["']|\blocation\.(?:replace|assign)\(\s*["']([^"']+)["']""")
 
@@ -45,7 +60,7 @@ def script_redirect_target(raw: bytes, text: str) -> str | None:
     """The literal URL a thin page's script sends the browser to (location = / .href = / .replace / .assign)."""
     if len(text) >= STUB_MAX_CHARS:
         return None
-    for script in _SCRIPT_RE.findall(raw[:_HEAD_BYTES]):
+    for script in _scripts(raw[:_HEAD_BYTES]):
         m = _LOCATION_RE.search(script.decode("utf-8", "replace"))
         if m:
             return (m.group(1) or m.group(2)).strip()
