@@ -25,9 +25,15 @@ STAMP_RE = re.compile(rf"\(({DATE})\s+(re-verified|verified|stale-marker|stale|u
 # "(VERIFIED …)" parenthetical the stamp is the date right after the word ("(VERIFIED 2026-05-28; applies from
 # 2027-01-01)"), else its LAST date (earlier ones are the content: "effective 2024-08-01 per Regs, audit
 # 2026-05-28"); markdown links may sit inside it.
+_PAREN_BODY = r"(?:[^()\n]|\[[^\]\n]*\]\([^()\n]*\))"  # text or a markdown link, inside "( … )"
+# Words that make a later date the content's ("applies from 2027-01-01"), not a later verification.
+_CONTENT_DATE_WORDS = r"(?:applies|apply|applying|effective|from|since|in force|valid|until|takes effect)"
 VERIFIED_PAREN_RE = re.compile(
-    rf"\(\s*(?:re-)?verified\b(?:(?=[\s:,—–-]*{STAMP_DATE}\b)[\s:,—–-]*"  # a date right after the word: that one
-    rf"|(?:[^()\n]|\[[^\]\n]*\]\([^()\n]*\)){{0,300}}\b)({STAMP_DATE})\b", re.I)  # else the last one
+    # the date right after the word, when a later date is the content's: "(VERIFIED 2026-05-28; applies from …)"
+    rf"\(\s*(?:re-)?verified\b(?:(?=[\s:,—–-]*{STAMP_DATE}\b{_PAREN_BODY}{{0,300}}?\b{_CONTENT_DATE_WORDS}\b)"
+    rf"[\s:,—–-]*"
+    # else the last date: "(VERIFIED 2026-05-28, re-verified 2026-09-24)", "(VERIFIED — effective …, audit …)"
+    rf"|{_PAREN_BODY}{{0,300}}\b)({STAMP_DATE})\b", re.I)
 VERIFIED_BARE_RE = re.compile(rf"\b(?:re-)?verified(?:\s+(?:on|at))?:?\s+({STAMP_DATE})\b", re.I)
 FETCHED_RE = re.compile(rf"\b(?:re-)?fetched(?:\s+on)?:?\s+({STAMP_DATE})\b", re.I)
 # Masked only (never a stamp): the original's "as of / checked / re-checked DATE", and process dates such as
@@ -136,7 +142,7 @@ def file_last_verified(text: str) -> str | None:
             m = LAST_VERIFIED_RE.search(text, max(0, i - 6), i + 48)
             if m is not None:
                 start, end = text.rfind("\n", 0, i) + 1, text.find("\n", i)
-                if _FOOTER_START_RE.match(text, start, m.start() + 1) or \
+                if _FOOTER_START_RE.fullmatch(text, start, m.start() + 1) or \
                         text.find("://", start, end if end >= 0 else len(text)) < 0:
                     dates.append(iso_date(m.group(1)))
             i = text.find(needle, i + 1)

@@ -375,3 +375,22 @@ def test_a_footer_that_cites_its_source_is_still_the_footer():
             "**Last verified**: 2026-05-28 against [impots.gouv.fr](https://www.impots.gouv.fr/)\n")
     (c,) = extract_lines(text).claims
     assert (c.last_verified, c.last_verified_origin) == ("2026-05-28", "file")
+
+
+@pytest.mark.parametrize("note, stamp", [
+    ("(VERIFIED 2026-05-28, re-verified 2026-09-24)", "2026-09-24"),  # a later verification wins
+    ("(VERIFIED 2026-05-28; updated 2026-09-24)", "2026-09-24"),
+    ("(VERIFIED: 2026-05-28 against [x](https://a.gov.xx/), audit 2026-09-24)", "2026-09-24"),
+])
+def test_a_later_process_date_in_a_verified_note_is_the_stamp_and_no_figure(note, stamp):
+    (c,) = extract_lines(f"- Fee **US$5,000** ([CIU](https://cip.gov.xx/f)) {note}\n").claims
+    assert c.inline_stamp.date == stamp and [v.raw for v in c.values if v.type == "date"] == []
+
+
+def test_a_claim_line_that_opens_with_an_l_is_no_footer():
+    text = ("- VAT **18 %** ([t](https://tax.gov.xx/v))\n"
+            "- **Land transfer duty** 4 % ([t](https://tax.gov.xx/l)) — last verified 2026-09-01\n\n"
+            "**Last verified**: 2026-05-28\n")
+    vat, land = extract_lines(text).claims
+    assert (vat.last_verified, vat.last_verified_origin) == ("2026-05-28", "file")
+    assert (land.last_verified, land.last_verified_origin) == ("2026-09-01", "inline")
