@@ -49,8 +49,8 @@ _HEADING_START_RE = re.compile(r"#{1,6}[^\S\n]")
 # str.splitlines() breaks other than '\n'; a text holding any is rewritten to '\n' breaks first.
 _BREAKS = "\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 _BREAK_TO_NL = {ord(ch): "\n" for ch in _BREAKS}
-# Between two links of one list: "or", "and", "/", ",", "+", "·", "&" (and spaces, emphasis marks; not ";", a clause end).
-_LIST_GLUE_RE = re.compile(r"[\s*_]*(?:or|and|/|,|\+|·|&)?[\s*_]*", re.I)
+# Between two links of one list: "or", "and", "/", ",", "+", "·", "&", ";" (and spaces, emphasis marks).
+_LIST_GLUE_RE = re.compile(r"[\s*_]*(?:or|and|/|,|\+|·|&|;)?[\s*_]*", re.I)
 _BLANK_RE = re.compile(r"[^\n]")
 # Literal searches as compiled patterns: on non-ASCII text SRE's literal search beats `str.__contains__` by 2–3×
 # (0.009 s vs 0.018 s for "<!--" over 29 MB), and most files hold neither, so the whole text is scanned.

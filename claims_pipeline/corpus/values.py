@@ -80,7 +80,9 @@ ERA_YEAR_RE = re.compile(r"(?:民國|民国|令和|平成|昭和)\s?(?:\d{1,3}|�
 # The number after the keyword may carry a qualifier or a letter before it: 'Regulation (EU) 2016/679',
 # 'Art. L. 112-1', 'Law A-12'.
 # Capitals only ('Regular 12', 'Regions 3' are no statutes; the keyword matching ignores case, this does not).
-_STATUTE_TAIL = r"\s?(?:\([A-Z]{2,8}\)\s?)?(?:(?-i:[A-Z]{0,4})[-\s]|(?-i:[A-Z])\.\s?)?\d(?:[\w./()-]|:(?=\d))*"
+# 'no'/'nr' after a keyword in any case ('la loi no 2019-486', 'Ley no 27.430', 'Law No 12').
+_STATUTE_TAIL = (r"\s?(?:\([A-Z]{2,8}\)\s?)?(?:(?i:n[oº°]\.?|nr\.?)\s?|(?-i:[A-Z]{0,4})[-\s]|(?-i:[A-Z])\.\s?)?"
+                 r"\d(?:[\w./()-]|:(?=\d))*")
 STATUTE_RE = re.compile(
     r"(?:\b(?:Loi|Law|Ley|Legge|Lei|Gesetz|Decreto|D[ée]cret|Decree|Directive|Regulation|Reg(?:\.|\b)|Act|Chap(?:ter)?\.?"
     r"|Cap\.?|Article|Art\.|No\.?|n°|nr\.?|Bekendtg[øo]relse|Verordnung)|§)" + _STATUTE_TAIL,

@@ -394,3 +394,8 @@ def test_a_claim_line_that_opens_with_an_l_is_no_footer():
     vat, land = extract_lines(text).claims
     assert (vat.last_verified, vat.last_verified_origin) == ("2026-05-28", "file")
     assert (land.last_verified, land.last_verified_origin) == ("2026-09-01", "inline")
+
+
+def test_a_semicolon_continues_a_verify_at_list():
+    line = "- VAT **20 %** — check at [A](https://a.gov.xx/); [B](https://b.gov.xx/)\n"
+    assert extract_lines(line).claims == []

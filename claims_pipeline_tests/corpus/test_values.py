@@ -206,7 +206,7 @@ def test_statute_forms_with_qualifiers(text, raw):
 
 def test_lower_case_no_without_a_point_is_no_statute():
     assert extract_values("There is no 5-year hold") == []
-    assert [v.raw for v in extract_values("news release no. 84; Law No 12")] == ["no. 84", "No 12"]
+    assert [v.raw for v in extract_values("news release no. 84; Law No 12")] == ["no. 84", "Law No 12"]
 
 
 @pytest.mark.parametrize("text, figures", [
@@ -241,3 +241,10 @@ def test_range_bounds_are_scaled_only_when_they_belong_together(text, figures):
 @pytest.mark.parametrize("text, number", [("1,250 Mio. EUR", 1.25e6), ("EUR 3,2 Mrd.", 3.2e9), ("$1,500 million", 1.5e9)])
 def test_a_decimal_comma_before_mio_or_mrd(text, number):
     assert [v.number for v in extract_values(text) if v.type == "money"] == [number]
+
+
+@pytest.mark.parametrize("text, raw", [("la loi no 2019-486 du 22 mai", "loi no 2019-486"),
+                                       ("Décret no 2024-1039", "Décret no 2024-1039"), ("Ley no 27.430", "Ley no 27.430"),
+                                       ("Law nr. 12", "Law nr. 12"), ("Act No 5", "Act No 5")])
+def test_no_and_nr_after_a_keyword_in_any_case(text, raw):
+    assert [v.raw for v in extract_values(text) if v.type == "statute"] == [raw]
