@@ -79,6 +79,22 @@ def _bare_url(url: str) -> str:
 _ENTITY_RE = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 
 
+_SCHEME_RE = re.compile(r"https?://", re.I)
+
+
+def _urls_after_cuts(run: str, at: int) -> list[Link]:
+    """The bare URLs that follow a stop character inside one matched run of URL characters (one pass)."""
+    out: list[Link] = []
+    offset = 0
+    while (stop := _BARE_STOP_RE.search(run, offset)) is not None and (nxt := _SCHEME_RE.search(run, stop.end())):
+        end = _BARE_STOP_RE.search(run, nxt.end())
+        url = _trim_url(run[nxt.start():end.start() if end else len(run)])  # up to the next stop, no further
+        us = at + nxt.start()
+        out.append(Link(us, us + len(url), url, "bare", "", us, us + len(url)))
+        offset = nxt.start() + max(len(url), 1)
+    return out
+
+
 def _destination(url: str) -> str:
     """A markdown link destination as the URL it names: 'd\\_e.htm' → 'd_e.htm', '&amp;' → '&'."""
     if "\\" in url:
@@ -103,9 +119,7 @@ def find_links(line: str) -> tuple[list[Link], list[str]]:
     links: list[Link] = []
     problems: list[str] = []
     outer: tuple[int, int, str] | None = None  # a linked image "[![alt](img)](page)": (start, page URL at, alt)
-    pos = 0
-    while (m := _LINK_FAST.search(line, pos)) is not None:  # LINK_RE's matches
-        pos = m.end()
+    for m in _LINK_FAST.finditer(line):  # LINK_RE's matches
         if (url := m.group("murl")) is not None:
             if m.start() > 0 and line[m.start() - 1] == "!":
                 continue  # an image ![alt](src) is a picture on the page, not a citation
@@ -121,16 +135,17 @@ def find_links(line: str) -> tuple[list[Link], list[str]]:
         else:
             url = _bare_url(m.group())
             us = m.start()
-            if len(url) < len(m.group()):  # cut short: what follows (another URL after '、' or '|') is read too
-                pos = us + max(len(url), 1)
             if outer is not None and us == outer[1]:
                 end = us + len(url) + (1 if line.startswith(")", us + len(url)) else 0)
                 links.append(Link(outer[0], end, _destination(url), "markdown", outer[2], us, us + len(url)))
                 outer = None
-                continue
-            if line.startswith(_MD_OPEN, us - 2):
-                problems.append(f"unbalanced brackets in markdown link at column {us - 1}; URL read as a bare link")
-            links.append(Link(us, us + len(url), url, "bare", "", us, us + len(url)))
+            else:
+                if line.startswith(_MD_OPEN, us - 2):
+                    problems.append(f"unbalanced brackets in markdown link at column {us - 1}; URL read as a bare link")
+                links.append(Link(us, us + len(url), url, "bare", "", us, us + len(url)))
+            # cut short at a stop character ('、', '|'): the URLs after it within this run are links too, found
+            # in the run itself (searching the line again from each cut was quadratic on a hostile line)
+            links += _urls_after_cuts(m.group(), us)
     if "](" in line:
         for m in OTHER_TARGET_RE.finditer(line):
             problems.append(f"link to a {m.group('scheme').lower()}: target at column {m.start() + 3} ignored")

@@ -399,3 +399,16 @@ def test_a_claim_line_that_opens_with_an_l_is_no_footer():
 def test_a_semicolon_continues_a_verify_at_list():
     line = "- VAT **20 %** — check at [A](https://a.gov.xx/); [B](https://b.gov.xx/)\n"
     assert extract_lines(line).claims == []
+
+
+def test_a_line_of_many_cut_bare_urls_is_read_in_linear_time():
+    """Restarting the line scan after each cut bare URL was quadratic (8,000 'http://a.gov.xx/p、' took 17 s).
+    Judged in a child process with a deadline, so a regression fails instead of hanging the suite."""
+    import subprocess
+    import sys
+
+    code = ("from claims_pipeline.corpus.links import find_links\n"
+            "links, _ = find_links('http://a.gov.xx/p、' * 32000)\n"
+            "assert len(links) == 32000 and links[-1].url == 'http://a.gov.xx/p'\nprint('ok')\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "ok", done.stderr
