@@ -151,6 +151,11 @@ class Fetcher:
             inner_backend=self._inner_backend,
         )
         self._timeouts = httpx.Timeout(f.request_timeout_s, connect=f.connect_timeout_s).as_dict()
+        # robots.txt has its own deadline (robots_timeout_s); its connect must give up before it, so that a host
+        # that cannot be reached shows as a connect failure (the page then says so) and not as a robots.txt that
+        # did not answer (disallow-all)
+        self._robots_timeouts = httpx.Timeout(min(f.request_timeout_s, f.robots_timeout_s),
+                                              connect=min(f.connect_timeout_s, 0.8 * f.robots_timeout_s)).as_dict()
         self._base_headers = [("User-Agent", self.user_agent)]
         self._transport = transport
         return self
@@ -161,7 +166,7 @@ class Fetcher:
             self._transport = None
 
     @contextlib.asynccontextmanager
-    async def _get(self, url: str, headers: dict[str, str]) -> AsyncIterator[httpx.Response]:
+    async def _get(self, url: str, headers: dict[str, str], timeouts: dict | None = None) -> AsyncIterator[httpx.Response]:
         """One GET on httpx's transport API, the response streamed and closed on exit.
 
         Not httpx.AsyncClient: the fetcher follows redirects itself (one hop at a time, each through robots,
@@ -171,7 +176,7 @@ class Fetcher:
         responses that set one."""
         assert self._transport is not None, "use 'async with Fetcher(...)'"
         request = httpx.Request("GET", url, headers=[*self._base_headers, *headers.items()],
-                                extensions={"timeout": self._timeouts})
+                                extensions={"timeout": timeouts or self._timeouts})
         if self._cookies.jar:
             self._cookies.set_cookie_header(request)
         response = await self._transport.handle_async_request(request)
@@ -544,7 +549,7 @@ class Fetcher:
                 return RobotsAnswer(None, failure=f"redirected to excluded host {host}")
             async with self._hosts.throttle(host).slot(self._gate):
                 async with asyncio.timeout(self.fetch.robots_timeout_s):
-                    async with self._get(target, headers) as resp:
+                    async with self._get(target, headers, self._robots_timeouts) as resp:
                         status = resp.status_code
                         if status in _REDIRECTS and resp.headers.get("location"):
                             await self._peek(resp)

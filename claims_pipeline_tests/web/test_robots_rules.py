@@ -152,3 +152,32 @@ def test_a_connect_timeout_on_robots_txt_lets_the_page_report_it(settings_for):
     results = asyncio.run(run())
     assert [r.status for r in results] == [FetchStatus.UNAVAILABLE] * 2, [r.note for r in results]
     assert all("ConnectTimeout" in r.note and "robots" not in r.note for r in results)
+
+
+def test_a_connect_that_waits_out_its_timeout_is_a_connect_failure_even_with_equal_deadlines(settings_for):
+    """The shipped defaults give robots.txt's deadline and the connect timeout the same 10 s: the deadline fired
+    first, and an unreachable host read as a robots.txt that did not answer (every URL ROBOTS)."""
+    import asyncio
+
+    import httpcore
+
+    from claims_pipeline.web.fetcher import Fetcher
+
+    class SlowlyDroppedSyns(httpcore.AsyncNetworkBackend):
+        async def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+            await asyncio.sleep(timeout or 0)  # what a dropped SYN costs: the whole connect timeout
+            raise httpcore.ConnectTimeout(f"connect to {host}:{port} timed out")
+
+        async def sleep(self, seconds):
+            await asyncio.sleep(seconds)
+
+    settings = settings_for(address_map={"down.fixture": "127.0.0.1:9"}, max_retries=1)
+    settings = settings.model_copy(update={"fetch": settings.fetch.model_copy(
+        update={"connect_timeout_s": 0.5, "robots_timeout_s": 0.5})})
+
+    async def run():
+        async with Fetcher(settings, inner_backend=SlowlyDroppedSyns()) as f:
+            return [r async for r in f.fetch_many(["http://down.fixture/a"], {})]
+
+    (r,) = asyncio.run(run())
+    assert r.status == FetchStatus.UNAVAILABLE and "ConnectTimeout" in r.note, (r.status, r.note)
