@@ -7,6 +7,7 @@ of a URL, while a markdown link's label text stays readable (a label may carry a
 from __future__ import annotations
 
 import html
+import html.entities
 import re
 from dataclasses import dataclass
 
@@ -99,7 +100,16 @@ def _destination(url: str) -> str:
     """A markdown link destination as the URL it names: 'd\\_e.htm' → 'd_e.htm', '&amp;' → '&'."""
     if "\\" in url:
         url = _MD_ESCAPE_RE.sub(r"\1", url)
-    return _ENTITY_RE.sub(lambda m: html.unescape(m.group()), url) if "&" in url else url
+    return _ENTITY_RE.sub(_entity, url) if "&" in url else url
+
+
+def _entity(m: re.Match[str]) -> str:
+    """One complete reference: a known name ('&amp;'), or a number; anything else stays as written
+    ('&ampere;' is no '&' + 'ere;', which html.unescape's legacy-prefix rule would make it)."""
+    ref = m.group()
+    if ref[1] == "#":
+        return html.unescape(ref)
+    return html.entities.html5.get(ref[1:], ref)
 
 
 def _trim_url(url: str) -> str:

@@ -35,6 +35,10 @@ def fault(name: str, query: dict[str, str]) -> tuple[int, Headers, bytes] | None
         "octet-pdf": (200, [PDF], text_pdf()),
         "octet-pdf-disposition": (200, [PDF, ("Content-Disposition", 'attachment; filename="loi-2024.pdf"')], b""),
         "octet-pdf-disposition-junk": (200, [PDF, ("Content-Disposition", 'attachment; filename="loi-2024.pdf"')], b""),
+        # a plain-text body a server names *.pdf: it is text, read as text
+        "text-pdf-disposition": (200, [("Content-Type", "text/plain; charset=utf-8"),
+                                       ("Content-Disposition", 'inline; filename="rates.pdf"')],
+                                 b"Stamp duty rates 2026: 5.8 % on the price above EUR 300,000.\n"),
         "octet-zip": (200, [PDF], b"PK\x03\x04" + bytes(range(256)) * 16),
         # empty and partial 2xx bodies
         "empty-200": (200, [HTML, ("Content-Length", "0")], b""),

@@ -471,7 +471,8 @@ class Fetcher:
             if title is not None:
                 return self._result(url, FetchStatus.BLOCKED, **common, raw=raw,
                                     note=f"http {status} bot wall: challenge title {title!r}")
-        named_pdf = is_pdf and not sniff and not _is_pdf(ctype, current, None)  # by Content-Disposition alone
+        # by Content-Disposition alone, on a generic or binary type (a text/* body with a .pdf name stays text)
+        named_pdf = is_pdf and not sniff and not _is_pdf(ctype, current, None) and not ctype.startswith("text/")
         return _Downloaded(raw, common, named_pdf)
 
     def _extracted(self, url: str, current: str, raw: bytes, common: dict, named_pdf: bool = False) -> FetchResult:

@@ -412,3 +412,8 @@ def test_a_line_of_many_cut_bare_urls_is_read_in_linear_time():
             "assert len(links) == 32000 and links[-1].url == 'http://a.gov.xx/p'\nprint('ok')\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "ok", done.stderr
+
+
+def test_unknown_entity_names_stay_as_written_in_a_destination():
+    (c,) = extract_lines("- rate 5 % [t](https://tax.gov.xx/t?unit=&ampere;&x=1&amp;y=2)\n").claims
+    assert c.source_url == "https://tax.gov.xx/t?unit=&ampere;&x=1&y=2"

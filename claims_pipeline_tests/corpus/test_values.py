@@ -248,3 +248,8 @@ def test_a_decimal_comma_before_mio_or_mrd(text, number):
                                        ("Law nr. 12", "Law nr. 12"), ("Act No 5", "Act No 5")])
 def test_no_and_nr_after_a_keyword_in_any_case(text, raw):
     assert [v.raw for v in extract_values(text) if v.type == "statute"] == [raw]
+
+
+@pytest.mark.parametrize("text, numbers", [("€1,250–1,500 Mio.", [1.25e6, 1.5e6]), ("$1,500–2,000 million", [1.5e9, 2e9])])
+def test_a_range_lower_bound_is_read_the_way_its_upper_bound_is(text, numbers):
+    assert [v.number for v in extract_values(text) if v.type == "money"] == numbers

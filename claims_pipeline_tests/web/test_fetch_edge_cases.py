@@ -15,6 +15,7 @@ ROWS = {
     "octet-disposition": ("/_/fault/octet-pdf-disposition", "octet2.fixture"),
     "octet-zip": ("/_/fault/octet-zip", "octet3.fixture"),
     "octet-disposition-junk": ("/_/fault/octet-pdf-disposition-junk", "octet4.fixture"),
+    "text-disposition": ("/_/fault/text-pdf-disposition", "octet5.fixture"),
     # empty and partial 2xx bodies were recorded OK (text "", or the first 200 bytes as the page)
     "empty-200": ("/_/fault/empty-200", "empty1.fixture"),
     "s204": ("/_/fault/s204", "empty2.fixture"),
@@ -180,3 +181,8 @@ def test_a_pdf_named_by_content_disposition_is_read_past_junk_before_its_header(
     r = edge_run["octet-disposition-junk"]
     assert r.status == FetchStatus.OK and r.content_kind.startswith("pdf"), (r.status, r.note)
     assert "Stamp duty schedule 2026" in r.text and "bytes before the %PDF- header" in r.note
+
+
+def test_a_text_body_named_pdf_stays_text(edge_run):
+    r = edge_run["text-disposition"]
+    assert r.status == FetchStatus.OK and "5.8 %" in r.text, (r.status, r.note)
