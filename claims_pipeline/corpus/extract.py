@@ -201,8 +201,9 @@ def _blank_comments(text: str) -> str:
     parts: list[str] = []
     done = pos = 0
     while (start := text.find("<!--", pos)) >= 0:
-        if fenced and _in_spans(fenced, text.rfind("\n", 0, start) + 1):
-            pos = start + 4
+        line_start = text.rfind("\n", 0, start) + 1
+        if (fenced and _in_spans(fenced, line_start)) or text.count("`", line_start, start) % 2:
+            pos = start + 4  # in fenced code, or inside an inline code span (an odd count of backticks before it)
             continue
         end = text.find("-->", start + 4)
         if end < 0:

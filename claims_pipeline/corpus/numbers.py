@@ -46,7 +46,8 @@ def parse_number(digits: str, *, has_magnitude: bool = False, decimal_comma: boo
         parts = d.split(sep)
         if len(parts) > 2:  # repeated separator: thousands grouping
             return float("".join(parts)) if all(len(p) == 3 for p in parts[1:]) else None
-        if len(parts[1]) == 3 and (not has_magnitude or (sep == "," and not decimal_comma)) and parts[0] != "0":
+        # with a decimal comma ('1.250 Mio.', German), a point groups thousands: 1,250 million
+        if len(parts[1]) == 3 and (not has_magnitude or (sep == ("." if decimal_comma else ","))) and parts[0] != "0":
             return float("".join(parts))
         return float(parts[0] + "." + parts[1])
     except ValueError:

@@ -417,3 +417,9 @@ def test_a_line_of_many_cut_bare_urls_is_read_in_linear_time():
 def test_unknown_entity_names_stay_as_written_in_a_destination():
     (c,) = extract_lines("- rate 5 % [t](https://tax.gov.xx/t?unit=&ampere;&x=1&amp;y=2)\n").claims
     assert c.source_url == "https://tax.gov.xx/t?unit=&ampere;&x=1&y=2"
+
+
+def test_a_comment_opener_in_an_inline_code_span_hides_nothing():
+    text = ("## Tax\n- write `<!--` to open a comment\n- VAT **20 %** ([t](https://tax.gov.xx/v))\n"
+            "- PIT **10 %** ([t](https://tax.gov.xx/p)) <!-- note -->\n")
+    assert [c.values[0].raw for c in extract_lines(text).claims] == ["20 %", "10 %"]

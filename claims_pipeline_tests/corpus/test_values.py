@@ -253,3 +253,8 @@ def test_no_and_nr_after_a_keyword_in_any_case(text, raw):
 @pytest.mark.parametrize("text, numbers", [("€1,250–1,500 Mio.", [1.25e6, 1.5e6]), ("$1,500–2,000 million", [1.5e9, 2e9])])
 def test_a_range_lower_bound_is_read_the_way_its_upper_bound_is(text, numbers):
     assert [v.number for v in extract_values(text) if v.type == "money"] == numbers
+
+
+def test_a_point_groups_thousands_before_mio_or_mrd():
+    # German: '1.250 Mio.' is 1,250 million; the comma is the decimal mark there ('1,250 Mio.' is 1.25 million)
+    assert [v.number for v in extract_values("EUR 1.250 Mio.") if v.type == "money"] == [1.25e9]
