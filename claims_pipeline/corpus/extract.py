@@ -40,7 +40,7 @@ _DIGIT_RE = re.compile(r"\d")
 _FENCE_LEAD = " \t`~"
 # A line holding a citation: from its first "://" (or "](") to the end of the line, so one hit per line.
 # "://", not "http": a scheme may be written in capitals ("HTTPS://…"), and a case-blind scan costs 5–10× more.
-_HTTP_TO_EOL_RE = re.compile(r"://[^\n]*")
+_SCHEME_TO_EOL_RE = re.compile(r"://[^\n]*")
 _MD_TARGET_TO_EOL_RE = re.compile(r"\]\([^\n]*")
 # Fence marker lines; a heading line (what HEADING_RE accepts on a single line).
 _FENCE_LINE_RE = re.compile(r"\n[ \t]*(?:```|~~~)")
@@ -148,7 +148,7 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
     # warning): it is left out here, and the section state it skips is the same (the last heading before a
     # line). "](" lines are all kept by the second scan.
     cites = set()
-    for m in _HTTP_TO_EOL_RE.finditer(text):
+    for m in _SCHEME_TO_EOL_RE.finditer(text):
         start = rfind("\n", 0, m.start()) + 1
         if digit(text, start, m.end()) is not None or m.end() - start > max_chars:
             cites.add(start)

@@ -427,8 +427,8 @@ def _range_bounds(text: str, values: list[Value], starts: list[int], ends: list[
         if upper is not None and not _overlaps(starts, ends, upper.start("num"), upper.end()):
             raw = upper["num"] + upper["mag"]
             mag = _scale(raw)
-            scaled_top = _money(raw)[2]  # read as the upper bound itself is read (magnitude, decimal comma)
-            top = scaled_top / mag if scaled_top is not None else None
+            needles, salient, number = _money(raw)  # the upper bound, read as any amount is (magnitude, comma)
+            top = number / mag if number is not None else None
             # '€1.2–1.5 million': 1.2 million, the lower bound read the way the upper is ('€1,250–1,500 Mio.':
             # 1.25 million); but in 'from €500 to 1 million' the €500 stands as written
             groups = digit_groups(v.raw)
@@ -437,8 +437,6 @@ def _range_bounds(text: str, values: list[Value], starts: list[int], ends: list[
             if low is not None and top is not None and low <= top:
                 values[k] = Value(type=v.type, raw=v.raw, needles=num_needles(v.raw, low * mag), salient=v.salient,
                                   pos=v.pos, end=v.end, number=low * mag)
-            raw = upper["num"] + upper["mag"]
-            needles, salient, number = _money(raw)
             out.append(Value(type="money", raw=raw, needles=needles, salient=salient, pos=upper.start("num"),
                              end=upper.end(), number=number))
     return out
