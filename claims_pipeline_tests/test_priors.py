@@ -127,6 +127,11 @@ def test_month_abbreviation_is_not_found_inside_a_word() -> None:
         # day and month without a year: weak when the year stands elsewhere on the page (a dateline), else absent
         ("2 Nov 2004", "Posted 2004-10-19. The album hits stores on Election Day, November 2", WEAK_MATCH),
         ("2 Nov 2004", "The album hits stores on Election Day, November 2", TOKENS_ABSENT),
+        # a month-year claim and a page naming a day of that month without the year (WiCE: "screenings are
+        # scheduled for May 2, 5, and 6" under a 2018 dateline): weak, and absent without the year
+        ("May 2018", "Posted 2018-03-23. Screenings are scheduled for May 2, 5, and 6", WEAK_MATCH),
+        ("May 2018", "Screenings are scheduled for May 2, 5, and 6", TOKENS_ABSENT),
+        ("May 2018", "Posted 2018-03-23. Screenings are scheduled for June 2 and 5", TOKENS_ABSENT),
     ],
 )
 def test_date_claims_need_the_date(claim_raw: str, page_fragment: str, expected: str) -> None:

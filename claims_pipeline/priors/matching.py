@@ -7,7 +7,8 @@ Rules, per value type:
 - statute: the identifier with boundaries ("2024-1039", "70:07" ~ "70.07"). Strong when it contains a separator
   or a statute keyword (Article, Cap., Law, §…) stands right before it on the page; else weak.
 - date: the same date; a claim with a day needs the day (a month+year on the page is weak); bare years and
-  bare month names are never hits.
+  bare month names are never hits. A day and month written without a year ("May 2") is weak when the page
+  names the claim's year elsewhere (a dateline), for a claim with that day or a claim of that month.
 - anything else (a value we cannot parse): its needles with word boundaries, weak unless ≥4 chars with a digit.
 """
 
@@ -100,8 +101,9 @@ def _date_occurrences(value: Value, index: PageIndex) -> list[Occurrence]:
     out: list[Occurrence] = []
     year_on_page: bool | None = None  # loop-invariant: computed once, on the first year-less candidate
     for tok in index.dates:
-        if tok.year == NO_YEAR and day is not None and tok.month == month and tok.day == day:
-            # "November 2" on a page that names the year elsewhere (a dateline): weak, the year is not beside it
+        if tok.year == NO_YEAR and tok.month == month and (day is None or tok.day == day):
+            # "November 2" on a page that names the year elsewhere (a dateline): weak, the year is not beside it;
+            # also for a claim's "November 2024", whose month the page names with a day ("screenings on May 2")
             if year_on_page is None:
                 year_on_page = _year_on_page(year, index)
             if not year_on_page:
