@@ -5,10 +5,11 @@ while walking the records, and ``headline_numbers`` recomputes them from the thr
 to pages by URL). The blocking asset check compares the two: a mismatch is an engine bug, not a finding.
 
 Rules:
-- content_changed (per claim) = its page's PageState.content_changed (a change confirmed by this run).
+- content_changed (per claim) = its page's PageState.content_changed: a change confirmed by this run's fetch
+  or within report.changed_within_days before it (the fetched_pages asset marks those, store/recent_changes.py).
 - stale_changed (per claim) = the page has a confirmed change (changed_at set) dated AFTER the claim's
   last_verified date (inline stamp, else the file footer); a claim without a usable last_verified is
-  stale_changed when its page changed this run. A claim verified on or after the change day is not.
+  stale_changed when its page's change is content_changed. A claim verified on or after the change day is not.
 - flagged = DISTINCT (file, line_no, url) over TOKENS_ABSENT ∪ content_changed (the original's (scope, line_no,
   url), with the file: several files may share a scope, countries/fr/**.md).
 """

@@ -491,6 +491,7 @@ class PageCache:
             changed_at=iso(row["changed_at"]),
             stable_since=iso(row["stable_since"]),
             diff=row["diff"],
+            change_confirmed_at=iso(row["change_confirmed_at"]),
         )
 
     def text(self, text_hash: str | None) -> str | None:

@@ -20,3 +20,4 @@ class PageState:
     changed_at: str | None  # fetched_at of the fetch at which the latest confirmed change was first seen
     stable_since: str | None  # fetched_at of the first sighting of the current stable text
     diff: str | None  # unified-style diff of the latest confirmed change (text lines), capped
+    change_confirmed_at: str | None = None  # fetched_at of the fetch that confirmed that change (second sighting)

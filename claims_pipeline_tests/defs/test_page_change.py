@@ -12,7 +12,8 @@ from claims_pipeline.defs import ALL_ASSETS
 from claims_pipeline.defs.checks import ALL_CHECKS
 from claims_pipeline.defs.partitions import range_tags
 from claims_pipeline.defs.runner import sync_scope_partitions
-from claims_pipeline_tests.defs.conftest import QUIET, resources_for
+from claims_pipeline.defs.storage import scope_file
+from claims_pipeline_tests.defs.conftest import QUIET, config_with, resources_for
 
 SCOPES = ["xa", "shared/exit/regional"]
 LEVY = "http://www.tax.gov.xa/property/annual-levy.html"
@@ -117,3 +118,44 @@ def test_per_scope_metadata_in_a_multi_scope_run_skips_the_slow_public_call(inst
     files = {scope: _latest(instance, "corpus_documents", scope).metadata["file_list"].value for scope in scopes}
     assert "countries/xa/" in files["xa"] and "countries/xb/" not in files["xa"]
     assert "countries/xb/" in files["xb"] and "countries/xa/" not in files["xb"]
+
+
+def _one_scope_fetch(instance, config, clock, scope):
+    assert dg.materialize(ALL_ASSETS, instance=instance, resources=resources_for(config, clock), partition_key=scope,
+                          selection=["corpus_documents", "claims", "fetched_pages"], run_config=QUIET).success
+
+
+def test_change_confirmed_between_audits_by_another_scope_is_still_reported(instance, demo_config, home, web):
+    """xa and shared/exit/regional cite the same levy page. Two one-scope runs of xa see its new text and
+    confirm the change; the next audit of both fetches the page unchanged, yet reports it for both scopes
+    (report.changed_within_days), and again when rerun; not once the window has passed."""
+    sync_scope_partitions(instance, SCOPES)
+    _audit(instance, demo_config, "2026-01-10T09:00:00+00:00")  # baseline
+    web.set_epoch(2)
+    _one_scope_fetch(instance, demo_config, "2026-03-01T09:00:00+00:00", "xa")  # first sighting
+    _one_scope_fetch(instance, demo_config, "2026-03-05T09:00:00+00:00", "xa")  # confirmed by xa's run
+    both = {"xa:18:5bd13010", "shared/exit/regional:8:5bd13010"}
+
+    for clock in ("2026-03-20T09:00:00+00:00", "2026-03-21T09:00:00+00:00"):  # the audit, then a rerun
+        _audit(instance, demo_config, clock)
+        p = _priors(home)
+        assert set(p.index[p["content_changed"]]) == both, clock
+        assert str(p.loc["shared/exit/regional:8:5bd13010", "changed_at"]).startswith("2026-03-01")
+        for scope in SCOPES:  # the page-changes asset of each scope lists it with its diff
+            changes = json.loads(scope_file(home, dg.AssetKey("page_changes"), scope).read_text())
+            assert [c["url"] for c in changes["changed_pages"]] == [LEVY], (clock, scope)
+            assert "1.1 %" in changes["changed_pages"][0]["diff"]
+
+    _audit(instance, demo_config, "2026-04-20T09:00:00+00:00")  # 46 days after the confirmation
+    assert not _priors(home)["content_changed"].any()
+
+
+def test_changed_within_days_zero_reports_only_the_audits_own_confirmations(instance, demo_config, home, web):
+    config_with(demo_config, report__changed_within_days=0)
+    sync_scope_partitions(instance, SCOPES)
+    _audit(instance, demo_config, "2026-01-10T09:00:00+00:00")
+    web.set_epoch(2)
+    _one_scope_fetch(instance, demo_config, "2026-03-01T09:00:00+00:00", "xa")
+    _one_scope_fetch(instance, demo_config, "2026-03-05T09:00:00+00:00", "xa")
+    _audit(instance, demo_config, "2026-03-06T09:00:00+00:00")
+    assert not _priors(home)["content_changed"].any()
