@@ -8,6 +8,7 @@ inline stamp can carry a stale marker (+100).
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 from datetime import date, datetime, timezone
@@ -18,6 +19,7 @@ from claims_pipeline.corpus.records import ClaimRecord
 from claims_pipeline.priors import SOURCE_UNAVAILABLE, TOKENS_ABSENT, Prior
 from claims_pipeline.settings import SamplingWeights
 from claims_pipeline.store.records import PageState
+from claims_pipeline.text_safety import json_escaped
 
 UNPARSEABLE_AGE_DAYS = 9999  # as the original: an unreadable date sorts as very old
 WORKLIST_VERSION = 1
@@ -132,3 +134,9 @@ def build_worklist(
         },
         "items": items,
     }
+
+
+def worklist_json(doc: dict[str, Any]) -> str:
+    """The worklist file's text. Page excerpts inside keep their characters, but control and bidi characters are
+    written as \\u escapes: the same data, nothing a terminal showing the file obeys."""
+    return json_escaped(json.dumps(doc, ensure_ascii=False, indent=2))

@@ -90,3 +90,17 @@ def test_worklist_schema_and_added_fields() -> None:
     assert i2["stale_changed"] is True  # never verified and changed this run
     assert i1["diff_excerpt"].count("\n") == 12 and "more lines" in i1["diff_excerpt"]
     assert i3["fetch_status"] == "UNAVAILABLE" and i3["fetch_note"] == "not fetched"
+
+
+def test_worklist_file_escapes_terminal_and_bidi_controls_from_pages() -> None:
+    from claims_pipeline.sampling import worklist_json
+
+    url = "https://www.impots.gouv.fr/dmto"
+    c = claim("DMTO 6.32 %", [value("pct", "6.32 %")], url=url, line_no=3)
+    text = FILLER + "Le taux est de 6,32 % \x1b]0;PWNED\x07 \u202egnp.exe. " + FILLER
+    pages = {url: page(url, text)}
+    wl = build_worklist([c], pages, {c.id: build_prior(c, pages[url], Settings())}, generated_at=NOW)
+    out = worklist_json(wl)
+    assert "\x1b" not in out and "\u202e" not in out and "\x07" not in out
+    assert "\\u001b]0;PWNED\\u0007" in out and "\\u202e" in out
+    assert json.loads(out) == wl  # the same data

@@ -13,6 +13,7 @@ from typing import Any, Iterable
 import dagster as dg
 
 from claims_pipeline.report import escape
+from claims_pipeline.text_safety import replaced
 
 MAX_TABLE_ROWS = 50  # the UI stays readable; the full lists are in the stored files and the report
 _BACKTICK_RUN_RE = re.compile(r"`+")
@@ -39,7 +40,9 @@ def md_table(headers: list[str], rows: Iterable[list[Any]], *, empty: str = "_(n
 
 
 def md_code_block(text: str, info: str = "") -> str:
-    """A fenced code block that the text cannot close: the fence is longer than any backtick run in it."""
+    """A fenced code block that the text cannot close: the fence is longer than any backtick run in it. Page
+    text inside (diffs) has its control and bidi characters shown as U+FFFD, like every report."""
+    text = replaced(text)
     longest = max((len(m.group()) for m in _BACKTICK_RUN_RE.finditer(text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{info}\n{text}\n{fence}"

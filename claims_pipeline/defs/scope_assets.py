@@ -206,8 +206,9 @@ def fetched_pages(
 def page_changes(
     context: dg.AssetExecutionContext, claims: dict[str, Any], fetched_pages: dict[str, Any]
 ) -> dg.Output[dict[str, Any]]:
-    """Per scope: cited pages whose change was confirmed (CONTENT_CHANGED, with the text diff), and the claims
-    citing them that were verified before the change (stale_changed): re-verify those first."""
+    """Per scope: cited pages whose change the audit reports (CONTENT_CHANGED, with the text diff), and the
+    claims whose page changed after they were last verified (stale_changed, the audit's rule): re-verify those
+    first."""
     from claims_pipeline.audit import is_stale_changed
 
     out: dict[str, Any] = {}
@@ -216,8 +217,8 @@ def page_changes(
         scope_claims = claims_from_json(claims.get(scope, {}).get("claims", []))
         stale = []
         for c in scope_claims:
-            page = changed.get(c.source_url)
-            if page and is_stale_changed(c.last_verified, page.get("changed_at"), True):
+            page = pages.get(c.source_url)
+            if page and is_stale_changed(c.last_verified, page.get("changed_at"), bool(page.get("content_changed"))):
                 stale.append({"id": c.id, "line_no": c.line_no, "claim": c.claim_text, "url": c.source_url,
                               "last_verified": c.last_verified, "changed_at": page.get("changed_at")})
         out[scope] = {
@@ -230,7 +231,7 @@ def page_changes(
         diffs = "\n\n".join(f"**{md_cell(c['url'], 300)}** (changed {md_cell(str(c['changed_at'])[:10])})\n"
                              f"{md_code_block(c['diff'] or '', 'diff')}" for _, c in changed_rows)
         return {
-            "content_changed": len(changed_rows),
+            "changed_pages": len(changed_rows),  # pages; the audit's content_changed counts claims
             "stale_changed": len(stale_rows),
             "stale_changed_claims": md_table(
                 ["scope", "line", "claim", "verified", "changed", "url"],

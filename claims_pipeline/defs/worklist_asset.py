@@ -2,7 +2,6 @@
 cache's TTL, priors, written as the original's worklist JSON (plus our added fields)."""
 
 
-import json
 from typing import Any
 
 import dagster as dg
@@ -35,7 +34,7 @@ def worklist(
     from claims_pipeline.corpus.scopes import resolve_scope_filter
     from claims_pipeline.pages import refresh_pages
     from claims_pipeline.priors import build_prior
-    from claims_pipeline.sampling import build_worklist, select_sample
+    from claims_pipeline.sampling import build_worklist, select_sample, worklist_json
     from claims_pipeline.store.recent_changes import mark_recent_changes
     from claims_pipeline.urls import normalize_url
 
@@ -69,7 +68,7 @@ def worklist(
     doc = build_worklist(sample, pages, prior_of, generated_at=now)
     out = Path(config.out) if config.out else settings.home_dir / "worklist.json"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(doc, ensure_ascii=False, indent=2), encoding="utf-8")
+    out.write_text(worklist_json(doc), encoding="utf-8")
     stats: dict[str, Any] = doc.get("stats", {})
     return dg.MaterializeResult(
         metadata={"path": dg.MetadataValue.path(str(out)), "items": len(doc.get("items", [])), "stats": dg.MetadataValue.json(stats)}

@@ -41,6 +41,12 @@ def test_a_diff_cannot_close_its_code_block():
     assert md_code_block("plain").startswith("```\n")
 
 
+def test_a_diff_shows_terminal_and_bidi_controls_as_replacement_characters():
+    block = md_code_block("- 5 %\n+ \x1b]0;PWNED\x07\x1b[2J 6 % \u202egnp.exe", "diff")
+    assert "\x1b" not in block and "\x07" not in block and "\u202e" not in block
+    assert "\ufffd]0;PWNED\ufffd\ufffd[2J 6 %" in block
+
+
 def test_list_items_are_code_spans_unless_they_could_break_out():
     value = md_list(["countries/fr/playbook.md", "x`](javascript:alert(1))"]).value
     first, second = value.splitlines()
