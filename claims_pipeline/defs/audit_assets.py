@@ -8,7 +8,7 @@ from typing import Any
 import dagster as dg
 
 from claims_pipeline.defs.audit_tables_io import load_audit, tables_dir, write_tables
-from claims_pipeline.defs.metadata import md_table
+from claims_pipeline.defs.metadata import Link, md_table, prose, where
 from claims_pipeline.defs.records_io import claims_from_json, page_from_json
 from claims_pipeline.defs.resources import ClaimsConfig, PageCacheResource
 
@@ -21,16 +21,18 @@ def absent_rows(priors_df: Any) -> list[list[Any]]:
     from claims_pipeline.priors import TOKENS_ABSENT
 
     df = priors_df[priors_df["prior"] == TOKENS_ABSENT]
-    return [[r.scope, r.line_no, r.claim, ", ".join(json.loads(r.missing)[:6]), r.url] for r in df.itertuples()]
+    return [[r.scope, where(r.file, r.line_no), prose(r.claim), ", ".join(json.loads(r.missing)[:6]), Link(r.url)]
+            for r in df.itertuples()]
 
 
 def stale_rows(priors_df: Any) -> list[list[Any]]:
     df = priors_df[priors_df["stale_changed"]]
-    return [[r.scope, r.line_no, r.claim, r.last_verified or "never", str(r.changed_at)[:10], r.url] for r in df.itertuples()]
+    return [[r.scope, where(r.file, r.line_no), prose(r.claim), r.last_verified or "never", str(r.changed_at)[:10], Link(r.url)]
+            for r in df.itertuples()]
 
 
-ABSENT_HEADERS = ["scope", "line", "claim", "missing", "url"]
-STALE_HEADERS = ["scope", "line", "claim", "verified", "changed", "url"]
+ABSENT_HEADERS = ["scope", "where", "claim", "missing", "url"]
+STALE_HEADERS = ["scope", "where", "claim", "verified", "changed", "url"]
 
 
 # eager: after the corpus sensor refreshes some scopes, the audit follows once none of them is in progress

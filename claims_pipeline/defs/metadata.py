@@ -19,12 +19,23 @@ MAX_TABLE_ROWS = 50  # the UI stays readable; the full lists are in the stored f
 _BACKTICK_RUN_RE = re.compile(r"`+")
 
 
+class Link(str):
+    """A URL cell: rendered as a link when it is a plain http(s) URL (escape.md_link), else as text."""
+
+
+def where(file: str | None, line: int) -> str:
+    """file:line (what an editor opens); several files can share a scope and a line number."""
+    return f"{file}:{int(line)}" if file else str(int(line))
+
+
+def prose(claim_text: str) -> str:
+    """A claim as a table shows it: its markdown links as their labels (the url column links the source)."""
+    return escape.link_labels(claim_text)
+
+
 def md_cell(value: Any, limit: int = 90) -> str:
     """One table cell: one line, cut to `limit` characters with '…', every markup character escaped."""
-    text = " ".join(str(value if value is not None else "").split())
-    if len(text) > limit:
-        text = text[: limit - 1] + "…"
-    return escape.md_cell(text)
+    return escape.md_cell(value, limit)
 
 
 def md_table(headers: list[str], rows: Iterable[list[Any]], *, empty: str = "_(none)_") -> dg.MetadataValue:
@@ -33,7 +44,7 @@ def md_table(headers: list[str], rows: Iterable[list[Any]], *, empty: str = "_(n
         return dg.MetadataValue.md(empty)
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     for row in rows[:MAX_TABLE_ROWS]:
-        lines.append("| " + " | ".join(md_cell(c) for c in row) + " |")
+        lines.append("| " + " | ".join(escape.md_link(c, 90) if isinstance(c, Link) else md_cell(c) for c in row) + " |")
     if len(rows) > MAX_TABLE_ROWS:
         lines.append(f"\n_…and {len(rows) - MAX_TABLE_ROWS} more (see the stored files / report)_")
     return dg.MetadataValue.md("\n".join(lines))

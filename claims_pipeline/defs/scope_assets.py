@@ -14,7 +14,7 @@ import dagster as dg
 
 from claims_pipeline.defs.corpus_files import combined_hash, scope_file_hashes
 from claims_pipeline.defs.fetch_runs import fetch_run_id
-from claims_pipeline.defs.metadata import counts, md_cell, md_code_block, md_list, md_table
+from claims_pipeline.defs.metadata import Link, counts, md_cell, md_code_block, md_list, md_table, prose, where
 from claims_pipeline.defs.partitions import scope_partitions, single_run_backfill
 from claims_pipeline.defs.records_io import claims_from_json, page_from_json, page_to_json
 from claims_pipeline.store.recent_changes import mark_recent_changes
@@ -120,7 +120,7 @@ def claims(
             "warnings": sum(len(by_scope[s]["warnings"]) for s in subset),
             "claims_table": md_table(
                 ["id", "section", "figures", "last verified", "url"],
-                ([c.id, c.section, ", ".join(v.raw for v in c.salient_values), c.last_verified or "", c.source_url] for c in rows),
+                ([c.id, c.section, ", ".join(v.raw for v in c.salient_values), c.last_verified or "", Link(c.source_url)] for c in rows),
             ),
         }
         if len(subset) == len(by_scope):  # counted per extraction, not per scope
@@ -146,7 +146,7 @@ def citation_lint(
     def metadata_of(subset: list[str]) -> dict[str, Any]:
         rows = [f for s in subset for f in out[s]]
         return {"findings": len(rows),
-                "findings_table": md_table(["file", "line", "url", "context"], ([f["file"], f["line"], f["url"], f["context"]] for f in rows))}
+                "findings_table": md_table(["file", "line", "url", "context"], ([f["file"], f["line"], Link(f["url"]), f["context"]] for f in rows))}
 
     return dg.Output(out, metadata=_scoped(context, out, metadata_of))
 
@@ -194,7 +194,7 @@ def fetched_pages(
             "changed": sum(1 for p in pages if p.content_changed),
             "not_ok": md_table(
                 ["url", "status", "http", "note"],
-                ([p.url, p.fetch_status, p.http_status or "", p.note] for p in pages if str(p.fetch_status) not in ("OK", "NOT_MODIFIED")),
+                ([Link(p.url), p.fetch_status, p.http_status or "", p.note] for p in pages if str(p.fetch_status) not in ("OK", "NOT_MODIFIED")),
             ),
         }
 
@@ -219,7 +219,7 @@ def page_changes(
         for c in scope_claims:
             page = pages.get(c.source_url)
             if page and is_stale_changed(c.last_verified, page.get("changed_at"), bool(page.get("content_changed"))):
-                stale.append({"id": c.id, "line_no": c.line_no, "claim": c.claim_text, "url": c.source_url,
+                stale.append({"id": c.id, "file": c.file, "line_no": c.line_no, "claim": c.claim_text, "url": c.source_url,
                               "last_verified": c.last_verified, "changed_at": page.get("changed_at")})
         out[scope] = {
             "changed_pages": [{"url": u, "changed_at": p.get("changed_at"), "diff": p.get("diff")} for u, p in sorted(changed.items())],
@@ -234,8 +234,9 @@ def page_changes(
             "changed_pages": len(changed_rows),  # pages; the audit's content_changed counts claims
             "stale_changed": len(stale_rows),
             "stale_changed_claims": md_table(
-                ["scope", "line", "claim", "verified", "changed", "url"],
-                ([s, c["line_no"], c["claim"], c["last_verified"] or "never", str(c["changed_at"])[:10], c["url"]] for s, c in stale_rows),
+                ["scope", "where", "claim", "verified", "changed", "url"],
+                ([s, where(c.get("file"), c["line_no"]), prose(c["claim"]), c["last_verified"] or "never", str(c["changed_at"])[:10],
+                  Link(c["url"])] for s, c in stale_rows),
             ),
             "changed_pages_diffs": dg.MetadataValue.md(diffs or "_(no confirmed change)_"),
         }
@@ -276,8 +277,9 @@ def priors(
             "by_prior": dg.MetadataValue.json(counts(p["prior"] for _, _, p in rows)),
             "tokens_absent": len(absent),
             "tokens_absent_claims": md_table(
-                ["scope", "line", "claim", "missing", "url"],
-                ([s, c.line_no, c.claim_text, ", ".join(p["missing_tokens"][:6]), c.source_url] for s, c, p in absent),
+                ["scope", "where", "claim", "missing", "url"],
+                ([s, where(c.file, c.line_no), prose(c.claim_text), ", ".join(p["missing_tokens"][:6]), Link(c.source_url)]
+                 for s, c, p in absent),
             ),
         }
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 from urllib.parse import urlsplit
 
 from claims_pipeline.text_safety import replaced
@@ -11,20 +12,88 @@ from claims_pipeline.text_safety import replaced
 # CommonMark lets a backslash escape any ASCII punctuation; these are the ones that can start markup.
 _MD_SPECIAL_RE = re.compile(r"([\\`*_\[\]()<>#|!~&{}])")
 _WS_RE = re.compile(r"\s+")
+# what GitHub's autolink extension turns into a link, raw source and all (backslash escapes included)
+_AUTOLINK_START_RE = re.compile(r"(?i)(?<=[a-z])://|\bwww\.")
+# a markdown link or image in corpus text: [label](target "title") → label (the URL has its own column)
+_INLINE_LINK_RE = re.compile(
+    r'!?\[([^\[\]\n]{0,500})\]\(\s*(?:<[^<>\n]{0,2000}>|[^()\s]{0,2000}(?:\([^()\s]{0,500}\)[^()\s]{0,500}){0,5})'
+    r'(?:\s+"[^"\n]{0,300}")?\s*\)'
+)
 
 
-def md_cell(text: object, limit: int | None = None) -> str:
-    """One markdown table cell: a single line, cut to limit, every markup character backslash-escaped."""
+_ZWJ = "\u200d"
+
+
+def _extends(ch: str) -> bool:
+    """Does ch belong to the character before it (a combining mark, ZWJ, variation selector, skin tone)?"""
+    return (unicodedata.category(ch) in ("Mn", "Me", "Mc") or ch == _ZWJ or "\ufe00" <= ch <= "\ufe0f"
+            or "\U0001f3fb" <= ch <= "\U0001f3ff" or "\U000e0020" <= ch <= "\U000e007f")
+
+
+def _regional(ch: str) -> bool:
+    return "\U0001f1e6" <= ch <= "\U0001f1ff"
+
+
+def cut(text: str, limit: int) -> str:
+    """text cut to at most `limit` characters, '…' included: at a space when one is in the last 40 %, so a
+    figure is not cut in half ("at 18" of "at 18%"), and never inside a character (an accent, an emoji
+    sequence, a flag's pair of regional indicators)."""
+    if len(text) <= limit:
+        return text
+    n = max(1, limit - 1)
+    space = text.rfind(" ", 0, n + 1)
+    if space >= int(limit * 0.6):
+        n = space
+    while n > 0 and (_extends(text[n]) or text[n - 1] == _ZWJ):
+        n -= 1
+    if n > 0 and _regional(text[n]):
+        run = 0
+        while run < n and _regional(text[n - 1 - run]):
+            run += 1
+        n -= run % 2  # an odd run before the cut: its last indicator pairs with the one after it
+    return text[:n].rstrip() + "…"
+
+
+def md_cell(text: object, limit: int | None = None, *, in_link: bool = False) -> str:
+    """One markdown table cell: a single line, cut to limit (with '…'), every markup character
+    backslash-escaped, and no URL that GitHub would autolink with the escapes inside it (unless the text is a
+    link's own label, where nothing is autolinked)."""
     s = replaced(_WS_RE.sub(" ", "" if text is None else str(text)).strip())
-    if limit is not None and len(s) > limit:
-        s = s[:limit]
-    return _MD_SPECIAL_RE.sub(r"\\\1", s)
+    if limit is not None:
+        s = cut(s, limit)
+    s = _MD_SPECIAL_RE.sub(r"\\\1", s)
+    if in_link:
+        return s
+    return _AUTOLINK_START_RE.sub(lambda m: m.group()[:-1] + "\\" + m.group()[-1] if m.group()[0] == "w"
+                                  else "\\" + m.group(), s)
+
+
+def link_labels(text: object) -> str:
+    """Corpus text with each markdown link or image shown as its label: a claim reads as prose in a table
+    whose URL column already links the source."""
+    return _INLINE_LINK_RE.sub(lambda m: m.group(1), "" if text is None else str(text))
+
+
+_DESTINATION_UNSAFE = {"<": "%3C", ">": "%3E", "|": "%7C", "\\": "%5C"}
+
+
+def md_link(url: object, limit: int | None = 100) -> str:
+    """A URL in a markdown table cell. An http(s) URL becomes an explicit link: GitHub keeps the backslashes
+    of an escaped bare URL inside the href it autolinks ('article%5C_lc'), so the href is the URL itself in
+    an angle-bracket destination, with the few characters that could end it or split the table row
+    percent-encoded. Anything else stays escaped text."""
+    href = safe_href(url)
+    label = md_cell(url, limit, in_link=safe_href(url) is not None)
+    if href is None:
+        return label
+    dest = "".join(_DESTINATION_UNSAFE.get(ch, ch) for ch in replaced(href))
+    return f"[{label}](<{dest}>)"
 
 
 def md_code(text: object) -> str:
     """A backticked cell (scope names) unless the text itself could break out of the code span."""
     s = "" if text is None else str(text)
-    return f"`{s}`" if re.fullmatch(r"[\w./ -]*", s) else md_cell(s)
+    return f"`{s}`" if re.fullmatch(r"[\w./: -]*", s) else md_cell(s)
 
 
 def h(text: object) -> str:

@@ -106,7 +106,7 @@ def _claim_card(row: Any, *, stale: bool) -> str:
 
 
 def _sorted(df: pd.DataFrame) -> pd.DataFrame:
-    return df.sort_values(["scope", "line_no", "url"], kind="stable")
+    return df.sort_values(["scope", "file", "line_no", "url"], kind="stable")
 
 
 def render_html(audit: Audit, previous_run: str | None = None) -> str:
@@ -120,7 +120,7 @@ def render_html(audit: Audit, previous_run: str | None = None) -> str:
         ("Flagged", hd["flagged"], hd["flagged"] > 0),
         ("Stale after verify", hd["stale_changed"], hd["stale_changed"] > 0),
         ("Figure absent", hd["tokens_absent"], hd["tokens_absent"] > 0),
-        ("Page changed", hd["content_changed"], False),
+        ("On a changed page", hd["content_changed"], False),
         ("Source unavailable", hd["source_unavailable"], False),
         ("PDF without text", hd["pdf_no_text"], False),
     ]
@@ -147,9 +147,9 @@ def render_html(audit: Audit, previous_run: str | None = None) -> str:
     parts += [_claim_card(r, stale=False) for r in flagged.itertuples(index=False)] or ["<p>None.</p>"]
     parts.append(f"<h2>Not readable: unavailable, binary or scanned sources ({len(unreadable)})</h2>")
     if len(unreadable):
-        parts.append("<table><tr><th>scope</th><th>line</th><th>prior</th><th>note</th><th>source</th></tr>")
+        parts.append("<table><tr><th>scope</th><th>where</th><th>prior</th><th>note</th><th>source</th></tr>")
         parts += [
-            f"<tr><td><code>{h(r.scope)}</code></td><td>{int(r.line_no)}</td><td>{_badge(r.prior)}</td>"
+            f"<tr><td><code>{h(r.scope)}</code></td><td>{h(s(r.file))}:{int(r.line_no)}</td><td>{_badge(r.prior)}</td>"
             f"<td>{h(s(r.fetch_note))}</td><td>{link_html(r.url)}</td></tr>"
             for r in unreadable.itertuples(index=False)
         ]

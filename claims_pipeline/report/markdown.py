@@ -7,7 +7,7 @@ import json
 import pandas as pd
 
 from claims_pipeline.audit import Audit
-from claims_pipeline.report.escape import md_cell, md_code, s
+from claims_pipeline.report.escape import link_labels, md_cell, md_code, md_link, s
 
 TITLE = "# Source-content audit (deterministic — no LLM)"
 TRIPWIRES = (
@@ -19,6 +19,10 @@ UNAVAILABLE_TEXT = (
     "PDFs without a text layer and sources that could not be read (dead, blocked, binary, robots, JS-only "
     "pages) are not flags: nothing can be said about their figures until a person opens them."
 )
+CHANGED_TEXT = (
+    "Pages whose new text was seen twice in a row, confirmed by this run or by another fetch within "
+    "`report.changed_within_days` before it (another scope's run, `claims-pipeline fetch`)."
+)
 ACTION = (
     "Action: triage `stale_changed` first (the page changed after the claim was verified), then "
     "`TOKENS_ABSENT`, then the other changed pages."
@@ -26,7 +30,17 @@ ACTION = (
 
 
 def _sorted(df: pd.DataFrame) -> pd.DataFrame:
-    return df.sort_values(["scope", "line_no", "url"], kind="stable")
+    return df.sort_values(["scope", "file", "line_no", "url"], kind="stable")
+
+
+def _where(r: object) -> str:
+    """file:line, which an editor opens: several files can share a scope and a line number."""
+    file, line = s(getattr(r, "file", "")), int(getattr(r, "line_no"))
+    return md_code(f"{file}:{line}") if file else str(line)
+
+
+def _claim(text: object, limit: int) -> str:
+    return md_cell(link_labels(text), limit)
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -56,33 +70,36 @@ def render_markdown(audit: Audit, previous_run: str | None = None) -> str:
     stale = _sorted(audit.bucket("stale_changed"))
     lines += ["", "## ⚠️ Source changed AFTER its `Last verified` date (re-verify first)", ""]
     lines += _table(
-        ["scope", "line", "claim", "changed-since", "url"],
+        ["scope", "where", "claim", "verified", "changed-since", "url"],
         [
-            [md_code(r.scope), str(r.line_no), md_cell(r.claim, 80), md_cell(s(r.changed_at)[:10]), md_cell(r.url)]
+            [md_code(r.scope), _where(r), _claim(r.claim, 100), md_cell(s(r.last_verified)[:10] or "never"),
+             md_cell(s(r.changed_at)[:10]), md_link(r.url)]
             for r in stale.itertuples(index=False)
         ],
     )
 
-    changed = _sorted(audit.bucket("content_changed")).drop_duplicates(subset=["scope", "line_no", "url"])
-    lines += ["", f"## Cited page CHANGED since last run ({len(changed)})", ""]
+    changed = _sorted(audit.bucket("content_changed")).drop_duplicates(subset=["file", "line_no", "url"])
+    lines += ["", f"## Cited page CHANGED ({len(changed)})", "", CHANGED_TEXT, ""]
     lines += _table(
-        ["scope", "line", "url", "changed-since"],
-        [[md_code(r.scope), str(r.line_no), md_cell(r.url), md_cell(s(r.changed_at)[:10])] for r in changed.itertuples(index=False)],
+        ["scope", "where", "url", "changed-since"],
+        [[md_code(r.scope), _where(r), md_link(r.url), md_cell(s(r.changed_at)[:10])] for r in changed.itertuples(index=False)],
     )
 
     absent = _sorted(audit.bucket("tokens_absent"))
     lines += ["", f"## Figure NOT on cited page — `TOKENS_ABSENT` ({len(absent)})", ""]
     lines += _table(
-        ["scope", "line", "claim", "missing", "url"],
+        ["scope", "where", "claim", "missing", "url"],
         [
-            [md_code(r.scope), str(r.line_no), md_cell(r.claim, 70), md_cell(", ".join(json.loads(r.missing)[:6])), md_cell(r.url)]
+            [md_code(r.scope), _where(r), _claim(r.claim, 100), md_cell(", ".join(json.loads(r.missing)[:6])), md_link(r.url)]
             for r in absent.itertuples(index=False)
         ],
     )
 
+    binary = int(h["by_prior"].get("SOURCE_BINARY", 0))
     lines += [
         "",
-        f"## PDF with no text layer ({h['pdf_no_text']})  ·  Source unavailable ({h['source_unavailable']})",
+        f"## PDF with no text layer ({h['pdf_no_text']})  ·  Source unavailable ({h['source_unavailable']})"
+        f"  ·  Binary source ({binary})",
         "",
         UNAVAILABLE_TEXT,
         "",

@@ -10,7 +10,7 @@ import pandas as pd
 from claims_pipeline.audit import Audit
 from claims_pipeline.report.escape import s
 
-BUCKETS = ("stale_changed", "content_changed", "tokens_absent", "pdf_no_text", "source_unavailable")
+BUCKETS = ("stale_changed", "content_changed", "tokens_absent", "pdf_no_text", "source_unavailable", "source_binary")
 
 
 def _rows(df: pd.DataFrame) -> list[dict[str, Any]]:

@@ -53,3 +53,16 @@ def test_list_items_are_code_spans_unless_they_could_break_out():
     assert first == "- `countries/fr/playbook.md`"
     assert not _unescaped(second, "`") and not _unescaped(second, "](")
     assert md_list([]).value == "_(none)_"
+
+
+def test_url_cells_are_links_and_claims_read_as_prose():
+    from claims_pipeline.defs.metadata import Link, prose, where
+
+    value = md_table(["where", "claim", "url"], [[where("countries/zz/sub/b.md", 5),
+                                                 prose("Levy 0.8 % ([source](https://x.gouv.zz/a_b))"),
+                                                 Link("https://x.gouv.zz/a_b?q=1|2")],
+                                                [where(None, 7), "x", Link("javascript:alert(1)")]]).value
+    rows = value.splitlines()
+    assert rows[2] == ("| countries/zz/sub/b.md:5 | Levy 0.8 % \\(source\\) | "
+                       "[https://x.gouv.zz/a\\_b?q=1\\|2](<https://x.gouv.zz/a_b?q=1%7C2>) |")
+    assert rows[3] == "| 7 | x | javascript:alert\\(1\\) |"

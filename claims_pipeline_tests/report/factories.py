@@ -22,10 +22,11 @@ def claim(
     origin: str | None = None,
     stamp: InlineStamp | None = None,
     section: str = "Taxes",
+    file: str | None = None,
 ) -> ClaimRecord:
     host = url.split("/")[2].lower() if url.count("/") >= 2 else ""
     return ClaimRecord(
-        id=f"{scope}:{line_no}:{hashlib.sha1(url.encode()).hexdigest()[:8]}",
+        id=f"{scope}:{file + ':' if file else ''}{line_no}:{hashlib.sha1(url.encode()).hexdigest()[:8]}",
         scope=scope,
         section=section,
         line_no=line_no,
@@ -38,7 +39,7 @@ def claim(
         link_kind="markdown",
         last_verified=last_verified,
         last_verified_origin=origin or ("inline" if stamp else "file" if last_verified else "none"),
-        file=f"countries/{scope}/playbook.md",
+        file=file or f"countries/{scope}/playbook.md",
     )
 
 

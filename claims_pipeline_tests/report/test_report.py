@@ -126,25 +126,26 @@ def test_markdown_sections_tables_and_escaping(tmp_path: Path) -> None:
         "# Source-content audit (deterministic — no LLM)",
         "## Prior breakdown",
         "## ⚠️ Source changed AFTER its `Last verified` date (re-verify first)",
-        "## Cited page CHANGED since last run (1)",
+        "## Cited page CHANGED (1)",
         "## Figure NOT on cited page — `TOKENS_ABSENT` (1)",
-        "## PDF with no text layer (0)  ·  Source unavailable (1)",
+        "## PDF with no text layer (0)  ·  Source unavailable (1)  ·  Binary source (0)",
     ]
     assert "Run: 2026-07-01T09:00:00+00:00  ·  previous run: 2026-06-01" in md
     assert "Claims checked: 3  ·  flagged: 2" in md
     assert "> **These are tripwires, not verdicts.**" in md
     assert "- SOURCE_UNAVAILABLE: 1" in md and "- TOKENS_ABSENT: 1" in md and "- TOKENS_PRESENT: 1" in md
     stale = md_rows(md, "## ⚠️")
-    assert stale[0] == "| scope | line | claim | changed-since | url |" and stale[1] == "|---|---|---|---|---|"
+    assert stale[0] == "| scope | where | claim | verified | changed-since | url |" and stale[1] == "|---|---|---|---|---|---|"
     row = stale[2]
-    assert unescaped_pipes(row) == 6  # 5 cells: the claim's own pipes are escaped
-    assert row.startswith("| `fr` | 7 | ")
-    assert "\\<b\\>" in row and re.search(r"(?<!\\)[<>]", row) is None  # no raw markup survives
-    assert "\\[x\\]\\(javascript:alert" in row  # a link in a claim stays text
+    assert unescaped_pipes(row) == 7  # 6 cells: the claim's own pipes are escaped
+    assert row.startswith("| `fr` | `countries/fr/playbook.md:7` | ") and "| 2026-05-01 |" in row
+    assert "\\<b\\>" in row and re.search(r"(?<!\\)[<>]", row.split("](<")[0]) is None  # no raw markup survives
+    assert row.endswith(f"| [{EVIL_PAGE}](<{EVIL_PAGE}>) |")  # the URL cell is an explicit link
+    assert "javascript" not in row and "x | 2026-05-01" in row  # a link in a claim shows as its label
     assert "| 2026-06-15 |" in row
     absent = md_rows(md, "## Figure NOT")
-    assert absent[0] == "| scope | line | claim | missing | url |"
-    assert "€77,700" in absent[2] and "\\<script\\>" in absent[2] and re.search(r"(?<!\\)[<>]", absent[2]) is None
+    assert absent[0] == "| scope | where | claim | missing | url |"
+    assert "€77,700" in absent[2] and "\\<script\\>" in absent[2] and re.search(r"(?<!\\)[<>]", absent[2].split("](<")[0]) is None
     assert "_(none)_" not in md_rows(md, "## Cited page")[0]
 
 
@@ -202,3 +203,30 @@ def test_no_report_carries_a_raw_control_or_bidi_override(tmp_path: Path) -> Non
 
     data = json.loads(paths["report.json"].read_text(encoding="utf-8"))
     assert any(nasty in text for text in strings(data)) and url in set(strings(data))
+
+
+def test_two_files_of_one_scope_citing_a_changed_page_on_the_same_line_are_two_rows(tmp_path: Path) -> None:
+    """report.md merged rows by (scope, line, url) and said 1 where every other output said 2."""
+    url = "https://www.tax.gov.zz/levy"
+    claims = [claim("Levy 0.8 %", [value("pct", "0.8 %")], url=url, scope="zz", line_no=5, file=f)
+              for f in ("countries/zz/a.md", "countries/zz/sub/b.md")]
+    pages = {url: page(url, FILLER + "The levy is 1.1 %. " + FILLER, content_changed=True,
+                       changed_at="2026-06-15T00:00:00+00:00", diff="-0.8 %\n+1.1 %")}
+    priors = {c.id: build_prior(c, pages[url], Settings()) for c in claims}
+    audit = build_audit(claims, pages, priors, run_at=RUN_AT)
+    assert audit.headline["content_changed"] == 2 and audit.headline["flagged"] == 2
+    md = write_reports(audit, tmp_path)["report.md"].read_text(encoding="utf-8")
+    assert "## Cited page CHANGED (2)" in md
+    rows = md_rows(md, "## Cited page")[2:]
+    assert [r.split(" | ")[1] for r in rows] == ["`countries/zz/a.md:5`", "`countries/zz/sub/b.md:5`"]
+
+
+def test_binary_sources_are_listed(tmp_path: Path) -> None:
+    url = "https://www.tax.gov.zz/form.zip"
+    c = claim("Form fee 1.5 %", [value("pct", "1.5 %")], url=url, scope="zz", line_no=3)
+    pages = {url: page(url, None, status="BINARY", note="application/zip")}
+    audit = build_audit([c], pages, {c.id: build_prior(c, pages[url], Settings())}, run_at=RUN_AT)
+    paths = write_reports(audit, tmp_path)
+    assert "Binary source (1)" in paths["report.md"].read_text(encoding="utf-8")
+    doc = json.loads(paths["report.json"].read_text(encoding="utf-8"))
+    assert [r["url"] for r in doc["source_binary"]] == [url]
