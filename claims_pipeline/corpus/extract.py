@@ -19,7 +19,7 @@ from pathlib import Path
 from claims_pipeline.corpus.attribution import attribute_values
 from claims_pipeline.corpus.links import find_links, is_pointer_link, mask_urls
 from claims_pipeline.corpus.pool import ChunkResult, FileJob, pool_size, run_in_pool
-from claims_pipeline.corpus.reading import read_markdown
+from claims_pipeline.corpus.reading import read_markdown, with_newlines
 from claims_pipeline.corpus.references import USE_RE as REFERENCE_USE_RE
 from claims_pipeline.corpus.references import References, is_definition, parse_references, reference_links
 from claims_pipeline.corpus.records import ClaimRecord, Extraction, ExtractWarning, Value
@@ -46,9 +46,6 @@ _MD_TARGET_TO_EOL_RE = re.compile(r"\]\([^\n]*")
 _FENCE_LINE_RE = re.compile(r"\n[ \t]*(?:```|~~~)")
 _FENCE_HEAD_RE = re.compile(r"[ \t]*(?:```|~~~)")
 _HEADING_START_RE = re.compile(r"#{1,6}[^\S\n]")
-# str.splitlines() breaks other than '\n'; a text holding any is rewritten to '\n' breaks first.
-_BREAKS = "\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
-_BREAK_TO_NL = {ord(ch): "\n" for ch in _BREAKS}
 # Between two links of one list: "or", "and", "/", ",", "+", "·", "&", ";" (and spaces, emphasis marks).
 _LIST_GLUE_RE = re.compile(r"[\s*_]*(?:or|and|/|,|\+|·|&|;)?[\s*_]*", re.I)
 _BLANK_RE = re.compile(r"[^\n]")
@@ -134,15 +131,13 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
 
     Only lines holding a citation are visited. They, the fence markers and each one's heading are found by
     scans over the whole text (C speed), so the many other lines of a file cost no Python work at all. The
-    outcome is the same as walking `text.splitlines()` line by line with the fence and heading state.
+    outcome is the same as walking the text's lines (CommonMark line endings, reading.with_newlines) one by
+    one with the fence and heading state.
     """
+    text = with_newlines(text)
     if _COMMENT_OPEN_RE.search(text):  # HTML comments are not published: blank them (newlines kept: line numbers hold)
         text = _blank_comments(text)
     file_verified = file_last_verified(text)
-    # The lines of str.splitlines(), joined by '\n' only. Nine `in` scans (memchr-like, in C) cost a quarter
-    # of one character-class regex scan over the text.
-    if any(ch in text for ch in _BREAKS):
-        text = text.replace("\r\n", "\n").translate(_BREAK_TO_NL)
     rfind, digit, max_chars = text.rfind, _DIGIT_RE.search, opts.max_line_chars
     # A line with no digit and no "](" gives nothing (no claim, no link warning) unless it is too long (a
     # warning): it is left out here, and the section state it skips is the same (the last heading before a

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from claims_pipeline.corpus.extract import ExtractOptions, extract_text
 from claims_pipeline.corpus.links import find_links
-from claims_pipeline.corpus.reading import read_markdown
+from claims_pipeline.corpus.reading import read_markdown, with_newlines
 from claims_pipeline.corpus.records import ClaimRecord, Extraction
 from claims_pipeline.corpus.scopes import markdown_files, scope_for
 from claims_pipeline.corpus.tiers import PrimaryHosts
@@ -84,7 +84,7 @@ def _findings(text: str, opts: ExtractOptions, roots: RootAllowlist) -> list[tup
             continue
         label = ""
         if c.link_kind == "markdown":
-            lines = text.splitlines() if lines is None else lines
+            lines = with_newlines(text).split("\n") if lines is None else lines
             links, _ = find_links(lines[c.line_no - 1])
             label = next((ln.label.strip() for ln in links if ln.url == c.source_url), "")
             if not HOSTLIKE_LABEL_RE.match(label):

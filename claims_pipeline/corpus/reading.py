@@ -27,3 +27,11 @@ def read_markdown(path: Path, rel: str) -> tuple[str | None, list[ExtractWarning
         line = data.count(b"\n", 0, exc.start) + 1
         msg = f"not valid UTF-8 (byte 0x{data[exc.start]:02x}); decoded with replacement characters"
         return data.decode("utf-8-sig", "replace"), [ExtractWarning(rel, line, msg)]
+
+
+def with_newlines(text: str) -> str:
+    """The text with CommonMark's line endings (CRLF, a lone CR) written as '\n', the only break the
+    extraction splits on. U+2028, U+0085, form feeds and the like stay inside their line, as they do for
+    markdown, editors and `grep -n`: str.splitlines() broke lines there, so line numbers disagreed with the
+    editor's and a figure could be parted from its link."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text

@@ -439,3 +439,15 @@ def test_a_line_of_many_brackets_in_a_file_with_references_is_read_in_linear_tim
             "print('ok')\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "ok", done.stderr
+
+
+def test_lines_break_where_markdown_and_editors_break_them() -> None:
+    """CRLF and a lone CR end a line (CommonMark); U+0085, U+2028, a form feed or \\x1c do not: str.splitlines()
+    broke there, so line numbers disagreed with `grep -n` and a figure was parted from its link."""
+    text = ("# Taxes\r\n"
+            "Transfer tax 6.32 % ([DGFiP](https://www.impots.gouv.fr/dmto))\r\n"
+            "Notary fee €1,250\u2028(schedule [tarif](https://www.legifrance.gouv.fr/tarif))\n"
+            "Stamp duty €2,000\x85see [arrêté](https://www.legifrance.gouv.fr/arrete)\r"
+            "Registry \x0c fee 0.1 % ([SPF](https://www.impots.gouv.fr/spf))\n")
+    got = {c.line_no: [v.raw for v in c.values if v.salient] for c in extract_lines(text).claims}
+    assert got == {2: ["6.32 %"], 3: ["€1,250"], 4: ["€2,000"], 5: ["0.1 %"]}
