@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -157,3 +158,27 @@ def test_audit_command_names_both_reports(tmp_path: Path, monkeypatch, capsys) -
     html = md.with_name("report.html")
     assert html.is_file(), err
     assert f"report for people → {html}" in err.splitlines()
+
+
+def test_a_failed_report_step_is_not_passed_off_with_the_previous_report(tmp_path: Path, monkeypatch, capsys) -> None:
+    """The report directory of the new run cannot be written: the command exits 1 and says the newest report
+    is an earlier run's, instead of 'audit done → <last month's report>' with this run's numbers."""
+    from claims_pipeline.cli import main
+    from claims_pipeline.commands.demo import write_runtime_config
+    from claims_pipeline.fixture_web.server import FixtureWeb
+
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
+    monkeypatch.delenv("CLAIMS_PIPELINE_CONFIG", raising=False)
+    home = tmp_path / "home"
+    home.mkdir()
+    with FixtureWeb() as web:
+        config = write_runtime_config(home, f"127.0.0.1:{web.port}")
+        assert main(["audit", "--config", str(config), "--now", "2026-04-01T00:00:00Z"]) == 0
+        first = capsys.readouterr()
+        old_report = Path(first.err.split("audit done → ")[1].split()[0])
+        (home / "reports" / "20260601T000000").write_text("a file where the report folder goes")
+        assert main(["audit", "--config", str(config), "--now", "2026-06-01T00:00:00Z"]) == 1
+    out = capsys.readouterr()
+    assert "audit done" not in out.err
+    assert f"audit failed: no new report; the newest is an earlier run's → {old_report}" in out.err
+    assert json.loads(out.out) == {}

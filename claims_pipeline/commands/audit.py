@@ -39,30 +39,31 @@ def audit(config_path: str, *, scope: str | None = None, clock: str = "", fixtur
     resources = default_resources(config_path, fixture_web=fixture_web, clock=clock)
     results = run_audit(instance, resources, all_scopes, chosen)
     failures = run_failures(results)
+    ok = not failures and all(r.success for r in results)
     summary = latest_summary(settings.reports_dir)
     if not quiet:
         print(f"[audit] DAGSTER_HOME={instance.root_directory} · runs {', '.join(r.run_id[:8] for r in results)}", file=sys.stderr)
-        if summary:
-            print(f"audit done → {summary['report']}  (flagged {summary['headline']['flagged']})", file=sys.stderr)
+        if ok and summary:
+            print(f"audit done → {summary['report']}  (flagged {summary['headline'].get('flagged', '?')})", file=sys.stderr)
             if summary["html"]:
                 print(f"report for people → {summary['html']}", file=sys.stderr)
-        print(json.dumps(summary.get("headline", {}) if summary else {}, indent=2))
+        elif summary:  # LATEST still names an earlier run's report: say so, never pass it off as this run's
+            print(f"audit failed: no new report; the newest is an earlier run's → {summary['report']}", file=sys.stderr)
+        print(json.dumps(summary["headline"] if ok and summary else {}, indent=2))
     for f in failures:
         print(f"claims-pipeline: {f}", file=sys.stderr)
-    return 1 if failures or not all(r.success for r in results) else 0
+    return 0 if ok else 1
 
 
 def latest_summary(reports_dir: Path) -> dict | None:
-    """Where the newest report is, and its headline numbers (from the checked audit tables)."""
-    from claims_pipeline.defs.audit_tables_io import load_audit, tables_dir
-
+    """Where the newest report is, and the headline numbers that report shows (its own report.json)."""
     latest = reports_dir / "LATEST"
     if not latest.is_file():
         return None
     out_dir = Path(latest.read_text(encoding="utf-8").strip())
     try:
-        headline = load_audit(tables_dir(reports_dir.parent)).headline
-    except FileNotFoundError:
+        headline = json.loads((out_dir / "report.json").read_text(encoding="utf-8")).get("headline") or {}
+    except (OSError, ValueError):
         headline = {}
     html = out_dir / "report.html"
     return {"report": str(out_dir / "report.md"), "html": str(html) if html.is_file() else None, "dir": str(out_dir), "headline": headline}

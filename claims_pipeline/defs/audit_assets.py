@@ -75,6 +75,13 @@ def audit_tables(
     )
 
 
+def _previous_run_of(report_dir: Path) -> str | None:
+    try:
+        return json.loads((report_dir / "report.json").read_text(encoding="utf-8")).get("previous_run")
+    except (OSError, ValueError):
+        return None
+
+
 def _last_run_file(home: Path) -> Path:
     return home / "audit" / "last-run.txt"
 
@@ -91,6 +98,8 @@ def audit_report(context: dg.AssetExecutionContext, claims_config: ClaimsConfig)
     out_dir = settings.reports_dir / stamp
     last_file = _last_run_file(home)
     previous = last_file.read_text(encoding="utf-8").strip() if last_file.is_file() else None
+    if previous == audit.run_at:  # the report of the same audit rendered again: it keeps the run before it
+        previous = _previous_run_of(out_dir)
     written = write_reports(audit, out_dir, previous_run=previous)
     last_file.parent.mkdir(parents=True, exist_ok=True)
     last_file.write_text(audit.run_at + "\n", encoding="utf-8")

@@ -4,6 +4,7 @@ stale_changed only for the claims verified before the change. The clock is pinne
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import dagster as dg
 import pandas as pd
@@ -166,3 +167,18 @@ def test_changed_within_days_zero_reports_only_the_audits_own_confirmations(inst
     _one_scope_fetch(instance, demo_config, "2026-03-05T09:00:00+00:00", "xa")
     _audit(instance, demo_config, "2026-03-06T09:00:00+00:00")
     assert not _priors(home)["content_changed"].any()
+
+
+def test_rendering_the_same_audit_again_keeps_its_previous_run(instance, demo_config, home):
+    sync_scope_partitions(instance, SCOPES)
+    _audit(instance, demo_config, "2026-01-10T09:00:00+00:00")
+    _audit(instance, demo_config, "2026-02-10T09:00:00+00:00")
+
+    def report() -> dict:
+        latest = (home / "reports" / "LATEST").read_text(encoding="utf-8").strip()
+        return json.loads((Path(latest) / "report.json").read_text(encoding="utf-8"))
+
+    assert report()["previous_run"].startswith("2026-01-10") and report()["run_at"].startswith("2026-02-10")
+    assert dg.materialize([*ALL_ASSETS, *ALL_CHECKS], instance=instance, resources=resources_for(demo_config),
+                          selection=dg.AssetSelection.assets("audit_report"), run_config=QUIET).success
+    assert report()["previous_run"].startswith("2026-01-10")  # not "2026-02-10", its own run
