@@ -230,3 +230,15 @@ def test_binary_sources_are_listed(tmp_path: Path) -> None:
     assert "Binary source (1)" in paths["report.md"].read_text(encoding="utf-8")
     doc = json.loads(paths["report.json"].read_text(encoding="utf-8"))
     assert [r["url"] for r in doc["source_binary"]] == [url]
+
+
+def test_chart_keeps_the_scopes_with_figures_absent_and_says_how_many_it_left_out() -> None:
+    from claims_pipeline.report.chart import priors_by_scope_svg
+
+    rows = [{"scope": f"s{i:03d}", "prior": "TOKENS_PRESENT"} for i in range(70)]
+    rows += [{"scope": "s069", "prior": "TOKENS_ABSENT"}]  # the last scope by name has a flag
+    svg = priors_by_scope_svg(pd.DataFrame(rows), max_scopes=60)
+    drawn = re.findall(r'text-anchor="end">(s\d{3})<', svg)
+    assert len(drawn) == 60 and "s069" in drawn and drawn == sorted(drawn)
+    assert "10 more scopes not drawn" in svg
+    assert "not drawn" not in priors_by_scope_svg(pd.DataFrame(rows[:5]), max_scopes=60)
