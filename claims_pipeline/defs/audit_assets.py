@@ -75,6 +75,12 @@ def audit_tables(
     )
 
 
+# The report follows the tables (eager), but never tables whose blocking check failed: within one run the
+# check blocks the report's step; a run started by the automation sensor after a run that materialized only
+# audit_tables would otherwise write the report from tables known to be wrong.
+REPORT_CONDITION = dg.AutomationCondition.eager() & dg.AutomationCondition.all_deps_blocking_checks_passed()
+
+
 def _previous_run_of(report_dir: Path) -> str | None:
     try:
         return json.loads((report_dir / "report.json").read_text(encoding="utf-8")).get("previous_run")
@@ -86,7 +92,7 @@ def _last_run_file(home: Path) -> Path:
     return home / "audit" / "last-run.txt"
 
 
-@dg.asset(group_name="audit", code_version="1", deps=[audit_tables], automation_condition=dg.AutomationCondition.eager())
+@dg.asset(group_name="audit", code_version="1", deps=[audit_tables], automation_condition=REPORT_CONDITION)
 def audit_report(context: dg.AssetExecutionContext, claims_config: ClaimsConfig) -> dg.MaterializeResult:
     """report.md (the original's sections), report.json, report.html and parquet copies, from the checked tables."""
     from claims_pipeline.report import write_reports

@@ -46,3 +46,46 @@ def test_intact_tables_pass_and_report_is_written(instance, demo_config, home):
     result = _run(instance, demo_config)
     assert result.success
     assert (home / "reports" / "LATEST").is_file()
+
+
+def test_the_automation_sensor_does_not_report_tables_whose_blocking_check_failed(instance, demo_config, home, monkeypatch):
+    """audit_tables materialized alone (the UI, `dagster asset materialize`) with a failing blocking check:
+    the next automation tick must not start a run writing the report from those tables."""
+    from claims_pipeline.defs import build_definitions
+
+    sync_scope_partitions(instance, ["xb"])
+    scope_assets = dg.AssetSelection.all() - dg.AssetSelection.assets("worklist", "audit_tables", "audit_report")
+    assert dg.materialize([*ALL_ASSETS, *ALL_CHECKS], instance=instance, resources=resources_for(demo_config),
+                          selection=scope_assets, partition_key="xb", run_config=QUIET).success
+    defs = build_definitions()
+    before = dg.evaluate_automation_conditions(defs=defs, instance=instance)  # a tick before: its cursor
+
+    def write_with_a_lost_row(tables, directory):
+        tables = dict(tables)
+        tables["priors"] = tables["priors"][tables["priors"]["prior"] != "TOKENS_PRESENT"]
+        return write_tables(tables, directory)
+
+    monkeypatch.setattr(audit_assets, "write_tables", write_with_a_lost_row)
+    tables_only = dg.materialize([*ALL_ASSETS, *ALL_CHECKS], instance=instance, resources=resources_for(demo_config),
+                                 selection=dg.AssetSelection.assets("audit_tables"), run_config=QUIET, raise_on_error=False)
+    check = next(c for c in tables_only.get_asset_check_evaluations() if c.check_name == "headline_numbers_match_tables")
+    assert check.passed is False
+
+    after = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=before.cursor)
+    assert after.get_requested_partitions(dg.AssetKey("audit_report")) == set()
+    assert not (home / "reports" / "LATEST").exists()
+
+
+def test_the_automation_sensor_reports_tables_whose_check_passed(instance, demo_config):
+    from claims_pipeline.defs import build_definitions
+
+    sync_scope_partitions(instance, ["xb"])
+    scope_assets = dg.AssetSelection.all() - dg.AssetSelection.assets("worklist", "audit_tables", "audit_report")
+    assert dg.materialize([*ALL_ASSETS, *ALL_CHECKS], instance=instance, resources=resources_for(demo_config),
+                          selection=scope_assets, partition_key="xb", run_config=QUIET).success
+    defs = build_definitions()
+    before = dg.evaluate_automation_conditions(defs=defs, instance=instance)
+    assert dg.materialize([*ALL_ASSETS, *ALL_CHECKS], instance=instance, resources=resources_for(demo_config),
+                          selection=dg.AssetSelection.assets("audit_tables"), run_config=QUIET).success
+    after = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=before.cursor)
+    assert after.total_requested == 1 and after.get_num_requested(dg.AssetKey("audit_report")) == 1
