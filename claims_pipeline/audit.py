@@ -66,6 +66,19 @@ def is_stale_changed(last_verified: str | None, changed_at: str | None, content_
     return changed is not None and changed > verified
 
 
+def newest_page_states(by_scope: dict[str, dict[str, PageState]]) -> dict[str, PageState]:
+    """One state per URL from the scopes' own snapshots: the most recently fetched. Scopes are refreshed one
+    at a time (a one-country run, the corpus sensor), so two scopes citing one page can hold states of two
+    different fetches; the older one must not hide a change the newer one confirmed."""
+    out: dict[str, PageState] = {}
+    for scope in sorted(by_scope):
+        for url, page in by_scope[scope].items():
+            known = out.get(url)
+            if known is None or (page.fetched_at or "", page.content_changed) > (known.fetched_at or "", known.content_changed):
+                out[url] = page
+    return out
+
+
 def _json(x: Any) -> str:
     return json.dumps(x, ensure_ascii=False)
 

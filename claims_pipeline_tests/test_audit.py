@@ -182,3 +182,17 @@ def test_a_failed_report_step_is_not_passed_off_with_the_previous_report(tmp_pat
     assert "audit done" not in out.err
     assert f"audit failed: no new report; the newest is an earlier run's → {old_report}" in out.err
     assert json.loads(out.out) == {}
+
+
+def test_newest_page_states_takes_the_latest_fetch_of_each_url() -> None:
+    from claims_pipeline.audit import newest_page_states
+
+    url = "https://www.tax.gov.xa/levy"
+    old = page(url, FILLER + "0.8 %", fetched_at="2026-01-10T09:00:00+00:00")
+    new = page(url, FILLER + "1.1 %", fetched_at="2026-03-05T09:00:00+00:00", content_changed=True,
+               changed_at="2026-03-01T09:00:00+00:00")
+    other = page("https://www.tax.gov.xa/other", FILLER, fetched_at="2026-01-10T09:00:00+00:00")
+    for by_scope in ({"xa": {url: old, other.url: other}, "zz": {url: new}}, {"aa": {url: new}, "xa": {url: old}}):
+        merged = newest_page_states(by_scope)
+        assert merged[url] is new
+    assert newest_page_states({"xa": {url: old, other.url: other}, "zz": {url: new}})[other.url] is other

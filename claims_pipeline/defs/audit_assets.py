@@ -47,14 +47,26 @@ def audit_tables(
 ) -> dg.MaterializeResult:
     """Every scope's claims, pages and priors as parquet tables, with the headline numbers (total, by prior,
     TOKENS_ABSENT, CONTENT_CHANGED, stale_changed, flagged). Checked by a blocking check before the report."""
-    from claims_pipeline.audit import build_audit
-    from claims_pipeline.priors import Prior
+    from claims_pipeline.audit import build_audit, newest_page_states
+    from claims_pipeline.priors import Prior, build_prior
 
     settings = claims_config.load()
     all_claims = _flat_claims(claims)
     with page_cache.open(settings) as cache:
-        pages = {u: page_from_json(p, cache) for scope in sorted(fetched_pages) for u, p in fetched_pages[scope].items()}
+        by_scope = {scope: {u: page_from_json(p, cache) for u, p in pages.items()} for scope, pages in fetched_pages.items()}
+    pages = newest_page_states(by_scope)
     prior_of = {row["id"]: Prior.from_dict(row) for scope in priors.values() for row in scope}
+    # A claim whose scope last fetched its page before another scope did: its prior was read on a text that
+    # no longer stands for the page, so it is read again on the newest one.
+    reread = 0
+    for scope, value in claims.items():
+        for c in claims_from_json(value["claims"]):
+            own, newest = by_scope.get(scope, {}).get(c.source_url), pages.get(c.source_url)
+            if newest is not None and own is not newest and (own is None or own.text_hash != newest.text_hash):
+                prior_of[c.id] = build_prior(c, newest, settings)
+                reread += 1
+    if reread:
+        context.log.info(f"{reread} claims read again on a newer fetch of their page by another scope")
     audit = build_audit(all_claims, pages, prior_of, run_at=claims_config.now())
     paths = write_tables(audit.to_tables(), tables_dir(settings.home_dir))
     h = audit.headline

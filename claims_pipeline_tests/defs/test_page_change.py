@@ -182,3 +182,23 @@ def test_rendering_the_same_audit_again_keeps_its_previous_run(instance, demo_co
     assert dg.materialize([*ALL_ASSETS, *ALL_CHECKS], instance=instance, resources=resources_for(demo_config),
                           selection=dg.AssetSelection.assets("audit_report"), run_config=QUIET).success
     assert report()["previous_run"].startswith("2026-01-10")  # not "2026-02-10", its own run
+
+
+def test_the_audit_takes_the_newest_fetch_of_a_page_two_scopes_cite(instance, demo_config, home, web):
+    """shared/exit/regional alone is refreshed twice after the levy page changed (its change confirmed); xa's
+    own snapshot still holds the old fetch. The audit run on its own must report the change for both, and read
+    xa's claim again on the new text (it took whichever scope sorted last: xa, so no change at all)."""
+    sync_scope_partitions(instance, SCOPES)
+    _audit(instance, demo_config, "2026-01-10T09:00:00+00:00")
+    web.set_epoch(2)
+    scope_selection = dg.AssetSelection.all() - dg.AssetSelection.assets("worklist", "audit_tables", "audit_report")
+    for clock in ("2026-03-01T09:00:00+00:00", "2026-03-05T09:00:00+00:00"):
+        assert dg.materialize([*ALL_ASSETS, *ALL_CHECKS], instance=instance, resources=resources_for(demo_config, clock),
+                              selection=scope_selection, partition_key="shared/exit/regional", run_config=QUIET).success
+    assert dg.materialize([*ALL_ASSETS, *ALL_CHECKS], instance=instance,
+                          resources=resources_for(demo_config, "2026-03-06T09:00:00+00:00"),
+                          selection=dg.AssetSelection.assets("audit_tables", "audit_report"), run_config=QUIET).success
+    p = _priors(home)
+    assert set(p.index[p["content_changed"]]) == {"xa:18:5bd13010", "shared/exit/regional:8:5bd13010"}
+    assert bool(p.loc["xa:18:5bd13010", "stale_changed"]) is True  # verified 02-10, the change first seen 03-01
+    assert p.loc["xa:18:5bd13010", "prior"] == "TOKENS_ABSENT"  # read on the new text, which says 1.1 %
