@@ -62,14 +62,15 @@ def current_scope_hashes(config: ClaimsConfig) -> dict[str, str]:
 @dg.sensor(
     name="corpus_sensor",
     minimum_interval_seconds=60,
-    target=scope_assets_selection,
+    target=monthly_selection,
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Keeps one partition per corpus scope, and requests a run for each scope whose files changed "
-    "(cursor = per-scope file hashes). The audit then follows by its automation condition.",
+    "(cursor = per-scope file hashes). The audit then follows by its automation condition; when scopes are "
+    "removed, the sensor requests the audit itself (removing a partition triggers no automation).",
 )
 def corpus_sensor(context: dg.SensorEvaluationContext, claims_config: ClaimsConfig) -> dg.SensorResult:
     current = current_scope_hashes(claims_config)
-    seen: dict[str, str] = json.loads(context.cursor) if context.cursor else {}
+    seen, tick = _read_cursor(context.cursor)
     existing = set(context.instance.get_dynamic_partitions(SCOPE_PARTITIONS_NAME))
     added = sorted(set(current) - existing)
     removed = sorted(existing - set(current))
@@ -78,9 +79,15 @@ def corpus_sensor(context: dg.SensorEvaluationContext, claims_config: ClaimsConf
     # (so starting the UI after a CLI audit does not re-fetch scopes that are already up to date).
     changed = sorted(s for s, h in current.items() if seen.get(s) != h and stored_scope_hash(home, s) != h)
     requests = [
-        dg.RunRequest(run_key=f"{s}:{current[s]}", partition_key=s, asset_selection=[dg.AssetKey(n) for n in SCOPE_ASSET_NAMES])
+        # the tick number keeps the key unique when a scope's files go back to an earlier state (an edit
+        # reverted): with the hash alone Dagster skipped that run as already done, and the stored claims kept
+        # the edited text
+        dg.RunRequest(run_key=f"{s}:{current[s]}:{tick}", partition_key=s, asset_selection=[dg.AssetKey(n) for n in SCOPE_ASSET_NAMES])
         for s in changed
     ]
+    if removed:  # the audit and report without them
+        requests.append(dg.RunRequest(run_key=f"removed:{','.join(removed)}:{tick}",
+                                      asset_selection=[dg.AssetKey(n) for n in AUDIT_ASSET_NAMES]))
     partition_requests = []
     if added:
         partition_requests.append(scope_partitions.build_add_request(added))
@@ -88,7 +95,16 @@ def corpus_sensor(context: dg.SensorEvaluationContext, claims_config: ClaimsConf
         partition_requests.append(scope_partitions.build_delete_request(removed))
     if changed or added or removed:
         context.log.info(f"scopes added {added}, removed {removed}, changed {changed}")
-    return dg.SensorResult(run_requests=requests, dynamic_partitions_requests=partition_requests, cursor=json.dumps(current, sort_keys=True))
+    cursor = json.dumps({"scopes": current, "tick": tick + 1}, sort_keys=True)
+    return dg.SensorResult(run_requests=requests, dynamic_partitions_requests=partition_requests, cursor=cursor)
+
+
+def _read_cursor(cursor: str | None) -> tuple[dict[str, str], int]:
+    """(per-scope file hashes last seen, tick number). An older cursor was the hashes alone."""
+    data = json.loads(cursor) if cursor else {}
+    if isinstance(data.get("scopes"), dict):
+        return data["scopes"], int(data.get("tick", 0))
+    return data, 0
 
 
 # Dagster only evaluates AutomationCondition.eager() on the audit assets through an automation condition sensor;

@@ -99,12 +99,44 @@ def test_sensor_syncs_partitions_and_requests_runs_for_changed_scopes(instance, 
     shutil.rmtree(corpus / "countries" / "xc")
 
     later = _evaluate(instance, config, quiet.cursor)
-    assert {r.partition_key for r in later.run_requests} == {"xb", "xd"}
+    assert {r.partition_key for r in later.run_requests} == {"xb", "xd", None}
+    audit = [r for r in later.run_requests if r.partition_key is None]  # the report drops xc without waiting
+    assert [k.to_user_string() for k in audit[0].asset_selection] == ["audit_tables", "audit_report"]
+    assert audit[0].run_key.startswith("removed:xc:")
     adds = [r for r in later.dynamic_partitions_requests if isinstance(r, dg.AddDynamicPartitionsRequest)]
     deletes = [r for r in later.dynamic_partitions_requests if isinstance(r, dg.DeleteDynamicPartitionsRequest)]
     assert list(adds[0].partition_keys) == ["xd"] and list(deletes[0].partition_keys) == ["xc"]
-    assert all(r.run_key.startswith(f"{r.partition_key}:") for r in later.run_requests)
-    assert set(json.loads(later.cursor)) == {"xa", "xb", "xd", "shared/exit/regional"}
+    assert all(r.run_key.startswith(f"{r.partition_key}:") for r in later.run_requests if r.partition_key)
+    assert set(json.loads(later.cursor)["scopes"]) == {"xa", "xb", "xd", "shared/exit/regional"}
+
+
+def test_an_edit_reverted_is_requested_again_with_a_new_run_key(instance, demo_config, corpus):
+    """xa edited A→B then back to A: each change is a run, and no two share a run key (Dagster skips a run
+    whose key it has already seen, which left the stored claims on the reverted edit)."""
+    config = config_with(demo_config, extraction__corpus_dir=str(corpus))
+    first = _evaluate(instance, config, None)
+    _apply_partitions(instance, first)
+    play = corpus / "countries" / "xa" / "playbook.md"
+    original = play.read_text()
+    keys = [r.run_key for r in first.run_requests if r.partition_key == "xa"]
+    cursor = first.cursor
+    for text in (original.replace("4.5", "4.6"), original, original.replace("4.5", "4.6")):
+        assert text != original or keys  # the corpus really moves
+        play.write_text(text)
+        result = _evaluate(instance, config, cursor)
+        assert [r.partition_key for r in result.run_requests] == ["xa"]
+        keys.append(result.run_requests[0].run_key)
+        cursor = result.cursor
+    assert len(keys) == 4 and len(set(keys)) == 4, keys
+
+
+def test_a_cursor_written_by_the_previous_version_is_read(instance, demo_config, corpus):
+    from claims_pipeline.defs.automation import current_scope_hashes
+
+    config = config_with(demo_config, extraction__corpus_dir=str(corpus))
+    instance.add_dynamic_partitions("scope", ["xa", "xb", "xc", "shared/exit/regional"])
+    old_cursor = json.dumps(current_scope_hashes(ClaimsConfig(config_path=str(config))), sort_keys=True)
+    assert _evaluate(instance, config, old_cursor).run_requests == []
 
 
 def test_sensor_requests_nothing_for_scopes_already_materialized_with_the_same_files(instance, demo_config, corpus):

@@ -202,3 +202,14 @@ def test_the_audit_takes_the_newest_fetch_of_a_page_two_scopes_cite(instance, de
     assert set(p.index[p["content_changed"]]) == {"xa:18:5bd13010", "shared/exit/regional:8:5bd13010"}
     assert bool(p.loc["xa:18:5bd13010", "stale_changed"]) is True  # verified 02-10, the change first seen 03-01
     assert p.loc["xa:18:5bd13010", "prior"] == "TOKENS_ABSENT"  # read on the new text, which says 1.1 %
+
+
+def test_an_audit_after_a_scope_is_removed_leaves_it_out(instance, demo_config, home):
+    sync_scope_partitions(instance, ["xa", "xc"])
+    _audit_scopes = dg.materialize([*ALL_ASSETS, *ALL_CHECKS], instance=instance, resources=resources_for(demo_config),
+                                   selection=SELECTION, tags=range_tags(["xa", "xc"]), run_config=QUIET)
+    assert _audit_scopes.success and set(_priors(home)["scope"]) == {"xa", "xc"}
+    instance.delete_dynamic_partition("scope", "xc")  # what the corpus sensor asks when countries/xc is gone
+    assert dg.materialize([*ALL_ASSETS, *ALL_CHECKS], instance=instance, resources=resources_for(demo_config),
+                          selection=dg.AssetSelection.assets("audit_tables", "audit_report"), run_config=QUIET).success
+    assert set(_priors(home)["scope"]) == {"xa"}
