@@ -157,3 +157,19 @@ def test_sensor_requests_nothing_for_scopes_already_materialized_with_the_same_f
     first = _evaluate(instance, config, None)  # a fresh sensor cursor, e.g. the UI started after a CLI audit
     assert {r.partition_key for r in first.run_requests} == {"xc", "shared/exit/regional"}
     assert sorted(first.dynamic_partitions_requests[0].partition_keys) == ["shared/exit/regional", "xa", "xb", "xc"]
+
+
+def test_the_instance_template_runs_one_fetch_run_at_a_time(tmp_path, monkeypatch):
+    """Politeness is per process: two queued runs at once would each keep the host interval and together
+    halve it. The instance the CLI creates (config/dagster.yaml) queues runs one at a time."""
+    from claims_pipeline.defs.runner import open_instance
+    from claims_pipeline.settings import settings_from_dict
+
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    instance = open_instance(settings_from_dict({"home": str(tmp_path)}))
+    try:
+        coordinator = instance.run_coordinator
+        assert isinstance(coordinator, dg.QueuedRunCoordinator)
+        assert coordinator.get_run_queue_config().max_concurrent_runs == 1
+    finally:
+        instance.dispose()
