@@ -196,3 +196,16 @@ def test_newest_page_states_takes_the_latest_fetch_of_each_url() -> None:
         merged = newest_page_states(by_scope)
         assert merged[url] is new
     assert newest_page_states({"xa": {url: old, other.url: other}, "zz": {url: new}})[other.url] is other
+
+
+def test_two_audits_of_one_second_get_two_report_folders(tmp_path: Path) -> None:
+    from claims_pipeline.defs.audit_assets import report_dir_for
+
+    reports = tmp_path / "reports"
+    first = report_dir_for(reports, "2026-06-01T09:00:00.120000+00:00")
+    assert first.name == "20260601T090000"
+    first.mkdir(parents=True)
+    (first / "report.json").write_text(json.dumps({"run_at": "2026-06-01T09:00:00.120000+00:00"}))
+    assert report_dir_for(reports, "2026-06-01T09:00:00.120000+00:00") == first  # the same audit again
+    second = report_dir_for(reports, "2026-06-01T09:00:00.870000+00:00")
+    assert second.name == "20260601T090000-2"

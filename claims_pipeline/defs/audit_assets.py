@@ -93,6 +93,24 @@ def audit_tables(
 REPORT_CONDITION = dg.AutomationCondition.eager() & dg.AutomationCondition.all_deps_blocking_checks_passed()
 
 
+def report_dir_for(reports_dir: Path, run_at: str) -> Path:
+    """reports/<run time to the second>; another audit of the same second gets -2, -3… (it overwrote the first
+    one's report), while the same audit rendered again keeps its folder."""
+    stamp = run_at[:19].replace(":", "").replace("-", "")
+    for n in range(1, 1000):
+        candidate = reports_dir / (stamp if n == 1 else f"{stamp}-{n}")
+        if not candidate.exists() or _run_at_of(candidate) in (run_at, None):
+            return candidate
+    raise RuntimeError(f"{reports_dir}: 999 reports for the second {stamp}")
+
+
+def _run_at_of(report_dir: Path) -> str | None:
+    try:
+        return json.loads((report_dir / "report.json").read_text(encoding="utf-8")).get("run_at")
+    except (OSError, ValueError):
+        return None
+
+
 def _previous_run_of(report_dir: Path) -> str | None:
     try:
         return json.loads((report_dir / "report.json").read_text(encoding="utf-8")).get("previous_run")
@@ -112,8 +130,7 @@ def audit_report(context: dg.AssetExecutionContext, claims_config: ClaimsConfig)
     settings = claims_config.load()
     home = settings.home_dir
     audit = load_audit(tables_dir(home))
-    stamp = audit.run_at[:19].replace(":", "").replace("-", "")
-    out_dir = settings.reports_dir / stamp
+    out_dir = report_dir_for(settings.reports_dir, audit.run_at)
     last_file = _last_run_file(home)
     previous = last_file.read_text(encoding="utf-8").strip() if last_file.is_file() else None
     if previous == audit.run_at:  # the report of the same audit rendered again: it keeps the run before it
