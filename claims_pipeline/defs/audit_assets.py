@@ -36,7 +36,7 @@ STALE_HEADERS = ["scope", "where", "claim", "verified", "changed", "url"]
 
 
 # eager: after the corpus sensor refreshes some scopes, the audit follows once none of them is in progress
-@dg.asset(group_name="audit", code_version="1", automation_condition=dg.AutomationCondition.eager())
+@dg.asset(group_name="audit", code_version="1", kinds={"pandas", "parquet"}, automation_condition=dg.AutomationCondition.eager())
 def audit_tables(
     context: dg.AssetExecutionContext,
     claims_config: ClaimsConfig,
@@ -122,7 +122,7 @@ def _last_run_file(home: Path) -> Path:
     return home / "audit" / "last-run.txt"
 
 
-@dg.asset(group_name="audit", code_version="1", deps=[audit_tables], automation_condition=REPORT_CONDITION)
+@dg.asset(group_name="audit", code_version="1", kinds={"html", "markdown"}, deps=[audit_tables], automation_condition=REPORT_CONDITION)
 def audit_report(context: dg.AssetExecutionContext, claims_config: ClaimsConfig) -> dg.MaterializeResult:
     """report.md (the original's sections), report.json, report.html and parquet copies, from the checked tables."""
     from claims_pipeline.report import write_reports

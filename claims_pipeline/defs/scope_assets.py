@@ -64,7 +64,7 @@ def add_partition_metadata(context: dg.AssetExecutionContext, by_partition: dict
     step._metadata_accumulator = accumulator
 
 
-@dg.asset(group_name="corpus", code_version="1", **SCOPE_ASSET_KW)
+@dg.asset(group_name="corpus", code_version="1", kinds={"markdown"}, **SCOPE_ASSET_KW)
 def corpus_documents(context: dg.AssetExecutionContext, claims_config: ClaimsConfig) -> dg.Output[dict[str, Any]]:
     """The scope's markdown files and their content hashes (data version = hash of the scope's files)."""
     from claims_pipeline.corpus.extract import list_scopes
@@ -85,7 +85,7 @@ def corpus_documents(context: dg.AssetExecutionContext, claims_config: ClaimsCon
                      metadata=_scoped(context, out, metadata_of))
 
 
-@dg.asset(group_name="corpus", code_version="1", **SCOPE_ASSET_KW)
+@dg.asset(group_name="corpus", code_version="1", kinds={"python"}, **SCOPE_ASSET_KW)
 def claims(
     context: dg.AssetExecutionContext, claims_config: ClaimsConfig, corpus_documents: dict[str, Any]
 ) -> dg.Output[dict[str, Any]]:
@@ -130,7 +130,7 @@ def claims(
     return dg.Output(by_scope, data_version=_version(data_hash), metadata=_scoped(context, by_scope, metadata_of))
 
 
-@dg.asset(group_name="corpus", code_version="1", **SCOPE_ASSET_KW)
+@dg.asset(group_name="corpus", code_version="1", kinds={"python"}, **SCOPE_ASSET_KW)
 def citation_lint(
     context: dg.AssetExecutionContext, claims_config: ClaimsConfig, corpus_documents: dict[str, Any]
 ) -> dg.Output[dict[str, Any]]:
@@ -159,7 +159,7 @@ def _pages_hash(pages: dict[str, dict[str, Any]]) -> str:
     return h.hexdigest()[:16]
 
 
-@dg.asset(group_name="web", code_version="1", **SCOPE_ASSET_KW)
+@dg.asset(group_name="web", code_version="1", kinds={"sqlite"}, **SCOPE_ASSET_KW)
 def fetched_pages(
     context: dg.AssetExecutionContext,
     claims_config: ClaimsConfig,
@@ -202,7 +202,7 @@ def fetched_pages(
                      metadata=_scoped(context, out, metadata_of))
 
 
-@dg.asset(group_name="web", code_version="1", **SCOPE_ASSET_KW)
+@dg.asset(group_name="web", code_version="1", kinds={"sqlite"}, **SCOPE_ASSET_KW)
 def page_changes(
     context: dg.AssetExecutionContext, claims: dict[str, Any], fetched_pages: dict[str, Any]
 ) -> dg.Output[dict[str, Any]]:
@@ -244,7 +244,7 @@ def page_changes(
     return dg.Output(out, metadata=_scoped(context, out, metadata_of))
 
 
-@dg.asset(group_name="audit", code_version="1", **SCOPE_ASSET_KW)
+@dg.asset(group_name="audit", code_version="1", kinds={"python"}, **SCOPE_ASSET_KW)
 def priors(
     context: dg.AssetExecutionContext,
     claims_config: ClaimsConfig,

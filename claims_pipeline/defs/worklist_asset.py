@@ -19,7 +19,7 @@ class WorklistConfig(dg.Config):
     out: str = ""  # default <home>/worklist.json
 
 
-@dg.asset(group_name="audit", code_version="1", deps=["corpus_documents"])
+@dg.asset(group_name="audit", code_version="1", deps=["corpus_documents"], kinds={"json"})
 def worklist(
     context: dg.AssetExecutionContext,
     config: WorklistConfig,
@@ -27,6 +27,9 @@ def worklist(
     fetcher: FetcherResource,
     page_cache: PageCacheResource,
 ) -> dg.MaterializeResult:
+    """The cost-bounded sample of claims for the LLM verdict layer (quote-or-abstain): the highest-priority
+    claims (stale-marked, never verified, oldest stamp, statute or money figures), their pages fetched only when
+    older than cache.ttl_days, each with its prior and page excerpts. Written to worklist.json."""
     from pathlib import Path
 
     from claims_pipeline.commands.inputs import corpus_missing_message, corpus_origin, no_scope_message
