@@ -90,6 +90,9 @@ class Audit:
     priors: pd.DataFrame
     run_at: str
     headline: dict[str, Any] = field(default_factory=dict)
+    # scopes of the corpus with no results in this audit yet (never materialized): the report names them, so
+    # "Claims checked: 14" is not read as the whole corpus
+    scopes_missing: list[str] = field(default_factory=list)
 
     # ---- buckets (views of the priors table) -----------------------------------------------------
     def bucket(self, name: str) -> pd.DataFrame:
@@ -113,7 +116,8 @@ class Audit:
 
     # ---- storage -----------------------------------------------------------------------------------
     def to_tables(self) -> dict[str, pd.DataFrame]:
-        meta = pd.DataFrame([{"run_at": self.run_at, "headline": _json(self.headline)}])
+        meta = pd.DataFrame([{"run_at": self.run_at, "headline": _json(self.headline),
+                              "scopes_missing": _json(self.scopes_missing)}])
         return {"claims": self.claims, "pages": self.pages, "priors": self.priors, "meta": meta}
 
     @classmethod
@@ -128,10 +132,13 @@ class Audit:
         meta: pd.DataFrame | None = None,
     ) -> "Audit":
         """Reload stored tables. The stored headline (meta) is kept as is, never silently recomputed."""
+        scopes_missing: list[str] = []
         if meta is not None and len(meta):
             run_at = run_at or str(meta.iloc[0]["run_at"])
             if headline is None:
                 headline = json.loads(meta.iloc[0]["headline"])
+            if "scopes_missing" in meta.columns and meta.iloc[0]["scopes_missing"]:
+                scopes_missing = list(json.loads(meta.iloc[0]["scopes_missing"]))
         priors = priors.copy()
         for col in ("content_changed", "stale_changed"):
             priors[col] = priors[col].astype(bool)
@@ -141,6 +148,7 @@ class Audit:
             priors=priors,
             run_at=run_at or "",
             headline=headline if headline is not None else headline_numbers(claims, pages, priors),
+            scopes_missing=scopes_missing,
         )
 
 

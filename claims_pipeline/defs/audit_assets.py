@@ -11,6 +11,7 @@ from claims_pipeline.defs.audit_tables_io import load_audit, tables_dir, write_t
 from claims_pipeline.defs.metadata import Link, md_table, prose, where
 from claims_pipeline.defs.records_io import claims_from_json, page_from_json
 from claims_pipeline.defs.resources import ClaimsConfig, PageCacheResource
+from claims_pipeline.defs.partitions import SCOPE_PARTITIONS_NAME
 
 
 def _flat_claims(claims: dict[str, Any]) -> list[Any]:
@@ -68,11 +69,14 @@ def audit_tables(
     if reread:
         context.log.info(f"{reread} claims read again on a newer fetch of their page by another scope")
     audit = build_audit(all_claims, pages, prior_of, run_at=claims_config.now())
+    partitions = context.instance.get_dynamic_partitions(SCOPE_PARTITIONS_NAME)
+    audit.scopes_missing = sorted(set(partitions) - set(claims))  # the IO manager left them out (never materialized)
     paths = write_tables(audit.to_tables(), tables_dir(settings.home_dir))
     h = audit.headline
     return dg.MaterializeResult(
         metadata={
             "scopes": len(claims),
+            "scopes_missing": dg.MetadataValue.json(audit.scopes_missing),
             "claims": h["total"],
             "flagged": h["flagged"],
             "tokens_absent": h["tokens_absent"],

@@ -132,6 +132,9 @@ def render_html(audit: Audit, previous_run: str | None = None) -> str:
         f'<div class="meta">Run {h(audit.run_at)} · previous run {h(previous_run or "(none)")}</div>',
         '<div class="note"><b>These are tripwires, not verdicts.</b> A figure reported absent may be on the page in '
         "a form the matcher does not read; re-read the cited page before editing anything.</div>",
+        *([f'<div class="note"><b>{len(audit.scopes_missing)} scope(s) of the corpus are not in this audit</b> '
+            f'(never materialized): {h(", ".join(audit.scopes_missing))}. The numbers below leave them out.</div>']
+          if audit.scopes_missing else []),
         '<section class="cards">',
         *(f'<div class="card{" alert" if alert else ""}"><b>{int(n)}</b><span>{h(label)}</span></div>' for label, n, alert in cards),
         "</section>",

@@ -51,6 +51,14 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return out
 
 
+def _missing_scopes(audit: Audit) -> list[str]:
+    if not audit.scopes_missing:
+        return []
+    names = ", ".join(md_code(s) for s in audit.scopes_missing[:30]) + (" …" if len(audit.scopes_missing) > 30 else "")
+    return [f"> ⚠️ **{len(audit.scopes_missing)} scope(s) of the corpus are not in this audit** (never materialized): "
+            f"{names}. The numbers above leave them out.", ""]
+
+
 def render_markdown(audit: Audit, previous_run: str | None = None) -> str:
     h = audit.headline
     lines = [
@@ -58,8 +66,9 @@ def render_markdown(audit: Audit, previous_run: str | None = None) -> str:
         "",
         f"Run: {md_cell(audit.run_at)}  ·  previous run: {md_cell(previous_run) if previous_run else '(none)'}",
         "",
-        f"Claims checked: {h['total']}  ·  flagged: {h['flagged']}",
+        f"Claims checked: {h['total']}  ·  flagged: {h['flagged']}  ·  scopes: {audit.claims['scope'].nunique()}",
         "",
+        *_missing_scopes(audit),
         TRIPWIRES,
         "",
         "## Prior breakdown",

@@ -213,3 +213,18 @@ def test_an_audit_after_a_scope_is_removed_leaves_it_out(instance, demo_config, 
     assert dg.materialize([*ALL_ASSETS, *ALL_CHECKS], instance=instance, resources=resources_for(demo_config),
                           selection=dg.AssetSelection.assets("audit_tables", "audit_report"), run_config=QUIET).success
     assert set(_priors(home)["scope"]) == {"xa"}
+
+
+def test_the_report_names_the_scopes_it_does_not_cover(instance, demo_config, home):
+    sync_scope_partitions(instance, ["xa", "xb"])
+    scope_selection = dg.AssetSelection.all() - dg.AssetSelection.assets("worklist", "audit_tables", "audit_report")
+    assert dg.materialize([*ALL_ASSETS, *ALL_CHECKS], instance=instance, resources=resources_for(demo_config),
+                          selection=scope_selection, partition_key="xa", run_config=QUIET).success
+    assert dg.materialize([*ALL_ASSETS, *ALL_CHECKS], instance=instance, resources=resources_for(demo_config),
+                          selection=dg.AssetSelection.assets("audit_tables", "audit_report"), run_config=QUIET).success
+    latest = Path((home / "reports" / "LATEST").read_text(encoding="utf-8").strip())
+    doc = json.loads((latest / "report.json").read_text(encoding="utf-8"))
+    assert doc["scopes"] == ["xa"] and doc["scopes_missing"] == ["xb"]
+    md = (latest / "report.md").read_text(encoding="utf-8")
+    assert "1 scope(s) of the corpus are not in this audit** (never materialized): `xb`" in md
+    assert "scope(s) of the corpus are not in this audit" in (latest / "report.html").read_text(encoding="utf-8")
