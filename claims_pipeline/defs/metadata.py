@@ -30,7 +30,7 @@ def where(file: str | None, line: int) -> str:
 
 def prose(claim_text: str) -> str:
     """A claim as a table shows it: its markdown links as their labels (the url column links the source)."""
-    return escape.link_labels(claim_text)
+    return escape.claim_prose(claim_text)
 
 
 def md_cell(value: Any, limit: int = 90) -> str:

@@ -68,6 +68,15 @@ def md_cell(text: object, limit: int | None = None, *, in_link: bool = False) ->
                                   else "\\" + m.group(), s)
 
 
+_BLOCK_MARKER_RE = re.compile(r"^\s{0,3}(?:>\s?)*(?:[-*+]|\d{1,9}[.)])?\s+")
+
+
+def claim_prose(text: object) -> str:
+    """A claim as a report's table shows it: links as their labels, and without the list or quote marker
+    that opens its line ("- ", "1. ", "> ")."""
+    return _BLOCK_MARKER_RE.sub("", link_labels(text), count=1)
+
+
 def link_labels(text: object) -> str:
     """Corpus text with each markdown link or image shown as its label: a claim reads as prose in a table
     whose URL column already links the source."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from claims_pipeline.report.escape import cut, link_labels, md_cell, md_link
+from claims_pipeline.report.escape import claim_prose, cut, link_labels, md_cell, md_link
 
 
 @pytest.mark.parametrize(
@@ -45,3 +45,14 @@ def test_claims_show_links_as_their_labels() -> None:
     text = '**Levy 0.8 %** ([MLIT source](https://www.mlit.go.jp/a_(b)/c.html)), ![logo](x.png), [t](<a b> "T")'
     assert link_labels(text) == "**Levy 0.8 %** (MLIT source), logo, t"
     assert link_labels("[" * 5000 + "](") == "[" * 5000 + "]("  # bounded: no link, nothing lost
+
+
+@pytest.mark.parametrize("line, shown", [
+    ("- **Levy 0.8 %** ([src](https://a.gov.xa/l))", "**Levy 0.8 %** (src)"),
+    ("  12. Duty 4.5 % applies", "Duty 4.5 % applies"),
+    ("> - Note: 7 % since 2024", "Note: 7 % since 2024"),
+    ("-5 % is the cut", "-5 % is the cut"),  # a minus sign, not a list marker
+    ("2024. A year", "A year"),
+])
+def test_claim_prose_drops_the_line_marker(line: str, shown: str) -> None:
+    assert claim_prose(line) == shown
