@@ -77,6 +77,14 @@ def claim_prose(text: object) -> str:
     return _BLOCK_MARKER_RE.sub("", link_labels(text), count=1)
 
 
+_STRONG_RE = re.compile(r"(\*\*|__)(?=\S)([^\n]{1,500}?)(?<=\S)\1")
+
+
+def claim_plain(text: object) -> str:
+    """claim_prose without its bold markers: for report.html, which shows text, not markdown."""
+    return _STRONG_RE.sub(lambda m: m.group(2), claim_prose(text))
+
+
 def link_labels(text: object) -> str:
     """Corpus text with each markdown link or image shown as its label: a claim reads as prose in a table
     whose URL column already links the source."""

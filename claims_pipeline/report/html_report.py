@@ -14,7 +14,7 @@ import pandas as pd
 from claims_pipeline.audit import Audit
 from claims_pipeline.priors import PRIOR_KINDS
 from claims_pipeline.report.chart import COLOURS, priors_by_scope_svg
-from claims_pipeline.report.escape import h, link_html, s
+from claims_pipeline.report.escape import claim_plain, h, link_html, s
 
 CSS = """
 body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#f6f7f9;color:#1d2430}
@@ -84,8 +84,8 @@ def _claim_card(row: Any, *, stale: bool) -> str:
     matched = json.loads(row.matched)
     bits = [
         f'<article class="claim{" stale" if stale else ""}">',
-        f'<div class="where"><code>{h(row.scope)}</code> · line {int(row.line_no)} · {h(s(row.file))} · {h(s(row.section))}</div>',
-        f"<blockquote>{h(row.claim)}</blockquote>",
+        f'<div class="where"><code>{h(row.scope)}</code> · {h(s(row.file))}:{int(row.line_no)} · {h(s(row.section))}</div>',
+        f"<blockquote>{h(claim_plain(row.claim))}</blockquote>",
         f"<div>{_badge(row.prior)}",
     ]
     if row.content_changed or s(row.changed_at):
@@ -123,6 +123,7 @@ def render_html(audit: Audit, previous_run: str | None = None) -> str:
         ("On a changed page", hd["content_changed"], False),
         ("Source unavailable", hd["source_unavailable"], False),
         ("PDF without text", hd["pdf_no_text"], False),
+        ("Binary source", int(hd["by_prior"].get("SOURCE_BINARY", 0)), False),
     ]
     parts = [
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",

@@ -56,3 +56,10 @@ def test_claims_show_links_as_their_labels() -> None:
 ])
 def test_claim_prose_drops_the_line_marker(line: str, shown: str) -> None:
     assert claim_prose(line) == shown
+
+
+def test_claim_plain_for_html_drops_bold_markers_too() -> None:
+    from claims_pipeline.report.escape import claim_plain
+
+    assert claim_plain("- **Levy 0.8 %** of the __cadastral__ value ([src](https://a.gov.xa/l)), 2 ** 3") == \
+        "Levy 0.8 % of the cadastral value (src), 2 ** 3"
