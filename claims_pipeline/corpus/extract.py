@@ -10,7 +10,7 @@ import hashlib
 import logging
 import os
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -46,6 +46,9 @@ _MD_TARGET_TO_EOL_RE = re.compile(r"\]\([^\n]*")
 _FENCE_LINE_RE = re.compile(r"\n[ \t]*(?:```|~~~)")
 _FENCE_HEAD_RE = re.compile(r"[ \t]*(?:```|~~~)")
 _HEADING_START_RE = re.compile(r"#{1,6}[^\S\n]")
+# A setext underline ("Sources\n-------"): led by "\n" so the scan skips ahead in C.
+_SETEXT_UNDERLINE_RE = re.compile(r"\n {0,3}(?:={2,}|-{2,})[ \t]*(?=\n|$)")
+_NOT_A_TITLE_RE = re.compile(r" {0,3}(?:[#>|]|```|~~~|[-*+](?:\s|$)|\d{1,9}[.)](?:\s|$)|[-=_* \t]*$)")
 # Between two links of one list: "or", "and", "/", ",", "+", "·", "&", ";" (and spaces, emphasis marks).
 _LIST_GLUE_RE = re.compile(r"[\s*_]*(?:or|and|/|,|\+|·|&|;)?[\s*_]*", re.I)
 _BLANK_RE = re.compile(r"[^\n]")
@@ -159,6 +162,7 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
     if not cites:
         return
     fenced = _fenced_spans(text)
+    setext_starts, setext_titles = _setext_headings(text, fenced) if _SETEXT_UNDERLINE_RE.search(text) else ([], {})
     seen: set[str] = set()
     line_no, counted_to = 1, 0
     heading_at, prev = -1, 0  # start of the line of the section's heading (-1: none yet); previous cite line
@@ -167,18 +171,25 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
         line_no += text.count("\n", counted_to, start)
         counted_to = start
         h = _last_heading(text, prev, start, fenced)
+        if setext_starts:  # a setext heading after the last ATX one in [prev, start) is the section
+            k = bisect_left(setext_starts, start) - 1
+            if k >= 0 and setext_starts[k] >= prev and setext_starts[k] > h:
+                h = setext_starts[k]
         prev = start
         if h >= 0 and h != heading_at:
             heading_at = h
-            end = text.find("\n", h)
-            m = HEADING_RE.match(text[h:end] if end >= 0 else text[h:])
-            assert m is not None  # _last_heading only returns heading lines
-            section = m.group(2).strip()
+            if h in setext_titles:
+                section = setext_titles[h]
+            else:
+                end = text.find("\n", h)
+                m = HEADING_RE.match(text[h:end] if end >= 0 else text[h:])
+                assert m is not None  # _last_heading only returns heading lines
+                section = m.group(2).strip()
             skipping = bool(opts.skip_heading_re and opts.skip_heading_re.search(section))
             selected = opts.section_filter is None or opts.section_filter in section.lower()
         if skipping or not selected or (fenced and _in_spans(fenced, start)):
             continue
-        if text.startswith("#", start) and _HEADING_START_RE.match(text, start):
+        if (text.startswith("#", start) and _HEADING_START_RE.match(text, start)) or start in setext_titles:
             continue  # a heading is never a claim
         end = text.find("\n", start)
         line = text[start:end] if end >= 0 else text[start:]
@@ -245,6 +256,34 @@ def _backtick_in_info(text: str, start: int) -> bool:
 def _in_spans(spans: list[tuple[int, int]], pos: int) -> bool:
     i = bisect_right(spans, (pos, len(spans) and 1 << 62)) - 1
     return i >= 0 and spans[i][0] <= pos <= spans[i][1]
+
+
+def _setext_headings(text: str, fenced: list[tuple[int, int]]) -> tuple[list[int], dict[int, str]]:
+    """Setext headings ("Sources" over a line of '-' or '='): the sorted starts of their title lines and each
+    title. Only a one-line title after a blank line (or a heading, or the file's start) counts: a longer
+    paragraph over a rule is left as it is read now. YAML front matter's closing '---' is no underline."""
+    starts: list[int] = []
+    titles: dict[int, str] = {}
+    front_end = -1
+    if text.startswith("---\n"):
+        close = text.find("\n---", 3)
+        front_end = close + 4 if close >= 0 else -1
+    for m in _SETEXT_UNDERLINE_RE.finditer(text):
+        under = m.start() + 1
+        if under <= front_end or under < 2:
+            continue
+        title_start = text.rfind("\n", 0, under - 1) + 1
+        title = text[title_start : under - 1]
+        if not title.strip() or _NOT_A_TITLE_RE.match(title) or (fenced and _in_spans(fenced, title_start)):
+            continue
+        if title_start > 0:  # the line before the title ends a block: blank, a heading or another underline
+            before_start = text.rfind("\n", 0, title_start - 1) + 1
+            before = text[before_start : title_start - 1]
+            if before.strip() and not before.lstrip().startswith("#") and not _SETEXT_UNDERLINE_RE.match("\n" + before):
+                continue
+        starts.append(title_start)
+        titles[title_start] = title.strip()
+    return starts, titles
 
 
 def _last_heading(text: str, lo: int, pos: int, fenced: list[tuple[int, int]]) -> int:

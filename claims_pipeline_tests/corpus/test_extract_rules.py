@@ -451,3 +451,20 @@ def test_lines_break_where_markdown_and_editors_break_them() -> None:
             "Registry \x0c fee 0.1 % ([SPF](https://www.impots.gouv.fr/spf))\n")
     got = {c.line_no: [v.raw for v in c.values if v.salient] for c in extract_lines(text).claims}
     assert got == {2: ["6.32 %"], 3: ["€1,250"], 4: ["€2,000"], 5: ["0.1 %"]}
+
+
+def test_setext_headings_are_sections_and_skip_headings_apply_to_them() -> None:
+    text = ("---\ntitle: Xanadia\nupdated: 2026\n---\n"  # front matter: its closing '---' is no underline
+            "Taxes\n=====\n\n"
+            "- Transfer duty 4.5 % ([tax](https://www.tax.gov.xa/duty))\n\n"
+            "Sources\n-------\n\n"
+            "- Levy 0.8 % ([levy](https://www.tax.gov.xa/levy))\n\n"
+            "## Costs\n\n"
+            "- Notary 1 % ([fees](https://www.justice.gov.xa/fees))\n"
+            "A paragraph of text\n"
+            "spanning two lines 7 % ([x](https://www.tax.gov.xa/x))\n"
+            "---\n\n"
+            "- After the rule 2 % ([y](https://www.tax.gov.xa/y))\n")
+    got = {c.line_no: c.section for c in extract_lines(text).claims}
+    # line 13 (Sources section) is skipped; a paragraph over a rule stays in its section
+    assert got == {8: "Taxes", 17: "Costs", 19: "Costs", 22: "Costs"}
