@@ -81,6 +81,9 @@ _ENTITY_RE = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0
 
 
 _SCHEME_RE = re.compile(r"https?://", re.I)
+# A linked image with a relative source right before "](": "[![alt](img/logo.png)](" (bounded: no backtracking
+# over a long line)
+_LINKED_IMAGE_BEFORE_RE = re.compile(r"\[(!\[[^\]\n]{0,500}\]\([^()\s\]]{0,2000}\))\]\($")
 
 
 def _urls_after_cuts(run: str, at: int) -> list[Link]:
@@ -149,6 +152,10 @@ def find_links(line: str) -> tuple[list[Link], list[str]]:
                 end = us + len(url) + (1 if line.startswith(")", us + len(url)) else 0)
                 links.append(Link(outer[0], end, _destination(url), "markdown", outer[2], us, us + len(url)))
                 outer = None
+            elif line.startswith(_MD_OPEN, us - 2) and (img := _LINKED_IMAGE_BEFORE_RE.search(line, max(0, us - 2600), us)):
+                # "[![alt](img/logo.png)](page)": the image's source is relative, so no URL match opened the link
+                end = us + len(url) + (1 if line.startswith(")", us + len(url)) else 0)
+                links.append(Link(img.start(), end, _destination(url), "markdown", img.group(1), us, us + len(url)))
             else:
                 if line.startswith(_MD_OPEN, us - 2):
                     problems.append(f"unbalanced brackets in markdown link at column {us - 1}; URL read as a bare link")
@@ -162,7 +169,7 @@ def find_links(line: str) -> tuple[list[Link], list[str]]:
     return links, problems
 
 
-_IMAGE_URL_RE = re.compile(rf"!\[[^\]\n]*\]\((?P<src>{_URL})", re.I)
+_IMAGE_URL_RE = re.compile(rf"!\[[^\]\n]*\]\((?P<src>{_URL}|[^()\s\]]+)", re.I)  # absolute or relative source
 
 
 def mask_urls(line: str, links: list[Link]) -> str:

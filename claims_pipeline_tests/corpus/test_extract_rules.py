@@ -468,3 +468,13 @@ def test_setext_headings_are_sections_and_skip_headings_apply_to_them() -> None:
     got = {c.line_no: c.section for c in extract_lines(text).claims}
     # line 13 (Sources section) is skipped; a paragraph over a rule stays in its section
     assert got == {8: "Taxes", 17: "Costs", 19: "Costs", 22: "Costs"}
+
+
+def test_a_linked_image_with_a_relative_source_is_a_markdown_link() -> None:
+    """'[![logo](img/…)](page)': no URL match opened the link (the image source is relative), so the page URL
+    was read as bare with an 'unbalanced brackets' warning; figures in the image path were read too."""
+    out = extract_lines("- Levy 0.8 % [![badge](img/2024/6.5%.png)](https://www.tax.gov.xa/levy) rate")
+    assert [(c.source_url, c.link_kind) for c in out.claims] == [("https://www.tax.gov.xa/levy", "markdown")]
+    assert [v.raw for v in out.claims[0].values] == ["0.8 %"] and out.warnings == []
+    out = extract_lines("- Levy 0.8 % ](https://www.tax.gov.xa/levy)")  # a stray "](" still warns
+    assert [c.link_kind for c in out.claims] == ["bare"] and "unbalanced brackets" in str(out.warnings[0])
