@@ -172,7 +172,7 @@ def find_links(line: str) -> tuple[list[Link], list[str]]:
     return links, problems
 
 
-_IMAGE_URL_RE = re.compile(rf"!\[[^\]\n]*\]\((?P<src>{_URL}|[^()\s\]]+)", re.I)  # absolute or relative source
+_IMAGE_URL_RE = re.compile(rf"!\[[^\[\]\n]*\]\((?P<src>{_URL}|[^()\s\]]+)", re.I)  # absolute or relative source
 
 
 def mask_urls(line: str, links: list[Link]) -> str:

@@ -496,3 +496,23 @@ def test_a_line_of_many_brackets_is_read_in_linear_time():
             "print('ok')\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "ok", done.stderr
+
+
+def test_a_long_list_of_numbers_or_images_is_read_in_linear_time():
+    """A figure may start at any digit after a ',' and each start read on to the list's end ('1,1,1,…' of
+    8,000 characters took 5 s, 200,000 would take an hour); an image's alt text ran to the line's end from
+    every '![' (50,000 took 12 s). Judged in a child process with a deadline."""
+    import subprocess
+    import sys
+
+    code = ("from claims_pipeline.corpus.values import extract_values\n"
+            "from claims_pipeline.corpus.links import find_links, mask_urls\n"
+            "assert extract_values('- ' + '1,' * 100000 + ' EUR 5') is not None\n"
+            "vals = extract_values('paid 1,250,000 EUR and ' + '7,' * 50000 + '; 300 000 € then 2024 500 EUR')\n"
+            "assert [v.raw for v in vals if v.type == 'money'] == ['1,250,000 EUR', '500 EUR', '300 000 €'], vals\n"
+            "line = '![' * 100000 + ' 5 % https://www.tax.gov.xa/x'\n"
+            "links, _ = find_links(line)\n"
+            "assert mask_urls(line, links).endswith(' 5 % ' + ' ' * 24)\n"
+            "print('ok')\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "ok", done.stderr
