@@ -54,6 +54,13 @@ def undeclared_charset_page() -> bytes:
     return text.encode("iso-8859-15")
 
 
+def header_charset_page() -> bytes:
+    """ISO-8859-2 (Polish) bytes whose charset only the HTTP header names: detection alone reads cp1252."""
+    text = ("<html><head><title>Podatek</title></head><body><p>Podatek od nieruchomości wynosi 0,5 % rocznie. "
+            "Źródło: ustawa o podatkach i opłatach lokalnych.</p></body></html>")
+    return text.encode("iso-8859-2")
+
+
 def png_bytes() -> bytes:
     """A valid 1x1 PNG."""
     def chunk(kind: bytes, data: bytes) -> bytes:

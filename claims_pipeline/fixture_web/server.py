@@ -28,6 +28,7 @@ Built-in behaviours, on ANY host, under ``/_/`` (generated in code, no files nee
   /_/gzip-bomb?mb=N                  ~N MB of zeros sent gzip-compressed (Content-Encoding: gzip)
   /_/oversized?mb=N[&chunked=1]      an N MB HTML body (with Content-Length, or streamed without it)
   /_/charset/misstated               says utf-8, is windows-1252      /_/charset/undeclared  no charset at all
+  /_/charset/header-only             ISO-8859-2, named by the Content-Type header only
   /_/redirect-refused                302 to http://127.0.0.2:<port>/… (an address the SSRF guard must refuse)
   /_/binary                          a PNG image                       /_/pdf/text  a small text PDF
   /_/pdf/corrupt                     %PDF- header then garbage         /_/pdf/not-a-pdf  application/pdf, no PDF
@@ -68,6 +69,7 @@ from claims_pipeline.fixture_web.generated import (
     png_bytes,
     text_pdf,
     undeclared_charset_page,
+    header_charset_page,
 )
 
 DEFAULT_SITES_DIR = Path(__file__).resolve().parent / "sites"
@@ -275,6 +277,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, misstated_charset_page(), "text/html; charset=utf-8")
         elif name == "charset/undeclared":
             self._send(200, undeclared_charset_page(), "text/html")
+        elif name == "charset/header-only":
+            self._send(200, header_charset_page(), "text/html; charset=ISO-8859-2")
         elif name == "redirect-refused":
             self._send(302, b"", headers={"Location": f"http://127.0.0.2:{port}/_/page/internal"})
         elif name == "binary":

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import re
 import time
 from collections import defaultdict, deque
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
@@ -36,6 +37,7 @@ from claims_pipeline.web.body import (
     UnsupportedEncoding,
     read_capped,
 )
+from claims_pipeline.web.charset import charset_from_content_type
 from claims_pipeline.web.pdf_text import MAGIC_WINDOW, has_pdf_magic
 from claims_pipeline.web.politeness import GlobalGate, HostRegistry, domain_matcher, host_matches
 from claims_pipeline.web.records import FetchResult, FetchStatus
@@ -110,6 +112,21 @@ def _is_pdf(content_type: str, url: str, disposition: str | None) -> bool:
     msg = Message()
     msg["content-disposition"] = disposition
     return (msg.get_filename() or "").strip().lower().endswith(".pdf")
+
+
+_CHARSET_LABEL_RE = re.compile(r"[A-Za-z0-9._:-]{1,40}")
+
+
+def _content_type(header: str) -> str:
+    """The media type, lower-cased, with the header's charset when it names one ("text/html; charset=iso-8859-2").
+    The charset is what a page that declares its encoding only in the HTTP header is decoded with, on this
+    fetch and when the stored bytes are read again; with the media type alone such a page came out garbled
+    ("nieruchomo¶ci" for "nieruchomości")."""
+    media = header.split(";", 1)[0].strip().lower()
+    charset = charset_from_content_type(header)
+    if media and charset and _CHARSET_LABEL_RE.fullmatch(charset):
+        return f"{media}; charset={charset}"
+    return media
 
 
 def _may_hide_pdf(content_type: str) -> bool:
@@ -392,7 +409,7 @@ class Fetcher:
         status = resp.status_code
         h = dict(resp.headers.items())  # one pass (names lower-cased, repeats joined): looked up many times below
         common = dict(http_status=status, final_url=current, etag=h.get("etag"), last_modified=h.get("last-modified"),
-                      content_type=h.get("content-type", "").split(";")[0].strip().lower())
+                      content_type=_content_type(h.get("content-type", "")))
         if status in _REDIRECTS or status == 304:
             await self._peek(resp)  # finish the (tiny) body so the keep-alive connection can be reused
         if status in _REDIRECTS:

@@ -43,6 +43,7 @@ MATRIX = [
     ("bigstream.fixture", "/_/oversized?mb=1&chunked=1", FetchStatus.TOO_LARGE, "body over 200000 bytes", None),
     ("misstated.fixture", "/_/charset/misstated", FetchStatus.OK, "", 200),
     ("undeclared.fixture", "/_/charset/undeclared", FetchStatus.OK, "", 200),
+    ("headercs.fixture", "/_/charset/header-only", FetchStatus.OK, "", 200),
     ("bin.fixture", "/_/binary", FetchStatus.BINARY, "image/png: not downloaded", 200),
     ("pdf.fixture", "/_/pdf/text", FetchStatus.OK, "", 200),
     ("pdfbad.fixture", "/_/pdf/corrupt", FetchStatus.PDF_ERROR, "corrupt PDF: pdftotext exit 1: Syntax Error", 200),
@@ -96,6 +97,11 @@ def test_texts_survive_charset_traps(matrix_run, web):
     results, _, _ = matrix_run
     assert "minimum 1 200 €" in results[web.url("misstated.fixture", "/_/charset/misstated")].text
     assert "Größenordnung" in results[web.url("undeclared.fixture", "/_/charset/undeclared")].text
+    # the charset only the header names is the one read (with the media type alone: "nieruchomo¶ci"), and is
+    # kept with the type, so the stored bytes are read the same way again
+    header_only = results[web.url("headercs.fixture", "/_/charset/header-only")]
+    assert "Podatek od nieruchomości wynosi 0,5 %" in header_only.text and "Źródło" in header_only.text
+    assert header_only.content_type == "text/html; charset=iso-8859-2"
     assert "7.5 % above EUR 500,000" in results[web.url("pdf.fixture", "/_/pdf/text")].text
     cf = results[web.url("cfray.fixture", "/_/cf-ok")]
     assert "transfer duty" in cf.text and cf.note == ""  # a Cloudflare-served page (cf-ray only) is a normal page
