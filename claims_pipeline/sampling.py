@@ -32,10 +32,14 @@ def _as_date(now: datetime | date) -> date:
     return now
 
 
-def selection_score(claim: ClaimRecord, weights: SamplingWeights, rng: random.Random, now: datetime | date) -> float:
+def selection_score(claim: ClaimRecord, weights: SamplingWeights, rng: random.Random, now: datetime | date,
+                    changed_at: str | None = None) -> float:
     """Higher = review sooner. Stale marker +100; never verified +50, else +8 per 30 days of age;
-    a statute or money value +10; plus a random tie-break in [0, 1)."""
+    a statute or money value +10; the page cache already knows the cited page changed after the claim was
+    last verified (changed_at, no fetch) +150; plus a random tie-break in [0, 1)."""
     s = 0.0
+    if changed_at and is_stale_changed(claim.last_verified, changed_at, True):
+        s += weights.changed_after_verified
     if claim.inline_stamp is not None and claim.inline_stamp.is_stale:
         s += weights.stale_marker
     if not claim.last_verified:
@@ -57,11 +61,14 @@ def select_sample(
     seed: int,
     now: datetime | date,
     weights: SamplingWeights | None = None,
+    changed_at_of: dict[str, str] | None = None,
 ) -> list[ClaimRecord]:
-    """The n highest-scoring claims; deterministic for the same claims, seed and day."""
+    """The n highest-scoring claims; deterministic for the same claims, seed, day and cache. changed_at_of maps a
+    cited URL to its latest confirmed change the cache knows of (no fetch: the selection stays fetch-free)."""
     rng = random.Random(seed)
     w = weights or SamplingWeights()
-    scored = [(selection_score(c, w, rng, now), i, c) for i, c in enumerate(claims)]  # scored in claim order
+    known = changed_at_of or {}
+    scored = [(selection_score(c, w, rng, now, known.get(c.source_url)), i, c) for i, c in enumerate(claims)]
     scored.sort(key=lambda t: (-t[0], t[1]))
     return [c for _, _, c in scored[: max(0, n)]]
 

@@ -377,6 +377,7 @@ class SamplingWeights(_Strict):
     never_verified: float = 50
     stamp_age_per_30d: float = 8
     salient_statute_or_money: float = 10
+    changed_after_verified: float = 150
 
     @field_validator("*")
     @classmethod

@@ -104,3 +104,17 @@ def test_worklist_file_escapes_terminal_and_bidi_controls_from_pages() -> None:
     assert "\x1b" not in out and "\u202e" not in out and "\x07" not in out
     assert "\\u001b]0;PWNED\\u0007" in out and "\\u202e" in out
     assert json.loads(out) == wl  # the same data
+
+
+def test_claims_whose_page_the_cache_knows_changed_after_verification_come_first() -> None:
+    url_changed, url_same = "https://www.impots.gouv.fr/levy", "https://www.impots.gouv.fr/other"
+    changed_old = claim("Levy 0.8 %", [value("pct", "0.8 %")], url=url_changed, line_no=3, last_verified="2026-02-10", origin="file")
+    changed_new = claim("Levy 0.9 %", [value("pct", "0.9 %")], url=url_changed, line_no=4, last_verified="2026-06-20", origin="file")
+    never = [claim(f"Fee {i} %", [value("pct", f"{i} %")], url=url_same, line_no=10 + i) for i in range(5)]
+    claims = never + [changed_new, changed_old]
+    known = {url_changed: "2026-06-01T09:00:00+00:00"}  # the cache's latest confirmed change of that page
+    first = select_sample(claims, 1, 7, NOW, changed_at_of=known)
+    assert [c.line_no for c in first] == [3]  # verified 02-10, before the change: ahead of the never-verified
+    without = select_sample(claims, 1, 7, NOW)
+    assert without[0].line_no != 3  # fetch-free ranking alone puts a never-verified claim first
+    assert 4 not in [c.line_no for c in select_sample(claims, 6, 7, NOW, changed_at_of=known)]  # verified after

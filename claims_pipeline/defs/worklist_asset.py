@@ -60,7 +60,12 @@ def worklist(
         context.log.warning(str(w))
     n = config.sample or settings.sampling.default_sample
     seed = settings.sampling.seed if config.seed < 0 else config.seed
-    sample = select_sample(extraction.claims, n, seed, now, settings.sampling.priority_weights)  # fetch-free
+    with page_cache.open(settings) as cache:
+        # fetch-free: which cited pages the cache already knows changed (claims verified before that come first)
+        cited = sorted({c.source_url for c in extraction.claims})
+        known = cache.states([normalize_url(u) for u in cited], with_text=False)
+        changed_at_of = {u: s.changed_at for u in cited if (s := known.get(normalize_url(u))) and s.changed_at}
+    sample = select_sample(extraction.claims, n, seed, now, settings.sampling.priority_weights, changed_at_of)
     urls = sorted({c.source_url for c in sample})
     with page_cache.open(settings) as cache:
         # only the sample's pages, and only those older than cache.ttl_days: the cost bound of the worklist

@@ -228,3 +228,16 @@ def test_the_report_names_the_scopes_it_does_not_cover(instance, demo_config, ho
     md = (latest / "report.md").read_text(encoding="utf-8")
     assert "1 scope(s) of the corpus are not in this audit** (never materialized): `xb`" in md
     assert "scope(s) of the corpus are not in this audit" in (latest / "report.html").read_text(encoding="utf-8")
+
+
+def test_the_worklist_puts_claims_on_a_page_known_changed_after_their_verification_first(instance, demo_config, home, web):
+    sync_scope_partitions(instance, SCOPES)
+    _audit(instance, demo_config, "2026-01-10T09:00:00+00:00")
+    web.set_epoch(2)
+    _audit(instance, demo_config, "2026-03-01T09:00:00+00:00")
+    _audit(instance, demo_config, "2026-06-01T09:00:00+00:00")  # the levy change confirmed (first seen 03-01)
+    run_config = {**QUIET, "ops": {"worklist": {"config": {"sample": 1}}}}
+    assert dg.materialize([*ALL_ASSETS], instance=instance, resources=resources_for(demo_config, "2026-06-02T09:00:00+00:00"),
+                          selection=dg.AssetSelection.assets("worklist"), run_config=run_config).success
+    items = json.loads((home / "worklist.json").read_text(encoding="utf-8"))["items"]
+    assert [(i["id"], i["stale_changed"]) for i in items] == [("xa:18:5bd13010", True)]  # verified 02-10
