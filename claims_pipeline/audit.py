@@ -5,8 +5,8 @@ while walking the records, and ``headline_numbers`` recomputes them from the thr
 to pages by URL). The blocking asset check compares the two: a mismatch is an engine bug, not a finding.
 
 Rules:
-- content_changed (per claim) = its page's PageState.content_changed: a change confirmed by this run's fetch
-  or within report.changed_within_days before it (the fetched_pages asset marks those, store/recent_changes.py).
+- content_changed (per claim) = its page's PageState.content_changed: a change confirmed since the previous
+  audit's run, by this run's fetch or another (the assets set it, store/recent_changes.py).
 - stale_changed (per claim) = the page has a confirmed change (changed_at set) dated AFTER the claim's
   last_verified date (inline stamp, else the file footer); a claim without a usable last_verified is
   stale_changed when its page's change is content_changed. A claim verified on or after the change day is not.
@@ -93,6 +93,10 @@ class Audit:
     # scopes of the corpus with no results in this audit yet (never materialized): the report names them, so
     # "Claims checked: 14" is not read as the whole corpus
     scopes_missing: list[str] = field(default_factory=list)
+    scopes: list[str] = field(default_factory=list)  # the scopes audited, those without claims included
+
+    def audited_scopes(self) -> list[str]:
+        return self.scopes or sorted(set(self.claims["scope"]))
 
     # ---- buckets (views of the priors table) -----------------------------------------------------
     def bucket(self, name: str) -> pd.DataFrame:
@@ -117,7 +121,7 @@ class Audit:
     # ---- storage -----------------------------------------------------------------------------------
     def to_tables(self) -> dict[str, pd.DataFrame]:
         meta = pd.DataFrame([{"run_at": self.run_at, "headline": _json(self.headline),
-                              "scopes_missing": _json(self.scopes_missing)}])
+                              "scopes_missing": _json(self.scopes_missing), "scopes": _json(self.scopes)}])
         return {"claims": self.claims, "pages": self.pages, "priors": self.priors, "meta": meta}
 
     @classmethod
@@ -133,12 +137,15 @@ class Audit:
     ) -> "Audit":
         """Reload stored tables. The stored headline (meta) is kept as is, never silently recomputed."""
         scopes_missing: list[str] = []
+        scopes: list[str] = []
         if meta is not None and len(meta):
             run_at = run_at or str(meta.iloc[0]["run_at"])
             if headline is None:
                 headline = json.loads(meta.iloc[0]["headline"])
             if "scopes_missing" in meta.columns and meta.iloc[0]["scopes_missing"]:
                 scopes_missing = list(json.loads(meta.iloc[0]["scopes_missing"]))
+            if "scopes" in meta.columns and meta.iloc[0]["scopes"]:
+                scopes = list(json.loads(meta.iloc[0]["scopes"]))
         priors = priors.copy()
         for col in ("content_changed", "stale_changed"):
             priors[col] = priors[col].astype(bool)
@@ -149,6 +156,7 @@ class Audit:
             run_at=run_at or "",
             headline=headline if headline is not None else headline_numbers(claims, pages, priors),
             scopes_missing=scopes_missing,
+            scopes=scopes,
         )
 
 

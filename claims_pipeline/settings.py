@@ -442,15 +442,6 @@ class CacheSettings(_Strict):
         return v
 
 
-class ReportSettings(_Strict):
-    changed_within_days: float = Field(
-        35, ge=0, le=3650,
-        description="An audit reports CONTENT_CHANGED for a page whose change was confirmed by its own fetch or "
-        "within this many days before it (by a one-scope rematerialization, `claims-pipeline fetch`): a monthly "
-        "audit sees every change since the previous one. 0: only changes its own fetch confirms.",
-    )
-
-
 class Settings(_Strict):
     home: Path | None = Field(None, description="Outputs root; default $CLAIMS_PIPELINE_HOME or ~/.claims_pipeline.")
     extraction: ExtractionSettings = ExtractionSettings()
@@ -460,7 +451,6 @@ class Settings(_Strict):
     linter: LinterSettings = LinterSettings()
     sampling: SamplingSettings = SamplingSettings()
     cache: CacheSettings = CacheSettings()
-    report: ReportSettings = ReportSettings()
     # Where these settings came from: set by settings_from_dict, never by a config file (not a field, so a
     # `source_file:` key is an unknown key like any other).
     _source_file: Path | None = PrivateAttr(None)

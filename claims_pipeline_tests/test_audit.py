@@ -209,3 +209,30 @@ def test_two_audits_of_one_second_get_two_report_folders(tmp_path: Path) -> None
     assert report_dir_for(reports, "2026-06-01T09:00:00.120000+00:00") == first  # the same audit again
     second = report_dir_for(reports, "2026-06-01T09:00:00.870000+00:00")
     assert second.name == "20260601T090000-2"
+
+
+def test_a_failed_step_the_report_does_not_need_still_names_this_runs_report(tmp_path: Path, monkeypatch, capsys) -> None:
+    """The citation linter fails, the report is written anyway: the command names it (and exits 1), instead
+    of saying no new report was written."""
+    import claims_pipeline.corpus.linter as linter
+    from claims_pipeline.cli import main
+    from claims_pipeline.commands.demo import write_runtime_config
+    from claims_pipeline.fixture_web.server import FixtureWeb
+
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
+    monkeypatch.delenv("CLAIMS_PIPELINE_CONFIG", raising=False)
+    home = tmp_path / "home"
+    home.mkdir()
+    with FixtureWeb() as web:
+        config = write_runtime_config(home, f"127.0.0.1:{web.port}")
+        assert main(["audit", "--config", str(config), "--now", "2026-04-01T00:00:00Z"]) == 0
+        capsys.readouterr()
+
+        def broken(*args, **kwargs):
+            raise RuntimeError("linter broke")
+
+        monkeypatch.setattr(linter, "lint_corpus", broken)
+        assert main(["audit", "--config", str(config), "--now", "2026-05-01T00:00:00Z"]) == 1
+    out = capsys.readouterr()
+    assert "audit done → " in out.err and "20260501T000000" in out.err and "audit failed" not in out.err
+    assert json.loads(out.out)["total"] > 0

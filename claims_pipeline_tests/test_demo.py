@@ -77,3 +77,26 @@ def test_demo_help_says_it_ignores_config(capsys):
         main(["demo", "--help"])
     help_text = " ".join(capsys.readouterr().out.split())
     assert "--config FILE ignored by demo" in help_text, help_text
+
+
+def test_a_demo_whose_audits_write_no_report_does_not_show_an_earlier_one(tmp_path: Path, monkeypatch, capsys):
+    """An earlier demo's report stays under reports/; a demo whose own audits fail must not print it as its own."""
+    import claims_pipeline.defs.audit_assets as audit_assets
+    from claims_pipeline.cli import main
+
+    monkeypatch.setenv("CLAIMS_PIPELINE_HOME", str(tmp_path))
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
+    earlier = tmp_path / "demo" / "reports" / "20260101T000000"
+    earlier.mkdir(parents=True)
+    (earlier / "report.md").write_text("an earlier demo's report")
+    (earlier / "report.json").write_text(json.dumps({"headline": {"flagged": 99}}))
+    (tmp_path / "demo" / "reports" / "LATEST").write_text(str(earlier) + "\n")
+
+    def no_folder(*args, **kwargs):
+        raise OSError("reports folder not writable")
+
+    monkeypatch.setattr(audit_assets, "report_dir_for", no_folder)
+    assert main(["demo"]) == 1
+    out = capsys.readouterr()
+    assert "no report written by audit 1" in out.err and "flagged 99" not in out.err
+    assert "report → " not in out.err and out.out.strip() == ""

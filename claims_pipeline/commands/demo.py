@@ -52,7 +52,7 @@ def write_runtime_config(home: Path, address: str) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    from claims_pipeline.commands.audit import audit, latest_summary
+    from claims_pipeline.commands.audit import audit, latest_signature, latest_summary
     from claims_pipeline.fixture_web.server import FixtureWeb
 
     home = demo_home(args.home)
@@ -60,22 +60,27 @@ def run(args: argparse.Namespace) -> int:
     if not args.keep:  # the story needs an empty cache: the first audit is the baseline
         for sub in ("cache", "assets", "audit"):
             shutil.rmtree(home / sub, ignore_errors=True)
-    code = 0
+    code, wrote_one = 0, False
     with FixtureWeb() as web:
         config = write_runtime_config(home, f"127.0.0.1:{web.port}")
         print(f"[demo] fixture web on http://127.0.0.1:{web.port} · outputs under {home}", file=sys.stderr)
         for i, (epoch, what) in enumerate(DEMO_STEPS, 1):
             web.set_epoch(epoch)
             print(f"[demo] audit {i}/{len(DEMO_STEPS)} — {what}", file=sys.stderr)
+            before = latest_signature(home / "reports")
             code = audit(str(config), fixture_web="off", quiet=True)
-            summary = latest_summary(home / "reports")
-            h = summary["headline"] if summary else {}
-            print(f"[demo]   claims {h.get('total')} · flagged {h.get('flagged')} · TOKENS_ABSENT {h.get('tokens_absent')} · "
-                  f"CONTENT_CHANGED {h.get('content_changed')} · stale_changed {h.get('stale_changed')}", file=sys.stderr)
+            summary = latest_summary(home / "reports") if latest_signature(home / "reports") != before else None
+            if summary:
+                wrote_one = True
+                h = summary["headline"]
+                print(f"[demo]   claims {h.get('total')} · flagged {h.get('flagged')} · TOKENS_ABSENT {h.get('tokens_absent')} · "
+                      f"CONTENT_CHANGED {h.get('content_changed')} · stale_changed {h.get('stale_changed')}", file=sys.stderr)
+            else:
+                print(f"[demo]   no report written by audit {i}", file=sys.stderr)
             if code:
                 print(f"[demo] audit {i} failed (exit {code}); stopping", file=sys.stderr)
                 break
-    summary = latest_summary(home / "reports")
+    summary = latest_summary(home / "reports") if wrote_one else None  # never an earlier demo's report
     if summary:
         print(json.dumps(summary["headline"], indent=2))
         print(f"report → {summary['report']}", file=sys.stderr)

@@ -274,7 +274,8 @@ def _setext_headings(text: str, fenced: list[tuple[int, int]]) -> tuple[list[int
             continue
         title_start = text.rfind("\n", 0, under - 1) + 1
         title = text[title_start : under - 1]
-        if not title.strip() or _NOT_A_TITLE_RE.match(title) or (fenced and _in_spans(fenced, title_start)):
+        if (not title.strip() or title.startswith(("    ", "\t")) or _NOT_A_TITLE_RE.match(title)
+                or (fenced and _in_spans(fenced, title_start))):  # (4 spaces or a tab: indented code)
             continue
         if title_start > 0:  # the line before the title ends a block: blank, a heading or another underline
             before_start = text.rfind("\n", 0, title_start - 1) + 1

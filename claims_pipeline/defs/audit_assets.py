@@ -12,6 +12,7 @@ from claims_pipeline.defs.metadata import Link, md_table, prose, where
 from claims_pipeline.defs.records_io import claims_from_json, page_from_json
 from claims_pipeline.defs.resources import ClaimsConfig, PageCacheResource
 from claims_pipeline.defs.partitions import SCOPE_PARTITIONS_NAME
+from claims_pipeline.store.recent_changes import changes_since, last_audit_file, previous_audit_run
 
 
 def _flat_claims(claims: dict[str, Any]) -> list[Any]:
@@ -55,15 +56,18 @@ def audit_tables(
     all_claims = _flat_claims(claims)
     with page_cache.open(settings) as cache:
         by_scope = {scope: {u: page_from_json(p, cache) for u, p in pages.items()} for scope, pages in fetched_pages.items()}
-    pages = newest_page_states(by_scope)
+    # a change counts when confirmed since the previous audit's run, whichever fetch confirmed it: set again here
+    # from the confirmation times (a scope's stored flag dates from its own run, maybe before the last audit)
+    pages = changes_since(newest_page_states(by_scope), previous_audit_run(settings.home_dir))
     prior_of = {row["id"]: Prior.from_dict(row) for scope in priors.values() for row in scope}
     # A claim whose scope last fetched its page before another scope did: its prior was read on a text that
-    # no longer stands for the page, so it is read again on the newest one.
+    # no longer stands for the page (or on no text: its own fetch failed), so it is read again on the newest.
     reread = 0
     for scope, value in claims.items():
         for c in claims_from_json(value["claims"]):
             own, newest = by_scope.get(scope, {}).get(c.source_url), pages.get(c.source_url)
-            if newest is not None and own is not newest and (own is None or own.text_hash != newest.text_hash):
+            if newest is not None and own is not newest and (
+                    own is None or own.text_hash != newest.text_hash or own.fetch_status != newest.fetch_status):
                 prior_of[c.id] = build_prior(c, newest, settings)
                 reread += 1
     if reread:
@@ -71,6 +75,7 @@ def audit_tables(
     audit = build_audit(all_claims, pages, prior_of, run_at=claims_config.now())
     partitions = context.instance.get_dynamic_partitions(SCOPE_PARTITIONS_NAME)
     audit.scopes_missing = sorted(set(partitions) - set(claims))  # the IO manager left them out (never materialized)
+    audit.scopes = sorted(claims)
     paths = write_tables(audit.to_tables(), tables_dir(settings.home_dir))
     h = audit.headline
     return dg.MaterializeResult(
@@ -122,8 +127,7 @@ def _previous_run_of(report_dir: Path) -> str | None:
         return None
 
 
-def _last_run_file(home: Path) -> Path:
-    return home / "audit" / "last-run.txt"
+_last_run_file = last_audit_file
 
 
 @dg.asset(group_name="audit", code_version="1", kinds={"html", "markdown"}, deps=[audit_tables], automation_condition=REPORT_CONDITION)

@@ -13,7 +13,7 @@ from claims_pipeline.text_safety import replaced
 _MD_SPECIAL_RE = re.compile(r"([\\`*_\[\]()<>#|!~&{}])")
 _WS_RE = re.compile(r"\s+")
 # what GitHub's autolink extension turns into a link, raw source and all (backslash escapes included)
-_AUTOLINK_START_RE = re.compile(r"(?i)(?<=[a-z])://|\bwww\.")
+_AUTOLINK_START_RE = re.compile(r"(?i)(?<=[a-z])://|(?<![a-z0-9.-])www\.")  # "_www." is autolinked too
 # a markdown link or image in corpus text: [label](target "title") → label (the URL has its own column)
 _INLINE_LINK_RE = re.compile(
     r'!?\[([^\[\]\n]{0,500})\]\(\s*(?:<[^<>\n]{0,2000}>|[^()\s]{0,2000}(?:\([^()\s]{0,500}\)[^()\s]{0,500}){0,5})'
@@ -64,17 +64,20 @@ def md_cell(text: object, limit: int | None = None, *, in_link: bool = False) ->
     s = _MD_SPECIAL_RE.sub(r"\\\1", s)
     if in_link:
         return s
-    return _AUTOLINK_START_RE.sub(lambda m: m.group()[:-1] + "\\" + m.group()[-1] if m.group()[0] == "w"
+    return _AUTOLINK_START_RE.sub(lambda m: m.group()[:-1] + "\\" + m.group()[-1] if m.group()[0] in "wW"
                                   else "\\" + m.group(), s)
 
 
 _BLOCK_MARKER_RE = re.compile(r"^\s{0,3}(?:>\s?)*(?:[-*+]|\d{1,9}[.)])?\s+")
 
 
+_IMAGE_RE = re.compile(r"!\[([^\[\]\n]{0,500})\]\([^()\s]{0,2000}\)")
+
+
 def claim_prose(text: object) -> str:
-    """A claim as a report's table shows it: links as their labels, and without the list or quote marker
-    that opens its line ("- ", "1. ", "> ")."""
-    return _BLOCK_MARKER_RE.sub("", link_labels(text), count=1)
+    """A claim as a report's table shows it: images as their alt text and links as their labels (a linked
+    image too), and without the list or quote marker that opens its line ("- ", "1. ", "> ")."""
+    return _BLOCK_MARKER_RE.sub("", link_labels(_IMAGE_RE.sub(lambda m: m.group(1), "" if text is None else str(text))), count=1)
 
 
 _STRONG_RE = re.compile(r"(\*\*|__)(?=\S)([^\n]{1,500}?)(?<=\S)\1")

@@ -20,8 +20,8 @@ UNAVAILABLE_TEXT = (
     "pages) are not flags: nothing can be said about their figures until a person opens them."
 )
 CHANGED_TEXT = (
-    "Pages whose new text was seen twice in a row, confirmed by this run or by another fetch within "
-    "`report.changed_within_days` before it (another scope's run, `claims-pipeline fetch`)."
+    "Pages whose new text was seen twice in a row, confirmed since the previous run: by this run's fetch or "
+    "another (another scope's run, `claims-pipeline fetch`)."
 )
 ACTION = (
     "Action: triage `stale_changed` first (the page changed after the claim was verified), then "
@@ -66,7 +66,7 @@ def render_markdown(audit: Audit, previous_run: str | None = None) -> str:
         "",
         f"Run: {md_cell(audit.run_at)}  ·  previous run: {md_cell(previous_run) if previous_run else '(none)'}",
         "",
-        f"Claims checked: {h['total']}  ·  flagged: {h['flagged']}  ·  scopes: {audit.claims['scope'].nunique()}",
+        f"Claims checked: {h['total']}  ·  flagged: {h['flagged']}  ·  scopes: {len(audit.audited_scopes())}",
         "",
         *_missing_scopes(audit),
         TRIPWIRES,

@@ -43,7 +43,7 @@ def report_json(audit: Audit, previous_run: str | None = None) -> dict[str, Any]
         "total": h["total"],
         "flagged": h["flagged"],
         "by_prior": h["by_prior"],
-        "scopes": sorted(set(audit.claims["scope"])),
+        "scopes": audit.audited_scopes(),
         "scopes_missing": list(audit.scopes_missing),
     }
     for name in BUCKETS:

@@ -1,36 +1,48 @@
-"""Which confirmed page changes an audit reports as CONTENT_CHANGED.
+"""Which confirmed page changes an audit reports as CONTENT_CHANGED: those confirmed since the previous audit.
 
-A page's change is confirmed by whichever fetch sees the new text the second time. That may be the audit's own
-fetch, or one in between: a one-scope rematerialization of another country citing the same page, or
-`claims-pipeline fetch URL`. Counting only the audit's own confirmations lost those: the next monthly audit
-fetched the page unchanged and never flagged it. So an audit reports a change confirmed by its own fetch or
-within report.changed_within_days before it. Rematerializing the same audit gives the same answer, which a
-rule of "new since the previous audit" would not.
+A page's change is confirmed by whichever fetch sees the new text the second time: the audit's own fetch, or
+one in between, such as a one-scope run of another country citing the same page, or `claims-pipeline fetch
+URL`. Counting only the audit's own confirmations lost those: the next audit fetched the page unchanged and
+never flagged it. Counting every change within a fixed number of days reported one change in two monthly
+reports. So an audit reports each change confirmed after the previous audit's run (the report's "previous
+run", audit/last-run.txt, written when a report is written): once, whichever fetch confirmed it.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import datetime
+from pathlib import Path
 
 from claims_pipeline.store.clock import to_utc
 from claims_pipeline.store.records import PageState
 
 
-def is_recent_change(page: PageState, now: datetime | str, within_days: float) -> bool:
-    """Confirmed by this run's fetch, or confirmed at most within_days before now (a later date, from a clock
-    that runs ahead, counts as recent)."""
-    if page.content_changed:
-        return True
+def last_audit_file(home: Path) -> Path:
+    return home / "audit" / "last-run.txt"
+
+
+def previous_audit_run(home: Path) -> str | None:
+    """run_at of the last audit whose report was written, or None before the first."""
+    try:
+        return last_audit_file(home).read_text(encoding="utf-8").strip() or None
+    except OSError:
+        return None
+
+
+def changed_since(page: PageState, since: datetime | str | None) -> bool:
+    """Was the page's latest change confirmed after `since`? With no previous audit, any confirmed change counts.
+    A state recorded before confirmation times were kept has none: its own fetch's flag stands."""
     confirmed = to_utc(page.change_confirmed_at)
-    if confirmed is None or within_days <= 0:
-        return False
-    return confirmed >= to_utc(now) - timedelta(days=within_days)
+    if confirmed is None:
+        return bool(page.content_changed)
+    return since is None or confirmed > to_utc(since)
 
 
-def mark_recent_changes(pages: dict[str, PageState], now: datetime | str, within_days: float) -> dict[str, PageState]:
-    """The same states, content_changed set on every page whose change is recent (see is_recent_change)."""
-    return {
-        url: replace(p, content_changed=True) if not p.content_changed and is_recent_change(p, now, within_days) else p
-        for url, p in pages.items()
-    }
+def changes_since(pages: dict[str, PageState], since: datetime | str | None) -> dict[str, PageState]:
+    """The same states with content_changed set by changed_since (set or cleared)."""
+    out: dict[str, PageState] = {}
+    for url, p in pages.items():
+        flag = changed_since(p, since)
+        out[url] = p if flag == p.content_changed else replace(p, content_changed=flag)
+    return out

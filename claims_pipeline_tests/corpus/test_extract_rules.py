@@ -468,6 +468,9 @@ def test_setext_headings_are_sections_and_skip_headings_apply_to_them() -> None:
     got = {c.line_no: c.section for c in extract_lines(text).claims}
     # line 13 (Sources section) is skipped; a paragraph over a rule stays in its section
     assert got == {8: "Taxes", 17: "Costs", 19: "Costs", 22: "Costs"}
+    # an indented line (code, for CommonMark) over a rule is no heading: it is read, in its section
+    got = extract_lines("## Tax\n\n    Levy 0.8 % ([levy](https://www.tax.gov.xa/levy))\n---\n").claims
+    assert [(c.line_no, c.section) for c in got] == [(3, "Tax")]
 
 
 def test_a_linked_image_with_a_relative_source_is_a_markdown_link() -> None:

@@ -14,7 +14,7 @@ from claims_pipeline.defs.checks import ALL_CHECKS
 from claims_pipeline.defs.partitions import range_tags
 from claims_pipeline.defs.runner import sync_scope_partitions
 from claims_pipeline.defs.storage import scope_file
-from claims_pipeline_tests.defs.conftest import QUIET, config_with, resources_for
+from claims_pipeline_tests.defs.conftest import QUIET, resources_for
 
 SCOPES = ["xa", "shared/exit/regional"]
 LEVY = "http://www.tax.gov.xa/property/annual-levy.html"
@@ -127,9 +127,10 @@ def _one_scope_fetch(instance, config, clock, scope):
 
 
 def test_change_confirmed_between_audits_by_another_scope_is_still_reported(instance, demo_config, home, web):
-    """xa and shared/exit/regional cite the same levy page. Two one-scope runs of xa see its new text and
-    confirm the change; the next audit of both fetches the page unchanged, yet reports it for both scopes
-    (report.changed_within_days), and again when rerun; not once the window has passed."""
+    """xa and shared/exit/regional cite the same levy page. Two one-scope fetch runs of xa see its new text and
+    confirm the change; the next audit of both fetches the page unchanged, yet reports it for both scopes (it
+    was confirmed since the previous audit); the audit after that does not report it again, while xa:18 (verified
+    before the change) stays stale_changed."""
     sync_scope_partitions(instance, SCOPES)
     _audit(instance, demo_config, "2026-01-10T09:00:00+00:00")  # baseline
     web.set_epoch(2)
@@ -137,17 +138,16 @@ def test_change_confirmed_between_audits_by_another_scope_is_still_reported(inst
     _one_scope_fetch(instance, demo_config, "2026-03-05T09:00:00+00:00", "xa")  # confirmed by xa's run
     both = {"xa:18:5bd13010", "shared/exit/regional:8:5bd13010"}
 
-    for clock in ("2026-03-20T09:00:00+00:00", "2026-03-21T09:00:00+00:00"):  # the audit, then a rerun
-        _audit(instance, demo_config, clock)
-        p = _priors(home)
-        assert set(p.index[p["content_changed"]]) == both, clock
-        assert str(p.loc["shared/exit/regional:8:5bd13010", "changed_at"]).startswith("2026-03-01")
-        for scope in SCOPES:  # the page-changes asset of each scope lists it with its diff
-            changes = json.loads(scope_file(home, dg.AssetKey("page_changes"), scope).read_text())
-            assert [c["url"] for c in changes["changed_pages"]] == [LEVY], (clock, scope)
-            assert "1.1 %" in changes["changed_pages"][0]["diff"]
+    _audit(instance, demo_config, "2026-03-20T09:00:00+00:00")
+    p = _priors(home)
+    assert set(p.index[p["content_changed"]]) == both
+    assert str(p.loc["shared/exit/regional:8:5bd13010", "changed_at"]).startswith("2026-03-01")
+    for scope in SCOPES:  # the page-changes asset of each scope lists it with its diff
+        changes = json.loads(scope_file(home, dg.AssetKey("page_changes"), scope).read_text())
+        assert [c["url"] for c in changes["changed_pages"]] == [LEVY], scope
+        assert "1.1 %" in changes["changed_pages"][0]["diff"]
 
-    _audit(instance, demo_config, "2026-04-20T09:00:00+00:00")  # 46 days after the confirmation
+    _audit(instance, demo_config, "2026-04-20T09:00:00+00:00")  # reported once: not by the next audit
     p = _priors(home)
     assert not p["content_changed"].any()
     # xa:18 (verified 02-10) stays stale: its page changed after it was verified, however long ago. The
@@ -158,15 +158,18 @@ def test_change_confirmed_between_audits_by_another_scope_is_still_reported(inst
     assert _latest(instance, "page_changes", "xa").metadata["stale_changed"].value == 1
 
 
-def test_changed_within_days_zero_reports_only_the_audits_own_confirmations(instance, demo_config, home, web):
-    config_with(demo_config, report__changed_within_days=0)
+def test_monthly_audits_report_one_change_once(instance, demo_config, home, web):
+    """A change the 03-01 audit confirms with its own fetch is not reported again on 04-01 (a fixed 35-day
+    window reported it in both monthly reports)."""
     sync_scope_partitions(instance, SCOPES)
-    _audit(instance, demo_config, "2026-01-10T09:00:00+00:00")
+    _audit(instance, demo_config, "2026-01-01T09:00:00+00:00")
     web.set_epoch(2)
-    _one_scope_fetch(instance, demo_config, "2026-03-01T09:00:00+00:00", "xa")
-    _one_scope_fetch(instance, demo_config, "2026-03-05T09:00:00+00:00", "xa")
-    _audit(instance, demo_config, "2026-03-06T09:00:00+00:00")
-    assert not _priors(home)["content_changed"].any()
+    flags = []
+    for clock in ("2026-02-01T09:00:00+00:00", "2026-03-01T09:00:00+00:00", "2026-04-01T09:00:00+00:00"):
+        _audit(instance, demo_config, clock)
+        p = _priors(home)
+        flags.append(int(p["content_changed"].sum()))
+    assert flags == [0, 2, 0]  # first sighting, confirmed, already reported
 
 
 def test_rendering_the_same_audit_again_keeps_its_previous_run(instance, demo_config, home):
@@ -241,3 +244,28 @@ def test_the_worklist_puts_claims_on_a_page_known_changed_after_their_verificati
                           selection=dg.AssetSelection.assets("worklist"), run_config=run_config).success
     items = json.loads((home / "worklist.json").read_text(encoding="utf-8"))["items"]
     assert [(i["id"], i["stale_changed"]) for i in items] == [("xa:18:5bd13010", True)]  # verified 02-10
+
+
+def test_a_claim_whose_own_fetch_failed_is_read_on_another_scopes_good_fetch(instance, demo_config, home, web):
+    """xa's last fetch of the levy page failed (its text hash is still the old stable one); a later fetch by
+    shared/exit/regional read the page. The audit takes that newest state for the page, and reads xa's claim
+    on it too, instead of keeping xa's 'unavailable' prior next to a page row that says OK."""
+    from claims_pipeline.commands.demo import write_runtime_config
+
+    sync_scope_partitions(instance, SCOPES)
+    _audit(instance, demo_config, "2026-01-10T09:00:00+00:00")
+    scope_selection = dg.AssetSelection.all() - dg.AssetSelection.assets("worklist", "audit_tables", "audit_report")
+
+    def scope_run(config, clock, scope):
+        assert dg.materialize([*ALL_ASSETS, *ALL_CHECKS], instance=instance, resources=resources_for(config, clock),
+                              selection=scope_selection, partition_key=scope, run_config=QUIET).success
+
+    dead = write_runtime_config(home, "127.0.0.1:9")  # port 9: nothing listens, every fetch is refused
+    scope_run(dead, "2026-02-01T09:00:00+00:00", "xa")
+    good = write_runtime_config(home, f"127.0.0.1:{web.port}")
+    scope_run(good, "2026-02-02T09:00:00+00:00", "shared/exit/regional")
+    assert dg.materialize([*ALL_ASSETS, *ALL_CHECKS], instance=instance, resources=resources_for(good, "2026-02-03T09:00:00+00:00"),
+                          selection=dg.AssetSelection.assets("audit_tables", "audit_report"), run_config=QUIET).success
+    p = _priors(home)
+    assert p.loc["xa:18:5bd13010", "fetch_status"] == "OK"
+    assert p.loc["xa:18:5bd13010", "prior"] == "TOKENS_PRESENT"  # 0.8 % is on the (unchanged) page

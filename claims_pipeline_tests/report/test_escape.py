@@ -63,3 +63,14 @@ def test_claim_plain_for_html_drops_bold_markers_too() -> None:
 
     assert claim_plain("- **Levy 0.8 %** of the __cadastral__ value ([src](https://a.gov.xa/l)), 2 ** 3") == \
         "Levy 0.8 % of the cadastral value (src), 2 ** 3"
+
+
+def test_autolink_guard_is_case_blind_and_covers_an_underscore_before_www() -> None:
+    assert md_cell("see WWW.x.gov/a_b") == "see WWW\\.x.gov/a\\_b"
+    assert md_cell("a_www.evil.gov.xa/a_b") == "a\\_www\\.evil.gov.xa/a\\_b"
+    assert md_cell("HTTPS://x.gov/a") == "HTTPS\\://x.gov/a"
+
+
+def test_claim_prose_shows_a_linked_image_as_its_alt_text() -> None:
+    assert claim_prose("- Levy 0.8 % [![logo](https://cdn.x/l.png)](https://a.gov.xa/p) and ![chart](c.png)") == \
+        "Levy 0.8 % logo and chart"

@@ -1,39 +1,44 @@
-"""Which confirmed changes an audit reports: its own fetch's, or one confirmed within report.changed_within_days."""
+"""Which confirmed changes an audit reports: those confirmed since the previous audit's run, once."""
 
 from __future__ import annotations
 
 import pytest
 
 from claims_pipeline.store.records import PageState
-from claims_pipeline.store.recent_changes import is_recent_change, mark_recent_changes
+from claims_pipeline.store.recent_changes import changed_since, changes_since, previous_audit_run
 
-NOW = "2026-06-01T09:00:00+00:00"
+PREVIOUS = "2026-05-01T09:00:00+00:00"
 
 
 def page(confirmed: str | None, changed_now: bool = False) -> PageState:
-    return PageState("http://a.gov.xa/p", "OK", 200, "html", "", NOW, "h", "r", None, changed_now,
-                     "2026-05-01T00:00:00+00:00" if confirmed else None, None, None, confirmed)
+    return PageState("http://a.gov.xa/p", "OK", 200, "html", "", "2026-06-01T09:00:00+00:00", "h", "r", None,
+                     changed_now, "2026-04-20T00:00:00+00:00" if confirmed else None, None, None, confirmed)
 
 
 @pytest.mark.parametrize(
-    "confirmed, within, expected",
+    "confirmed, changed_now, since, expected",
     [
-        ("2026-05-02T09:00:00+00:00", 35, True),  # 30 days before
-        ("2026-04-27T09:00:00+00:00", 35, True),  # exactly 35 days before
-        ("2026-04-27T08:59:59+00:00", 35, False),  # a second older
-        ("2026-04-27T10:59:59+02:00", 35, False),  # the same instant in another offset
-        ("2026-06-03T00:00:00+00:00", 35, True),  # after the audit's clock (a clock running ahead): recent
-        ("2026-05-31T09:00:00+00:00", 0, False),  # 0: only the audit's own fetch
-        (None, 35, False),  # never changed
+        ("2026-05-20T09:00:00+00:00", False, PREVIOUS, True),  # confirmed between the audits (another fetch)
+        ("2026-06-01T09:00:00+00:00", True, PREVIOUS, True),  # confirmed by this audit's own fetch
+        ("2026-04-30T09:00:00+00:00", True, PREVIOUS, False),  # reported by the previous audit: not again
+        ("2026-05-01T09:00:00+00:00", False, PREVIOUS, False),  # at the previous run itself
+        ("2026-05-01T11:00:01+02:00", False, PREVIOUS, True),  # one second later, in another offset
+        ("2026-01-01T00:00:00+00:00", False, None, True),  # no audit yet: any change the cache knows
+        (None, False, PREVIOUS, False),  # never changed
+        (None, True, PREVIOUS, True),  # a state from before confirmation times were kept: its flag stands
     ],
 )
-def test_window(confirmed: str | None, within: float, expected: bool) -> None:
-    assert is_recent_change(page(confirmed), NOW, within) is expected
+def test_changed_since(confirmed: str | None, changed_now: bool, since: str | None, expected: bool) -> None:
+    assert changed_since(page(confirmed, changed_now), since) is expected
 
 
-def test_own_confirmation_always_counts_and_marking_keeps_the_rest() -> None:
-    assert is_recent_change(page(None, changed_now=True), NOW, 0) is True
-    pages = {"old": page("2026-01-01T00:00:00+00:00"), "recent": page("2026-05-30T00:00:00+00:00")}
-    marked = mark_recent_changes(pages, NOW, 35)
-    assert marked["old"] is pages["old"] and marked["recent"].content_changed is True
-    assert marked["recent"].diff == pages["recent"].diff and marked["recent"].changed_at == pages["recent"].changed_at
+def test_changes_since_sets_and_clears_and_keeps_the_rest(tmp_path) -> None:
+    pages = {"old": page("2026-04-01T00:00:00+00:00", changed_now=True), "new": page("2026-05-30T00:00:00+00:00"),
+             "same": page(None)}
+    out = changes_since(pages, PREVIOUS)
+    assert (out["old"].content_changed, out["new"].content_changed) == (False, True)
+    assert out["same"] is pages["same"] and out["new"].diff == pages["new"].diff
+    assert previous_audit_run(tmp_path) is None
+    (tmp_path / "audit").mkdir()
+    (tmp_path / "audit" / "last-run.txt").write_text(PREVIOUS + "\n")
+    assert previous_audit_run(tmp_path) == PREVIOUS
