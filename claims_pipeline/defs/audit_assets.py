@@ -127,9 +127,6 @@ def _previous_run_of(report_dir: Path) -> str | None:
         return None
 
 
-_last_run_file = last_audit_file
-
-
 @dg.asset(group_name="audit", code_version="1", kinds={"html", "markdown"}, deps=[audit_tables], automation_condition=REPORT_CONDITION)
 def audit_report(context: dg.AssetExecutionContext, claims_config: ClaimsConfig) -> dg.MaterializeResult:
     """report.md (the original's sections), report.json, report.html and parquet copies, from the checked tables."""
@@ -139,8 +136,8 @@ def audit_report(context: dg.AssetExecutionContext, claims_config: ClaimsConfig)
     home = settings.home_dir
     audit = load_audit(tables_dir(home))
     out_dir = report_dir_for(settings.reports_dir, audit.run_at)
-    last_file = _last_run_file(home)
-    previous = last_file.read_text(encoding="utf-8").strip() if last_file.is_file() else None
+    last_file = last_audit_file(home)
+    previous = previous_audit_run(home)
     if previous == audit.run_at:  # the report of the same audit rendered again: it keeps the run before it
         previous = _previous_run_of(out_dir)
     written = write_reports(audit, out_dir, previous_run=previous)
