@@ -77,7 +77,8 @@ _IMAGE_RE = re.compile(r"!\[([^\[\]\n]{0,500})\]\([^()\s]{0,2000}\)")
 def claim_prose(text: object) -> str:
     """A claim as a report's table shows it: images as their alt text and links as their labels (a linked
     image too), and without the list or quote marker that opens its line ("- ", "1. ", "> ")."""
-    return _BLOCK_MARKER_RE.sub("", link_labels(_IMAGE_RE.sub(lambda m: m.group(1), "" if text is None else str(text))), count=1)
+    prose = link_labels(_IMAGE_RE.sub(lambda m: m.group(1), "" if text is None else str(text)))
+    return _BLOCK_MARKER_RE.sub("", prose, count=1)
 
 
 _STRONG_RE = re.compile(r"(\*\*|__)(?=\S)([^\n]{1,500}?)(?<=\S)\1")
@@ -103,7 +104,7 @@ def md_link(url: object, limit: int | None = 100) -> str:
     an angle-bracket destination, with the few characters that could end it or split the table row
     percent-encoded. Anything else stays escaped text."""
     href = safe_href(url)
-    label = md_cell(url, limit, in_link=safe_href(url) is not None)
+    label = md_cell(url, limit, in_link=href is not None)
     if href is None:
         return label
     dest = "".join(_DESTINATION_UNSAFE.get(ch, ch) for ch in replaced(href))
