@@ -79,6 +79,33 @@ def newest_page_states(by_scope: dict[str, dict[str, PageState]]) -> dict[str, P
     return out
 
 
+def combine_scopes(
+    claims_by_scope: dict[str, list[ClaimRecord]],
+    pages_by_scope: dict[str, dict[str, PageState]],
+    prior_of: dict[str, Prior],
+    settings: Any,
+    since: str | None,
+) -> tuple[dict[str, PageState], dict[str, Prior], int]:
+    """The scopes' own snapshots as one audit's input: per URL the newest fetch (newest_page_states), its
+    CONTENT_CHANGED set from confirmation times (changed since `since`, the previous audit: a scope's stored flag
+    dates from its own run), and the claims whose scope held an older state of their page (another text, or a
+    failed fetch) read again on the newest. Returns (pages, priors, how many claims were read again)."""
+    from claims_pipeline.priors import build_prior
+    from claims_pipeline.store.recent_changes import changes_since
+
+    pages = changes_since(newest_page_states(pages_by_scope), since)
+    priors = dict(prior_of)
+    reread = 0
+    for scope, claims in claims_by_scope.items():
+        for c in claims:
+            own, newest = pages_by_scope.get(scope, {}).get(c.source_url), pages.get(c.source_url)
+            if newest is not None and (own is None or own.text_hash != newest.text_hash
+                                       or own.fetch_status != newest.fetch_status):
+                priors[c.id] = build_prior(c, newest, settings)
+                reread += 1
+    return pages, priors, reread
+
+
 def _json(x: Any) -> str:
     return json.dumps(x, ensure_ascii=False)
 

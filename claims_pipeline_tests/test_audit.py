@@ -236,3 +236,23 @@ def test_a_failed_step_the_report_does_not_need_still_names_this_runs_report(tmp
     out = capsys.readouterr()
     assert "audit done → " in out.err and "20260501T000000" in out.err and "audit failed" not in out.err
     assert json.loads(out.out)["total"] > 0
+
+
+def test_combine_scopes_reads_a_claim_again_on_the_newest_fetch_of_its_page() -> None:
+    from claims_pipeline.audit import combine_scopes
+    from claims_pipeline.settings import Settings
+
+    url = "https://www.tax.gov.xa/levy"
+    old = page(url, FILLER + "The levy is 0.8 %. " + FILLER, fetched_at="2026-01-10T09:00:00+00:00")
+    failed = page(url, None, status="UNAVAILABLE", fetched_at="2026-02-01T09:00:00+00:00")
+    new = page(url, FILLER + "The levy is 1.1 %. " + FILLER, fetched_at="2026-03-05T09:00:00+00:00")
+    xa = claim("Levy 0.8 %", [value("pct", "0.8 %")], url=url, scope="xa", line_no=18)
+    zz = claim("Levy 0.8 %", [value("pct", "0.8 %")], url=url, scope="zz", line_no=8)
+    stored = {xa.id: build_prior(xa, old, Settings()), zz.id: build_prior(zz, new, Settings())}
+    pages, priors, reread = combine_scopes({"xa": [xa], "zz": [zz]}, {"xa": {url: old}, "zz": {url: new}}, stored,
+                                           Settings(), None)
+    assert pages[url].text_hash == new.text_hash and reread == 1
+    assert (stored[xa.id].prior, priors[xa.id].prior) == ("TOKENS_PRESENT", "TOKENS_ABSENT")
+    assert priors[zz.id] is stored[zz.id]
+    _, priors, reread = combine_scopes({"xa": [xa]}, {"xa": {url: failed}, "zz": {url: old}}, {}, Settings(), None)
+    assert reread == 0 and priors == {}  # the failed fetch is the newest: nothing newer to read it on

@@ -12,11 +12,7 @@ from claims_pipeline.defs.metadata import Link, md_table, prose, where
 from claims_pipeline.defs.records_io import claims_from_json, page_from_json
 from claims_pipeline.defs.resources import ClaimsConfig, PageCacheResource
 from claims_pipeline.defs.partitions import SCOPE_PARTITIONS_NAME
-from claims_pipeline.store.recent_changes import changes_since, last_audit_file, previous_audit_run
-
-
-def _flat_claims(claims: dict[str, Any]) -> list[Any]:
-    return [c for scope in sorted(claims) for c in claims_from_json(claims[scope]["claims"])]
+from claims_pipeline.store.recent_changes import last_audit_file, previous_audit_run
 
 
 def absent_rows(priors_df: Any) -> list[list[Any]]:
@@ -49,27 +45,17 @@ def audit_tables(
 ) -> dg.MaterializeResult:
     """Every scope's claims, pages and priors as parquet tables, with the headline numbers (total, by prior,
     TOKENS_ABSENT, CONTENT_CHANGED, stale_changed, flagged). Checked by a blocking check before the report."""
-    from claims_pipeline.audit import build_audit, newest_page_states
-    from claims_pipeline.priors import Prior, build_prior
+    from claims_pipeline.audit import build_audit, combine_scopes
+    from claims_pipeline.priors import Prior
 
     settings = claims_config.load()
-    all_claims = _flat_claims(claims)
+    claims_by_scope = {scope: claims_from_json(claims[scope]["claims"]) for scope in sorted(claims)}
+    all_claims = [c for scope_claims in claims_by_scope.values() for c in scope_claims]
     with page_cache.open(settings) as cache:
         by_scope = {scope: {u: page_from_json(p, cache) for u, p in pages.items()} for scope, pages in fetched_pages.items()}
-    # a change counts when confirmed since the previous audit's run, whichever fetch confirmed it: set again here
-    # from the confirmation times (a scope's stored flag dates from its own run, maybe before the last audit)
-    pages = changes_since(newest_page_states(by_scope), previous_audit_run(settings.home_dir))
-    prior_of = {row["id"]: Prior.from_dict(row) for scope in priors.values() for row in scope}
-    # A claim whose scope last fetched its page before another scope did: its prior was read on a text that
-    # no longer stands for the page (or on no text: its own fetch failed), so it is read again on the newest.
-    reread = 0
-    for scope, value in claims.items():
-        for c in claims_from_json(value["claims"]):
-            own, newest = by_scope.get(scope, {}).get(c.source_url), pages.get(c.source_url)
-            if newest is not None and own is not newest and (
-                    own is None or own.text_hash != newest.text_hash or own.fetch_status != newest.fetch_status):
-                prior_of[c.id] = build_prior(c, newest, settings)
-                reread += 1
+    stored_priors = {row["id"]: Prior.from_dict(row) for scope in priors.values() for row in scope}
+    pages, prior_of, reread = combine_scopes(claims_by_scope, by_scope, stored_priors, settings,
+                                             previous_audit_run(settings.home_dir))
     if reread:
         context.log.info(f"{reread} claims read again on a newer fetch of their page by another scope")
     audit = build_audit(all_claims, pages, prior_of, run_at=claims_config.now())
