@@ -44,4 +44,4 @@ bench: setup
 	$(BIN)/python benchmarks/bench_extract.py
 
 dev: setup
-	$(BIN)/dg dev
+	DAGSTER_HOME="$$($(BIN)/python -m claims_pipeline.defs.runner)" $(BIN)/dg dev

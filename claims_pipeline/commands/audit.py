@@ -17,6 +17,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from claims_pipeline.settings import find_config_file
 
+    from claims_pipeline.commands.inputs import check_clock
+
+    check_clock(args.now)
     config = find_config_file(args.config)
     return audit(str(config) if config else "", scope=args.scope, clock=args.now or "")
 

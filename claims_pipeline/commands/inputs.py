@@ -50,3 +50,16 @@ def chosen_scopes(all_scopes: list[str], name: str | None) -> list[str] | None:
     if not chosen:
         raise InputError(no_scope_message(name, all_scopes))
     return chosen
+
+
+def check_clock(value: str | None) -> None:
+    """--now must be an ISO date-time (a date alone is midnight UTC): a usage error before any run, not a failed
+    step after the job started writing."""
+    if not value:
+        return
+    from datetime import datetime
+
+    try:
+        datetime.fromisoformat(value)
+    except ValueError:
+        raise InputError(f"--now {value!r}: not an ISO date-time (e.g. 2026-06-01T00:00:00Z)") from None

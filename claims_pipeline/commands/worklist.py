@@ -22,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import dagster as dg
 
-    from claims_pipeline.commands.inputs import check_corpus_dir, chosen_scopes, corpus_origin
+    from claims_pipeline.commands.inputs import check_clock, check_corpus_dir, chosen_scopes, corpus_origin
     from claims_pipeline.corpus.extract import list_scopes
     from claims_pipeline.defs import ALL_ASSETS
     from claims_pipeline.defs.resources import ClaimsConfig, default_resources
@@ -32,6 +32,7 @@ def run(args: argparse.Namespace) -> int:
     if args.sample < 0:
         print("claims-pipeline: --sample must be ≥ 0", file=sys.stderr)
         return 2
+    check_clock(args.now)
     config = find_config_file(args.config)
     config_path = str(config) if config else ""
     settings = ClaimsConfig(config_path=config_path).load()

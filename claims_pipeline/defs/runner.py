@@ -102,3 +102,19 @@ def run_failures(results: list[dg.ExecuteInProcessResult]) -> list[str]:
 
 def check_results(results: list[dg.ExecuteInProcessResult]) -> dict[str, bool]:
     return {c.check_name: c.passed for r in results for c in r.get_asset_check_evaluations()}
+
+
+def ui_dagster_home() -> Path:
+    """The folder `make dev` gives the UI as DAGSTER_HOME: the CLI's instance (created from config/dagster.yaml
+    when new), so the UI's runs queue one at a time and share the CLI's run history. A bare `dg dev` uses a
+    throwaway instance with Dagster's defaults instead."""
+    from claims_pipeline.settings import find_config_file, load_settings
+
+    settings = load_settings(find_config_file(None))
+    instance = open_instance(settings)
+    instance.dispose()
+    return dagster_home_for(settings)
+
+
+if __name__ == "__main__":
+    print(ui_dagster_home())

@@ -19,6 +19,7 @@ UNAVAILABLE_TEXT = (
     "PDFs without a text layer and sources that could not be read (dead, blocked, binary, robots, JS-only "
     "pages) are not flags: nothing can be said about their figures until a person opens them."
 )
+UNREADABLE_PRIORS = ("PDF_NO_TEXT", "SOURCE_UNAVAILABLE", "SOURCE_BINARY")
 CHANGED_TEXT = (
     "Pages whose new text was seen twice in a row, confirmed since the previous run: by this run's fetch or "
     "another (another scope's run, `claims-pipeline fetch`)."
@@ -97,9 +98,10 @@ def render_markdown(audit: Audit, previous_run: str | None = None) -> str:
     absent = _sorted(audit.bucket("tokens_absent"))
     lines += ["", f"## Figure NOT on cited page — `TOKENS_ABSENT` ({len(absent)})", ""]
     lines += _table(
-        ["scope", "where", "claim", "missing", "url"],
+        ["scope", "where", "claim", "missing", "verified", "url"],
         [
-            [md_code(r.scope), _where(r), _claim(r.claim, 100), md_cell(", ".join(json.loads(r.missing)[:6])), md_link(r.url)]
+            [md_code(r.scope), _where(r), _claim(r.claim, 100), md_cell(", ".join(json.loads(r.missing)[:6])),
+             md_cell(s(r.last_verified)[:10] or "never"), md_link(r.url)]
             for r in absent.itertuples(index=False)
         ],
     )
@@ -111,6 +113,12 @@ def render_markdown(audit: Audit, previous_run: str | None = None) -> str:
         f"  ·  Binary source ({binary})",
         "",
         UNAVAILABLE_TEXT,
+        "",
+        *_table(
+            ["scope", "where", "prior", "note", "url"],
+            [[md_code(r.scope), _where(r), md_code(r.prior), md_cell(r.fetch_note, 120), md_link(r.url)]
+             for r in _sorted(audit.priors[audit.priors["prior"].isin(UNREADABLE_PRIORS)]).itertuples(index=False)],
+        ),
         "",
         ACTION,
         "",

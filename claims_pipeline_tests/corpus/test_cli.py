@@ -145,3 +145,13 @@ def test_output_piped_into_a_reader_that_stops_early_ends_quietly(tmp_path):
     done = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], capture_output=True, text=True, timeout=120)
     assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr, done.stderr
     assert done.stdout == "{"
+
+
+@pytest.mark.parametrize("command", ["audit", "worklist"])
+def test_a_clock_that_is_no_date_is_a_usage_error_before_any_run(command, corpus, tmp_path):
+    root = corpus("countries/xa/playbook.md", GOOD)
+    config, home = write_cli_config(tmp_path, root)
+    r = run_command(command, "--config", str(config), "--now", "notadate", tmp_path=tmp_path)
+    assert (r.returncode, r.stderr.splitlines()) == (
+        2, ["claims-pipeline: --now 'notadate': not an ISO date-time (e.g. 2026-06-01T00:00:00Z)"]), r.stderr[-2000:]
+    assert r.stdout == "" and not (home / "assets").exists() and not (home / "cache").exists()

@@ -173,3 +173,23 @@ def test_the_instance_template_runs_one_fetch_run_at_a_time(tmp_path, monkeypatc
         assert coordinator.get_run_queue_config().max_concurrent_runs == 1
     finally:
         instance.dispose()
+
+
+def test_make_dev_gives_the_ui_the_clis_instance(tmp_path, monkeypatch):
+    """`make dev` sets DAGSTER_HOME to what ui_dagster_home prints: the CLI's instance, made from the template
+    (a bare `dg dev` would use a throwaway instance with Dagster's defaults, up to 10 runs at once)."""
+    import subprocess
+    import sys
+
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    monkeypatch.delenv("CLAIMS_PIPELINE_CONFIG", raising=False)
+    env = {k: v for k, v in __import__("os").environ.items() if k != "DAGSTER_HOME"}
+    env["CLAIMS_PIPELINE_HOME"] = str(tmp_path)
+    out = subprocess.run([sys.executable, "-m", "claims_pipeline.defs.runner"], env=env, cwd=tmp_path,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    home = Path(out.stdout.strip())
+    assert home == tmp_path / "dagster"
+    assert "max_concurrent_runs: 1" in (home / "dagster.yaml").read_text(encoding="utf-8")
+    makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text(encoding="utf-8")
+    assert 'DAGSTER_HOME="$$($(BIN)/python -m claims_pipeline.defs.runner)" $(BIN)/dg dev' in makefile

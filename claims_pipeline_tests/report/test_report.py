@@ -144,7 +144,7 @@ def test_markdown_sections_tables_and_escaping(tmp_path: Path) -> None:
     assert "javascript" not in row and "x | 2026-05-01" in row  # a link in a claim shows as its label
     assert "| 2026-06-15 |" in row
     absent = md_rows(md, "## Figure NOT")
-    assert absent[0] == "| scope | where | claim | missing | url |"
+    assert absent[0] == "| scope | where | claim | missing | verified | url |"
     assert "€77,700" in absent[2] and "\\<script\\>" in absent[2] and re.search(r"(?<!\\)[<>]", absent[2].split("](<")[0]) is None
     assert "_(none)_" not in md_rows(md, "## Cited page")[0]
 
@@ -154,7 +154,7 @@ def test_markdown_empty_tables(tmp_path: Path) -> None:
     pages = {GOOD: page(GOOD, FILLER + "6,32 %" + FILLER)}
     audit = build_audit([c], pages, {c.id: build_prior(c, pages[GOOD], Settings())}, run_at=RUN_AT)
     md = write_reports(audit, tmp_path)["report.md"].read_text(encoding="utf-8")
-    assert md.count("_(none)_") == 3
+    assert md.count("_(none)_") == 4  # stale, changed, absent, unreadable
     assert "previous run: (none)" in md and "flagged: 0" in md
 
 
@@ -227,7 +227,9 @@ def test_binary_sources_are_listed(tmp_path: Path) -> None:
     pages = {url: page(url, None, status="BINARY", note="application/zip")}
     audit = build_audit([c], pages, {c.id: build_prior(c, pages[url], Settings())}, run_at=RUN_AT)
     paths = write_reports(audit, tmp_path)
-    assert "Binary source (1)" in paths["report.md"].read_text(encoding="utf-8")
+    md = paths["report.md"].read_text(encoding="utf-8")
+    assert "Binary source (1)" in md
+    assert f"| `zz` | `countries/zz/playbook.md:3` | `SOURCE_BINARY` | application/zip | [{url}](<{url}>) |" in md
     doc = json.loads(paths["report.json"].read_text(encoding="utf-8"))
     assert [r["url"] for r in doc["source_binary"]] == [url]
 
