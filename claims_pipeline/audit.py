@@ -5,8 +5,8 @@ while walking the records, and ``headline_numbers`` recomputes them from the thr
 to pages by URL). The blocking asset check compares the two: a mismatch is an engine bug, not a finding.
 
 Rules:
-- content_changed (per claim) = its page's PageState.content_changed: a change confirmed since the previous
-  audit's run, by this run's fetch or another (the assets set it, store/recent_changes.py).
+- content_changed (per claim) = its page's PageState.content_changed: a change confirmed after what the previous
+  report saw, by this run's fetch or another (combine_scopes sets it, store/recent_changes.py).
 - stale_changed (per claim) = the page has a confirmed change (changed_at set) dated AFTER the claim's
   last_verified date (inline stamp, else the file footer); a claim without a usable last_verified is
   stale_changed when its page's change is content_changed. A claim verified on or after the change day is not.
@@ -82,18 +82,20 @@ def newest_page_states(by_scope: dict[str, dict[str, PageState]]) -> dict[str, P
 def combine_scopes(
     claims_by_scope: dict[str, list[ClaimRecord]],
     pages_by_scope: dict[str, dict[str, PageState]],
+    current: dict[str, PageState],
     prior_of: dict[str, Prior],
     settings: Any,
-    since: str | None,
+    watermark: int | None,
 ) -> tuple[dict[str, PageState], dict[str, Prior], int]:
-    """The scopes' own snapshots as one audit's input: per URL the newest fetch (newest_page_states), its
-    CONTENT_CHANGED set from confirmation times (changed since `since`, the previous audit: a scope's stored flag
-    dates from its own run), and the claims whose scope held an older state of their page (another text, or a
-    failed fetch) read again on the newest. Returns (pages, priors, how many claims were read again)."""
+    """The scopes' own snapshots as one audit's input. Per cited URL the page's state is `current` (the page
+    cache's now: it holds every fetch, another scope's run or `claims-pipeline fetch` included), else the newest
+    snapshot (newest_page_states); its CONTENT_CHANGED is set by the confirming fetch's id against `watermark`
+    (store/recent_changes.py); and the claims whose scope held another state of their page (another text, or a
+    failed fetch) are read again on it. Returns (pages, priors, how many claims were read again)."""
     from claims_pipeline.priors import build_prior
     from claims_pipeline.store.recent_changes import changes_since
 
-    pages = changes_since(newest_page_states(pages_by_scope), since)
+    pages = changes_since({**newest_page_states(pages_by_scope), **current}, watermark)
     priors = dict(prior_of)
     reread = 0
     for scope, claims in claims_by_scope.items():
@@ -121,6 +123,7 @@ class Audit:
     # "Claims checked: 14" is not read as the whole corpus
     scopes_missing: list[str] = field(default_factory=list)
     scopes: list[str] = field(default_factory=list)  # the scopes audited, those without claims included
+    fetch_watermark: int | None = None  # the page cache's newest fetch id when this audit read it
 
     def audited_scopes(self) -> list[str]:
         return self.scopes or sorted(set(self.claims["scope"]))
@@ -148,7 +151,8 @@ class Audit:
     # ---- storage -----------------------------------------------------------------------------------
     def to_tables(self) -> dict[str, pd.DataFrame]:
         meta = pd.DataFrame([{"run_at": self.run_at, "headline": _json(self.headline),
-                              "scopes_missing": _json(self.scopes_missing), "scopes": _json(self.scopes)}])
+                              "scopes_missing": _json(self.scopes_missing), "scopes": _json(self.scopes),
+                              "fetch_watermark": _json(self.fetch_watermark)}])
         return {"claims": self.claims, "pages": self.pages, "priors": self.priors, "meta": meta}
 
     @classmethod
@@ -165,6 +169,7 @@ class Audit:
         """Reload stored tables. The stored headline (meta) is kept as is, never silently recomputed."""
         scopes_missing: list[str] = []
         scopes: list[str] = []
+        watermark: int | None = None
         if meta is not None and len(meta):
             run_at = run_at or str(meta.iloc[0]["run_at"])
             if headline is None:
@@ -173,6 +178,8 @@ class Audit:
                 scopes_missing = list(json.loads(meta.iloc[0]["scopes_missing"]))
             if "scopes" in meta.columns and meta.iloc[0]["scopes"]:
                 scopes = list(json.loads(meta.iloc[0]["scopes"]))
+            if "fetch_watermark" in meta.columns and meta.iloc[0]["fetch_watermark"]:
+                watermark = json.loads(meta.iloc[0]["fetch_watermark"])
         priors = priors.copy()
         for col in ("content_changed", "stale_changed"):
             priors[col] = priors[col].astype(bool)
@@ -184,6 +191,7 @@ class Audit:
             headline=headline if headline is not None else headline_numbers(claims, pages, priors),
             scopes_missing=scopes_missing,
             scopes=scopes,
+            fetch_watermark=watermark,
         )
 
 

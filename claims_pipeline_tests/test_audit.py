@@ -249,10 +249,13 @@ def test_combine_scopes_reads_a_claim_again_on_the_newest_fetch_of_its_page() ->
     xa = claim("Levy 0.8 %", [value("pct", "0.8 %")], url=url, scope="xa", line_no=18)
     zz = claim("Levy 0.8 %", [value("pct", "0.8 %")], url=url, scope="zz", line_no=8)
     stored = {xa.id: build_prior(xa, old, Settings()), zz.id: build_prior(zz, new, Settings())}
-    pages, priors, reread = combine_scopes({"xa": [xa], "zz": [zz]}, {"xa": {url: old}, "zz": {url: new}}, stored,
-                                           Settings(), None)
+    pages, priors, reread = combine_scopes({"xa": [xa], "zz": [zz]}, {"xa": {url: old}, "zz": {url: new}}, {},
+                                           stored, Settings(), None)
     assert pages[url].text_hash == new.text_hash and reread == 1
     assert (stored[xa.id].prior, priors[xa.id].prior) == ("TOKENS_PRESENT", "TOKENS_ABSENT")
     assert priors[zz.id] is stored[zz.id]
-    _, priors, reread = combine_scopes({"xa": [xa]}, {"xa": {url: failed}, "zz": {url: old}}, {}, Settings(), None)
+    _, priors, reread = combine_scopes({"xa": [xa]}, {"xa": {url: failed}, "zz": {url: old}}, {}, {}, Settings(), None)
     assert reread == 0 and priors == {}  # the failed fetch is the newest: nothing newer to read it on
+    # the page cache's current state (a fetch no scope snapshot holds) wins over every snapshot
+    pages, priors, reread = combine_scopes({"xa": [xa]}, {"xa": {url: old}}, {url: new}, stored, Settings(), None)
+    assert pages[url] is new and reread == 1 and priors[xa.id].prior == "TOKENS_ABSENT"

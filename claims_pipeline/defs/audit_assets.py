@@ -12,7 +12,8 @@ from claims_pipeline.defs.metadata import Link, md_table, prose, where
 from claims_pipeline.defs.records_io import claims_from_json, page_from_json
 from claims_pipeline.defs.resources import ClaimsConfig, PageCacheResource
 from claims_pipeline.defs.partitions import SCOPE_PARTITIONS_NAME
-from claims_pipeline.store.recent_changes import last_audit_file, previous_audit_run
+from claims_pipeline.store.recent_changes import last_audit_file, previous_audit_run, reported_through, reported_through_file
+from claims_pipeline.urls import normalize_url
 
 
 def absent_rows(priors_df: Any) -> list[list[Any]]:
@@ -51,17 +52,22 @@ def audit_tables(
     settings = claims_config.load()
     claims_by_scope = {scope: claims_from_json(claims[scope]["claims"]) for scope in sorted(claims)}
     all_claims = [c for scope_claims in claims_by_scope.values() for c in scope_claims]
+    cited = sorted({c.source_url for c in all_claims})
     with page_cache.open(settings) as cache:
-        by_scope = {scope: {u: page_from_json(p, cache) for u, p in pages.items()} for scope, pages in fetched_pages.items()}
+        watermark = cache.last_fetch_id()  # read first: every confirmation up to it is in the states below
+        known = cache.states([normalize_url(u) for u in cited])
+        current = {u: known[normalize_url(u)] for u in cited if normalize_url(u) in known}
+    by_scope = {scope: {u: page_from_json(p) for u, p in pages.items()} for scope, pages in fetched_pages.items()}
     stored_priors = {row["id"]: Prior.from_dict(row) for scope in priors.values() for row in scope}
-    pages, prior_of, reread = combine_scopes(claims_by_scope, by_scope, stored_priors, settings,
-                                             previous_audit_run(settings.home_dir))
+    pages, prior_of, reread = combine_scopes(claims_by_scope, by_scope, current, stored_priors, settings,
+                                             reported_through(settings.home_dir))
     if reread:
         context.log.info(f"{reread} claims read again on a newer fetch of their page by another scope")
     audit = build_audit(all_claims, pages, prior_of, run_at=claims_config.now())
     partitions = context.instance.get_dynamic_partitions(SCOPE_PARTITIONS_NAME)
     audit.scopes_missing = sorted(set(partitions) - set(claims))  # the IO manager left them out (never materialized)
     audit.scopes = sorted(claims)
+    audit.fetch_watermark = watermark
     paths = write_tables(audit.to_tables(), tables_dir(settings.home_dir))
     h = audit.headline
     return dg.MaterializeResult(
@@ -129,6 +135,8 @@ def audit_report(context: dg.AssetExecutionContext, claims_config: ClaimsConfig)
     written = write_reports(audit, out_dir, previous_run=previous)
     last_file.parent.mkdir(parents=True, exist_ok=True)
     last_file.write_text(audit.run_at + "\n", encoding="utf-8")
+    if audit.fetch_watermark is not None:  # the next report's CONTENT_CHANGED starts after what this one saw
+        reported_through_file(home).write_text(f"{audit.fetch_watermark}\n", encoding="utf-8")
     (settings.reports_dir / "LATEST").write_text(str(out_dir) + "\n", encoding="utf-8")
     h = audit.headline
     return dg.MaterializeResult(

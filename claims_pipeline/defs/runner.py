@@ -117,4 +117,12 @@ def ui_dagster_home() -> Path:
 
 
 if __name__ == "__main__":
-    print(ui_dagster_home())
+    import sys
+
+    from claims_pipeline.settings import ConfigError
+
+    try:
+        print(ui_dagster_home())
+    except ConfigError as exc:  # make dev stops here instead of starting a UI on a throwaway instance
+        print(f"claims-pipeline: config error:\n{exc}", file=sys.stderr)
+        sys.exit(2)

@@ -17,7 +17,7 @@ from claims_pipeline.defs.fetch_runs import fetch_run_id
 from claims_pipeline.defs.metadata import Link, counts, md_cell, md_code_block, md_list, md_table, prose, where
 from claims_pipeline.defs.partitions import scope_partitions, single_run_backfill
 from claims_pipeline.defs.records_io import claims_from_json, page_from_json, page_to_json
-from claims_pipeline.store.recent_changes import changes_since, previous_audit_run
+from claims_pipeline.store.recent_changes import changes_since, reported_through
 from claims_pipeline.urls import normalize_url
 from claims_pipeline.defs.resources import ClaimsConfig, FetcherResource, PageCacheResource
 
@@ -178,9 +178,9 @@ def fetched_pages(
         fetched = fetcher.refresh(settings, all_urls, cache, claims_config.now(),
                                   run_id=fetch_run_id(context.run)) if all_urls else {}
     # keyed by the URL exactly as the corpus cites it (the core's lookups use claim.source_url); a change counts
-    # when confirmed since the previous audit, by this fetch or another (store/recent_changes.py)
+    # when confirmed after what the last report saw, by this fetch or another (store/recent_changes.py)
     states = changes_since({u: fetched[normalize_url(u)] for u in all_urls if normalize_url(u) in fetched},
-                           previous_audit_run(settings.home_dir))
+                           reported_through(settings.home_dir))
     out = {s: {u: page_to_json(states[u]) for u in urls if u in states} for s, urls in urls_by_scope.items()}
     for s, urls in urls_by_scope.items():
         for u in urls:

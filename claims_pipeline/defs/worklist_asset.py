@@ -38,7 +38,6 @@ def worklist(
     from claims_pipeline.pages import refresh_pages
     from claims_pipeline.priors import build_prior
     from claims_pipeline.sampling import build_worklist, select_sample, worklist_json
-    from claims_pipeline.store.recent_changes import changes_since, previous_audit_run
     from claims_pipeline.urls import normalize_url
 
     settings = fetcher.settings()
@@ -70,8 +69,9 @@ def worklist(
     with page_cache.open(settings) as cache:
         # only the sample's pages, and only those older than cache.ttl_days: the cost bound of the worklist
         fetched = refresh_pages(settings, urls, cache=cache, force=False, now=now, run_id=fetch_run_id(context.run)) if urls else {}
-    pages = changes_since({u: fetched[normalize_url(u)] for u in urls if normalize_url(u) in fetched},
-                          previous_audit_run(settings.home_dir))
+    # the cache's own view (the latest fetch confirmed a change): right after the audit that reported a change,
+    # the worklist still shows it (the reports' "since the last report" rule would hide it)
+    pages = {u: fetched[normalize_url(u)] for u in urls if normalize_url(u) in fetched}
     prior_of = {c.id: build_prior(c, pages.get(c.source_url), settings) for c in sample}
     doc = build_worklist(sample, pages, prior_of, generated_at=now)
     out = Path(config.out) if config.out else settings.home_dir / "worklist.json"

@@ -71,7 +71,7 @@ def md_cell(text: object, limit: int | None = None, *, in_link: bool = False) ->
 _BLOCK_MARKER_RE = re.compile(r"^\s{0,3}(?:>\s?)*(?:[-*+]|\d{1,9}[.)])?\s+")
 
 
-_IMAGE_RE = re.compile(r"!\[([^\[\]\n]{0,500})\]\([^()\s]{0,2000}\)")
+_IMAGE_RE = re.compile(r'!\[([^\[\]\n]{0,500})\]\([^()\s]{0,2000}(?:\s+"[^"\n]{0,300}")?\s*\)')
 
 
 def claim_prose(text: object) -> str:

@@ -440,6 +440,11 @@ class PageCache:
     def state(self, url: str) -> PageState | None:
         return self.states([url]).get(url)
 
+    def last_fetch_id(self) -> int:
+        """The newest fetch row's id (0 for an empty cache): a watermark that only grows."""
+        with self.engine.connect() as conn:
+            return int(conn.execute(select(func.max(schema.fetches.c.id))).scalar() or 0)
+
     def states(self, urls: Iterable[str], *, with_text: bool = True) -> dict[str, PageState]:
         """PageState of every given URL that has been fetched at least once. with_text=False leaves
         PageState.text None (the text blob is only checked to exist): for callers that keep text_hash and read
@@ -454,7 +459,8 @@ class PageCache:
         u, f, c = schema.urls, schema.fetches, schema.changes
         stmt = (
             select(u, f.c.fetch_status, f.c.http_status, f.c.content_kind, f.c.note, f.c.fetched_at,
-                   f.c.raw_hash, f.c.text_hash.label("fetch_text_hash"), f.c.changed, c.c.diff)
+                   f.c.raw_hash, f.c.text_hash.label("fetch_text_hash"), f.c.changed, c.c.diff,
+                   c.c.fetch_id.label("change_fetch_id"))
             .join(f, f.c.id == u.c.latest_fetch_id)
             .outerjoin(c, c.c.id == u.c.last_change_id)
             .where(u.c.url.in_(chunk))
@@ -492,6 +498,7 @@ class PageCache:
             stable_since=iso(row["stable_since"]),
             diff=row["diff"],
             change_confirmed_at=iso(row["change_confirmed_at"]),
+            change_fetch_id=row["change_fetch_id"],
         )
 
     def text(self, text_hash: str | None) -> str | None:

@@ -1,25 +1,28 @@
-"""Which confirmed page changes an audit reports as CONTENT_CHANGED: those confirmed since the previous audit.
+"""Which confirmed page changes an audit reports as CONTENT_CHANGED: each one once, in the first report written
+after its confirmation, whichever fetch confirmed it.
 
 A page's change is confirmed by whichever fetch sees the new text the second time: the audit's own fetch, or
-one in between, such as a one-scope run of another country citing the same page, or `claims-pipeline fetch
-URL`. Counting only the audit's own confirmations lost those: the next audit fetched the page unchanged and
-never flagged it. Counting every change within a fixed number of days reported one change in two monthly
-reports. So an audit reports each change confirmed after the previous audit's run (the report's "previous
-run", audit/last-run.txt, written when a report is written): once, whichever fetch confirmed it.
+one in between (a one-scope run, `claims-pipeline fetch URL`, the worklist). The audit reads every cited page's
+state from the page cache, so it sees those too, and reports the changes whose confirming fetch is newer than
+the previous report's watermark: the newest fetch row id when that audit read the cache (audit/reported-
+through.txt, written with the report). Ids only grow, so a run given another clock (`--now`) neither hides a
+change nor reports one twice; a report that was not written (a failed blocking check) moves nothing.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import datetime
 from pathlib import Path
 
-from claims_pipeline.store.clock import to_utc
 from claims_pipeline.store.records import PageState
 
 
 def last_audit_file(home: Path) -> Path:
     return home / "audit" / "last-run.txt"
+
+
+def reported_through_file(home: Path) -> Path:
+    return home / "audit" / "reported-through.txt"
 
 
 def previous_audit_run(home: Path) -> str | None:
@@ -30,19 +33,26 @@ def previous_audit_run(home: Path) -> str | None:
         return None
 
 
-def changed_since(page: PageState, since: datetime | str | None) -> bool:
-    """Was the page's latest change confirmed after `since`? With no previous audit, any confirmed change counts.
-    A state recorded before confirmation times were kept has none: its own fetch's flag stands."""
-    confirmed = to_utc(page.change_confirmed_at)
-    if confirmed is None:
+def reported_through(home: Path) -> int | None:
+    """The fetch id up to which the last written report saw the cache, or None before the first report."""
+    try:
+        return int(reported_through_file(home).read_text(encoding="utf-8").strip())
+    except (OSError, ValueError):
+        return None
+
+
+def changed_since(page: PageState, watermark: int | None) -> bool:
+    """Was the page's latest change confirmed by a fetch after `watermark`? Before any report, every confirmed
+    change counts. A state recorded before confirming fetches were kept has none: its own fetch's flag stands."""
+    if page.change_fetch_id is None:
         return bool(page.content_changed)
-    return since is None or confirmed > to_utc(since)
+    return watermark is None or page.change_fetch_id > watermark
 
 
-def changes_since(pages: dict[str, PageState], since: datetime | str | None) -> dict[str, PageState]:
+def changes_since(pages: dict[str, PageState], watermark: int | None) -> dict[str, PageState]:
     """The same states with content_changed set by changed_since (set or cleared)."""
     out: dict[str, PageState] = {}
     for url, p in pages.items():
-        flag = changed_since(p, since)
+        flag = changed_since(p, watermark)
         out[url] = p if flag == p.content_changed else replace(p, content_changed=flag)
     return out

@@ -21,3 +21,4 @@ class PageState:
     stable_since: str | None  # fetched_at of the first sighting of the current stable text
     diff: str | None  # unified-style diff of the latest confirmed change (text lines), capped
     change_confirmed_at: str | None = None  # fetched_at of the fetch that confirmed that change (second sighting)
+    change_fetch_id: int | None = None  # that fetch's row id: ids only grow, whatever clock the runs were given

@@ -192,4 +192,9 @@ def test_make_dev_gives_the_ui_the_clis_instance(tmp_path, monkeypatch):
     assert home == tmp_path / "dagster"
     assert "max_concurrent_runs: 1" in (home / "dagster.yaml").read_text(encoding="utf-8")
     makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text(encoding="utf-8")
-    assert 'DAGSTER_HOME="$$($(BIN)/python -m claims_pipeline.defs.runner)" $(BIN)/dg dev' in makefile
+    assert 'home="$$($(BIN)/python -m claims_pipeline.defs.runner)" && DAGSTER_HOME="$$home" $(BIN)/dg dev' in makefile
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("fetch:\n  concurency: 3\n", encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "claims_pipeline.defs.runner"], env={**env, "CLAIMS_PIPELINE_CONFIG": str(bad)},
+                         cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and out.stdout == "" and "concurency" in out.stderr and "Traceback" not in out.stderr

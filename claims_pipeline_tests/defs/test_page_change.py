@@ -269,3 +269,63 @@ def test_a_claim_whose_own_fetch_failed_is_read_on_another_scopes_good_fetch(ins
     p = _priors(home)
     assert p.loc["xa:18:5bd13010", "fetch_status"] == "OK"
     assert p.loc["xa:18:5bd13010", "prior"] == "TOKENS_PRESENT"  # 0.8 % is on the (unchanged) page
+
+
+def _fetch_command(config, clock, urls):
+    """What `claims-pipeline fetch URL` does: the library refresh on the same page cache, outside any audit."""
+    from claims_pipeline.pages import refresh_pages
+    from claims_pipeline.settings import load_settings
+    from claims_pipeline.store.cache import PageCache
+
+    settings = load_settings(config)
+    with PageCache.from_settings(settings) as cache:
+        refresh_pages(settings, urls, cache=cache, force=True, now=clock)
+
+
+def test_a_change_confirmed_by_fetch_is_reported_once_even_after_a_partial_audit(instance, demo_config, home, web):
+    """The fetch command confirms the levy change; an audit of xb alone (which does not cite the page) runs; then
+    the full audit. The change is reported once: by the first report written after the confirmation (the audit
+    reads every cited page's state from the cache), not never (a time cutoff moved past it by the partial audit
+    hid it from the full one)."""
+    sync_scope_partitions(instance, SCOPES + ["xb"])
+    every = SCOPES + ["xb"]
+    run = lambda clock, scopes: dg.materialize([*ALL_ASSETS, *ALL_CHECKS], instance=instance,  # noqa: E731
+                                               resources=resources_for(demo_config, clock), selection=SELECTION,
+                                               tags=range_tags(scopes), run_config=QUIET)
+    assert run("2026-01-10T09:00:00+00:00", every).success
+    web.set_epoch(2)
+    _fetch_command(demo_config, "2026-02-01T09:00:00+00:00", [LEVY])
+    _fetch_command(demo_config, "2026-02-02T09:00:00+00:00", [LEVY])  # confirmed, outside any audit
+    assert run("2026-02-03T09:00:00+00:00", ["xb"]).success  # `audit --scope xb`: xb re-fetched, then the audit
+    p = _priors(home)
+    assert set(p.index[p["content_changed"]]) == {"xa:18:5bd13010", "shared/exit/regional:8:5bd13010"}
+    assert p.loc["xa:18:5bd13010", "prior"] == "TOKENS_ABSENT"  # read on the page's new text, not xa's snapshot
+    assert run("2026-03-01T09:00:00+00:00", every).success
+    assert not _priors(home)["content_changed"].any()  # reported once
+
+
+def test_a_clock_set_back_neither_hides_nor_repeats_a_change(instance, demo_config, home, web):
+    """Audits given clocks out of order (`--now`): the change this audit's own fetch confirms is reported (a
+    cutoff by time hid it), and the next audit, set later again, does not report it a second time."""
+    sync_scope_partitions(instance, SCOPES)
+    _audit(instance, demo_config, "2026-01-10T09:00:00+00:00")
+    web.set_epoch(2)
+    flags = []
+    for clock in ("2026-03-01T09:00:00+00:00", "2026-02-01T09:00:00+00:00", "2026-06-01T09:00:00+00:00"):
+        _audit(instance, demo_config, clock)
+        flags.append(int(_priors(home)["content_changed"].sum()))
+    assert flags == [0, 2, 0]
+
+
+def test_the_worklist_right_after_the_audit_that_reported_a_change_still_shows_it(instance, demo_config, home, web):
+    sync_scope_partitions(instance, SCOPES)
+    _audit(instance, demo_config, "2026-01-10T09:00:00+00:00")
+    web.set_epoch(2)
+    _audit(instance, demo_config, "2026-03-01T09:00:00+00:00")
+    _audit(instance, demo_config, "2026-06-01T09:00:00+00:00")  # reports the levy change
+    run_config = {**QUIET, "ops": {"worklist": {"config": {"sample": 2}}}}
+    assert dg.materialize([*ALL_ASSETS], instance=instance, resources=resources_for(demo_config, "2026-06-02T09:00:00+00:00"),
+                          selection=dg.AssetSelection.assets("worklist"), run_config=run_config).success
+    items = json.loads((home / "worklist.json").read_text(encoding="utf-8"))["items"]
+    levy = [i for i in items if i["source_url"] == LEVY]
+    assert levy and all(i["content_changed"] for i in levy), items

@@ -74,3 +74,4 @@ def test_autolink_guard_is_case_blind_and_covers_an_underscore_before_www() -> N
 def test_claim_prose_shows_a_linked_image_as_its_alt_text() -> None:
     assert claim_prose("- Levy 0.8 % [![logo](https://cdn.x/l.png)](https://a.gov.xa/p) and ![chart](c.png)") == \
         "Levy 0.8 % logo and chart"
+    assert claim_prose('[![logo](https://cdn.x/l.png "t")](https://a.gov.xa/p) 0.8 %') == "logo 0.8 %"

@@ -1,44 +1,43 @@
-"""Which confirmed changes an audit reports: those confirmed since the previous audit's run, once."""
+"""Which confirmed changes an audit reports: each once, by the confirming fetch's id against the last report's."""
 
 from __future__ import annotations
 
 import pytest
 
 from claims_pipeline.store.records import PageState
-from claims_pipeline.store.recent_changes import changed_since, changes_since, previous_audit_run
+from claims_pipeline.store.recent_changes import changed_since, changes_since, reported_through
 
-PREVIOUS = "2026-05-01T09:00:00+00:00"
+WATERMARK = 500  # the newest fetch id the last report saw
 
 
-def page(confirmed: str | None, changed_now: bool = False) -> PageState:
+def page(change_fetch_id: int | None, changed_now: bool = False) -> PageState:
     return PageState("http://a.gov.xa/p", "OK", 200, "html", "", "2026-06-01T09:00:00+00:00", "h", "r", None,
-                     changed_now, "2026-04-20T00:00:00+00:00" if confirmed else None, None, None, confirmed)
+                     changed_now, "2026-04-20T00:00:00+00:00" if change_fetch_id else None, None, None,
+                     "2026-05-01T00:00:00+00:00" if change_fetch_id else None, change_fetch_id)
 
 
 @pytest.mark.parametrize(
-    "confirmed, changed_now, since, expected",
+    "fetch_id, changed_now, watermark, expected",
     [
-        ("2026-05-20T09:00:00+00:00", False, PREVIOUS, True),  # confirmed between the audits (another fetch)
-        ("2026-06-01T09:00:00+00:00", True, PREVIOUS, True),  # confirmed by this audit's own fetch
-        ("2026-04-30T09:00:00+00:00", True, PREVIOUS, False),  # reported by the previous audit: not again
-        ("2026-05-01T09:00:00+00:00", False, PREVIOUS, False),  # at the previous run itself
-        ("2026-05-01T11:00:01+02:00", False, PREVIOUS, True),  # one second later, in another offset
-        ("2026-01-01T00:00:00+00:00", False, None, True),  # no audit yet: any change the cache knows
-        (None, False, PREVIOUS, False),  # never changed
-        (None, True, PREVIOUS, True),  # a state from before confirmation times were kept: its flag stands
+        (720, False, WATERMARK, True),  # confirmed after the last report (another fetch, or this audit's own)
+        (720, True, WATERMARK, True),
+        (480, True, WATERMARK, False),  # the last report saw it: not again, whatever the clocks say
+        (500, False, WATERMARK, False),
+        (3, False, None, True),  # no report yet: any change the cache knows
+        (None, False, WATERMARK, False),  # never changed
+        (None, True, WATERMARK, True),  # a state from before confirming fetches were kept: its flag stands
     ],
 )
-def test_changed_since(confirmed: str | None, changed_now: bool, since: str | None, expected: bool) -> None:
-    assert changed_since(page(confirmed, changed_now), since) is expected
+def test_changed_since(fetch_id: int | None, changed_now: bool, watermark: int | None, expected: bool) -> None:
+    assert changed_since(page(fetch_id, changed_now), watermark) is expected
 
 
 def test_changes_since_sets_and_clears_and_keeps_the_rest(tmp_path) -> None:
-    pages = {"old": page("2026-04-01T00:00:00+00:00", changed_now=True), "new": page("2026-05-30T00:00:00+00:00"),
-             "same": page(None)}
-    out = changes_since(pages, PREVIOUS)
+    pages = {"old": page(400, changed_now=True), "new": page(600), "same": page(None)}
+    out = changes_since(pages, WATERMARK)
     assert (out["old"].content_changed, out["new"].content_changed) == (False, True)
     assert out["same"] is pages["same"] and out["new"].diff == pages["new"].diff
-    assert previous_audit_run(tmp_path) is None
+    assert reported_through(tmp_path) is None
     (tmp_path / "audit").mkdir()
-    (tmp_path / "audit" / "last-run.txt").write_text(PREVIOUS + "\n")
-    assert previous_audit_run(tmp_path) == PREVIOUS
+    (tmp_path / "audit" / "reported-through.txt").write_text("500\n")
+    assert reported_through(tmp_path) == 500
