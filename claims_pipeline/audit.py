@@ -123,7 +123,7 @@ class Audit:
     # "Claims checked: 14" is not read as the whole corpus
     scopes_missing: list[str] = field(default_factory=list)
     scopes: list[str] = field(default_factory=list)  # the scopes audited, those without claims included
-    fetch_watermark: int | None = None  # the page cache's newest fetch id when this audit read it
+    fetch_watermark: str | None = None  # "<newest fetch id> <cache identity>" when this audit read the page cache
 
     def audited_scopes(self) -> list[str]:
         return self.scopes or sorted(set(self.claims["scope"]))
@@ -169,7 +169,7 @@ class Audit:
         """Reload stored tables. The stored headline (meta) is kept as is, never silently recomputed."""
         scopes_missing: list[str] = []
         scopes: list[str] = []
-        watermark: int | None = None
+        watermark: str | None = None
         if meta is not None and len(meta):
             run_at = run_at or str(meta.iloc[0]["run_at"])
             if headline is None:

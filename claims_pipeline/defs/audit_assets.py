@@ -55,19 +55,20 @@ def audit_tables(
     cited = sorted({c.source_url for c in all_claims})
     with page_cache.open(settings) as cache:
         watermark = cache.last_fetch_id()  # read first: every confirmation up to it is in the states below
+        identity = cache.identity()
         known = cache.states([normalize_url(u) for u in cited])
         current = {u: known[normalize_url(u)] for u in cited if normalize_url(u) in known}
     by_scope = {scope: {u: page_from_json(p) for u, p in pages.items()} for scope, pages in fetched_pages.items()}
     stored_priors = {row["id"]: Prior.from_dict(row) for scope in priors.values() for row in scope}
     pages, prior_of, reread = combine_scopes(claims_by_scope, by_scope, current, stored_priors, settings,
-                                             reported_through(settings.home_dir))
+                                             reported_through(settings.home_dir, identity))
     if reread:
         context.log.info(f"{reread} claims read again on a newer fetch of their page by another scope")
     audit = build_audit(all_claims, pages, prior_of, run_at=claims_config.now())
     partitions = context.instance.get_dynamic_partitions(SCOPE_PARTITIONS_NAME)
     audit.scopes_missing = sorted(set(partitions) - set(claims))  # the IO manager left them out (never materialized)
     audit.scopes = sorted(claims)
-    audit.fetch_watermark = watermark
+    audit.fetch_watermark = f"{watermark} {identity}"
     paths = write_tables(audit.to_tables(), tables_dir(settings.home_dir))
     h = audit.headline
     return dg.MaterializeResult(
@@ -135,7 +136,7 @@ def audit_report(context: dg.AssetExecutionContext, claims_config: ClaimsConfig)
     written = write_reports(audit, out_dir, previous_run=previous)
     last_file.parent.mkdir(parents=True, exist_ok=True)
     last_file.write_text(audit.run_at + "\n", encoding="utf-8")
-    if audit.fetch_watermark is not None:  # the next report's CONTENT_CHANGED starts after what this one saw
+    if audit.fetch_watermark:  # the next report's CONTENT_CHANGED starts after what this one saw
         reported_through_file(home).write_text(f"{audit.fetch_watermark}\n", encoding="utf-8")
     (settings.reports_dir / "LATEST").write_text(str(out_dir) + "\n", encoding="utf-8")
     h = audit.headline

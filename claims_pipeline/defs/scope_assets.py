@@ -177,10 +177,11 @@ def fetched_pages(
     with page_cache.open(settings) as cache:
         fetched = fetcher.refresh(settings, all_urls, cache, claims_config.now(),
                                   run_id=fetch_run_id(context.run)) if all_urls else {}
+        identity = cache.identity()
     # keyed by the URL exactly as the corpus cites it (the core's lookups use claim.source_url); a change counts
     # when confirmed after what the last report saw, by this fetch or another (store/recent_changes.py)
     states = changes_since({u: fetched[normalize_url(u)] for u in all_urls if normalize_url(u) in fetched},
-                           reported_through(settings.home_dir))
+                           reported_through(settings.home_dir, identity))
     out = {s: {u: page_to_json(states[u]) for u in urls if u in states} for s, urls in urls_by_scope.items()}
     for s, urls in urls_by_scope.items():
         for u in urls:

@@ -445,6 +445,14 @@ class PageCache:
         with self.engine.connect() as conn:
             return int(conn.execute(select(func.max(schema.fetches.c.id))).scalar() or 0)
 
+    def identity(self) -> str:
+        """This index's first fetch (id and when it was recorded): fetch ids are only comparable within one
+        index, and a deleted and rebuilt cache numbers its fetches from 1 again."""
+        f = schema.fetches
+        with self.engine.connect() as conn:
+            row = conn.execute(select(f.c.id, f.c.recorded_at).order_by(f.c.id).limit(1)).first()
+        return "" if row is None else f"{row.id}@{iso(row.recorded_at)}"
+
     def states(self, urls: Iterable[str], *, with_text: bool = True) -> dict[str, PageState]:
         """PageState of every given URL that has been fetched at least once. with_text=False leaves
         PageState.text None (the text blob is only checked to exist): for callers that keep text_hash and read

@@ -5,7 +5,8 @@ A page's change is confirmed by whichever fetch sees the new text the second tim
 one in between (a one-scope run, `claims-pipeline fetch URL`, the worklist). The audit reads every cited page's
 state from the page cache, so it sees those too, and reports the changes whose confirming fetch is newer than
 the previous report's watermark: the newest fetch row id when that audit read the cache (audit/reported-
-through.txt, written with the report). Ids only grow, so a run given another clock (`--now`) neither hides a
+through.txt, written with the report, with the cache's identity: a rebuilt cache numbers its fetches anew).
+Ids only grow, so a run given another clock (`--now`) neither hides a
 change nor reports one twice; a report that was not written (a failed blocking check) moves nothing.
 """
 
@@ -33,10 +34,12 @@ def previous_audit_run(home: Path) -> str | None:
         return None
 
 
-def reported_through(home: Path) -> int | None:
-    """The fetch id up to which the last written report saw the cache, or None before the first report."""
+def reported_through(home: Path, cache_identity: str) -> int | None:
+    """The fetch id up to which the last written report saw this page cache, or None: before the first report,
+    or when the cache is another one than that report read (deleted and rebuilt: its ids start again)."""
     try:
-        return int(reported_through_file(home).read_text(encoding="utf-8").strip())
+        watermark, identity = reported_through_file(home).read_text(encoding="utf-8").strip().split(" ", 1)
+        return int(watermark) if identity == cache_identity else None
     except (OSError, ValueError):
         return None
 

@@ -329,3 +329,21 @@ def test_the_worklist_right_after_the_audit_that_reported_a_change_still_shows_i
     items = json.loads((home / "worklist.json").read_text(encoding="utf-8"))["items"]
     levy = [i for i in items if i["source_url"] == LEVY]
     assert levy and all(i["content_changed"] for i in levy), items
+
+
+def test_a_rebuilt_page_cache_does_not_hide_changes_behind_the_old_ones_ids(instance, demo_config, home, web):
+    """The cache folder is deleted after some audits (its fetch ids start again at 1), and the fetch command
+    confirms a change in the new cache before the next audit: the last report's watermark belongs to the old
+    cache and must not hide that confirmation, whose id is lower."""
+    import shutil
+
+    sync_scope_partitions(instance, SCOPES)
+    for clock in ("2026-01-10T09:00:00+00:00", "2026-01-11T09:00:00+00:00", "2026-01-12T09:00:00+00:00"):
+        _audit(instance, demo_config, clock)  # the old cache's ids grow well past what the new one will reach
+    shutil.rmtree(home / "cache")
+    _fetch_command(demo_config, "2026-02-01T09:00:00+00:00", [LEVY])  # baseline in the new cache
+    web.set_epoch(2)
+    _fetch_command(demo_config, "2026-02-02T09:00:00+00:00", [LEVY])
+    _fetch_command(demo_config, "2026-02-03T09:00:00+00:00", [LEVY])  # confirmed: fetch id 3
+    _audit(instance, demo_config, "2026-02-04T09:00:00+00:00")
+    assert set(_priors(home).index[_priors(home)["content_changed"]]) == {"xa:18:5bd13010", "shared/exit/regional:8:5bd13010"}

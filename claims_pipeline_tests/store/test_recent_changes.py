@@ -37,7 +37,8 @@ def test_changes_since_sets_and_clears_and_keeps_the_rest(tmp_path) -> None:
     out = changes_since(pages, WATERMARK)
     assert (out["old"].content_changed, out["new"].content_changed) == (False, True)
     assert out["same"] is pages["same"] and out["new"].diff == pages["new"].diff
-    assert reported_through(tmp_path) is None
+    assert reported_through(tmp_path, "1@2026-01-10T09:00:00+00:00") is None
     (tmp_path / "audit").mkdir()
-    (tmp_path / "audit" / "reported-through.txt").write_text("500\n")
-    assert reported_through(tmp_path) == 500
+    (tmp_path / "audit" / "reported-through.txt").write_text("500 1@2026-01-10T09:00:00+00:00\n")
+    assert reported_through(tmp_path, "1@2026-01-10T09:00:00+00:00") == 500
+    assert reported_through(tmp_path, "1@2026-07-01T09:00:00+00:00") is None  # another (rebuilt) cache
