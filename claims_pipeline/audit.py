@@ -5,8 +5,8 @@ while walking the records, and ``headline_numbers`` recomputes them from the thr
 to pages by URL). The blocking asset check compares the two: a mismatch is an engine bug, not a finding.
 
 Rules:
-- content_changed (per claim) = its page's PageState.content_changed: a change confirmed after what the previous
-  report saw, by this run's fetch or another (combine_scopes sets it, store/recent_changes.py).
+- content_changed (per claim) = its page's PageState.content_changed: a confirmed change no written report showed
+  yet, whichever fetch confirmed it (combine_scopes sets it from the ledger, store/recent_changes.py).
 - stale_changed (per claim) = the page has a confirmed change (changed_at set) dated AFTER the claim's
   last_verified date (inline stamp, else the file footer); a claim without a usable last_verified is
   stale_changed when its page's change is content_changed. A claim verified on or after the change day is not.
@@ -85,17 +85,22 @@ def combine_scopes(
     current: dict[str, PageState],
     prior_of: dict[str, Prior],
     settings: Any,
-    watermark: int | None,
+    reported: Any,
+    keys: dict[str, str],
 ) -> tuple[dict[str, PageState], dict[str, Prior], int]:
     """The scopes' own snapshots as one audit's input. Per cited URL the page's state is `current` (the page
     cache's now: it holds every fetch, another scope's run or `claims-pipeline fetch` included), else the newest
-    snapshot (newest_page_states); its CONTENT_CHANGED is set by the confirming fetch's id against `watermark`
-    (store/recent_changes.py); and the claims whose scope held another state of their page (another text, or a
-    failed fetch) are read again on it. Returns (pages, priors, how many claims were read again)."""
-    from claims_pipeline.priors import build_prior
-    from claims_pipeline.store.recent_changes import changes_since
+    snapshot (newest_page_states; a page the cache does not hold has no change this cache confirmed); its
+    CONTENT_CHANGED says whether no written report showed its change yet (store/recent_changes.py, `reported`,
+    ledger keys `keys`); and the claims whose scope held another state of their page (another text, or a failed
+    fetch) are read again on it. Returns (pages, priors, how many claims were read again)."""
+    from dataclasses import replace
 
-    pages = changes_since({**newest_page_states(pages_by_scope), **current}, watermark)
+    from claims_pipeline.priors import build_prior
+    from claims_pipeline.store.recent_changes import mark_unreported
+
+    snapshots = {u: replace(p, content_changed=False) for u, p in newest_page_states(pages_by_scope).items()}
+    pages = {**snapshots, **mark_unreported(current, keys, reported)}
     priors = dict(prior_of)
     reread = 0
     for scope, claims in claims_by_scope.items():
@@ -123,7 +128,11 @@ class Audit:
     # "Claims checked: 14" is not read as the whole corpus
     scopes_missing: list[str] = field(default_factory=list)
     scopes: list[str] = field(default_factory=list)  # the scopes audited, those without claims included
-    fetch_watermark: str | None = None  # "<newest fetch id> <cache identity>" when this audit read the page cache
+    # the latest change of each page this audit covered (ledger key → confirming fetch id), those it shows, and
+    # the page cache it read: recorded in the ledger when its report is written (store/recent_changes.py)
+    covered_changes: dict[str, int] = field(default_factory=dict)
+    shown_changes: list[str] = field(default_factory=list)
+    cache_identity: str = ""
 
     def audited_scopes(self) -> list[str]:
         return self.scopes or sorted(set(self.claims["scope"]))
@@ -152,7 +161,8 @@ class Audit:
     def to_tables(self) -> dict[str, pd.DataFrame]:
         meta = pd.DataFrame([{"run_at": self.run_at, "headline": _json(self.headline),
                               "scopes_missing": _json(self.scopes_missing), "scopes": _json(self.scopes),
-                              "fetch_watermark": _json(self.fetch_watermark)}])
+                              "covered_changes": _json(self.covered_changes), "shown_changes": _json(self.shown_changes),
+                              "cache_identity": self.cache_identity}])
         return {"claims": self.claims, "pages": self.pages, "priors": self.priors, "meta": meta}
 
     @classmethod
@@ -169,7 +179,9 @@ class Audit:
         """Reload stored tables. The stored headline (meta) is kept as is, never silently recomputed."""
         scopes_missing: list[str] = []
         scopes: list[str] = []
-        watermark: str | None = None
+        covered: dict[str, int] = {}
+        shown: list[str] = []
+        identity = ""
         if meta is not None and len(meta):
             run_at = run_at or str(meta.iloc[0]["run_at"])
             if headline is None:
@@ -178,8 +190,12 @@ class Audit:
                 scopes_missing = list(json.loads(meta.iloc[0]["scopes_missing"]))
             if "scopes" in meta.columns and meta.iloc[0]["scopes"]:
                 scopes = list(json.loads(meta.iloc[0]["scopes"]))
-            if "fetch_watermark" in meta.columns and meta.iloc[0]["fetch_watermark"]:
-                watermark = json.loads(meta.iloc[0]["fetch_watermark"])
+            if "covered_changes" in meta.columns and meta.iloc[0]["covered_changes"]:
+                covered = {str(k): int(v) for k, v in json.loads(meta.iloc[0]["covered_changes"]).items()}
+            if "shown_changes" in meta.columns and meta.iloc[0]["shown_changes"]:
+                shown = [str(k) for k in json.loads(meta.iloc[0]["shown_changes"])]
+            if "cache_identity" in meta.columns and meta.iloc[0]["cache_identity"]:
+                identity = str(meta.iloc[0]["cache_identity"])
         priors = priors.copy()
         for col in ("content_changed", "stale_changed"):
             priors[col] = priors[col].astype(bool)
@@ -191,7 +207,9 @@ class Audit:
             headline=headline if headline is not None else headline_numbers(claims, pages, priors),
             scopes_missing=scopes_missing,
             scopes=scopes,
-            fetch_watermark=watermark,
+            covered_changes=covered,
+            shown_changes=shown,
+            cache_identity=identity,
         )
 
 

@@ -241,6 +241,7 @@ def test_a_failed_step_the_report_does_not_need_still_names_this_runs_report(tmp
 def test_combine_scopes_reads_a_claim_again_on_the_newest_fetch_of_its_page() -> None:
     from claims_pipeline.audit import combine_scopes
     from claims_pipeline.settings import Settings
+    from claims_pipeline.store.recent_changes import ReportedChanges
 
     url = "https://www.tax.gov.xa/levy"
     old = page(url, FILLER + "The levy is 0.8 %. " + FILLER, fetched_at="2026-01-10T09:00:00+00:00")
@@ -249,13 +250,14 @@ def test_combine_scopes_reads_a_claim_again_on_the_newest_fetch_of_its_page() ->
     xa = claim("Levy 0.8 %", [value("pct", "0.8 %")], url=url, scope="xa", line_no=18)
     zz = claim("Levy 0.8 %", [value("pct", "0.8 %")], url=url, scope="zz", line_no=8)
     stored = {xa.id: build_prior(xa, old, Settings()), zz.id: build_prior(zz, new, Settings())}
+    ledger = ReportedChanges("1@x")
     pages, priors, reread = combine_scopes({"xa": [xa], "zz": [zz]}, {"xa": {url: old}, "zz": {url: new}}, {},
-                                           stored, Settings(), None)
+                                           stored, Settings(), ledger, {})
     assert pages[url].text_hash == new.text_hash and reread == 1
     assert (stored[xa.id].prior, priors[xa.id].prior) == ("TOKENS_PRESENT", "TOKENS_ABSENT")
     assert priors[zz.id] is stored[zz.id]
-    _, priors, reread = combine_scopes({"xa": [xa]}, {"xa": {url: failed}, "zz": {url: old}}, {}, {}, Settings(), None)
+    _, priors, reread = combine_scopes({"xa": [xa]}, {"xa": {url: failed}, "zz": {url: old}}, {}, {}, Settings(), ledger, {})
     assert reread == 0 and priors == {}  # the failed fetch is the newest: nothing newer to read it on
     # the page cache's current state (a fetch no scope snapshot holds) wins over every snapshot
-    pages, priors, reread = combine_scopes({"xa": [xa]}, {"xa": {url: old}}, {url: new}, stored, Settings(), None)
+    pages, priors, reread = combine_scopes({"xa": [xa]}, {"xa": {url: old}}, {url: new}, stored, Settings(), ledger, {})
     assert pages[url] is new and reread == 1 and priors[xa.id].prior == "TOKENS_ABSENT"

@@ -12,7 +12,7 @@ from claims_pipeline.defs.metadata import Link, md_table, prose, where
 from claims_pipeline.defs.records_io import claims_from_json, page_from_json
 from claims_pipeline.defs.resources import ClaimsConfig, PageCacheResource
 from claims_pipeline.defs.partitions import SCOPE_PARTITIONS_NAME
-from claims_pipeline.store.recent_changes import last_audit_file, previous_audit_run, reported_through, reported_through_file
+from claims_pipeline.store.recent_changes import last_audit_file, load_reported, previous_audit_run, save_reported, with_report
 from claims_pipeline.urls import normalize_url
 
 
@@ -53,22 +53,24 @@ def audit_tables(
     claims_by_scope = {scope: claims_from_json(claims[scope]["claims"]) for scope in sorted(claims)}
     all_claims = [c for scope_claims in claims_by_scope.values() for c in scope_claims]
     cited = sorted({c.source_url for c in all_claims})
+    keys = {u: normalize_url(u) for u in cited}
     with page_cache.open(settings) as cache:
-        watermark = cache.last_fetch_id()  # read first: every confirmation up to it is in the states below
         identity = cache.identity()
-        known = cache.states([normalize_url(u) for u in cited])
-        current = {u: known[normalize_url(u)] for u in cited if normalize_url(u) in known}
+        known = cache.states(sorted(set(keys.values())))
+    current = {u: known[k] for u, k in keys.items() if k in known}
     by_scope = {scope: {u: page_from_json(p) for u, p in pages.items()} for scope, pages in fetched_pages.items()}
     stored_priors = {row["id"]: Prior.from_dict(row) for scope in priors.values() for row in scope}
     pages, prior_of, reread = combine_scopes(claims_by_scope, by_scope, current, stored_priors, settings,
-                                             reported_through(settings.home_dir, identity))
+                                             load_reported(settings.home_dir, identity), keys)
     if reread:
         context.log.info(f"{reread} claims read again on a newer fetch of their page by another scope")
     audit = build_audit(all_claims, pages, prior_of, run_at=claims_config.now())
     partitions = context.instance.get_dynamic_partitions(SCOPE_PARTITIONS_NAME)
     audit.scopes_missing = sorted(set(partitions) - set(claims))  # the IO manager left them out (never materialized)
     audit.scopes = sorted(claims)
-    audit.fetch_watermark = f"{watermark} {identity}"
+    audit.covered_changes = {keys[u]: p.change_fetch_id for u, p in current.items() if p.change_fetch_id is not None}
+    audit.shown_changes = sorted(keys[u] for u, p in pages.items() if p.content_changed and u in current)
+    audit.cache_identity = identity
     paths = write_tables(audit.to_tables(), tables_dir(settings.home_dir))
     h = audit.headline
     return dg.MaterializeResult(
@@ -136,8 +138,9 @@ def audit_report(context: dg.AssetExecutionContext, claims_config: ClaimsConfig)
     written = write_reports(audit, out_dir, previous_run=previous)
     last_file.parent.mkdir(parents=True, exist_ok=True)
     last_file.write_text(audit.run_at + "\n", encoding="utf-8")
-    if audit.fetch_watermark:  # the next report's CONTENT_CHANGED starts after what this one saw
-        reported_through_file(home).write_text(f"{audit.fetch_watermark}\n", encoding="utf-8")
+    # what this report showed is reported: the next one shows only changes it did not (store/recent_changes.py)
+    save_reported(home, with_report(load_reported(home, audit.cache_identity), audit.covered_changes,
+                                    set(audit.shown_changes), audit.run_at))
     (settings.reports_dir / "LATEST").write_text(str(out_dir) + "\n", encoding="utf-8")
     h = audit.headline
     return dg.MaterializeResult(

@@ -17,7 +17,7 @@ from claims_pipeline.defs.fetch_runs import fetch_run_id
 from claims_pipeline.defs.metadata import Link, counts, md_cell, md_code_block, md_list, md_table, prose, where
 from claims_pipeline.defs.partitions import scope_partitions, single_run_backfill
 from claims_pipeline.defs.records_io import claims_from_json, page_from_json, page_to_json
-from claims_pipeline.store.recent_changes import changes_since, reported_through
+from claims_pipeline.store.recent_changes import load_reported, mark_unreported
 from claims_pipeline.urls import normalize_url
 from claims_pipeline.defs.resources import ClaimsConfig, FetcherResource, PageCacheResource
 
@@ -180,8 +180,9 @@ def fetched_pages(
         identity = cache.identity()
     # keyed by the URL exactly as the corpus cites it (the core's lookups use claim.source_url); a change counts
     # when confirmed after what the last report saw, by this fetch or another (store/recent_changes.py)
-    states = changes_since({u: fetched[normalize_url(u)] for u in all_urls if normalize_url(u) in fetched},
-                           reported_through(settings.home_dir, identity))
+    keys = {u: normalize_url(u) for u in all_urls}
+    states = mark_unreported({u: fetched[k] for u, k in keys.items() if k in fetched}, keys,
+                             load_reported(settings.home_dir, identity))
     out = {s: {u: page_to_json(states[u]) for u in urls if u in states} for s, urls in urls_by_scope.items()}
     for s, urls in urls_by_scope.items():
         for u in urls:

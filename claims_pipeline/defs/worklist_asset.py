@@ -2,6 +2,7 @@
 cache's TTL, priors, written as the original's worklist JSON (plus our added fields)."""
 
 
+from dataclasses import replace
 from typing import Any
 
 import dagster as dg
@@ -38,6 +39,7 @@ def worklist(
     from claims_pipeline.pages import refresh_pages
     from claims_pipeline.priors import build_prior
     from claims_pipeline.sampling import build_worklist, select_sample, worklist_json
+    from claims_pipeline.store.recent_changes import load_reported, previous_audit_run, shown_in_last_report, unreported
     from claims_pipeline.urls import normalize_url
 
     settings = fetcher.settings()
@@ -69,9 +71,16 @@ def worklist(
     with page_cache.open(settings) as cache:
         # only the sample's pages, and only those older than cache.ttl_days: the cost bound of the worklist
         fetched = refresh_pages(settings, urls, cache=cache, force=False, now=now, run_id=fetch_run_id(context.run)) if urls else {}
-    # the cache's own view (the latest fetch confirmed a change): right after the audit that reported a change,
-    # the worklist still shows it (the reports' "since the last report" rule would hide it)
-    pages = {u: fetched[normalize_url(u)] for u in urls if normalize_url(u) in fetched}
+        identity = cache.identity()
+    # a page change no report showed yet, or the one the latest report showed: the worklist is built to act on it
+    reported = load_reported(settings.home_dir, identity)
+    last_report = previous_audit_run(settings.home_dir)
+    pages = {}
+    for u in urls:
+        if (k := normalize_url(u)) in fetched:
+            p = fetched[k]
+            flag = unreported(p, k, reported) or shown_in_last_report(p, k, reported, last_report)
+            pages[u] = p if flag == p.content_changed else replace(p, content_changed=flag)
     prior_of = {c.id: build_prior(c, pages.get(c.source_url), settings) for c in sample}
     doc = build_worklist(sample, pages, prior_of, generated_at=now)
     out = Path(config.out) if config.out else settings.home_dir / "worklist.json"

@@ -21,8 +21,8 @@ UNAVAILABLE_TEXT = (
 )
 UNREADABLE_PRIORS = ("PDF_NO_TEXT", "SOURCE_UNAVAILABLE", "SOURCE_BINARY")
 CHANGED_TEXT = (
-    "Pages whose new text was seen twice in a row, confirmed after the previous report: by this run's fetch or "
-    "another (another scope's run, `claims-pipeline fetch`). Each change is reported once."
+    "Pages whose new text was seen twice in a row, confirmed by this run's fetch or another (another scope's "
+    "run, `claims-pipeline fetch`) and not shown by an earlier report: each change is reported once."
 )
 ACTION = (
     "Action: triage `stale_changed` first (the page changed after the claim was verified), then "

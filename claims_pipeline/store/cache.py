@@ -440,11 +440,6 @@ class PageCache:
     def state(self, url: str) -> PageState | None:
         return self.states([url]).get(url)
 
-    def last_fetch_id(self) -> int:
-        """The newest fetch row's id (0 for an empty cache): a watermark that only grows."""
-        with self.engine.connect() as conn:
-            return int(conn.execute(select(func.max(schema.fetches.c.id))).scalar() or 0)
-
     def identity(self) -> str:
         """This index's first fetch (id and when it was recorded): fetch ids are only comparable within one
         index, and a deleted and rebuilt cache numbers its fetches from 1 again."""

@@ -1,20 +1,27 @@
-"""Which confirmed page changes an audit reports as CONTENT_CHANGED: each one once, in the first report written
-after its confirmation, whichever fetch confirmed it.
+"""Which confirmed page changes an audit reports as CONTENT_CHANGED: each change once, in the first report that
+covers its page after it was confirmed, whichever fetch confirmed it.
 
 A page's change is confirmed by whichever fetch sees the new text the second time: the audit's own fetch, or
 one in between (a one-scope run, `claims-pipeline fetch URL`, the worklist). The audit reads every cited page's
-state from the page cache, so it sees those too, and reports the changes whose confirming fetch is newer than
-the previous report's watermark: the newest fetch row id when that audit read the cache (audit/reported-
-through.txt, written with the report, with the cache's identity: a rebuilt cache numbers its fetches anew).
-Ids only grow, so a run given another clock (`--now`) neither hides a
-change nor reports one twice; a report that was not written (a failed blocking check) moves nothing.
+state from the page cache, so it sees those too. What was reported is kept per page: audit/reported-changes.json
+maps each URL to the confirming fetch's row id of the change a written report showed, and that report's run.
+A page's change is reported when its id is not the one recorded for it. So a change is never reported twice
+(not by a later report, nor after a fetch that landed while an audit read the cache), and never lost (a report
+that did not cover the page, or that was not written because a blocking check failed, records nothing for it).
+
+The ledger names the page cache it belongs to (its first fetch): a deleted and rebuilt cache numbers its fetches
+anew, and every change in it is new. With no ledger but an earlier report (a version before the ledger), a page
+without a record counts only changes confirmed after that report's run, so an upgrade repeats nothing.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+import json
+import os
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from claims_pipeline.store.clock import to_utc
 from claims_pipeline.store.records import PageState
 
 
@@ -22,8 +29,8 @@ def last_audit_file(home: Path) -> Path:
     return home / "audit" / "last-run.txt"
 
 
-def reported_through_file(home: Path) -> Path:
-    return home / "audit" / "reported-through.txt"
+def ledger_file(home: Path) -> Path:
+    return home / "audit" / "reported-changes.json"
 
 
 def previous_audit_run(home: Path) -> str | None:
@@ -34,28 +41,71 @@ def previous_audit_run(home: Path) -> str | None:
         return None
 
 
-def reported_through(home: Path, cache_identity: str) -> int | None:
-    """The fetch id up to which the last written report saw this page cache, or None: before the first report,
-    or when the cache is another one than that report read (deleted and rebuilt: its ids start again)."""
+@dataclass
+class ReportedChanges:
+    cache: str  # the page cache's identity (PageCache.identity)
+    changes: dict[str, tuple[int, str]] = field(default_factory=dict)  # url → (confirming fetch id, report run_at)
+    before_ledger: str | None = None  # an earlier version's last report: pages without a record count after it
+
+
+def load_reported(home: Path, cache_identity: str) -> ReportedChanges:
     try:
-        watermark, identity = reported_through_file(home).read_text(encoding="utf-8").strip().split(" ", 1)
-        return int(watermark) if identity == cache_identity else None
+        data = json.loads(ledger_file(home).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return ReportedChanges(cache_identity, before_ledger=previous_audit_run(home))
     except (OSError, ValueError):
-        return None
+        data = {}
+    if not isinstance(data, dict) or data.get("cache") != cache_identity:
+        return ReportedChanges(cache_identity)  # another (rebuilt) cache, or no readable ledger
+    changes = {str(u): (int(v[0]), str(v[1])) for u, v in (data.get("changes") or {}).items()}
+    return ReportedChanges(cache_identity, changes)
 
 
-def changed_since(page: PageState, watermark: int | None) -> bool:
-    """Was the page's latest change confirmed by a fetch after `watermark`? Before any report, every confirmed
-    change counts. A state recorded before confirming fetches were kept has none: its own fetch's flag stands."""
+def save_reported(home: Path, reported: ReportedChanges) -> None:
+    path = ledger_file(home)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.tmp")
+    doc = {"cache": reported.cache, "changes": {u: list(v) for u, v in sorted(reported.changes.items())}}
+    tmp.write_text(json.dumps(doc, indent=1), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def unreported(page: PageState, key: str, reported: ReportedChanges) -> bool:
+    """Has the page (ledger key `key`) a confirmed change no written report showed?"""
     if page.change_fetch_id is None:
-        return bool(page.content_changed)
-    return watermark is None or page.change_fetch_id > watermark
+        return False
+    record = reported.changes.get(key)
+    if record is not None:
+        return record[0] != page.change_fetch_id
+    if reported.before_ledger and page.change_confirmed_at:
+        return to_utc(page.change_confirmed_at) > to_utc(reported.before_ledger)
+    return True
 
 
-def changes_since(pages: dict[str, PageState], watermark: int | None) -> dict[str, PageState]:
-    """The same states with content_changed set by changed_since (set or cleared)."""
+def mark_unreported(pages: dict[str, PageState], keys: dict[str, str], reported: ReportedChanges) -> dict[str, PageState]:
+    """The same states (keyed by cited URL; keys maps each to its ledger key), content_changed set by unreported."""
     out: dict[str, PageState] = {}
     for url, p in pages.items():
-        flag = changed_since(p, watermark)
+        flag = unreported(p, keys.get(url, url), reported)
         out[url] = p if flag == p.content_changed else replace(p, content_changed=flag)
     return out
+
+
+def with_report(reported: ReportedChanges, covered: dict[str, int], shown: set[str], run_at: str) -> ReportedChanges:
+    """The ledger after a report written at run_at: every page it covered has its latest change (ledger key →
+    confirming fetch id) seen, whether this report showed it (`shown`) or an earlier one did; a record keeps the
+    run of the report that showed its change ("" for one an earlier version reported)."""
+    changes = dict(reported.changes)
+    for key, fetch_id in covered.items():
+        old = changes.get(key)
+        if old is None or old[0] != fetch_id:
+            changes[key] = (fetch_id, run_at if key in shown else "")
+    return ReportedChanges(reported.cache, changes)
+
+
+def shown_in_last_report(page: PageState, key: str, reported: ReportedChanges, last_report: str | None) -> bool:
+    """Is the page's current change the one the latest written report showed? (The worklist, built after that
+    report, still flags it.)"""
+    record = reported.changes.get(key)
+    return (page.change_fetch_id is not None and record is not None and record[0] == page.change_fetch_id
+            and last_report is not None and record[1] == last_report)

@@ -347,3 +347,52 @@ def test_a_rebuilt_page_cache_does_not_hide_changes_behind_the_old_ones_ids(inst
     _fetch_command(demo_config, "2026-02-03T09:00:00+00:00", [LEVY])  # confirmed: fetch id 3
     _audit(instance, demo_config, "2026-02-04T09:00:00+00:00")
     assert set(_priors(home).index[_priors(home)["content_changed"]]) == {"xa:18:5bd13010", "shared/exit/regional:8:5bd13010"}
+
+
+def _run_scopes(instance, config, clock, scopes):
+    assert dg.materialize([*ALL_ASSETS, *ALL_CHECKS], instance=instance, resources=resources_for(config, clock),
+                          selection=SELECTION, tags=range_tags(scopes), run_config=QUIET).success
+
+
+def test_a_change_on_a_page_no_report_covered_yet_is_kept_for_the_report_that_covers_it(instance, demo_config, home, web):
+    """xa and shared/exit/regional exist but were never materialized; the fetch command confirms the levy change;
+    an audit of xb alone writes a report (it does not cover the levy page); the full audit then reports it."""
+    sync_scope_partitions(instance, SCOPES + ["xb"])
+    _fetch_command(demo_config, "2026-01-10T09:00:00+00:00", [LEVY])
+    web.set_epoch(2)
+    _fetch_command(demo_config, "2026-01-11T09:00:00+00:00", [LEVY])
+    _fetch_command(demo_config, "2026-01-12T09:00:00+00:00", [LEVY])  # confirmed
+    _run_scopes(instance, demo_config, "2026-01-13T09:00:00+00:00", ["xb"])
+    assert not _priors(home)["content_changed"].any()
+    _run_scopes(instance, demo_config, "2026-01-14T09:00:00+00:00", SCOPES + ["xb"])
+    assert set(_priors(home).index[_priors(home)["content_changed"]]) == {"xa:18:5bd13010", "shared/exit/regional:8:5bd13010"}
+
+
+def test_after_a_rebuilt_cache_a_scope_snapshot_reports_no_old_change(instance, demo_config, home, web):
+    import shutil
+
+    sync_scope_partitions(instance, SCOPES + ["xb"])
+    _run_scopes(instance, demo_config, "2026-01-10T09:00:00+00:00", SCOPES + ["xb"])
+    web.set_epoch(2)
+    _run_scopes(instance, demo_config, "2026-02-01T09:00:00+00:00", SCOPES + ["xb"])
+    _run_scopes(instance, demo_config, "2026-03-01T09:00:00+00:00", SCOPES + ["xb"])  # the change reported
+    assert int(_priors(home)["content_changed"].sum()) == 2
+    shutil.rmtree(home / "cache")
+    _run_scopes(instance, demo_config, "2026-03-02T09:00:00+00:00", ["xb"])  # xa's snapshot holds the old cache's change
+    assert not _priors(home)["content_changed"].any()
+
+
+def test_the_worklist_shows_the_change_the_last_report_showed_whoever_confirmed_it(instance, demo_config, home, web):
+    sync_scope_partitions(instance, SCOPES)
+    _audit(instance, demo_config, "2026-01-10T09:00:00+00:00")
+    web.set_epoch(2)
+    _fetch_command(demo_config, "2026-02-01T09:00:00+00:00", [LEVY])
+    _fetch_command(demo_config, "2026-02-02T09:00:00+00:00", [LEVY])  # confirmed by the fetch command
+    _audit(instance, demo_config, "2026-02-03T09:00:00+00:00")  # its own fetch sees the same text; it reports it
+    assert int(_priors(home)["content_changed"].sum()) == 2
+    run_config = {**QUIET, "ops": {"worklist": {"config": {"sample": 100}}}}  # every claim
+    assert dg.materialize([*ALL_ASSETS], instance=instance, resources=resources_for(demo_config, "2026-02-04T09:00:00+00:00"),
+                          selection=dg.AssetSelection.assets("worklist"), run_config=run_config).success
+    items = json.loads((home / "worklist.json").read_text(encoding="utf-8"))["items"]
+    levy = [i for i in items if i["source_url"] == LEVY]
+    assert levy and all(i["content_changed"] for i in levy), items

@@ -1,44 +1,43 @@
-"""Which confirmed changes an audit reports: each once, by the confirming fetch's id against the last report's."""
+"""Which confirmed changes an audit reports: each once, by the ledger of what written reports showed."""
 
 from __future__ import annotations
 
-import pytest
-
 from claims_pipeline.store.records import PageState
-from claims_pipeline.store.recent_changes import changed_since, changes_since, reported_through
-
-WATERMARK = 500  # the newest fetch id the last report saw
-
-
-def page(change_fetch_id: int | None, changed_now: bool = False) -> PageState:
-    return PageState("http://a.gov.xa/p", "OK", 200, "html", "", "2026-06-01T09:00:00+00:00", "h", "r", None,
-                     changed_now, "2026-04-20T00:00:00+00:00" if change_fetch_id else None, None, None,
-                     "2026-05-01T00:00:00+00:00" if change_fetch_id else None, change_fetch_id)
-
-
-@pytest.mark.parametrize(
-    "fetch_id, changed_now, watermark, expected",
-    [
-        (720, False, WATERMARK, True),  # confirmed after the last report (another fetch, or this audit's own)
-        (720, True, WATERMARK, True),
-        (480, True, WATERMARK, False),  # the last report saw it: not again, whatever the clocks say
-        (500, False, WATERMARK, False),
-        (3, False, None, True),  # no report yet: any change the cache knows
-        (None, False, WATERMARK, False),  # never changed
-        (None, True, WATERMARK, True),  # a state from before confirming fetches were kept: its flag stands
-    ],
+from claims_pipeline.store.recent_changes import (
+    ReportedChanges, load_reported, save_reported, shown_in_last_report, unreported, with_report,
 )
-def test_changed_since(fetch_id: int | None, changed_now: bool, watermark: int | None, expected: bool) -> None:
-    assert changed_since(page(fetch_id, changed_now), watermark) is expected
+
+CACHE = "1@2026-01-10T09:00:00+00:00"
 
 
-def test_changes_since_sets_and_clears_and_keeps_the_rest(tmp_path) -> None:
-    pages = {"old": page(400, changed_now=True), "new": page(600), "same": page(None)}
-    out = changes_since(pages, WATERMARK)
-    assert (out["old"].content_changed, out["new"].content_changed) == (False, True)
-    assert out["same"] is pages["same"] and out["new"].diff == pages["new"].diff
-    assert reported_through(tmp_path, "1@2026-01-10T09:00:00+00:00") is None
+def page(change_fetch_id: int | None, confirmed: str = "2026-05-01T00:00:00+00:00") -> PageState:
+    return PageState("http://a.gov.xa/p", "OK", 200, "html", "", "2026-06-01T09:00:00+00:00", "h", "r", None,
+                     False, "2026-04-20T00:00:00+00:00" if change_fetch_id else None, None, None,
+                     confirmed if change_fetch_id else None, change_fetch_id)
+
+
+def test_a_change_is_unreported_until_a_written_report_covered_its_page(tmp_path) -> None:
+    ledger = load_reported(tmp_path, CACHE)  # no ledger, no earlier report: every confirmed change is new
+    assert unreported(page(7), "p", ledger) and not unreported(page(None), "p", ledger)
+    ledger = with_report(ledger, {"p": 7, "q": 3}, {"p"}, "2026-06-01T09:00:00+00:00")
+    save_reported(tmp_path, ledger)
+    again = load_reported(tmp_path, CACHE)
+    assert not unreported(page(7), "p", again) and not unreported(page(3), "q", again)  # once
+    assert unreported(page(9), "p", again)  # a later change of the same page
+    assert unreported(page(5), "r", again)  # a page no report covered: its change is not lost
+    assert shown_in_last_report(page(7), "p", again, "2026-06-01T09:00:00+00:00")
+    assert not shown_in_last_report(page(3), "q", again, "2026-06-01T09:00:00+00:00")  # covered, not shown
+    # the next report covers p again with the same change: the record keeps the report that showed it
+    later = with_report(again, {"p": 7}, set(), "2026-07-01T09:00:00+00:00")
+    assert later.changes["p"] == (7, "2026-06-01T09:00:00+00:00")
+    assert unreported(page(7), "p", load_reported(tmp_path, "1@2026-09-01T00:00:00+00:00"))  # a rebuilt cache
+
+
+def test_an_upgrade_from_before_the_ledger_repeats_nothing(tmp_path) -> None:
     (tmp_path / "audit").mkdir()
-    (tmp_path / "audit" / "reported-through.txt").write_text("500 1@2026-01-10T09:00:00+00:00\n")
-    assert reported_through(tmp_path, "1@2026-01-10T09:00:00+00:00") == 500
-    assert reported_through(tmp_path, "1@2026-07-01T09:00:00+00:00") is None  # another (rebuilt) cache
+    (tmp_path / "audit" / "last-run.txt").write_text("2026-06-01T09:00:00+00:00\n")
+    ledger = load_reported(tmp_path, CACHE)
+    assert ledger.before_ledger == "2026-06-01T09:00:00+00:00"
+    assert not unreported(page(7, confirmed="2026-05-20T00:00:00+00:00"), "p", ledger)  # the old report showed it
+    assert unreported(page(8, confirmed="2026-06-02T00:00:00+00:00"), "p", ledger)
+    assert ReportedChanges(CACHE).before_ledger is None
