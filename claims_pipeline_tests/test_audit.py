@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from claims_pipeline.audit import Audit, build_audit, headline_mismatches, headline_numbers, is_stale_changed
 from claims_pipeline.corpus.records import InlineStamp
@@ -140,6 +141,20 @@ def test_missing_prior_and_missing_page_are_source_unavailable() -> None:
     assert headline_numbers(audit.claims, audit.pages, audit.priors) == audit.headline
 
 
+@pytest.fixture
+def cli_demo(tmp_path: Path, monkeypatch):
+    """A demo config under a temp home, its fixture web running, for `claims-pipeline audit` in-process."""
+    from claims_pipeline.commands.demo import write_runtime_config
+    from claims_pipeline.fixture_web.server import FixtureWeb
+
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
+    monkeypatch.delenv("CLAIMS_PIPELINE_CONFIG", raising=False)
+    home = tmp_path / "home"
+    home.mkdir()
+    with FixtureWeb() as web:
+        yield home, write_runtime_config(home, f"127.0.0.1:{web.port}")
+
+
 def test_audit_command_names_both_reports(tmp_path: Path, monkeypatch, capsys) -> None:
     """`claims-pipeline audit` names report.md and report.html (the one for people), both written."""
     from claims_pipeline.cli import main
@@ -160,24 +175,17 @@ def test_audit_command_names_both_reports(tmp_path: Path, monkeypatch, capsys) -
     assert f"report for people → {html}" in err.splitlines()
 
 
-def test_a_failed_report_step_is_not_passed_off_with_the_previous_report(tmp_path: Path, monkeypatch, capsys) -> None:
+def test_a_failed_report_step_is_not_passed_off_with_the_previous_report(cli_demo, capsys) -> None:
     """The report directory of the new run cannot be written: the command exits 1 and says the newest report
     is an earlier run's, instead of 'audit done → <last month's report>' with this run's numbers."""
     from claims_pipeline.cli import main
-    from claims_pipeline.commands.demo import write_runtime_config
-    from claims_pipeline.fixture_web.server import FixtureWeb
 
-    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
-    monkeypatch.delenv("CLAIMS_PIPELINE_CONFIG", raising=False)
-    home = tmp_path / "home"
-    home.mkdir()
-    with FixtureWeb() as web:
-        config = write_runtime_config(home, f"127.0.0.1:{web.port}")
-        assert main(["audit", "--config", str(config), "--now", "2026-04-01T00:00:00Z"]) == 0
-        first = capsys.readouterr()
-        old_report = Path(first.err.split("audit done → ")[1].split()[0])
-        (home / "reports" / "20260601T000000").write_text("a file where the report folder goes")
-        assert main(["audit", "--config", str(config), "--now", "2026-06-01T00:00:00Z"]) == 1
+    home, config = cli_demo
+    assert main(["audit", "--config", str(config), "--now", "2026-04-01T00:00:00Z"]) == 0
+    first = capsys.readouterr()
+    old_report = Path(first.err.split("audit done → ")[1].split()[0])
+    (home / "reports" / "20260601T000000").write_text("a file where the report folder goes")
+    assert main(["audit", "--config", str(config), "--now", "2026-06-01T00:00:00Z"]) == 1
     out = capsys.readouterr()
     assert "audit done" not in out.err
     assert f"audit failed: no new report; the newest is an earlier run's → {old_report}" in out.err
@@ -211,28 +219,21 @@ def test_two_audits_of_one_second_get_two_report_folders(tmp_path: Path) -> None
     assert second.name == "20260601T090000-2"
 
 
-def test_a_failed_step_the_report_does_not_need_still_names_this_runs_report(tmp_path: Path, monkeypatch, capsys) -> None:
+def test_a_failed_step_the_report_does_not_need_still_names_this_runs_report(cli_demo, monkeypatch, capsys) -> None:
     """The citation linter fails, the report is written anyway: the command names it (and exits 1), instead
     of saying no new report was written."""
     import claims_pipeline.corpus.linter as linter
     from claims_pipeline.cli import main
-    from claims_pipeline.commands.demo import write_runtime_config
-    from claims_pipeline.fixture_web.server import FixtureWeb
 
-    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
-    monkeypatch.delenv("CLAIMS_PIPELINE_CONFIG", raising=False)
-    home = tmp_path / "home"
-    home.mkdir()
-    with FixtureWeb() as web:
-        config = write_runtime_config(home, f"127.0.0.1:{web.port}")
-        assert main(["audit", "--config", str(config), "--now", "2026-04-01T00:00:00Z"]) == 0
-        capsys.readouterr()
+    home, config = cli_demo
+    assert main(["audit", "--config", str(config), "--now", "2026-04-01T00:00:00Z"]) == 0
+    capsys.readouterr()
 
-        def broken(*args, **kwargs):
-            raise RuntimeError("linter broke")
+    def broken(*args, **kwargs):
+        raise RuntimeError("linter broke")
 
-        monkeypatch.setattr(linter, "lint_corpus", broken)
-        assert main(["audit", "--config", str(config), "--now", "2026-05-01T00:00:00Z"]) == 1
+    monkeypatch.setattr(linter, "lint_corpus", broken)
+    assert main(["audit", "--config", str(config), "--now", "2026-05-01T00:00:00Z"]) == 1
     out = capsys.readouterr()
     assert "audit done → " in out.err and "20260501T000000" in out.err and "audit failed" not in out.err
     assert json.loads(out.out)["total"] > 0

@@ -161,15 +161,21 @@ def test_change_confirmed_between_audits_by_another_scope_is_still_reported(inst
 def test_monthly_audits_report_one_change_once(instance, demo_config, home, web):
     """A change the 03-01 audit confirms with its own fetch is not reported again on 04-01 (a fixed 35-day
     window reported it in both monthly reports)."""
+    flags = _changed_per_audit(instance, demo_config, home, web, "2026-01-01T09:00:00+00:00",
+                               ["2026-02-01T09:00:00+00:00", "2026-03-01T09:00:00+00:00", "2026-04-01T09:00:00+00:00"])
+    assert flags == [0, 2, 0]  # first sighting, confirmed, already reported
+
+
+def _changed_per_audit(instance, config, home, web, baseline, clocks):
+    """A baseline audit, the levy page changed, then one audit per clock: each audit's CONTENT_CHANGED count."""
     sync_scope_partitions(instance, SCOPES)
-    _audit(instance, demo_config, "2026-01-01T09:00:00+00:00")
+    _audit(instance, config, baseline)
     web.set_epoch(2)
     flags = []
-    for clock in ("2026-02-01T09:00:00+00:00", "2026-03-01T09:00:00+00:00", "2026-04-01T09:00:00+00:00"):
-        _audit(instance, demo_config, clock)
-        p = _priors(home)
-        flags.append(int(p["content_changed"].sum()))
-    assert flags == [0, 2, 0]  # first sighting, confirmed, already reported
+    for clock in clocks:
+        _audit(instance, config, clock)
+        flags.append(int(_priors(home)["content_changed"].sum()))
+    return flags
 
 
 def test_rendering_the_same_audit_again_keeps_its_previous_run(instance, demo_config, home):
@@ -307,13 +313,8 @@ def test_a_change_confirmed_by_fetch_is_reported_once_even_after_a_partial_audit
 def test_a_clock_set_back_neither_hides_nor_repeats_a_change(instance, demo_config, home, web):
     """Audits given clocks out of order (`--now`): the change this audit's own fetch confirms is reported (a
     cutoff by time hid it), and the next audit, set later again, does not report it a second time."""
-    sync_scope_partitions(instance, SCOPES)
-    _audit(instance, demo_config, "2026-01-10T09:00:00+00:00")
-    web.set_epoch(2)
-    flags = []
-    for clock in ("2026-03-01T09:00:00+00:00", "2026-02-01T09:00:00+00:00", "2026-06-01T09:00:00+00:00"):
-        _audit(instance, demo_config, clock)
-        flags.append(int(_priors(home)["content_changed"].sum()))
+    flags = _changed_per_audit(instance, demo_config, home, web, "2026-01-10T09:00:00+00:00",
+                               ["2026-03-01T09:00:00+00:00", "2026-02-01T09:00:00+00:00", "2026-06-01T09:00:00+00:00"])
     assert flags == [0, 2, 0]
 
 
