@@ -262,3 +262,31 @@ def test_combine_scopes_reads_a_claim_again_on_the_newest_fetch_of_its_page() ->
     # the page cache's current state (a fetch no scope snapshot holds) wins over every snapshot
     pages, priors, reread = combine_scopes({"xa": [xa]}, {"xa": {url: old}}, {url: new}, stored, Settings(), ledger, {})
     assert pages[url] is new and reread == 1 and priors[xa.id].prior == "TOKENS_ABSENT"
+
+
+def test_two_cli_audits_of_one_home_at_once_both_finish_with_whole_files(cli_demo, tmp_path: Path) -> None:
+    """`claims-pipeline audit` runs outside Dagster's run queue, so two can share a home (a cron job and a person,
+    a CLI run beside the UI's). Both finish, and the files they share are whole: the ledger of shown changes,
+    last-run.txt, LATEST and the report it names."""
+    import os
+    import subprocess
+    import sys
+
+    home, config = cli_demo
+    procs = []
+    for k in range(2):
+        env = {**os.environ, "DAGSTER_HOME": str(tmp_path / f"dagster-{k}")}
+        procs.append(subprocess.Popen([sys.executable, "-m", "claims_pipeline.cli", "audit", "--config", str(config)],
+                                      env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    outs = [p.communicate(timeout=300) for p in procs]
+    for p, (out, err) in zip(procs, outs):
+        assert p.returncode == 0, err[-2000:]
+        assert "audit done → " in err
+        assert json.loads(out)["total"] > 0
+    ledger = json.loads((home / "audit" / "reported-changes.json").read_text(encoding="utf-8"))
+    assert set(ledger) == {"cache", "changes"}
+    assert (home / "audit" / "last-run.txt").read_text(encoding="utf-8").strip()
+    latest = Path((home / "reports" / "LATEST").read_text(encoding="utf-8").strip())
+    assert (latest / "report.md").is_file() and json.loads((latest / "report.json").read_text(encoding="utf-8"))["run_at"]
+    leftovers = [p for p in home.rglob("*.tmp")]
+    assert leftovers == []

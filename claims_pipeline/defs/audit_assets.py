@@ -7,11 +7,12 @@ from typing import Any
 
 import dagster as dg
 
-from claims_pipeline.defs.audit_tables_io import load_audit, tables_dir, write_tables
+from claims_pipeline.defs.audit_tables_io import audit_lock, load_audit, tables_dir, write_tables
 from claims_pipeline.defs.metadata import Link, md_table, prose, where
 from claims_pipeline.defs.records_io import claims_from_json, page_from_json
 from claims_pipeline.defs.resources import ClaimsConfig, PageCacheResource
 from claims_pipeline.defs.partitions import SCOPE_PARTITIONS_NAME
+from claims_pipeline.store.files import locked, write_text_atomically
 from claims_pipeline.store.recent_changes import last_audit_file, load_reported, previous_audit_run, save_reported, with_report
 from claims_pipeline.urls import normalize_url
 
@@ -129,19 +130,20 @@ def audit_report(context: dg.AssetExecutionContext, claims_config: ClaimsConfig)
 
     settings = claims_config.load()
     home = settings.home_dir
-    audit = load_audit(tables_dir(home))
-    out_dir = report_dir_for(settings.reports_dir, audit.run_at)
-    last_file = last_audit_file(home)
-    previous = previous_audit_run(home)
-    if previous == audit.run_at:  # the report of the same audit rendered again: it keeps the run before it
-        previous = _previous_run_of(out_dir)
-    written = write_reports(audit, out_dir, previous_run=previous)
-    last_file.parent.mkdir(parents=True, exist_ok=True)
-    last_file.write_text(audit.run_at + "\n", encoding="utf-8")
-    # what this report showed is reported: the next one shows only changes it did not (store/recent_changes.py)
-    save_reported(home, with_report(load_reported(home, audit.cache_identity), audit.covered_changes,
-                                    set(audit.shown_changes), audit.run_at))
-    (settings.reports_dir / "LATEST").write_text(str(out_dir) + "\n", encoding="utf-8")
+    # the tables, the report folder, last-run.txt and the ledger of shown changes move together: another audit
+    # of this home (a CLI run beside a Dagster run) waits until this one has written all of them
+    with locked(audit_lock(home)):
+        audit = load_audit(tables_dir(home))
+        out_dir = report_dir_for(settings.reports_dir, audit.run_at)
+        previous = previous_audit_run(home)
+        if previous == audit.run_at:  # the report of the same audit rendered again: it keeps the run before it
+            previous = _previous_run_of(out_dir)
+        written = write_reports(audit, out_dir, previous_run=previous)
+        write_text_atomically(last_audit_file(home), audit.run_at + "\n")
+        # what this report showed is reported: the next one shows only changes it did not (store/recent_changes.py)
+        save_reported(home, with_report(load_reported(home, audit.cache_identity), audit.covered_changes,
+                                        set(audit.shown_changes), audit.run_at))
+        write_text_atomically(settings.reports_dir / "LATEST", str(out_dir) + "\n")
     h = audit.headline
     return dg.MaterializeResult(
         metadata={

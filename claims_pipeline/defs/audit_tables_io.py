@@ -1,13 +1,16 @@
 """The audit's parquet tables on disk (<home>/audit/tables/*.parquet): written by the audit asset, read back by
-its checks and by the report asset, so what a reviewer reads is exactly what the checks verified."""
+its checks and by the report asset, so what a reviewer reads is exactly what the checks verified. The four
+tables are one audit's: written under the home's audit lock and read under it (store/files.py), so a CLI
+audit running beside a Dagster run never leaves a reader with one audit's claims and another's pages."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
+from claims_pipeline.store.files import locked, replace_atomically
 
 TABLE_NAMES = ("claims", "pages", "priors", "meta")
 
@@ -16,16 +19,26 @@ def tables_dir(home: Path) -> Path:
     return home / "audit" / "tables"
 
 
+def audit_lock(home: Path) -> Path:
+    """The lock over <home>/audit: the tables, the report written from them and the record of what it showed."""
+    return home / "audit" / "audit.lock"
+
+
 def write_tables(tables: dict[str, pd.DataFrame], directory: Path) -> dict[str, Path]:
-    directory.mkdir(parents=True, exist_ok=True)
+    """Every table replaced atomically, all of them under the audit lock (`directory` is <home>/audit/tables)."""
     paths = {}
-    for name, df in tables.items():
-        path = directory / f"{name}.parquet"
-        tmp = path.with_suffix(".parquet.tmp")
-        df.to_parquet(tmp, index=False)
-        os.replace(tmp, path)  # readers never see a half-written table
-        paths[name] = path
+    with locked(audit_lock(directory.parent.parent)):
+        for name, df in tables.items():
+            path = directory / f"{name}.parquet"
+            replace_atomically(path, lambda tmp, df=df: df.to_parquet(tmp, index=False))
+            paths[name] = path
     return paths
+
+
+def read_audit(home: Path) -> Any:
+    """The audit in <home>'s tables, read under the audit lock (shared: readers do not wait for each other)."""
+    with locked(audit_lock(home), shared=True):
+        return load_audit(tables_dir(home))
 
 
 def read_tables(directory: Path) -> dict[str, pd.DataFrame]:

@@ -14,7 +14,7 @@ from claims_pipeline.defs.audit_assets import (
     audit_tables,
     stale_rows,
 )
-from claims_pipeline.defs.audit_tables_io import load_audit, tables_dir
+from claims_pipeline.defs.audit_tables_io import read_audit
 from claims_pipeline.defs.corpus_files import scope_file_hashes
 from claims_pipeline.defs.metadata import md_list, md_table
 from claims_pipeline.defs.partitions import SCOPE_PARTITIONS_NAME
@@ -29,7 +29,7 @@ from claims_pipeline.defs.storage import scope_file
 def headline_numbers_match_tables(claims_config: ClaimsConfig) -> dg.AssetCheckResult:
     from claims_pipeline.audit import headline_mismatches, headline_numbers
 
-    audit = load_audit(tables_dir(claims_config.load().home_dir))
+    audit = read_audit(claims_config.load().home_dir)
     recomputed = headline_numbers(audit.claims, audit.pages, audit.priors)
     problems = headline_mismatches(audit.headline, recomputed)
     return dg.AssetCheckResult(
@@ -45,13 +45,13 @@ def headline_numbers_match_tables(claims_config: ClaimsConfig) -> dg.AssetCheckR
 
 @dg.asset_check(asset=audit_tables, description="Claims whose figure is not on the cited page (TOKENS_ABSENT): a tripwire for review.")
 def no_tokens_absent(claims_config: ClaimsConfig) -> dg.AssetCheckResult:
-    audit = load_audit(tables_dir(claims_config.load().home_dir))
+    audit = read_audit(claims_config.load().home_dir)
     return _review_warning(absent_rows(audit.priors), ABSENT_HEADERS)
 
 
 @dg.asset_check(asset=audit_tables, description="Claims whose cited page changed after they were last verified (stale_changed): re-verify first.")
 def no_stale_changed(claims_config: ClaimsConfig) -> dg.AssetCheckResult:
-    audit = load_audit(tables_dir(claims_config.load().home_dir))
+    audit = read_audit(claims_config.load().home_dir)
     return _review_warning(stale_rows(audit.priors), STALE_HEADERS)
 
 

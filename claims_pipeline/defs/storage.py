@@ -9,13 +9,13 @@ any tool; the audit writes its own parquet tables and reports (see audit_assets.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import dagster as dg
 
 from claims_pipeline.defs.resources import ClaimsConfig
+from claims_pipeline.store.files import write_text_atomically
 
 
 def asset_dir(home: Path, asset_key: dg.AssetKey) -> Path:
@@ -28,10 +28,8 @@ def scope_file(home: Path, asset_key: dg.AssetKey, scope: str) -> Path:
 
 
 def _write_json(path: Path, value: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(value, ensure_ascii=False, indent=1, default=str), encoding="utf-8")
-    os.replace(tmp, path)  # atomic: a reader never sees half a file
+    # atomic, with a temp file of its own: two runs of one scope (the CLI beside the UI) never trip each other
+    write_text_atomically(path, json.dumps(value, ensure_ascii=False, indent=1, default=str))
 
 
 class ScopeStoreIOManager(dg.ConfigurableIOManager):

@@ -17,11 +17,11 @@ without a record counts only changes confirmed after that report's run, so an up
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from claims_pipeline.store.clock import to_utc
+from claims_pipeline.store.files import write_text_atomically
 from claims_pipeline.store.records import PageState
 
 
@@ -62,12 +62,9 @@ def load_reported(home: Path, cache_identity: str) -> ReportedChanges:
 
 
 def save_reported(home: Path, reported: ReportedChanges) -> None:
-    path = ledger_file(home)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".json.tmp")
+    """Replace the ledger atomically (the caller holds the audit lock for its read-modify-write)."""
     doc = {"cache": reported.cache, "changes": {u: list(v) for u, v in sorted(reported.changes.items())}}
-    tmp.write_text(json.dumps(doc, indent=1), encoding="utf-8")
-    os.replace(tmp, path)
+    write_text_atomically(ledger_file(home), json.dumps(doc, indent=1))
 
 
 def unreported(page: PageState, key: str, reported: ReportedChanges) -> bool:

@@ -1,0 +1,79 @@
+"""Files that more than one process may write at once.
+
+Dagster's run queue orders its own runs, but `claims-pipeline audit` (and a second `dagster dev`) run beside
+it on the same home. So every write goes to a temp file of its own and replaces the target atomically (a fixed
+temp name let one writer move another's half-written file into place, and the second rename then failed), and
+a set of files that belongs together (the audit's tables, the report and the record of what it showed) is
+written and read under one lock. The lock is flock(2): the kernel drops it when its process dies, even by
+SIGKILL, so a killed run never leaves the home locked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: writes stay atomic, the lock is a no-op
+    fcntl = None  # type: ignore[assignment]
+
+log = logging.getLogger(__name__)
+
+LOCK_TIMEOUT_S = 1800.0  # an audit report takes seconds; half an hour means a stuck process, and we say so
+_POLL_S = 0.05
+
+
+def replace_atomically(path: Path, write: Callable[[Path], None]) -> None:
+    """write(tmp) to a temp file next to `path`, then rename it over `path`: readers see the old file or the
+    new one, never a part, and concurrent writers never touch each other's temp file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    tmp = Path(tmp_name)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+
+
+def write_text_atomically(path: Path, text: str) -> None:
+    replace_atomically(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+@contextlib.contextmanager
+def locked(lock_path: Path, *, shared: bool = False, timeout_s: float = LOCK_TIMEOUT_S) -> Iterator[None]:
+    """Hold `lock_path` exclusively (writers) or shared (readers) for the block. Waits for the holder, saying
+    so once in the log; raises TimeoutError naming the lock file after timeout_s. Not re-entrant: a process
+    holding the lock must not ask for it again."""
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_path, "a+b") as handle:
+        if fcntl is not None:
+            mode = (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB
+            deadline = time.monotonic() + timeout_s
+            said = False
+            while True:
+                try:
+                    fcntl.flock(handle, mode)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        raise TimeoutError(f"{lock_path}: still held by another process after {timeout_s:g} s "
+                                           "(another audit of this home running or stuck?)") from None
+                    if not said:
+                        log.info("waiting for %s: another process of this home holds it", lock_path)
+                        said = True
+                    time.sleep(_POLL_S)
+        try:
+            yield
+        finally:
+            if fcntl is not None:
+                fcntl.flock(handle, fcntl.LOCK_UN)
