@@ -34,11 +34,13 @@ def worklist(
     from pathlib import Path
 
     from claims_pipeline.commands.inputs import corpus_missing_message, corpus_origin, no_scope_message
+    from claims_pipeline.defs.audit_tables_io import audit_lock
     from claims_pipeline.corpus.extract import extract_corpus
     from claims_pipeline.corpus.scopes import resolve_scope_filter
     from claims_pipeline.pages import refresh_pages
     from claims_pipeline.priors import build_prior
     from claims_pipeline.sampling import build_worklist, select_sample, worklist_json
+    from claims_pipeline.store.files import locked, write_text_atomically
     from claims_pipeline.store.recent_changes import load_reported, previous_audit_run, shown_in_last_report, unreported
     from claims_pipeline.urls import normalize_url
 
@@ -73,8 +75,9 @@ def worklist(
         fetched = refresh_pages(settings, urls, cache=cache, force=False, now=now, run_id=fetch_run_id(context.run)) if urls else {}
         identity = cache.identity()
     # a page change no report showed yet, or the one the latest report showed: the worklist is built to act on it
-    reported = load_reported(settings.home_dir, identity)
-    last_report = previous_audit_run(settings.home_dir)
+    with locked(audit_lock(settings.home_dir), shared=True):  # the two as one report left them
+        reported = load_reported(settings.home_dir, identity)
+        last_report = previous_audit_run(settings.home_dir)
     pages = {}
     for u in urls:
         if (k := normalize_url(u)) in fetched:
@@ -84,8 +87,7 @@ def worklist(
     prior_of = {c.id: build_prior(c, pages.get(c.source_url), settings) for c in sample}
     doc = build_worklist(sample, pages, prior_of, generated_at=now)
     out = Path(config.out) if config.out else settings.home_dir / "worklist.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(worklist_json(doc), encoding="utf-8")
+    write_text_atomically(out, worklist_json(doc))
     stats: dict[str, Any] = doc.get("stats", {})
     return dg.MaterializeResult(
         metadata={"path": dg.MetadataValue.path(str(out)), "items": len(doc.get("items", [])), "stats": dg.MetadataValue.json(stats)}
