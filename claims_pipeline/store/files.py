@@ -56,7 +56,8 @@ def locked(lock_path: Path, *, shared: bool = False, timeout_s: float = LOCK_TIM
     holding the lock must not ask for it again."""
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     with open(lock_path, "a+b") as handle:
-        if fcntl is not None:
+        held = fcntl is not None
+        if held:
             mode = (fcntl.LOCK_SH if shared else fcntl.LOCK_EX) | fcntl.LOCK_NB
             deadline = time.monotonic() + timeout_s
             said = False
@@ -72,8 +73,12 @@ def locked(lock_path: Path, *, shared: bool = False, timeout_s: float = LOCK_TIM
                         log.info("waiting for %s: another process of this home holds it", lock_path)
                         said = True
                     time.sleep(_POLL_S)
+                except OSError as exc:  # a file system without locks (some network mounts): writes stay atomic
+                    log.warning("cannot lock %s (%s); going on without the lock", lock_path, exc)
+                    held = False
+                    break
         try:
             yield
         finally:
-            if fcntl is not None:
+            if held:
                 fcntl.flock(handle, fcntl.LOCK_UN)

@@ -111,3 +111,19 @@ def test_the_lock_file_outlives_its_holders_without_growing(tmp_path: Path) -> N
         with locked(lock):
             pass
     assert lock.exists() and os.path.getsize(lock) == 0
+
+
+def test_a_file_system_without_locks_goes_on_without_one(tmp_path: Path, monkeypatch, caplog) -> None:
+    import errno
+
+    import claims_pipeline.store.files as files
+
+    def no_locks(handle, mode):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(files.fcntl, "flock", no_locks)
+    ran = []
+    with caplog.at_level("WARNING"), locked(tmp_path / "audit.lock"):
+        ran.append(True)
+    assert ran == [True]
+    assert "cannot lock" in caplog.text and "audit.lock" in caplog.text
