@@ -404,14 +404,10 @@ def test_a_semicolon_continues_a_verify_at_list():
 def test_a_line_of_many_cut_bare_urls_is_read_in_linear_time():
     """Restarting the line scan after each cut bare URL was quadratic (8,000 'http://a.gov.xx/p、' took 17 s).
     Judged in a child process with a deadline, so a regression fails instead of hanging the suite."""
-    import subprocess
-    import sys
-
     code = ("from claims_pipeline.corpus.links import find_links\n"
             "links, _ = find_links('http://a.gov.xx/p、' * 32000)\n"
             "assert len(links) == 32000 and links[-1].url == 'http://a.gov.xx/p'\nprint('ok')\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert done.stdout.strip() == "ok", done.stderr
+    _prints_ok_within_a_minute(code)
 
 
 def test_unknown_entity_names_stay_as_written_in_a_destination():
@@ -428,17 +424,13 @@ def test_a_comment_opener_in_an_inline_code_span_hides_nothing():
 def test_a_line_of_many_brackets_in_a_file_with_references_is_read_in_linear_time():
     """From each '[' the reference scans ran to the line's end (80,000 '[' took 15 s). Judged in a child process
     with a deadline, so a regression fails instead of hanging the suite."""
-    import subprocess
-    import sys
-
     code = ("from claims_pipeline.corpus.references import References, USE_RE, reference_links\n"
             "refs = References({'a': 'https://a.gov.xx/'}, {'1': 'https://b.gov.xx/'})\n"
             "line = '[' * 80000 + ' 5 % [^1] and [a]'\n"
             "assert [m.group() for m in USE_RE.finditer(line)][-2:] == ['[^', '[a]']\n"
             "assert [ln.url for ln in reference_links(line, refs)] == ['https://b.gov.xx/', 'https://a.gov.xx/']\n"
             "print('ok')\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert done.stdout.strip() == "ok", done.stderr
+    _prints_ok_within_a_minute(code)
 
 
 def test_lines_break_where_markdown_and_editors_break_them() -> None:
@@ -487,9 +479,6 @@ def test_a_line_of_many_brackets_is_read_in_linear_time():
     """From each '[' the link label ran to the line's end (40,000 '[' took 7 s; a 200,000-character line, the
     default max_line_chars, about 3 minutes). Judged in a child process with a deadline (a regression fails
     instead of hanging the suite); the linked-image and nested cases keep their reading."""
-    import subprocess
-    import sys
-
     code = ("from claims_pipeline.corpus.links import find_links\n"
             "links, _ = find_links('[' * 200000 + ' 5 % https://www.tax.gov.xa/x')\n"
             "assert [ln.url for ln in links] == ['https://www.tax.gov.xa/x']\n"
@@ -497,17 +486,13 @@ def test_a_line_of_many_brackets_is_read_in_linear_time():
             "assert [(ln.kind, ln.url, ln.label) for ln in links] == [\n"
             "    ('markdown', 'https://a.gov.xx/p', '![logo](https://cdn.x/l.png)'), ('markdown', 'https://b.gov.xx/q', 'b')]\n"
             "print('ok')\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert done.stdout.strip() == "ok", done.stderr
+    _prints_ok_within_a_minute(code)
 
 
 def test_a_long_list_of_numbers_or_images_is_read_in_linear_time():
     """A figure may start at any digit after a ',' and each start read on to the list's end ('1,1,1,…' of
     8,000 characters took 5 s, 200,000 would take an hour); an image's alt text ran to the line's end from
     every '![' (50,000 took 12 s). Judged in a child process with a deadline."""
-    import subprocess
-    import sys
-
     code = ("from claims_pipeline.corpus.values import extract_values\n"
             "from claims_pipeline.corpus.links import find_links, mask_urls\n"
             "assert extract_values('- ' + '1,' * 100000 + ' EUR 5') is not None\n"
@@ -517,5 +502,13 @@ def test_a_long_list_of_numbers_or_images_is_read_in_linear_time():
             "links, _ = find_links(line)\n"
             "assert mask_urls(line, links).endswith(' 5 % ' + ' ' * 24)\n"
             "print('ok')\n")
+    _prints_ok_within_a_minute(code)
+
+
+def _prints_ok_within_a_minute(code: str) -> None:
+    """Run `code` in a child process with a deadline: a quadratic regression fails instead of hanging the suite."""
+    import subprocess
+    import sys
+
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "ok", done.stderr
