@@ -14,6 +14,7 @@ from urllib.parse import urlsplit, urlunsplit
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
+@functools.lru_cache(maxsize=65536)  # a run normalises each URL at several steps (unique_urls, fetch_many, the cache)
 def normalize_url(url: str) -> str:
     """Return the canonical form of an http(s) URL (see module doc); other strings come back stripped."""
     url = url.strip()

@@ -16,6 +16,7 @@ or other failures (those apply to this run only, or, when an older stored copy e
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
@@ -90,6 +91,7 @@ class RobotsRules:
         return float(delay) if delay is not None else None
 
 
+@functools.lru_cache(maxsize=65536)  # asked of every URL at preload and at every hop
 def origin_of(url: str) -> str:
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}".lower()
@@ -142,6 +144,8 @@ class RobotsCache:
 
     async def rules(self, url: str) -> RobotsRules:
         origin = origin_of(url)
+        if (known := self._rules.get(origin)) is not None:  # the common case: loaded already, no lock needed
+            return known
         lock = self._locks.setdefault(origin, asyncio.Lock())
         async with lock:  # one fetch per origin even when many workers ask at once
             if origin not in self._rules:
