@@ -25,6 +25,12 @@ except ImportError:  # not POSIX: writes stay atomic, the lock is a no-op
 
 log = logging.getLogger(__name__)
 
+# mkstemp makes a 0600 file; the files it replaces were made with the process's umask (0644 for most), and a home
+# shared by a team must stay readable. Read once at import (os.umask can only be read by setting it).
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+_FILE_MODE = 0o666 & ~_UMASK
+
 LOCK_TIMEOUT_S = 1800.0  # an audit report takes seconds; half an hour means a stuck process, and we say so
 _POLL_S = 0.05
 
@@ -34,9 +40,13 @@ def replace_atomically(path: Path, write: Callable[[Path], None]) -> None:
     new one, never a part, and concurrent writers never touch each other's temp file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
     tmp = Path(tmp_name)
     try:
+        try:
+            if hasattr(os, "fchmod"):  # POSIX
+                os.fchmod(fd, _FILE_MODE)
+        finally:
+            os.close(fd)
         write(tmp)
         os.replace(tmp, path)
     except BaseException:

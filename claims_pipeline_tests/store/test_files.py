@@ -127,3 +127,12 @@ def test_a_file_system_without_locks_goes_on_without_one(tmp_path: Path, monkeyp
         ran.append(True)
     assert ran == [True]
     assert "cannot lock" in caplog.text and "audit.lock" in caplog.text
+
+
+def test_a_replaced_file_gets_the_mode_a_plain_write_would(tmp_path: Path) -> None:
+    """mkstemp makes 0600 files: a home shared by a team would lose read access to its reports."""
+    plain = tmp_path / "plain.txt"
+    plain.write_text("x", encoding="utf-8")
+    replaced = tmp_path / "replaced.txt"
+    write_text_atomically(replaced, "x")
+    assert oct(replaced.stat().st_mode & 0o777) == oct(plain.stat().st_mode & 0o777)
