@@ -13,7 +13,9 @@ from claims_pipeline.defs.records_io import claims_from_json, page_from_json
 from claims_pipeline.defs.resources import ClaimsConfig, PageCacheResource
 from claims_pipeline.defs.partitions import SCOPE_PARTITIONS_NAME
 from claims_pipeline.store.files import locked, write_text_atomically
-from claims_pipeline.store.recent_changes import last_audit_file, load_reported, previous_audit_run, save_reported, with_report
+from claims_pipeline.store.recent_changes import (
+    last_audit_file, load_reported, previous_audit_run, save_reported, with_diffs_since_report, with_report,
+)
 from claims_pipeline.urls import normalize_url
 
 
@@ -55,14 +57,16 @@ def audit_tables(
     all_claims = [c for scope_claims in claims_by_scope.values() for c in scope_claims]
     cited = sorted({c.source_url for c in all_claims})
     keys = {u: normalize_url(u) for u in cited}
+    by_scope = {scope: {u: page_from_json(p) for u, p in pages.items()} for scope, pages in fetched_pages.items()}
+    stored_priors = {row["id"]: Prior.from_dict(row) for scope in priors.values() for row in scope}
     with page_cache.open(settings) as cache:
         identity = cache.identity()
         known = cache.states(sorted(set(keys.values())))
-    current = {u: known[k] for u, k in keys.items() if k in known}
-    by_scope = {scope: {u: page_from_json(p) for u, p in pages.items()} for scope, pages in fetched_pages.items()}
-    stored_priors = {row["id"]: Prior.from_dict(row) for scope in priors.values() for row in scope}
-    pages, prior_of, reread = combine_scopes(claims_by_scope, by_scope, current, stored_priors, settings,
-                                             load_reported(settings.home_dir, identity), keys)
+        current = {u: known[k] for u, k in keys.items() if k in known}
+        reported = load_reported(settings.home_dir, identity)
+        pages, prior_of, reread = combine_scopes(claims_by_scope, by_scope, current, stored_priors, settings,
+                                                 reported, keys)
+        pages = with_diffs_since_report(pages, keys, reported, cache)  # a page changed twice: both in its diff
     if reread:
         context.log.info(f"{reread} claims read again on a newer fetch of their page by another scope")
     audit = build_audit(all_claims, pages, prior_of, run_at=claims_config.now())

@@ -90,6 +90,7 @@ class ChangeRow:
     old_hash: str
     new_hash: str
     diff: str | None
+    fetch_id: int = 0  # the fetch that confirmed it
 
 
 class _Statements:
@@ -261,8 +262,12 @@ class PageCache:
         """The diff stored with a confirmed change from text old_hash to text new_hash (CPU-heavy on big pages:
         called outside write transactions)."""
         old_hash, new_hash = key
+        return self.diff_between(old_hash, new_hash, new_text=result.text)
+
+    def diff_between(self, old_hash: str, new_hash: str, *, new_text: str | None = None) -> str | None:
+        """The diff from stored text old_hash to new_hash, as a change keeps it (None: a text is not stored)."""
         old_text = self.blobs.get_text(old_hash)
-        new_text = result.text if result.text is not None else self.blobs.get_text(new_hash)
+        new_text = new_text if new_text is not None else self.blobs.get_text(new_hash)
         if old_text is None or new_text is None:
             return None
         return text_diff(old_text, new_text, context_lines=self.diff_context_lines, max_lines=self.max_diff_lines)
@@ -529,7 +534,8 @@ class PageCache:
         with self.engine.connect() as conn:
             rows = conn.execute(select(c).where(c.c.url == url).order_by(c.c.id)).mappings().all()
         return [
-            ChangeRow(r["url"], iso(r["changed_at"]) or "", iso(r["confirmed_at"]) or "", r["old_hash"], r["new_hash"], r["diff"])
+            ChangeRow(r["url"], iso(r["changed_at"]) or "", iso(r["confirmed_at"]) or "", r["old_hash"], r["new_hash"], r["diff"],
+                      r["fetch_id"])
             for r in rows
         ]
 

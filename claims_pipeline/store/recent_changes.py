@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from claims_pipeline.store.clock import to_utc
 from claims_pipeline.store.files import write_text_atomically
@@ -98,6 +99,36 @@ def with_report(reported: ReportedChanges, covered: dict[str, int], shown: set[s
         if old is None or old[0] != fetch_id:
             changes[key] = (fetch_id, run_at if key in shown else "")
     return ReportedChanges(reported.cache, changes)
+
+
+def changes_since_report(cache: Any, key: str, reported: ReportedChanges) -> list[Any]:
+    """The page's confirmed changes no written report covered (cache.ChangeRow, oldest first)."""
+    rows = cache.changes(key)
+    record = reported.changes.get(key)
+    if record is not None:
+        return [r for r in rows if r.fetch_id > record[0]]
+    if reported.before_ledger:
+        return [r for r in rows if to_utc(r.confirmed_at) > to_utc(reported.before_ledger)]
+    return rows
+
+
+def with_diffs_since_report(pages: dict[str, PageState], keys: dict[str, str], reported: ReportedChanges,
+                            cache: Any) -> dict[str, PageState]:
+    """The pages to report, where a page changed more than once since a report last covered it carrying the diff
+    from the text that report saw to the text now, headed by the count. A change keeps only its own diff, so
+    the report showed the last change alone and a figure changed by an earlier one went unseen."""
+    out = dict(pages)
+    for url, p in pages.items():
+        if not p.content_changed:
+            continue
+        rows = changes_since_report(cache, keys.get(url, url), reported)
+        if len(rows) < 2:
+            continue
+        diff = cache.diff_between(rows[0].old_hash, rows[-1].new_hash)
+        head = (f"{len(rows)} changes since a report last covered this page (the first seen {rows[0].changed_at[:10]}): "
+                "the page as that report saw it → the page now")
+        out[url] = replace(p, diff=head + ("\n" + diff if diff else "\n(the older text is no longer in the cache)"))
+    return out
 
 
 def shown_in_last_report(page: PageState, key: str, reported: ReportedChanges, last_report: str | None) -> bool:

@@ -397,3 +397,23 @@ def test_the_worklist_shows_the_change_the_last_report_showed_whoever_confirmed_
     items = json.loads((home / "worklist.json").read_text(encoding="utf-8"))["items"]
     levy = [i for i in items if i["source_url"] == LEVY]
     assert levy and all(i["content_changed"] for i in levy), items
+
+
+def test_a_page_changed_twice_between_reports_shows_both_changes(instance, demo_config, home, web):
+    """The levy page changes twice (the rate, then the instalments), each confirmed by the fetch command, with
+    no report between. The report's diff runs from the page the last report saw to the page now: the rate change
+    is in it, not only the instalments one (each change keeps only its own diff)."""
+    sync_scope_partitions(instance, SCOPES)
+    _audit(instance, demo_config, "2026-01-10T09:00:00+00:00")
+    for epoch, days in ((2, ("2026-02-01", "2026-02-02")), (3, ("2026-03-01", "2026-03-02"))):
+        web.set_epoch(epoch)
+        for d in days:
+            _fetch_command(demo_config, f"{d}T09:00:00+00:00", [LEVY])
+    _audit(instance, demo_config, "2026-04-01T09:00:00+00:00")
+    pages = pd.read_parquet(home / "audit" / "tables" / "pages.parquet").set_index("url")
+    diff = pages.loc[LEVY, "diff"]
+    assert bool(pages.loc[LEVY, "content_changed"]) is True
+    assert diff.startswith("2 changes since a report last covered this page (the first seen 2026-02-01)"), diff
+    assert "0.8 %" in diff and "1.1 %" in diff and "three instalments" in diff
+    _audit(instance, demo_config, "2026-05-01T09:00:00+00:00")  # shown once: the next report has no change
+    assert not _priors(home)["content_changed"].any()

@@ -41,3 +41,38 @@ def test_an_upgrade_from_before_the_ledger_repeats_nothing(tmp_path) -> None:
     assert not unreported(page(7, confirmed="2026-05-20T00:00:00+00:00"), "p", ledger)  # the old report showed it
     assert unreported(page(8, confirmed="2026-06-02T00:00:00+00:00"), "p", ledger)
     assert ReportedChanges(CACHE).before_ledger is None
+
+
+def test_a_page_changed_twice_before_a_report_shows_both_changes_in_its_diff(tmp_path) -> None:
+    """Each change keeps only its own diff (B → C): the report would show the second change alone, and a figure
+    the first one changed (A → B) would go unseen. The page carries the diff from the text the last report saw."""
+    from dataclasses import replace
+
+    from claims_pipeline.store.recent_changes import changes_since_report, with_diffs_since_report
+    from claims_pipeline_tests.store.helpers import day, make_cache, ok
+
+    url = "http://a.gov.xa/levy"
+    cache = make_cache(tmp_path)
+    texts = ["intro\nlevy 0.8 %\nfee €100\nend", "intro\nlevy 1.1 %\nfee €100\nend", "intro\nlevy 1.1 %\nfee €250\nend"]
+    n = 0
+    for text in texts:
+        for _ in range(2):  # seen twice: the second sighting confirms the change
+            n += 1
+            cache.record(ok(url, text), now=day(n))
+    state = cache.states([url])[url]
+    rows = cache.changes(url)
+    assert len(rows) == 2 and rows[-1].fetch_id == state.change_fetch_id and "0.8" not in state.diff  # B → C only
+    page_now = replace(state, content_changed=True)
+
+    never = ReportedChanges(CACHE)  # no report covered the page: both changes are new
+    shown = with_diffs_since_report({url: page_now}, {url: url}, never, cache)[url]
+    assert shown.diff.startswith("2 changes since a report last covered this page")
+    assert "-levy 0.8 %" in shown.diff and "+levy 1.1 %" in shown.diff and "+fee €250" in shown.diff
+    assert "-levy 1.1 %" not in shown.diff  # A → C, not the two diffs one after the other
+
+    first_reported = with_report(never, {url: rows[0].fetch_id}, {url}, "2026-03-03T00:00:00+00:00")
+    assert changes_since_report(cache, url, first_reported) == rows[1:]
+    assert with_diffs_since_report({url: page_now}, {url: url}, first_reported, cache)[url] is page_now  # one: as stored
+    unchanged = replace(state, content_changed=False)
+    assert with_diffs_since_report({url: unchanged}, {url: url}, never, cache)[url] is unchanged
+    cache.close()
