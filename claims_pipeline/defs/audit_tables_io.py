@@ -1,7 +1,9 @@
 """The audit's parquet tables on disk (<home>/audit/tables/*.parquet): written by the audit asset, read back by
 its checks and by the report asset, so what a reviewer reads is exactly what the checks verified. The four
 tables are one audit's: written under the home's audit lock and read under it (store/files.py), so a CLI
-audit running beside a Dagster run never leaves a reader with one audit's claims and another's pages."""
+audit running beside a Dagster run never leaves a reader with one audit's claims and another's pages. The
+lock covers each step, not the run: when two audits interleave their steps, the first one's report may be
+built from the second one's tables (a whole, newer audit, read before its own check ran)."""
 
 from __future__ import annotations
 
