@@ -25,11 +25,25 @@ except ImportError:  # not POSIX: writes stay atomic, the lock is a no-op
 
 log = logging.getLogger(__name__)
 
+
+
+def _umask() -> int:
+    """The process umask: from /proc on Linux (os.umask can only be read by setting it, which races with other
+    threads creating files), else by setting and restoring it."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 # mkstemp makes a 0600 file; the files it replaces were made with the process's umask (0644 for most), and a home
-# shared by a team must stay readable. Read once at import (os.umask can only be read by setting it).
-_UMASK = os.umask(0o022)
-os.umask(_UMASK)
-_FILE_MODE = 0o666 & ~_UMASK
+# shared by a team must stay readable. A file that exists keeps its own mode.
+_FILE_MODE = 0o666 & ~_umask()
 
 LOCK_TIMEOUT_S = 1800.0  # an audit report takes seconds; half an hour means a stuck process, and we say so
 _POLL_S = 0.05
@@ -44,7 +58,11 @@ def replace_atomically(path: Path, write: Callable[[Path], None]) -> None:
     try:
         try:
             if hasattr(os, "fchmod"):  # POSIX
-                os.fchmod(fd, _FILE_MODE)
+                try:
+                    mode = path.stat().st_mode & 0o7777
+                except OSError:
+                    mode = _FILE_MODE
+                os.fchmod(fd, mode)
         finally:
             os.close(fd)
         write(tmp)

@@ -136,3 +136,11 @@ def test_a_replaced_file_gets_the_mode_a_plain_write_would(tmp_path: Path) -> No
     replaced = tmp_path / "replaced.txt"
     write_text_atomically(replaced, "x")
     assert oct(replaced.stat().st_mode & 0o777) == oct(plain.stat().st_mode & 0o777)
+
+
+def test_a_replaced_file_keeps_a_mode_its_owner_set(tmp_path: Path) -> None:
+    private = tmp_path / "worklist.json"
+    private.write_text("old", encoding="utf-8")
+    private.chmod(0o640)
+    write_text_atomically(private, "new")
+    assert private.read_text(encoding="utf-8") == "new" and oct(private.stat().st_mode & 0o777) == "0o640"
