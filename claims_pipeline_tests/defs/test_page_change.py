@@ -324,12 +324,7 @@ def test_the_worklist_right_after_the_audit_that_reported_a_change_still_shows_i
     web.set_epoch(2)
     _audit(instance, demo_config, "2026-03-01T09:00:00+00:00")
     _audit(instance, demo_config, "2026-06-01T09:00:00+00:00")  # reports the levy change
-    run_config = {**QUIET, "ops": {"worklist": {"config": {"sample": 2}}}}
-    assert dg.materialize([*ALL_ASSETS], instance=instance, resources=resources_for(demo_config, "2026-06-02T09:00:00+00:00"),
-                          selection=dg.AssetSelection.assets("worklist"), run_config=run_config).success
-    items = json.loads((home / "worklist.json").read_text(encoding="utf-8"))["items"]
-    levy = [i for i in items if i["source_url"] == LEVY]
-    assert levy and all(i["content_changed"] for i in levy), items
+    _assert_worklist_flags_the_levy_change(instance, demo_config, home, "2026-06-02T09:00:00+00:00", sample=2)
 
 
 def test_a_rebuilt_page_cache_does_not_hide_changes_behind_the_old_ones_ids(instance, demo_config, home, web):
@@ -391,12 +386,7 @@ def test_the_worklist_shows_the_change_the_last_report_showed_whoever_confirmed_
     _fetch_command(demo_config, "2026-02-02T09:00:00+00:00", [LEVY])  # confirmed by the fetch command
     _audit(instance, demo_config, "2026-02-03T09:00:00+00:00")  # its own fetch sees the same text; it reports it
     assert int(_priors(home)["content_changed"].sum()) == 2
-    run_config = {**QUIET, "ops": {"worklist": {"config": {"sample": 100}}}}  # every claim
-    assert dg.materialize([*ALL_ASSETS], instance=instance, resources=resources_for(demo_config, "2026-02-04T09:00:00+00:00"),
-                          selection=dg.AssetSelection.assets("worklist"), run_config=run_config).success
-    items = json.loads((home / "worklist.json").read_text(encoding="utf-8"))["items"]
-    levy = [i for i in items if i["source_url"] == LEVY]
-    assert levy and all(i["content_changed"] for i in levy), items
+    _assert_worklist_flags_the_levy_change(instance, demo_config, home, "2026-02-04T09:00:00+00:00", sample=100)  # every claim
 
 
 def test_a_page_changed_twice_between_reports_shows_both_changes(instance, demo_config, home, web):
@@ -417,3 +407,12 @@ def test_a_page_changed_twice_between_reports_shows_both_changes(instance, demo_
     assert "0.8 %" in diff and "1.1 %" in diff and "three instalments" in diff
     _audit(instance, demo_config, "2026-05-01T09:00:00+00:00")  # shown once: the next report has no change
     assert not _priors(home)["content_changed"].any()
+
+
+def _assert_worklist_flags_the_levy_change(instance, config, home, clock, *, sample):
+    run_config = {**QUIET, "ops": {"worklist": {"config": {"sample": sample}}}}
+    assert dg.materialize([*ALL_ASSETS], instance=instance, resources=resources_for(config, clock),
+                          selection=dg.AssetSelection.assets("worklist"), run_config=run_config).success
+    items = json.loads((home / "worklist.json").read_text(encoding="utf-8"))["items"]
+    levy = [i for i in items if i["source_url"] == LEVY]
+    assert levy and all(i["content_changed"] for i in levy), items
