@@ -80,6 +80,7 @@ def audit_tables(
     h = audit.headline
     return dg.MaterializeResult(
         metadata={
+            "run_at": audit.run_at,  # which audit's tables these are: the report checks it (audit_report)
             "scopes": len(claims),
             "scopes_missing": dg.MetadataValue.json(audit.scopes_missing),
             "claims": h["total"],
@@ -113,6 +114,18 @@ def report_dir_for(reports_dir: Path, run_at: str) -> Path:
     raise RuntimeError(f"{reports_dir}: 999 reports for the second {stamp}")
 
 
+def _tables_written_by_this_run(context: dg.AssetExecutionContext) -> str | None:
+    """run_at of the tables this run's audit_tables step wrote; None when this run did not write them (the
+    report of tables an earlier run wrote and checked, as the automation sensor runs it)."""
+    records = context.instance.fetch_materializations(
+        dg.AssetRecordsFilter(asset_key=audit_tables.key), limit=20, ascending=False).records
+    for record in records:
+        if record.run_id == context.run_id:
+            value = record.asset_materialization.metadata.get("run_at") if record.asset_materialization else None
+            return str(value.value) if value is not None else None
+    return None
+
+
 def _run_at_of(report_dir: Path) -> str | None:
     try:
         return json.loads((report_dir / "report.json").read_text(encoding="utf-8")).get("run_at")
@@ -138,6 +151,12 @@ def audit_report(context: dg.AssetExecutionContext, claims_config: ClaimsConfig)
     # of this home (a CLI run beside a Dagster run) waits until this one has written all of them
     with locked(audit_lock(home)):
         audit = load_audit(tables_dir(home))
+        own = _tables_written_by_this_run(context)
+        if own is not None and own != audit.run_at:
+            raise dg.Failure(
+                description=f"the audit tables were replaced by another audit of this home (run at {audit.run_at}) "
+                            f"after this run wrote its own (run at {own}); that audit's run writes its report, after "
+                            "its own checks. Nothing was written.")
         out_dir = report_dir_for(settings.reports_dir, audit.run_at)
         previous = previous_audit_run(home)
         if previous == audit.run_at:  # the report of the same audit rendered again: it keeps the run before it

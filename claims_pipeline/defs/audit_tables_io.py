@@ -2,8 +2,9 @@
 its checks and by the report asset, so what a reviewer reads is exactly what the checks verified. The four
 tables are one audit's: written under the home's audit lock and read under it (store/files.py), so a CLI
 audit running beside a Dagster run never leaves a reader with one audit's claims and another's pages. The
-lock covers each step, not the run: when two audits interleave their steps, the first one's report may be
-built from the second one's tables (a whole, newer audit, read before its own check ran)."""
+lock covers each step, not the run: when two audits interleave their steps, the tables the first one's report
+step finds may be the second one's. It then refuses (audit_report compares their run_at with the one its own
+run's audit_tables step recorded) rather than report tables whose own check has not run."""
 
 from __future__ import annotations
 
