@@ -44,8 +44,10 @@ def audit(config_path: str, *, scope: str | None = None, clock: str = "", fixtur
     results = run_audit(instance, resources, all_scopes, chosen)
     failures = run_failures(results)
     ok = not failures and all(r.success for r in results)
-    # a failed step the report does not need (the citation linter) still leaves this run's report
-    fresh = latest_signature(settings.reports_dir) != before
+    # a failed step the report does not need (the citation linter) still leaves this run's report; a failed
+    # report step leaves none, even when another audit of this home wrote one meanwhile
+    report_failed = any(f.startswith("audit_report:") for f in failures)
+    fresh = latest_signature(settings.reports_dir) != before and not report_failed
     summary = latest_summary(settings.reports_dir)
     if not quiet:
         print(f"[audit] DAGSTER_HOME={instance.root_directory} · runs {', '.join(r.run_id[:8] for r in results)}", file=sys.stderr)
