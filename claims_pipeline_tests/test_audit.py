@@ -297,26 +297,20 @@ def test_two_cli_audits_of_one_home_at_once_both_finish_with_whole_files(cli_dem
 def test_a_refused_report_is_not_passed_off_with_the_other_audits_report(cli_demo, monkeypatch, capsys) -> None:
     """Another audit of the home replaces the tables and writes its report while this one runs: this run's report
     step refuses the tables, and the command does not present the other audit's report (LATEST moved) as its own."""
-    import claims_pipeline.defs.checks as checks_mod
     from claims_pipeline.cli import main
-    from claims_pipeline.defs.audit_tables_io import load_audit, tables_dir, write_tables
+    from claims_pipeline_tests.defs.conftest import another_audit_lands_during_the_checks
 
     home, config = cli_demo
-    real = checks_mod.read_audit
+    other_run_at = "2026-04-01T00:00:05+00:00"
 
-    def another_audit_lands(home_dir):
-        audit = real(home_dir)
-        foreign = load_audit(tables_dir(home_dir))
-        foreign.run_at = "2026-04-01T00:00:05+00:00"
-        write_tables(foreign.to_tables(), tables_dir(home_dir))
+    def its_report_too(home_dir: Path) -> None:
         other = home / "reports" / "20260401T000005"
         other.mkdir(parents=True, exist_ok=True)
         (other / "report.md").write_text("# the other audit's report\n")
-        (other / "report.json").write_text(json.dumps({"run_at": foreign.run_at, "headline": {"flagged": 0}}))
+        (other / "report.json").write_text(json.dumps({"run_at": other_run_at, "headline": {"flagged": 0}}))
         (home / "reports" / "LATEST").write_text(f"{other}\n")
-        return audit
 
-    monkeypatch.setattr(checks_mod, "read_audit", another_audit_lands)
+    another_audit_lands_during_the_checks(monkeypatch, other_run_at, also=its_report_too)
     assert main(["audit", "--config", str(config), "--now", "2026-04-01T00:00:00Z"]) == 1
     out = capsys.readouterr()
     assert "audit done" not in out.err and "replaced by another audit of this home" in out.err, out.err

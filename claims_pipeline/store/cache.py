@@ -90,7 +90,7 @@ class ChangeRow:
     old_hash: str
     new_hash: str
     diff: str | None
-    fetch_id: int = 0  # the fetch that confirmed it
+    fetch_id: int  # the fetch that confirmed it
 
 
 class _Statements:
@@ -247,7 +247,7 @@ class PageCache:
                     return self._states_in(conn, [result.url])[result.url]
             except _DiffNeeded as need:  # rolled back, nothing written
                 deferred += 1
-                diffs[need.key] = self._diff(need.key, result)
+                diffs[need.key] = self.diff_between(*need.key, new_text=result.text)
             except _RereadNeeded as need:  # rolled back, nothing written; read the stable bytes with no lock held
                 deferred += 1
                 rereads[need.key] = self._reread_hash(*need.key)
@@ -258,14 +258,10 @@ class PageCache:
                 if attempt == _RECORD_ATTEMPTS:
                     raise
 
-    def _diff(self, key: tuple[str, str], result: FetchResult) -> str | None:
-        """The diff stored with a confirmed change from text old_hash to text new_hash (CPU-heavy on big pages:
-        called outside write transactions)."""
-        old_hash, new_hash = key
-        return self.diff_between(old_hash, new_hash, new_text=result.text)
-
     def diff_between(self, old_hash: str, new_hash: str, *, new_text: str | None = None) -> str | None:
-        """The diff from stored text old_hash to new_hash, as a change keeps it (None: a text is not stored)."""
+        """The diff from stored text old_hash to new_hash (new_text: that text, when the caller holds it), as a
+        confirmed change keeps it; None when a text is not stored. CPU-heavy on big pages: the recording path
+        calls it outside write transactions."""
         old_text = self.blobs.get_text(old_hash)
         new_text = new_text if new_text is not None else self.blobs.get_text(new_hash)
         if old_text is None or new_text is None:
@@ -350,7 +346,7 @@ class PageCache:
         if diff_key is not None and diff_key not in diffs:
             if defer_diff:  # before any write: the caller rolls back, diffs outside the lock, and comes back
                 raise _DiffNeeded(diff_key)
-            diffs[diff_key] = self._diff(diff_key, result)
+            diffs[diff_key] = self.diff_between(*diff_key, new_text=result.text)
 
         if url_row is None:
             conn.execute(_STMT.insert_url, {"url": url, "first_seen": fetched_at, "last_fetched_at": fetched_at})

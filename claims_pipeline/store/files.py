@@ -26,7 +26,6 @@ except ImportError:  # not POSIX: writes stay atomic, the lock is a no-op
 log = logging.getLogger(__name__)
 
 
-
 def _umask() -> int:
     """The process umask: from /proc on Linux (os.umask can only be read by setting it, which races with other
     threads creating files), else by setting and restoring it."""

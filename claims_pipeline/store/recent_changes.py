@@ -19,11 +19,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from claims_pipeline.store.clock import to_utc
 from claims_pipeline.store.files import write_text_atomically
 from claims_pipeline.store.records import PageState
+
+if TYPE_CHECKING:
+    from claims_pipeline.store.cache import ChangeRow, PageCache
 
 
 def last_audit_file(home: Path) -> Path:
@@ -101,8 +104,8 @@ def with_report(reported: ReportedChanges, covered: dict[str, int], shown: set[s
     return ReportedChanges(reported.cache, changes)
 
 
-def changes_since_report(cache: Any, key: str, reported: ReportedChanges) -> list[Any]:
-    """The page's confirmed changes no written report covered (cache.ChangeRow, oldest first)."""
+def changes_since_report(cache: PageCache, key: str, reported: ReportedChanges) -> list[ChangeRow]:
+    """The page's confirmed changes no written report covered, oldest first."""
     rows = cache.changes(key)
     record = reported.changes.get(key)
     if record is not None:
@@ -113,7 +116,7 @@ def changes_since_report(cache: Any, key: str, reported: ReportedChanges) -> lis
 
 
 def with_diffs_since_report(pages: dict[str, PageState], keys: dict[str, str], reported: ReportedChanges,
-                            cache: Any) -> dict[str, PageState]:
+                            cache: PageCache) -> dict[str, PageState]:
     """The pages to report, where a page changed more than once since a report last covered it carrying the diff
     from the text that report saw to the text now, headed by the count. A change keeps only its own diff, so
     the report showed the last change alone and a figure changed by an earlier one went unseen."""

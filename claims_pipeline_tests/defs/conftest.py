@@ -63,3 +63,24 @@ def instance() -> Iterator[dg.DagsterInstance]:
 
 def resources_for(config: Path, clock: str = "") -> dict[str, Any]:
     return default_resources(str(config), fixture_web="off", clock=clock)
+
+
+def another_audit_lands_during_the_checks(monkeypatch: pytest.MonkeyPatch, run_at: str,
+                                          also: Any = None) -> None:
+    """Each read of the audit tables by a check also replaces them with another audit's (run at `run_at`), as a
+    second audit of the same home would between this run's tables and its report; `also(home_dir)` runs after."""
+    import claims_pipeline.defs.checks as checks_mod
+    from claims_pipeline.defs.audit_tables_io import load_audit, tables_dir, write_tables
+
+    real = checks_mod.read_audit
+
+    def read_then_replace(home_dir: Path) -> Any:
+        audit = real(home_dir)
+        foreign = load_audit(tables_dir(home_dir))
+        foreign.run_at = run_at
+        write_tables(foreign.to_tables(), tables_dir(home_dir))
+        if also is not None:
+            also(home_dir)
+        return audit
+
+    monkeypatch.setattr(checks_mod, "read_audit", read_then_replace)

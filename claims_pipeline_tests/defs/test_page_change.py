@@ -14,7 +14,7 @@ from claims_pipeline.defs.checks import ALL_CHECKS
 from claims_pipeline.defs.partitions import range_tags
 from claims_pipeline.defs.runner import sync_scope_partitions
 from claims_pipeline.defs.storage import scope_file
-from claims_pipeline_tests.defs.conftest import QUIET, resources_for
+from claims_pipeline_tests.defs.conftest import QUIET, another_audit_lands_during_the_checks, resources_for
 
 SCOPES = ["xa", "shared/exit/regional"]
 LEVY = "http://www.tax.gov.xa/property/annual-levy.html"
@@ -422,29 +422,17 @@ def test_a_report_never_shows_tables_another_audit_wrote_after_this_runs_own(ins
     """Two audits of one home interleave (the CLI beside a Dagster run): another audit replaces the tables
     between this run's audit_tables step and its report. The report step refuses (its checks passed on other
     tables) instead of writing the other audit's tables, before their own check ran, as this run's report."""
-    import claims_pipeline.defs.checks as checks_mod
-    from claims_pipeline.defs.audit_tables_io import load_audit, tables_dir, write_tables
-
     sync_scope_partitions(instance, SCOPES)
-    real = checks_mod.read_audit
-
-    def another_audit_lands(home_dir):
-        audit = real(home_dir)
-        foreign = load_audit(tables_dir(home_dir))
-        foreign.run_at = "2026-01-10T09:00:05+00:00"  # a second audit's tables, written by another process
-        write_tables(foreign.to_tables(), tables_dir(home_dir))
-        return audit
-
-    monkeypatch.setattr(checks_mod, "read_audit", another_audit_lands)
-    r = dg.materialize([*ALL_ASSETS, *ALL_CHECKS], instance=instance,
-                       resources=resources_for(demo_config, "2026-01-10T09:00:00+00:00"), selection=SELECTION,
-                       tags=range_tags(SCOPES), run_config=QUIET, raise_on_error=False)
+    with monkeypatch.context() as patched:
+        another_audit_lands_during_the_checks(patched, "2026-01-10T09:00:05+00:00")  # a second audit's tables
+        r = dg.materialize([*ALL_ASSETS, *ALL_CHECKS], instance=instance,
+                           resources=resources_for(demo_config, "2026-01-10T09:00:00+00:00"), selection=SELECTION,
+                           tags=range_tags(SCOPES), run_config=QUIET, raise_on_error=False)
     assert not r.success
     failed = [e for e in r.all_events if e.is_step_failure]
     assert [e.step_key for e in failed] == ["audit_report"]
     assert "replaced by another audit of this home (run at 2026-01-10T09:00:05+00:00)" in str(failed[0].step_failure_data.error)
     assert not (home / "reports" / "LATEST").exists() and not (home / "audit" / "reported-changes.json").exists()
 
-    monkeypatch.setattr(checks_mod, "read_audit", real)  # the same home, no other audit: the report is written
-    _audit(instance, demo_config, "2026-01-11T09:00:00+00:00")
+    _audit(instance, demo_config, "2026-01-11T09:00:00+00:00")  # the same home, no other audit: the report is written
     assert (home / "reports" / "LATEST").exists()

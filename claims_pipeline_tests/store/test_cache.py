@@ -157,15 +157,15 @@ def test_diff_is_made_outside_the_write_transaction_and_used_only_if_the_change_
     cache.record(ok(URL, "intro\nVAT 18 %\nend"), now=day(1))
     cache.record(ok(URL, "intro\nVAT 20 %\nend"), now=day(2))
     made = []
-    real_diff = cache._diff
+    real_diff = cache.diff_between
 
-    def diff_while_another_writer_confirms(key, result):
-        made.append(key)
+    def diff_while_another_writer_confirms(old_hash, new_hash, *, new_text=None):
+        made.append((old_hash, new_hash))
         if len(made) == 1:
             assert other.record(ok(URL, "intro\nVAT 20 %\nend"), now=day(3)).content_changed
-        return real_diff(key, result)
+        return real_diff(old_hash, new_hash, new_text=new_text)
 
-    cache._diff = diff_while_another_writer_confirms  # type: ignore[method-assign]
+    cache.diff_between = diff_while_another_writer_confirms  # type: ignore[method-assign]
     state = cache.record(ok(URL, "intro\nVAT 20 %\nend"), now=day(3))
     assert made == [(text_hash("intro\nVAT 18 %\nend"), text_hash("intro\nVAT 20 %\nend"))]
     assert state.content_changed is False and state.changed_at == day(2) and "+VAT 20 %" in state.diff
