@@ -177,25 +177,21 @@ class Audit:
         meta: pd.DataFrame | None = None,
     ) -> "Audit":
         """Reload stored tables. The stored headline (meta) is kept as is, never silently recomputed."""
-        scopes_missing: list[str] = []
-        scopes: list[str] = []
-        covered: dict[str, int] = {}
-        shown: list[str] = []
-        identity = ""
-        if meta is not None and len(meta):
-            run_at = run_at or str(meta.iloc[0]["run_at"])
+        row = meta.iloc[0] if meta is not None and len(meta) else None
+
+        def stored(name: str, default: Any) -> Any:
+            """The meta row's JSON column (absent in tables of an older version, or empty: the default)."""
+            return json.loads(row[name]) if row is not None and name in row.index and row[name] else default
+
+        if row is not None:
+            run_at = run_at or str(row["run_at"])
             if headline is None:
-                headline = json.loads(meta.iloc[0]["headline"])
-            if "scopes_missing" in meta.columns and meta.iloc[0]["scopes_missing"]:
-                scopes_missing = list(json.loads(meta.iloc[0]["scopes_missing"]))
-            if "scopes" in meta.columns and meta.iloc[0]["scopes"]:
-                scopes = list(json.loads(meta.iloc[0]["scopes"]))
-            if "covered_changes" in meta.columns and meta.iloc[0]["covered_changes"]:
-                covered = {str(k): int(v) for k, v in json.loads(meta.iloc[0]["covered_changes"]).items()}
-            if "shown_changes" in meta.columns and meta.iloc[0]["shown_changes"]:
-                shown = [str(k) for k in json.loads(meta.iloc[0]["shown_changes"])]
-            if "cache_identity" in meta.columns and meta.iloc[0]["cache_identity"]:
-                identity = str(meta.iloc[0]["cache_identity"])
+                headline = json.loads(row["headline"])
+        scopes_missing = [str(s) for s in stored("scopes_missing", [])]
+        scopes = [str(s) for s in stored("scopes", [])]
+        covered = {str(k): int(v) for k, v in stored("covered_changes", {}).items()}
+        shown = [str(k) for k in stored("shown_changes", [])]
+        identity = str(row["cache_identity"]) if row is not None and "cache_identity" in row.index and row["cache_identity"] else ""
         priors = priors.copy()
         for col in ("content_changed", "stale_changed"):
             priors[col] = priors[col].astype(bool)
