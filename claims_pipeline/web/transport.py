@@ -21,7 +21,10 @@ import httpcore
 import httpx
 
 from claims_pipeline.web.asyncio_stream import AsyncioBackend
+from claims_pipeline.web.http11 import OriginPool
 from claims_pipeline.web.ssrf import AddressGuard, AddressRefused
+
+KEEPALIVE_S = 30.0  # an idle connection older than this is closed, not reused
 
 # host -> list of IP strings; may be sync or async. Tests inject stubs that answer private addresses.
 Resolver = Callable[[str], "list[str] | Awaitable[list[str]]"]
@@ -136,30 +139,11 @@ def tls_context(verify: bool) -> ssl.SSLContext:
     return ctx
 
 
-class _PoolTransport(httpx.AsyncHTTPTransport):
-    """AsyncHTTPTransport whose connection pool dials through the guarded backend (no proxy, no env)."""
-
-    def __init__(self, ctx: ssl.SSLContext, backend: GuardedBackend, limits: httpx.Limits) -> None:
-        super().__init__(verify=ctx, trust_env=False, limits=limits)
-        # httpx offers no network_backend argument; replace the pool it just built with the same arguments
-        # httpx would pass, plus our backend.
-        self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=ctx,
-            max_connections=limits.max_connections,
-            max_keepalive_connections=limits.max_keepalive_connections,
-            keepalive_expiry=limits.keepalive_expiry,
-            http1=True,
-            http2=False,
-            network_backend=backend,
-        )
-
-
 class GuardedTransport(httpx.AsyncBaseTransport):
     """Routes each request to a small connection pool of its own host.
 
-    One pool per host, because httpcore's pool scans every connection for every queued request: with one
-    shared pool over hundreds of hosts that scan dominated a warm (all-304) run's CPU. Per-host pools hold at
-    most a host's concurrency in connections, kept alive between that host's requests.
+    One pool per origin (http11.OriginPool: h11 on our streams), holding at most a host's concurrency in
+    connections, kept alive between that host's requests.
     """
 
     def __init__(self, *, guard: AddressGuard, resolver: Resolver | None, address_map: Mapping[str, str],
@@ -167,16 +151,20 @@ class GuardedTransport(httpx.AsyncBaseTransport):
                  inner_backend: httpcore.AsyncNetworkBackend | None = None) -> None:
         self._ctx = tls_context(verify_tls)
         self._backend = GuardedBackend(guard, resolver, parse_address_map(address_map), inner_backend)
-        self._limits = httpx.Limits(max_connections=per_host_connections,
-                                    max_keepalive_connections=per_host_connections, keepalive_expiry=30.0)
-        self._pools: dict[tuple[str, str, int | None], _PoolTransport] = {}
+        self._per_host = per_host_connections
+        self._pools: dict[tuple[str, str, int | None], OriginPool] = {}
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        key = (request.url.scheme, request.url.host, request.url.port)
+        url = request.url
+        key = (url.scheme, url.host, url.port)
         pool = self._pools.get(key)
         if pool is None:
-            pool = self._pools[key] = _PoolTransport(self._ctx, self._backend, self._limits)
-        return await pool.handle_async_request(request)
+            if url.scheme not in ("http", "https"):
+                raise httpx.UnsupportedProtocol(f"not an http(s) URL: {url}", request=request)
+            pool = self._pools[key] = OriginPool(
+                scheme=url.scheme, host=url.host, port=url.port or (443 if url.scheme == "https" else 80),
+                backend=self._backend, tls=self._ctx, limit=self._per_host, keepalive_s=KEEPALIVE_S)
+        return await pool.send(request)
 
     async def aclose(self) -> None:
         for pool in self._pools.values():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -71,3 +73,52 @@ def fast_fetch(web: FixtureWeb, **overrides: Any) -> Settings:
 @pytest.fixture
 def settings_for(web: FixtureWeb) -> Callable[..., Settings]:
     return lambda **overrides: fast_fetch(web, **overrides)
+
+
+@pytest.fixture
+def tcp_server() -> Iterator[Callable[[Callable[[socket.socket], None]], tuple[int, list[int]]]]:
+    """Start a raw TCP server whose every accepted connection is handled by `handler` in its own thread.
+    Returns (port, accepted) where accepted counts connections."""
+    servers: list[socket.socket] = []
+
+    def start(handler: Callable[[socket.socket], None]) -> tuple[int, list[int]]:
+        srv = socket.socket()
+        srv.bind(("127.0.0.1", 0))
+        srv.listen(16)
+        servers.append(srv)
+        accepted: list[int] = []
+
+        def serve() -> None:
+            while True:
+                try:
+                    conn, _ = srv.accept()
+                except OSError:
+                    return
+                accepted.append(1)
+                threading.Thread(target=_guarded, args=(handler, conn), daemon=True).start()
+
+        threading.Thread(target=serve, daemon=True).start()
+        return srv.getsockname()[1], accepted
+
+    yield start
+    for srv in servers:
+        srv.close()
+
+
+def _guarded(handler: Callable[[socket.socket], None], conn: socket.socket) -> None:
+    try:
+        handler(conn)
+    except OSError:
+        pass
+    finally:
+        conn.close()
+
+
+def read_request(conn: socket.socket) -> bytes:
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(4096)
+        if not chunk:
+            return b""
+        data += chunk
+    return data

@@ -1,5 +1,6 @@
-"""The fetcher's asyncio network backend against real sockets on 127.0.0.1: keep-alive reuse and expiry, flow
-control both ways, timeouts, resets, refused connections. (TLS: test_fetcher_units.py's HTTPS server.)"""
+"""The fetcher's asyncio network backend against real sockets on 127.0.0.1: flow
+control both ways, timeouts, resets, refused connections. (TLS: test_fetcher_units.py's HTTPS server; keep-alive
+reuse and expiry: test_http11.py.)"""
 
 from __future__ import annotations
 
@@ -9,97 +10,12 @@ import socket
 import struct
 import threading
 import time
-from collections.abc import Callable, Iterator
 
 import httpcore
 import pytest
 
 from claims_pipeline.web.asyncio_stream import AsyncioBackend
-
-
-@pytest.fixture
-def tcp_server() -> Iterator[Callable[[Callable[[socket.socket], None]], tuple[int, list[int]]]]:
-    """Start a raw TCP server whose every accepted connection is handled by `handler` in its own thread.
-    Returns (port, accepted) where accepted counts connections."""
-    servers: list[socket.socket] = []
-
-    def start(handler: Callable[[socket.socket], None]) -> tuple[int, list[int]]:
-        srv = socket.socket()
-        srv.bind(("127.0.0.1", 0))
-        srv.listen(16)
-        servers.append(srv)
-        accepted: list[int] = []
-
-        def serve() -> None:
-            while True:
-                try:
-                    conn, _ = srv.accept()
-                except OSError:
-                    return
-                accepted.append(1)
-                threading.Thread(target=_guarded, args=(handler, conn), daemon=True).start()
-
-        threading.Thread(target=serve, daemon=True).start()
-        return srv.getsockname()[1], accepted
-
-    yield start
-    for srv in servers:
-        srv.close()
-
-
-def _guarded(handler: Callable[[socket.socket], None], conn: socket.socket) -> None:
-    try:
-        handler(conn)
-    except OSError:
-        pass
-    finally:
-        conn.close()
-
-
-def _read_request(conn: socket.socket) -> bytes:
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = conn.recv(4096)
-        if not chunk:
-            return b""
-        data += chunk
-    return data
-
-
-def test_an_idle_connection_the_server_closed_is_not_reused(tcp_server):
-    """httpcore asks 'is_readable' of an idle keep-alive connection before reusing it; EOF must say yes, or
-    the next request is written into a dead connection and fails."""
-
-    def one_response_then_close(conn: socket.socket) -> None:
-        _read_request(conn)
-        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nok")
-        time.sleep(0.05)  # the server's keep-alive timeout, shortened: FIN while the client holds it idle
-
-    port, accepted = tcp_server(one_response_then_close)
-
-    async def run() -> list[bytes]:
-        async with httpcore.AsyncConnectionPool(network_backend=AsyncioBackend()) as pool:
-            first = await pool.request("GET", f"http://127.0.0.1:{port}/a")
-            await asyncio.sleep(0.3)
-            second = await pool.request("GET", f"http://127.0.0.1:{port}/b")
-            return [first.content, second.content]
-
-    assert asyncio.run(run()) == [b"ok", b"ok"]
-    assert len(accepted) == 2  # the closed connection was dropped and a new one dialled
-
-
-def test_a_keep_alive_connection_is_reused(tcp_server):
-    def serve_many(conn: socket.socket) -> None:
-        while _read_request(conn):
-            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
-
-    port, accepted = tcp_server(serve_many)
-
-    async def run() -> list[int]:
-        async with httpcore.AsyncConnectionPool(network_backend=AsyncioBackend()) as pool:
-            return [(await pool.request("GET", f"http://127.0.0.1:{port}/{i}")).status for i in range(5)]
-
-    assert asyncio.run(run()) == [200] * 5 and len(accepted) == 1
+from claims_pipeline_tests.web.conftest import read_request
 
 
 def test_a_large_body_read_slowly_arrives_whole(tcp_server):
@@ -108,7 +24,7 @@ def test_a_large_body_read_slowly_arrives_whole(tcp_server):
     expected = hashlib.sha256(body).hexdigest()
 
     def send_big(conn: socket.socket) -> None:
-        _read_request(conn)
+        read_request(conn)
         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
 
     port, _ = tcp_server(send_big)
@@ -188,7 +104,7 @@ def test_read_timeout_reset_and_refused_are_httpcore_errors(tcp_server):
         silent.wait(5)
 
     def resets(conn: socket.socket) -> None:
-        _read_request(conn)
+        read_request(conn)
         conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close() sends RST
 
     port_silent, _ = tcp_server(says_nothing)
