@@ -4,7 +4,10 @@ host, through ever more of the stack, each layer's CPU printed with its ratio to
 
   raw      asyncio streams writing the request and reading the status and headers by hand (the floor)
   httpcore httpcore's connection pool on our asyncio network backend (web/asyncio_stream.py)
-  httpx    + httpx's transport API and its Request/Response objects (what web/fetcher.py sends through)
+  httpx    + httpx's transport API and its Request/Response objects (what web/fetcher.py sent through before
+           web/http11.py)
+  http11   our per-origin pool (web/http11.py: h11 on the same backend) with httpx's Request/Response objects:
+           what web/fetcher.py sends through now
   fetcher  + our Fetcher (politeness slots, budgets, redirects and bot-wall checks, FetchResult per URL)
 
     .venv/bin/python benchmarks/bench_http_layers.py [--repeat 3]
@@ -31,6 +34,7 @@ from claims_pipeline.settings import settings_from_dict  # noqa: E402
 from claims_pipeline.web import event_loop  # noqa: E402
 from claims_pipeline.web.asyncio_stream import AsyncioBackend  # noqa: E402
 from claims_pipeline.web.fetcher import Fetcher  # noqa: E402
+from claims_pipeline.web.http11 import OriginPool  # noqa: E402
 
 HOSTS = [f"h{i:02d}.fixture" for i in range(50)]
 PATHS = [f"/_/page/p{j}?size=20000" for j in range(10)]
@@ -98,6 +102,22 @@ def main() -> None:
                 for t in transports.values():
                     await t.aclose()
 
+            async def http11() -> None:
+                pools = {h: OriginPool(scheme="http", host="127.0.0.1", port=port, backend=AsyncioBackend(), tls=ctx,
+                                       limit=2, keepalive_s=30.0) for h in HOSTS}
+
+                async def conn(host: str, paths: list[str]) -> None:
+                    for p in paths:
+                        req = httpx.Request("GET", base + p, headers={"Host": host, "If-None-Match": etags[(host, p)]})
+                        resp = await pools[host].send(req)
+                        async for _ in resp.aiter_raw():
+                            pass
+                        await resp.aclose()
+                        assert resp.status_code == 304
+                await asyncio.gather(*(conn(h, PATHS[k::2]) for h in HOSTS for k in range(2)))
+                for pool in pools.values():
+                    await pool.aclose()
+
             settings = settings_from_dict({"home": str(tmp / "home"), "fetch": {
                 "address_map": {"*.fixture": f"127.0.0.1:{port}"}, "allow_networks": ["127.0.0.1/32"],
                 "concurrency": 64, "req_per_sec": 100000, "default_host": {"concurrency": 2, "interval_ms": 0},
@@ -110,7 +130,8 @@ def main() -> None:
                         assert r.status.value == "NOT_MODIFIED", r.note
 
             floor = None
-            for name, run in (("raw", raw), ("httpcore", core), ("httpx", transport), ("fetcher", fetcher)):
+            for name, run in (("raw", raw), ("httpcore", core), ("httpx", transport), ("http11", http11),
+                              ("fetcher", fetcher)):
                 cpu = best_cpu(run, args.repeat)
                 floor = floor or cpu
                 print(f"{name:9s} {cpu:6.3f} s CPU for {len(validators)} conditional GETs  ×{cpu / floor:5.1f} raw")
