@@ -56,6 +56,18 @@ def test_rerun_is_conditional_and_downloads_no_body(web, tmp_path):
         assert second[url].fetched_at == "2026-03-02T00:00:00+00:00"
 
 
+def test_a_warm_runs_304s_on_one_host_share_one_keep_alive_connection(web, tmp_path):
+    """A 304 has no body: the fetcher closes it unread and the pool keeps its connection for the next URL."""
+    settings = fixture_settings(web, tmp_path)
+    urls = [web.url("b.fixture", f"/_/page/p{i}") for i in range(4)]
+    refresh_pages(settings, urls, now="2026-03-01T00:00:00Z")
+    mark = len(web.requests())
+    refresh_pages(settings, urls, now="2026-03-02T00:00:00Z")
+    again = page_requests(web, mark)
+    assert [r["status"] for r in again] == [304] * 4
+    assert len({r["client_port"] for r in again}) == 1
+
+
 def test_page_change_is_confirmed_on_the_second_run_after_it_with_first_sighting_date(web, tmp_path):
     settings = fixture_settings(web, tmp_path)
     url = web.url(HOST, LEVY)

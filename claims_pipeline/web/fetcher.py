@@ -410,8 +410,10 @@ class Fetcher:
         h = dict(resp.headers.items())  # one pass (names lower-cased, repeats joined): looked up many times below
         common = dict(http_status=status, final_url=current, etag=h.get("etag"), last_modified=h.get("last-modified"),
                       content_type=_content_type(h.get("content-type", "")))
-        if status in _REDIRECTS or status == 304:
-            await self._peek(resp)  # finish the (tiny) body so the keep-alive connection can be reused
+        if status in _REDIRECTS:
+            # finish the (small) body so the keep-alive connection can be reused (a 304 has none: the pool keeps
+            # its connection as it is)
+            await self._peek(resp)
         if status in _REDIRECTS:
             location = h.get("location")
             if not location:
