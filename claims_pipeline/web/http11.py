@@ -98,12 +98,15 @@ class OriginPool:
 
     async def send(self, request: httpx.Request) -> httpx.Response:
         timeouts = request.extensions.get("timeout", {})
-        try:
-            async with asyncio.timeout(timeouts.get("pool")):
-                await self._slots.acquire()
-        except TimeoutError:
-            raise httpx.PoolTimeout(f"no free connection to {self._host} within {timeouts.get('pool'):g} s",
-                                    request=request) from None
+        if self._slots.locked():  # (a free slot is taken at once: no timer to set up)
+            try:
+                async with asyncio.timeout(timeouts.get("pool")):
+                    await self._slots.acquire()
+            except TimeoutError:
+                raise httpx.PoolTimeout(f"no free connection to {self._host} within {timeouts.get('pool'):g} s",
+                                        request=request) from None
+        else:
+            await self._slots.acquire()
         conn: _Connection | None = None
         try:
             conn = await self._reuse() or await self._open(timeouts.get("connect"))
