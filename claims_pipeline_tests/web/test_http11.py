@@ -287,3 +287,22 @@ def test_a_response_closed_unread_keeps_its_connection_when_all_of_it_has_arrive
         return statuses
 
     assert asyncio.run(run()) == [304] * 4 and len(accepted) == 1
+
+
+def test_a_chunked_body_is_read_whole_and_its_connection_kept(tcp_server):
+    def chunked(conn: socket.socket) -> None:
+        while read_request(conn):
+            conn.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                         b"5\r\nhello\r\n")
+            time.sleep(0.02)  # the rest in a later packet
+            conn.sendall(b"6\r\n world\r\n0\r\n\r\n")
+
+    port, accepted = tcp_server(chunked)
+
+    async def run() -> list[tuple[int, bytes]]:
+        pool = pool_for(port, limit=1)
+        out = [await get(pool, port, "/a"), await get(pool, port, "/b")]
+        await pool.aclose()
+        return out
+
+    assert asyncio.run(run()) == [(200, b"hello world")] * 2 and len(accepted) == 1
