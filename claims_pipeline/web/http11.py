@@ -82,7 +82,10 @@ class _Connection:
             return  # not reusable: the states say so
 
     def reusable(self) -> bool:
-        return self.h11.our_state is h11.DONE and self.h11.their_state is h11.DONE
+        # bytes that came after the response in the same read (a body sent with a 304, a second answer) are in
+        # h11's buffer, where the idle check cannot see them: the next request would read them as its response
+        return self.h11.our_state is h11.DONE and self.h11.their_state is h11.DONE and \
+            self.h11.trailing_data == (b"", False)
 
 
 class OriginPool:
@@ -111,8 +114,13 @@ class OriginPool:
         try:
             conn = await self._reuse() or await self._open(timeouts.get("connect"))
             head = h11.Request(method=request.method, target=request.url.raw_path, headers=request.headers.raw)
-            await conn.stream.write(conn.h11.send(head) + conn.h11.send(h11.EndOfMessage()),
-                                    timeout=timeouts.get("write"))
+            try:
+                await conn.stream.write(conn.h11.send(head) + conn.h11.send(h11.EndOfMessage()),
+                                        timeout=timeouts.get("write"))
+            except httpcore.WriteError:
+                # a server may answer and close before it takes the request (a 503 when it is full): that answer
+                # says more than the failed write, so read it; h11 then keeps the connection out of the pool
+                conn.h11.send_failed()
             read_timeout = timeouts.get("read")
             event = await conn.next_event(read_timeout)
             while isinstance(event, h11.InformationalResponse):  # 100 Continue and friends: not the answer
@@ -121,9 +129,11 @@ class OriginPool:
                 raise httpx.RemoteProtocolError(f"unexpected {type(event).__name__} before the response head",
                                                 request=request)
         except BaseException as exc:
-            if conn is not None:
-                await conn.stream.aclose()
-            self._slots.release()
+            try:
+                if conn is not None:
+                    await conn.stream.aclose()
+            finally:
+                self._slots.release()
             if isinstance(exc, Exception):
                 mapped = as_httpx_error(exc, request)
                 if mapped is not exc:

@@ -161,8 +161,11 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         if pool is None:
             if url.scheme not in ("http", "https"):
                 raise httpx.UnsupportedProtocol(f"not an http(s) URL: {url}", request=request)
+            # url.host is an IDN's Unicode form, which the resolver and ssl would encode again by IDNA 2003
+            # ('faß' -> 'fass', another domain): dial, and check TLS against, the ASCII name of the Host header
             pool = self._pools[key] = OriginPool(
-                scheme=url.scheme, host=url.host, port=url.port or (443 if url.scheme == "https" else 80),
+                scheme=url.scheme, host=url.raw_host.decode("ascii"),
+                port=url.port or (443 if url.scheme == "https" else 80),
                 backend=self._backend, tls=self._ctx, limit=self._per_host, keepalive_s=KEEPALIVE_S)
         return await pool.send(request)
 

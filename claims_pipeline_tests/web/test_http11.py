@@ -13,6 +13,8 @@ import pytest
 
 from claims_pipeline.web.asyncio_stream import AsyncioBackend
 from claims_pipeline.web.http11 import OriginPool
+from claims_pipeline.web.ssrf import AddressGuard
+from claims_pipeline.web.transport import GuardedTransport
 from claims_pipeline_tests.web.conftest import read_request
 
 TIMEOUTS = {"connect": 2.0, "read": 2.0, "write": 2.0, "pool": 2.0}
@@ -306,3 +308,81 @@ def test_a_chunked_body_is_read_whole_and_its_connection_kept(tcp_server):
         return out
 
     assert asyncio.run(run()) == [(200, b"hello world")] * 2 and len(accepted) == 1
+
+
+def test_bytes_that_came_after_a_response_in_the_same_read_keep_its_connection_out_of_the_pool(tcp_server):
+    """A server that sends more than its response (a body with a 304, a second answer) in the same packet: those
+    bytes sit in h11's buffer, not the socket's, so the idle check cannot see them. Kept, the connection would
+    hand them to the next request as its response."""
+
+    def answer_twice(conn: socket.socket) -> None:
+        while read_request(conn):
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+                         b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nstray")
+
+    port, accepted = tcp_server(answer_twice)
+
+    async def run() -> list[tuple[int, bytes]]:
+        pool = pool_for(port, limit=1)
+        out = [await get(pool, port, "/a"), await get(pool, port, "/b")]
+        await pool.aclose()
+        return out
+
+    assert asyncio.run(run()) == [(200, b"ok")] * 2 and len(accepted) == 2
+
+
+class _SlowToWrite(AsyncioBackend):
+    """Connects, then lets the loop run a while before the request is written (a TLS handshake, a busy loop)."""
+
+    async def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+        stream = await super().connect_tcp(host, port, timeout, local_address, socket_options)
+        await asyncio.sleep(0.2)
+        return stream
+
+
+def test_an_answer_sent_before_the_request_could_be_written_is_the_response(tcp_server):
+    """A server that answers at once and closes (a 503 when it is full) leaves the connection closing before our
+    request goes out: the write fails, but the answer is there to read, and it says more than a WriteError."""
+
+    def busy(conn: socket.socket) -> None:
+        conn.sendall(b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 5\r\nContent-Length: 4\r\n\r\nbusy")
+        conn.shutdown(socket.SHUT_WR)
+        time.sleep(0.5)
+
+    port, accepted = tcp_server(busy)
+
+    async def run() -> tuple[int, bytes]:
+        pool = OriginPool(scheme="http", host="127.0.0.1", port=port, backend=_SlowToWrite(), tls=None,
+                          limit=1, keepalive_s=30.0)
+        out = await get(pool, port)
+        assert not pool._idle  # the request never reached the server: that connection is done
+        await pool.aclose()
+        return out
+
+    assert asyncio.run(run()) == (503, b"busy")
+
+
+def test_an_idn_host_is_dialled_by_the_ascii_name_of_its_host_header(tcp_server):
+    """httpx's url.host is the Unicode form of an IDN; the resolver (and TLS, for SNI and the certificate check)
+    must get the ASCII name the Host header carries (IDNA 2008), not one Python's codec derives again from the
+    Unicode form (IDNA 2003: 'faß' becomes 'fass', another domain)."""
+    port, _ = tcp_server(serve_ok)
+    asked: list[str] = []
+
+    def resolver(host: str) -> list[str]:
+        asked.append(host)
+        return ["127.0.0.1"]
+
+    async def run() -> tuple[int, bytes]:
+        transport = GuardedTransport(guard=AddressGuard.from_lists([], ["127.0.0.1/32"]), resolver=resolver,
+                                     address_map={}, verify_tls=True)
+        request = httpx.Request("GET", f"http://xn--fa-hia.test:{port}/", extensions={"timeout": TIMEOUTS})
+        response = await transport.handle_async_request(request)
+        try:
+            return response.status_code, await response.aread()
+        finally:
+            await response.aclose()
+            await transport.aclose()
+
+    assert asyncio.run(run()) == (200, b"ok")
+    assert asked == ["xn--fa-hia.test"]
