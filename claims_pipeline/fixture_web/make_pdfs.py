@@ -3,6 +3,8 @@
 A tiny PDF writer (standard Helvetica, WinAnsi text, Flate streams, raw image XObjects) makes the text, scanned
 and bomb files; pypdf encrypts. Output: ``sites/pdfs.fixture/``:
 - tax-table.pdf       two pages of figures laid out as a table (rates, thresholds, a "1 000 000", €, years)
+- gazette.pdf         a two-column gazette page (a title over both columns, a table across them, two more
+                      columns under it)
 - scanned.pdf         one page holding only an image (no text layer)
 - encrypted.pdf       tax-table encrypted with a user password ("secret")
 - owner-only.pdf      tax-table encrypted with an EMPTY user password (readable, printing restricted)
@@ -122,6 +124,38 @@ def tax_table_pdf() -> bytes:
     return text_pdf([page1, page2])
 
 
+GAZETTE_LEFT = ["The annual property levy is charged on the", "cadastral value of every dwelling at a rate of",
+                "0.8 % from 1 January 2025, replacing the", "earlier rate of 0.65 % set by Law 2019-114.",
+                "Owners pay in two instalments, in March and", "in September of each year."]
+GAZETTE_RIGHT = ["Non-residents who buy land need a licence", "under Act No. 31 of the Lands Code. The",
+                 "fee is €900 for a dwelling and €1,500 for", "farmland, payable when the application is",
+                 "filed with the Lands Office in the capital."]
+GAZETTE_TABLE = [("Residential dwellings", "0.8 %"), ("Commercial premises", "1.2 %")]
+GAZETTE_LEFT_2 = ["Appeals against an assessment go to the", "regional tax tribunal within 60 days of",
+                  "the notice, as Article 14 of the Code sets."]
+GAZETTE_RIGHT_2 = ["The licence fee is waived for buyers who", "have lived in Xanadia for five years or",
+                   "more before the date of the purchase."]
+
+
+def gazette_pdf() -> bytes:
+    """A gazette page in two columns (x 50 and 310): a title over both, two columns of prose, a two-cell table
+    whose cells straddle the gutter, then two more columns."""
+    lines: list[tuple[float, float, float, str]] = [(50, 800, 14, "Official Gazette of Xanadia, No. 42 of 3 March 2025")]
+    y = 770.0
+    for k in range(max(len(GAZETTE_LEFT), len(GAZETTE_RIGHT))):
+        lines += [(x, y, 9, column[k]) for x, column in ((50, GAZETTE_LEFT), (310, GAZETTE_RIGHT)) if k < len(column)]
+        y -= 12
+    y -= 24
+    for label, rate in GAZETTE_TABLE:
+        lines += [(50, y, 9, label), (400, y, 9, rate)]
+        y -= 12
+    y -= 24
+    for left, right in zip(GAZETTE_LEFT_2, GAZETTE_RIGHT_2):
+        lines += [(50, y, 9, left), (310, y, 9, right)]
+        y -= 12
+    return text_pdf([lines])
+
+
 def multi_page_pdf(n_pages: int, lines_per_page: int = 45) -> bytes:
     """Realistic text pages (for the benchmark): a report with figures on every line."""
     pages = []
@@ -228,6 +262,7 @@ def build_all(out_dir: Path = PDF_DIR, text_dir: Path = TEXT_DIR) -> dict[str, i
     tax = tax_table_pdf()
     files = {
         "tax-table.pdf": tax,
+        "gazette.pdf": gazette_pdf(),
         "scanned.pdf": scanned_pdf(),
         "encrypted.pdf": encrypted_pdf(tax, "secret", "owner-secret"),
         "owner-only.pdf": encrypted_pdf(tax, "", "owner-secret"),

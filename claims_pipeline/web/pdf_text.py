@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from claims_pipeline.web.pdf_columns import read_columns
 from claims_pipeline.web.records import FetchStatus
 
 if TYPE_CHECKING:  # the pypdf worker child imports this module: keep its start-up light
@@ -124,10 +125,12 @@ def _page_count(path: Path, timeout_s: float) -> int | None:
     return None
 
 
-def _finish(raw_text: bytes, kind: str, settings: PdfSettings, notes: list[str]) -> PdfOutcome:
+def _finish(raw_text: bytes, kind: str, settings: PdfSettings, notes: list[str], *, layout: bool = False) -> PdfOutcome:
+    """`layout`: the text is pdftotext -layout's, whose two-column pages are read column by column first."""
     from claims_pipeline.web.html_text import normalise_text
 
-    text = normalise_text(raw_text.decode("utf-8", "replace"))
+    text = raw_text.decode("utf-8", "replace")
+    text = normalise_text(read_columns(text) if layout else text)
     cap_note = f"text capped at {settings.max_text_chars} chars"
     if len(text) > settings.max_text_chars:
         text = text[: settings.max_text_chars]
@@ -167,7 +170,7 @@ def _with_pdftotext(path: Path, settings: PdfSettings, max_out: int) -> PdfOutco
             notes.append(f"read the first {settings.max_pages} of {total or 'more'} pages (page cap)")
     if "error" in run.stderr.lower() and not notes:
         notes.append(f"damaged PDF, partly read: {_first_error(run.stderr)}")
-    return _finish(run.stdout, "pdf:pdftotext", settings, notes)
+    return _finish(run.stdout, "pdf:pdftotext", settings, notes, layout=True)
 
 
 def _with_pypdf(path: Path, settings: PdfSettings, max_out: int) -> PdfOutcome:

@@ -159,3 +159,15 @@ def test_html_mentioning_the_pdf_magic_stays_html() -> None:
     page = b"<html><body><p>" + b"Notes on file formats. " * 60 + b"A PDF starts with %PDF-1.7.</p></body></html>"
     out = extract_text(page, "text/html", "https://x.test/about-pdf", settings_from_dict({}))
     assert out.status is FetchStatus.OK and out.content_kind == "html"
+
+
+def test_a_two_column_page_is_read_column_by_column() -> None:
+    """pdftotext -layout prints a gazette's two columns side by side; read as text, each sentence was cut by
+    the other column's. Title first, each column whole, the table that straddles the gutter keeps its rows."""
+    out = pdf_to_text(pdf("gazette.pdf"), FAST)
+    assert (out.status, out.content_kind) == (FetchStatus.OK, "pdf:pdftotext")
+    assert out.text is not None
+    g = make_pdfs
+    expected = (["Official Gazette of Xanadia, No. 42 of 3 March 2025"] + g.GAZETTE_LEFT + g.GAZETTE_RIGHT
+                + [f"{label} {rate}" for label, rate in g.GAZETTE_TABLE] + g.GAZETTE_LEFT_2 + g.GAZETTE_RIGHT_2)
+    assert out.text.splitlines() == expected
