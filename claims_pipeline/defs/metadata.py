@@ -29,8 +29,9 @@ def where(file: str | None, line: int) -> str:
 
 
 def prose(claim_text: str) -> str:
-    """A claim as a table shows it: its markdown links as their labels (the url column links the source)."""
-    return escape.claim_prose(claim_text)
+    """A claim as a table shows it: its markdown links as their labels (the url column links the source), bold
+    as plain text (the cell escapes the asterisks, which would show)."""
+    return escape.claim_plain(claim_text)
 
 
 def md_cell(value: Any, limit: int = 90) -> str:

@@ -85,7 +85,8 @@ _STRONG_RE = re.compile(r"(\*\*|__)(?=\S)([^\n]{1,500}?)(?<=\S)\1")
 
 
 def claim_plain(text: object) -> str:
-    """claim_prose without its bold markers: for report.html, which shows text, not markdown."""
+    """claim_prose without its bold markers: report.html shows text, and report.md's cells escape every markup
+    character, so kept markers would show as asterisks."""
     return _STRONG_RE.sub(lambda m: m.group(2), claim_prose(text))
 
 

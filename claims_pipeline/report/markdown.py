@@ -7,7 +7,7 @@ import json
 import pandas as pd
 
 from claims_pipeline.audit import Audit
-from claims_pipeline.report.escape import claim_prose, md_cell, md_code, md_link, s
+from claims_pipeline.report.escape import claim_plain, md_cell, md_code, md_link, s
 
 TITLE = "# Source-content audit (deterministic — no LLM)"
 TRIPWIRES = (
@@ -41,7 +41,8 @@ def _where(r: object) -> str:
 
 
 def _claim(text: object, limit: int) -> str:
-    return md_cell(claim_prose(text), limit)
+    # bold markers would show as escaped asterisks ("\\*\\*18%\\*\\*"): the claim reads as plain prose
+    return md_cell(claim_plain(text), limit)
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:

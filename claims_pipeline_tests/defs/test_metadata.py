@@ -59,7 +59,7 @@ def test_url_cells_are_links_and_claims_read_as_prose():
     from claims_pipeline.defs.metadata import Link, prose, where
 
     value = md_table(["where", "claim", "url"], [[where("countries/zz/sub/b.md", 5),
-                                                 prose("Levy 0.8 % ([source](https://x.gouv.zz/a_b))"),
+                                                 prose("Levy **0.8 %** ([source](https://x.gouv.zz/a_b))"),
                                                  Link("https://x.gouv.zz/a_b?q=1|2")],
                                                 [where(None, 7), "x", Link("javascript:alert(1)")]]).value
     rows = value.splitlines()

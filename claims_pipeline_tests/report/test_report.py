@@ -38,7 +38,7 @@ def hostile_audit() -> tuple[Audit, list]:
             line_no=7,
             last_verified="2026-05-01",
         ),
-        claim("Fee €77,700 <script>alert(5)</script>", [value("money", "€77,700")], url=GOOD, line_no=8),
+        claim("Fee **€77,700** <script>alert(5)</script>", [value("money", "€77,700")], url=GOOD, line_no=8),
         claim("Rate 2.5 % via a script link", [value("pct", "2.5 %")], url=JS_URL, line_no=9, scope="shared/home-tax"),
     ]
     pages = {
@@ -146,6 +146,7 @@ def test_markdown_sections_tables_and_escaping(tmp_path: Path) -> None:
     absent = md_rows(md, "## Figure NOT")
     assert absent[0] == "| scope | where | claim | missing | verified | url |"
     assert "€77,700" in absent[2] and "\\<script\\>" in absent[2] and re.search(r"(?<!\\)[<>]", absent[2].split("](<")[0]) is None
+    assert "| Fee €77,700 \\<script\\>" in absent[2] and "*" not in absent[2]  # bold shows as plain text
     assert "_(none)_" not in md_rows(md, "## Cited page")[0]
 
 
