@@ -85,36 +85,30 @@ def main() -> None:
 
             ctx = ssl.create_default_context()
 
-            async def transport() -> None:
-                transports = {h: httpx.AsyncHTTPTransport(verify=ctx) for h in HOSTS}
-                for t in transports.values():  # the same pool as above, under httpx's transport
-                    t._pool = httpcore.AsyncConnectionPool(network_backend=AsyncioBackend(), max_connections=2)
-
+            async def through(send: Callable[[str, httpx.Request], Awaitable[httpx.Response]]) -> None:
+                """Every conditional GET as an httpx.Request through `send(host, request)`, body read, closed."""
                 async def conn(host: str, paths: list[str]) -> None:
                     for p in paths:
                         req = httpx.Request("GET", base + p, headers={"Host": host, "If-None-Match": etags[(host, p)]})
-                        resp = await transports[host].handle_async_request(req)
+                        resp = await send(host, req)
                         async for _ in resp.aiter_raw():
                             pass
                         await resp.aclose()
                         assert resp.status_code == 304
                 await asyncio.gather(*(conn(h, PATHS[k::2]) for h in HOSTS for k in range(2)))
+
+            async def transport() -> None:
+                transports = {h: httpx.AsyncHTTPTransport(verify=ctx) for h in HOSTS}
+                for t in transports.values():  # the same pool as above, under httpx's transport
+                    t._pool = httpcore.AsyncConnectionPool(network_backend=AsyncioBackend(), max_connections=2)
+                await through(lambda host, req: transports[host].handle_async_request(req))
                 for t in transports.values():
                     await t.aclose()
 
             async def http11() -> None:
                 pools = {h: OriginPool(scheme="http", host="127.0.0.1", port=port, backend=AsyncioBackend(), tls=ctx,
                                        limit=2, keepalive_s=30.0) for h in HOSTS}
-
-                async def conn(host: str, paths: list[str]) -> None:
-                    for p in paths:
-                        req = httpx.Request("GET", base + p, headers={"Host": host, "If-None-Match": etags[(host, p)]})
-                        resp = await pools[host].send(req)
-                        async for _ in resp.aiter_raw():
-                            pass
-                        await resp.aclose()
-                        assert resp.status_code == 304
-                await asyncio.gather(*(conn(h, PATHS[k::2]) for h in HOSTS for k in range(2)))
+                await through(lambda host, req: pools[host].send(req))
                 for pool in pools.values():
                     await pool.aclose()
 

@@ -35,6 +35,19 @@ async def get(pool: OriginPool, port: int, path: str = "/", timeouts: dict | Non
     return response.status_code, body
 
 
+def get_twice(port: int, limit: int = 1) -> list[tuple[int, bytes]]:
+    """Two requests one after the other on a new pool: (status, body) of each."""
+
+    async def run() -> list[tuple[int, bytes]]:
+        pool = pool_for(port, limit=limit)
+        try:
+            return [await get(pool, port, "/a"), await get(pool, port, "/b")]
+        finally:
+            await pool.aclose()
+
+    return asyncio.run(run())
+
+
 def serve_ok(conn: socket.socket) -> None:
     while read_request(conn):
         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
@@ -129,13 +142,7 @@ def test_a_response_that_ends_the_connection_is_read_whole_and_not_reused(tcp_se
 
     port, accepted = tcp_server(answer_and_close)
 
-    async def run() -> list[tuple[int, bytes]]:
-        pool = pool_for(port)
-        out = [await get(pool, port, "/a"), await get(pool, port, "/b")]
-        await pool.aclose()
-        return out
-
-    assert asyncio.run(run()) == [(200, b"ok"), (200, b"ok")]
+    assert get_twice(port, limit=2) == [(200, b"ok"), (200, b"ok")]
     assert len(accepted) == 2
 
 
@@ -147,13 +154,7 @@ def test_an_informational_head_is_skipped(tcp_server):
 
     port, accepted = tcp_server(continue_then_answer)
 
-    async def run() -> list[tuple[int, bytes]]:
-        pool = pool_for(port)
-        out = [await get(pool, port), await get(pool, port)]
-        await pool.aclose()
-        return out
-
-    assert asyncio.run(run()) == [(200, b"ok")] * 2 and len(accepted) == 1
+    assert get_twice(port, limit=2) == [(200, b"ok")] * 2 and len(accepted) == 1
 
 
 def test_failures_are_httpx_errors_and_every_slot_comes_back(tcp_server):
@@ -301,13 +302,7 @@ def test_a_chunked_body_is_read_whole_and_its_connection_kept(tcp_server):
 
     port, accepted = tcp_server(chunked)
 
-    async def run() -> list[tuple[int, bytes]]:
-        pool = pool_for(port, limit=1)
-        out = [await get(pool, port, "/a"), await get(pool, port, "/b")]
-        await pool.aclose()
-        return out
-
-    assert asyncio.run(run()) == [(200, b"hello world")] * 2 and len(accepted) == 1
+    assert get_twice(port) == [(200, b"hello world")] * 2 and len(accepted) == 1
 
 
 def test_bytes_that_came_after_a_response_in_the_same_read_keep_its_connection_out_of_the_pool(tcp_server):
@@ -322,13 +317,7 @@ def test_bytes_that_came_after_a_response_in_the_same_read_keep_its_connection_o
 
     port, accepted = tcp_server(answer_twice)
 
-    async def run() -> list[tuple[int, bytes]]:
-        pool = pool_for(port, limit=1)
-        out = [await get(pool, port, "/a"), await get(pool, port, "/b")]
-        await pool.aclose()
-        return out
-
-    assert asyncio.run(run()) == [(200, b"ok")] * 2 and len(accepted) == 2
+    assert get_twice(port) == [(200, b"ok")] * 2 and len(accepted) == 2
 
 
 class _SlowToWrite(AsyncioBackend):
