@@ -414,7 +414,6 @@ class Fetcher:
             # finish the (small) body so the keep-alive connection can be reused (a 304 has none: the pool keeps
             # its connection as it is)
             await self._peek(resp)
-        if status in _REDIRECTS:
             location = h.get("location")
             if not location:
                 return self._result(url, FetchStatus.UNAVAILABLE, **common, note=f"http {status} without a Location header")
