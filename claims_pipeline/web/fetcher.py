@@ -242,6 +242,7 @@ class Fetcher:
             for w in workers:
                 w.cancel()
             await asyncio.gather(*workers, return_exceptions=True)
+            await self._robots.flush()  # the robots.txt answers still being stored, for the next run
 
     async def _worker(self, queue: deque[str], validators: Validators, out: asyncio.Queue[FetchResult]) -> None:
         while queue:

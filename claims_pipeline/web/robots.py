@@ -128,6 +128,7 @@ class RobotsCache:
         self._rules: dict[str, RobotsRules] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._preloaded: dict[str, RobotsRecord | None] = {}  # origin -> its stored copy (None: none stored)
+        self._saving: set[asyncio.Task[None]] = set()
 
     async def preload(self, urls: list[str]) -> None:
         """Read the stored copies of every origin of a run in one query (one thread hop instead of one per
@@ -195,9 +196,23 @@ class RobotsCache:
             return None
 
     async def _save(self, record: RobotsRecord) -> None:
+        """Store the answer in the background: the rules are in memory already, and the host's pages must not
+        wait for a database that another process holds locked (the save waits for the lock; flush() at the end
+        of the run waits for the save)."""
         if self._store is None:
             return
+        task = asyncio.get_running_loop().create_task(self._save_now(record))
+        self._saving.add(task)
+        task.add_done_callback(self._saving.discard)
+
+    async def _save_now(self, record: RobotsRecord) -> None:
+        assert self._store is not None
         try:
             await asyncio.to_thread(self._store.save, record)
         except Exception:
             log.exception("robots store: cannot save the entry of %s", record.origin)
+
+    async def flush(self) -> None:
+        """Wait for the answers still being stored."""
+        while self._saving:
+            await asyncio.gather(*self._saving)
