@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, NoReturn
 
 import h11
 import httpcore
@@ -38,7 +38,15 @@ _HTTPX_ERROR: dict[type[Exception], type[httpx.TransportError]] = {
 }
 
 
-def as_httpx_error(exc: Exception, request: httpx.Request) -> Exception:
+def raise_as_httpx(exc: Exception, request: httpx.Request) -> NoReturn:
+    """Raise the httpx error for an httpcore or h11 one (from it), or `exc` itself."""
+    mapped = _httpx_error(exc, request)
+    if mapped is exc:
+        raise exc
+    raise mapped from exc
+
+
+def _httpx_error(exc: Exception, request: httpx.Request) -> Exception:
     """The httpx error for an httpcore or h11 one (others unchanged)."""
     if isinstance(exc, h11.RemoteProtocolError):
         return httpx.RemoteProtocolError(str(exc) or "malformed HTTP/1.1 response", request=request)
@@ -135,9 +143,7 @@ class OriginPool:
             finally:
                 self._slots.release()
             if isinstance(exc, Exception):
-                mapped = as_httpx_error(exc, request)
-                if mapped is not exc:
-                    raise mapped from exc
+                raise_as_httpx(exc, request)
             raise
         return httpx.Response(
             event.status_code, headers=event.headers.raw_items(), request=request,
@@ -166,7 +172,7 @@ class OriginPool:
                 raise
         return _Connection(stream)
 
-    async def _done(self, conn: _Connection) -> None:
+    async def give_back(self, conn: _Connection) -> None:
         """Back to the idle list when the exchange ended cleanly and both sides may go on; closed otherwise."""
         try:
             conn.finish_from_buffer()
@@ -201,12 +207,9 @@ class _Body(httpx.AsyncByteStream):
                 elif isinstance(event, (h11.EndOfMessage, h11.ConnectionClosed)):
                     return
         except Exception as exc:
-            mapped = as_httpx_error(exc, self._request)
-            if mapped is not exc:
-                raise mapped from exc
-            raise
+            raise_as_httpx(exc, self._request)
 
     async def aclose(self) -> None:
         if not self._closed:
             self._closed = True
-            await self._pool._done(self._conn)
+            await self._pool.give_back(self._conn)
