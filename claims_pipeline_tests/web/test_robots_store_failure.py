@@ -1,10 +1,16 @@
-"""A robots store that cannot be read or written costs a robots.txt request, never the run."""
+"""The robots store: one that cannot be read or written costs a robots.txt request, never the run; one that
+another process holds locked holds back no rules."""
 
 from __future__ import annotations
 
+import asyncio
+import sqlite3
+
+from claims_pipeline.store import schema
 from claims_pipeline.store.engine import make_engine
 from claims_pipeline.store.robots import RobotsTable
 from claims_pipeline.web.records import FetchStatus
+from claims_pipeline.web.robots import RobotsAnswer, RobotsCache
 
 from claims_pipeline_tests.web.conftest import ROBOTS_SITE, run_fetch
 
@@ -23,12 +29,6 @@ def test_a_database_locked_by_another_process_holds_back_no_rules_and_flush_stor
     """The answer is stored in the background: while another process holds the database's write lock, the
     rules are already there (the host's pages need not wait for the lock, up to the busy timeout); flush()
     at the end of the run waits until the answer is stored."""
-    import asyncio
-    import sqlite3
-
-    from claims_pipeline.store import schema
-    from claims_pipeline.web.robots import RobotsAnswer, RobotsCache
-
     path = tmp_path / "cache.sqlite"
     engine = make_engine(f"sqlite:///{path}")
     schema.metadata.create_all(engine)
