@@ -5,8 +5,8 @@ Skipping and resuming:
 - force=False skips URLs whose latest fetch was usable and is younger than ttl_days (default
   settings.cache.ttl_days); they are served from the cache. force=True (the audit) fetches everything, but
   still conditionally (ETag / Last-Modified of the cached copy), so an unchanged page costs a 304, no body.
-- run_id names the run. Each fetch is recorded under it the moment it arrives, so a run that is killed keeps
-  what it finished; calling again with the SAME run_id fetches only the URLs not yet recorded under that run
+- run_id names the run. Each fetch is recorded under it as it arrives (a plain 304 within
+  fast304.GROUP_MAX_HOLD_S, in a group that shares one commit), so a run that is killed keeps what it finished; calling again with the SAME run_id fetches only the URLs not yet recorded under that run
   (resume). A new run_id (the default: a fresh one) starts over. The Dagster layer passes its run id.
 - robots.txt is kept in the cache too (store/robots.py): reused without a request for
   fetch.robots_cache_hours, then re-validated conditionally; `now` is its clock as well.
@@ -24,6 +24,7 @@ from typing import Any
 
 from claims_pipeline.settings import Settings
 from claims_pipeline.store.cache import Basis, PageCache
+from claims_pipeline.store.fast304 import NotModifiedGroup
 from claims_pipeline.store.clock import to_utc, utc_now
 from claims_pipeline.store.records import PageState
 from claims_pipeline.store.robots import RobotsTable
@@ -104,31 +105,55 @@ async def _fetch_and_record(
     fixed_now = to_utc(now)
     recorder = _Recorder(cache, bases, fixed_now, run_id, on_state, unrecorded)
     try:
-        # A plain 304 (most of a warm run) is recorded here on the loop's thread: one small transaction that never
-        # waits for a lock, cheaper than handing it to the writer thread. Anything else, or a busy database,
-        # goes to the writer thread.
-        with cache.not_modified_recorder() as record_now:
-            # robots.txt is kept in the same index across runs (fetch.robots_cache_hours), on the same clock as the pages
-            async with Fetcher(settings, resolver=resolver, robots_store=RobotsTable(cache.engine), robots_now=fixed_now) as fetcher:
-                async for result in fetcher.fetch_many(urls, validators):
-                    basis = bases.get(result.url)
-                    if (record_now is not None and on_state is None and basis is not None
-                            and result.status is FetchStatus.NOT_MODIFIED
-                            and _recorded_now(record_now, result, basis, fixed_now, run_id)):
-                        continue
-                    recorder.put(result)
+        # A plain 304 (most of a warm run) is recorded here on the loop's thread, in a group that shares one
+        # commit and never waits for a lock: cheaper than handing it to the writer thread. Anything else, a busy
+        # database or a group that could not be stored goes to the writer thread.
+        with cache.not_modified_recorder() as group:
+            flusher = _GroupFlusher(group, recorder) if group is not None and on_state is None else None
+            try:
+                # robots.txt is kept in the same index across runs (fetch.robots_cache_hours), on the same clock as the pages
+                async with Fetcher(settings, resolver=resolver, robots_store=RobotsTable(cache.engine), robots_now=fixed_now) as fetcher:
+                    async for result in fetcher.fetch_many(urls, validators):
+                        basis = bases.get(result.url)
+                        if flusher is not None and basis is not None and result.status is FetchStatus.NOT_MODIFIED:
+                            flusher.record(result, basis, _when(result, fixed_now), run_id)
+                        else:
+                            recorder.put(result)
+            finally:
+                if flusher is not None:
+                    flusher.close()  # the last group is committed (or handed over) before the writer is waited for
     finally:
         # whatever was fetched is recorded, also when the run stops early (an error, a cancel)
         await asyncio.to_thread(recorder.close)
 
 
-def _recorded_now(record_now: Callable[..., bool], result: FetchResult, basis: Basis, now: datetime | None,
-                  run_id: str) -> bool:
-    try:
-        return record_now(result, basis, _when(result, now), run_id)
-    except Exception:  # the writer thread retries it the generic way, and logs if that fails too
-        log.debug("inline 304 record of %s failed; handing it to the writer thread", result.url, exc_info=True)
-        return False
+class _GroupFlusher:
+    """Feeds plain 304s to the loop thread's NotModifiedGroup and commits an open group when it is due, also
+    when no further result comes to do it (a timer on the loop). What the group hands back goes to the writer
+    thread."""
+
+    def __init__(self, group: NotModifiedGroup, recorder: "_Recorder") -> None:
+        self._group, self._recorder = group, recorder
+        self._timer: asyncio.TimerHandle | None = None
+
+    def record(self, result: FetchResult, basis: Basis, when: datetime, run_id: str) -> None:
+        self._hand_over(self._group.record(result, basis, when, run_id))
+        due = self._group.due_in()
+        if due is not None and self._timer is None:
+            self._timer = asyncio.get_running_loop().call_later(due, self._flush)
+
+    def close(self) -> None:
+        self._flush()
+
+    def _flush(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._hand_over(self._group.flush())
+
+    def _hand_over(self, results: list[FetchResult]) -> None:
+        for result in results:
+            self._recorder.put(result)
 
 
 class _Recorder:

@@ -217,3 +217,41 @@ def test_the_page_reader_gives_exactly_the_text_recorded_at_fetch_time(web, tmp_
             assert row.fetch_status == "OK", (url, row.note)
             raw = cache.blobs.get(row.raw_hash, "raw")
             assert text_hash(reread(raw, row.content_type, row.final_url or url)) == states[url].text_hash, url
+
+
+def test_sqlite_groups_of_304s_are_committed_within_the_hold_while_the_run_goes_on(web, tmp_path, monkeypatch):
+    """Plain 304s share a commit (fast304.NotModifiedGroup); when no further result comes to commit the group,
+    the loop's timer does, so another process (and a kill) sees them long before the run ends."""
+    import asyncio
+    import sqlite3
+
+    from claims_pipeline.store.fast304 import GROUP_MAX_HOLD_S
+    from claims_pipeline.web.fetcher import Fetcher
+
+    settings = fixture_settings(web, tmp_path)
+    quick = [web.url("q1.fixture", "/_/page/a"), web.url("q2.fixture", "/_/page/b")]
+    slow = web.url("s.fixture", "/_/slow?delay=1.5")
+    refresh_pages(settings, quick + [slow], now="2026-03-01T00:00:00Z")
+    db_path = settings.cache_db_url.removeprefix("sqlite:///")
+    seen_mid_run: list[int] = []
+
+    def count_304s() -> None:
+        with sqlite3.connect(db_path) as other:
+            seen_mid_run.append(other.execute("SELECT count(*) FROM fetches WHERE http_status = 304").fetchone()[0])
+
+    real_fetch_many = Fetcher.fetch_many
+
+    async def look_while_the_slow_page_is_awaited(self, urls, validators=None):
+        n = 0
+        async for result in real_fetch_many(self, urls, validators):
+            yield result
+            n += 1
+            if n == len(quick):  # both 304s recorded; the slow page still has a second to go
+                asyncio.get_running_loop().call_later(GROUP_MAX_HOLD_S + 0.4, count_304s)
+
+    monkeypatch.setattr(Fetcher, "fetch_many", look_while_the_slow_page_is_awaited)
+    states = refresh_pages(settings, quick + [slow], now="2026-03-02T00:00:00Z")
+    assert [states[u].http_status for u in quick] == [304, 304] and states[slow].http_status == 200
+    assert seen_mid_run == [2]  # committed by the timer, a second before the run ended
+    with PageCache.from_settings(settings) as cache:
+        assert verify_cache(cache).ok

@@ -36,7 +36,7 @@ from claims_pipeline.store.clock import iso, to_utc, utc_now
 from claims_pipeline.store.diffs import text_diff
 from claims_pipeline.store.engine import is_sqlite, lock_schema, make_engine, write_transaction
 from claims_pipeline.store.errors import CacheError
-from claims_pipeline.store.fast304 import NotModifiedWriter
+from claims_pipeline.store.fast304 import NotModifiedGroup, NotModifiedWriter
 from claims_pipeline.store.records import PageState
 from claims_pipeline.store.settle import ChangeState, settle
 from claims_pipeline.web.records import FetchResult, FetchStatus
@@ -193,15 +193,15 @@ class PageCache:
 
     # ---- writing ---------------------------------------------------------------------------------
     @contextmanager
-    def not_modified_recorder(self) -> Iterator[Callable[[FetchResult, Basis, datetime, str | None], bool] | None]:
-        """For the fetch loop's own thread: record a plain 304 right away, without a thread hop, and without
-        ever waiting for a lock (see fast304.NotModifiedWriter.without_waiting); False = not written, give it
-        to append() on a writer thread. None on databases without the fast path."""
+    def not_modified_recorder(self) -> Iterator[NotModifiedGroup | None]:
+        """For the fetch loop's own thread: record plain 304s without a thread hop, committed in small groups,
+        and without ever waiting for a lock (see fast304.NotModifiedGroup); what it hands back is not stored:
+        give it to append() on a writer thread. None on databases without the fast path."""
         if self._fast304 is None:
             yield None
             return
-        with self._fast304.without_waiting() as record:
-            yield record
+        with self._fast304.without_waiting() as group:
+            yield group
 
     def record(self, result: FetchResult, now: str | datetime | None = None, *, run_id: str | None = None,
                basis: Basis | None = None) -> PageState:

@@ -3,8 +3,9 @@
 Why: a warm audit records hundreds of 304s, and through SQLAlchemy's Connection.execute each one paid ~35 µs of
 statement bookkeeping per statement, more than SQLite's own work. Here the same Core statements are compiled ONCE
 by SQLAlchemy for the engine's dialect (no hand-written SQL: columns stay defined in schema.py), their bind and
-result processors taken from the column types, and executed on the DBAPI cursor. The transaction is the same as
-the generic path's: BEGIN IMMEDIATE, read the URL's change state, insert the fetch row, update the URL, COMMIT.
+result processors taken from the column types, and executed on the DBAPI cursor. The writes are the same as the
+generic path's: under BEGIN IMMEDIATE, read the URL's change state, insert the fetch row, update the URL. On
+the event loop's thread (NotModifiedGroup) several URLs' 304s share one commit; try_record commits each alone.
 
 Only the plain case is handled (URL row exists, and the 304 confirms no change). Anything else returns False
 before writing and the caller takes the generic path (cache.PageCache._record_in), so rare cases stay in one
@@ -13,7 +14,9 @@ place. SQLite only: other databases use the generic path (see engine.is_sqlite).
 
 from __future__ import annotations
 
+import logging
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -26,6 +29,8 @@ from claims_pipeline.store.clock import utc_now
 from claims_pipeline.store.engine import BUSY_TIMEOUT_MS
 from claims_pipeline.store.settle import ChangeState, settle
 from claims_pipeline.web.records import FetchResult, FetchStatus
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from claims_pipeline.store.cache import Basis
@@ -78,74 +83,31 @@ class NotModifiedWriter:
             raw.close()
 
     @contextmanager
-    def without_waiting(self) -> Iterator[Callable[[FetchResult, "Basis", datetime, str | None], bool]]:
+    def without_waiting(self) -> Iterator["NotModifiedGroup"]:
         """A recorder for the event loop's own thread: one connection held for the run, and a lock held by
-        another writer is not waited for (busy_timeout 0), so the loop never stalls on the database. It returns
-        False (nothing written) whenever the caller must hand the result to its writer thread instead: the
-        database is busy, or the 304 is not the plain case."""
+        another writer is not waited for (busy_timeout 0), so the loop never stalls on the database. Its 304s are
+        committed in small groups (see NotModifiedGroup); the caller flushes the last one before it leaves."""
         raw = self.engine.raw_connection()
         raw.cursor().execute("PRAGMA busy_timeout = 0")
-
-        def record(result: FetchResult, basis: "Basis", fetched_at: datetime, run_id: str | None) -> bool:
-            try:
-                return self._record_on(raw, result, basis, fetched_at, run_id)
-            except sqlite3.OperationalError as exc:  # "database is locked": the writer thread will wait for it
-                if "locked" in str(exc) or "busy" in str(exc):
-                    return False
-                raise
-
+        group = NotModifiedGroup(self, raw)
         try:
-            yield record
+            yield group
         finally:
             try:
-                raw.cursor().execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")  # back to the pool as it came
+                group.flush()  # the caller's flush has normally run: this only guards an early exit
             finally:
-                raw.close()
+                try:
+                    raw.cursor().execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")  # back to the pool as it came
+                finally:
+                    raw.close()
 
     def _record_on(self, raw: Any, result: FetchResult, basis: "Basis", fetched_at: datetime, run_id: str | None) -> bool:
         cur = raw.cursor()
         try:
             cur.execute("BEGIN IMMEDIATE")  # take the write lock before reading: two processes serialise
-            row = cur.execute(self.read_state.sql, self.read_state.params({"url": result.url})).fetchone()
-            if row is None:
+            if not self._write_in(cur, result, basis, fetched_at, run_id):
                 raw.rollback()
                 return False
-            values = [proc(v) if proc is not None else v for proc, v in zip(self.state_processors, row)]
-            before = ChangeState(*values)
-            settled = settle(before, basis.text_hash, fetched_at)
-            moved = (settled.state.stable_hash, settled.state.stable_since) != (before.stable_hash, before.stable_since)
-            if settled.confirmed or moved:  # a change (diff, changes row) or a first baseline: the generic path
-                raw.rollback()
-                return False
-            cur.execute(self.insert_fetch.sql, self.insert_fetch.params({
-                "url": result.url,
-                "run_id": run_id,
-                "fetched_at": fetched_at,
-                "recorded_at": utc_now(),
-                "http_status": result.http_status,
-                "fetch_status": FetchStatus.NOT_MODIFIED.value,
-                "content_type": result.content_type or basis.content_type,
-                "content_kind": result.content_kind or basis.content_kind,
-                "raw_hash": basis.raw_hash,
-                "text_hash": basis.text_hash,
-                "reused_text": True,
-                "etag": result.etag or basis.etag,
-                "last_modified": result.last_modified or basis.last_modified,
-                "note": result.note or "",
-                "final_url": result.final_url,
-                "changed": False,
-                "elapsed_s": float(result.elapsed_s or 0.0),
-                "attempts": int(result.attempts or 0),
-            }))
-            fetch_id = cur.lastrowid
-            # settle() left stable_* and changed_* as they were (not confirmed): only these move
-            cur.execute(self.update_url.sql, self.update_url.params({
-                "where_url": result.url,
-                "latest_fetch_id": fetch_id,
-                "last_fetched_at": fetched_at,
-                "pending_hash": settled.state.pending_hash,
-                "pending_since": settled.state.pending_since,
-            }))
             raw.commit()
             return True
         except BaseException:
@@ -153,3 +115,131 @@ class NotModifiedWriter:
             raise
         finally:
             cur.close()
+
+    def _write_in(self, cur: Any, result: FetchResult, basis: "Basis", fetched_at: datetime, run_id: str | None) -> bool:
+        """The 304's rows, inside the caller's write transaction; False (nothing written) when it is not the
+        plain case."""
+        row = cur.execute(self.read_state.sql, self.read_state.params({"url": result.url})).fetchone()
+        if row is None:
+            return False
+        values = [proc(v) if proc is not None else v for proc, v in zip(self.state_processors, row)]
+        before = ChangeState(*values)
+        settled = settle(before, basis.text_hash, fetched_at)
+        moved = (settled.state.stable_hash, settled.state.stable_since) != (before.stable_hash, before.stable_since)
+        if settled.confirmed or moved:  # a change (diff, changes row) or a first baseline: the generic path
+            return False
+        cur.execute(self.insert_fetch.sql, self.insert_fetch.params({
+            "url": result.url,
+            "run_id": run_id,
+            "fetched_at": fetched_at,
+            "recorded_at": utc_now(),
+            "http_status": result.http_status,
+            "fetch_status": FetchStatus.NOT_MODIFIED.value,
+            "content_type": result.content_type or basis.content_type,
+            "content_kind": result.content_kind or basis.content_kind,
+            "raw_hash": basis.raw_hash,
+            "text_hash": basis.text_hash,
+            "reused_text": True,
+            "etag": result.etag or basis.etag,
+            "last_modified": result.last_modified or basis.last_modified,
+            "note": result.note or "",
+            "final_url": result.final_url,
+            "changed": False,
+            "elapsed_s": float(result.elapsed_s or 0.0),
+            "attempts": int(result.attempts or 0),
+        }))
+        fetch_id = cur.lastrowid
+        # settle() left stable_* and changed_* as they were (not confirmed): only these move
+        cur.execute(self.update_url.sql, self.update_url.params({
+            "where_url": result.url,
+            "latest_fetch_id": fetch_id,
+            "last_fetched_at": fetched_at,
+            "pending_hash": settled.state.pending_hash,
+            "pending_since": settled.state.pending_since,
+        }))
+        return True
+
+
+# A group is committed at this many 304s, or once its first one is this old (the caller's timer, or the next
+# record). The hold bounds what a kill -9 can lose (the last group's 304s: the rerun asks for them again, still
+# conditionally) and how long another writer waits for the lock; the size bounds a group on a fast run.
+GROUP_MAX_ROWS = 100
+GROUP_MAX_HOLD_S = 0.05
+
+
+class NotModifiedGroup:
+    """Plain 304s recorded on the event loop's thread, committed together.
+
+    Why: on a warm run, where most URLs answer 304, SQLite's commit (the WAL frames of four pages, the locks)
+    was most of each record's cost; committing a group costs it once. Each URL's rows are still written
+    whole or not at all: a URL that is not the plain case writes nothing, and when a statement or the commit
+    fails the group is rolled back and every one of its results handed back, for the caller to record the
+    generic way (its writer thread). A lock held by another writer is never waited for: the result is
+    handed back.
+    """
+
+    def __init__(self, writer: NotModifiedWriter, raw: Any, *, max_rows: int = GROUP_MAX_ROWS,
+                 max_hold_s: float = GROUP_MAX_HOLD_S, clock: Callable[[], float] = time.monotonic) -> None:
+        self._writer, self._raw = writer, raw
+        self._max_rows, self._max_hold_s, self._clock = max_rows, max_hold_s, clock
+        self._pending: list[FetchResult] = []  # written in the open transaction, not yet committed
+        self._opened_at = 0.0
+
+    @property
+    def pending(self) -> int:
+        """304s written but not committed yet."""
+        return len(self._pending)
+
+    def record(self, result: FetchResult, basis: "Basis", fetched_at: datetime, run_id: str | None) -> list[FetchResult]:
+        """Write the 304 into the open group (opening one if needed). Returns what the caller must record
+        another way: [] normally; [result] when it is not the plain case or the database is busy; the whole
+        group when its transaction failed."""
+        cur = self._raw.cursor()
+        try:
+            if not self._pending:
+                try:
+                    cur.execute("BEGIN IMMEDIATE")  # the write lock before reading: two processes serialise
+                except sqlite3.OperationalError as exc:  # "database is locked": the writer thread will wait for it
+                    if "locked" in str(exc) or "busy" in str(exc):
+                        return [result]
+                    raise
+                self._opened_at = self._clock()
+            written = self._writer._write_in(cur, result, basis, fetched_at, run_id)
+        except Exception:
+            log.warning("grouped 304 record of %s failed; handing the group back", result.url, exc_info=True)
+            return self._roll_back() + [result]
+        finally:
+            cur.close()
+        if not written:
+            if not self._pending:  # it opened the transaction and wrote nothing: close it
+                self._roll_back()
+            return [result]
+        self._pending.append(result)
+        if len(self._pending) >= self._max_rows or self._clock() - self._opened_at >= self._max_hold_s:
+            return self.flush()
+        return []
+
+    def due_in(self) -> float | None:
+        """Seconds until the open group must be committed (None: no group open)."""
+        return None if not self._pending else max(0.0, self._opened_at + self._max_hold_s - self._clock())
+
+    def flush(self) -> list[FetchResult]:
+        """Commit the open group. Returns its results when the commit failed (rolled back: nothing of them
+        stored), else []."""
+        if not self._pending:
+            return []
+        try:
+            self._raw.commit()
+        except Exception:
+            log.warning("commit of %d grouped 304 records failed; handing them back", len(self._pending), exc_info=True)
+            return self._roll_back()
+        self._pending = []
+        return []
+
+    def _roll_back(self) -> list[FetchResult]:
+        handed, self._pending = self._pending, []
+        try:
+            self._raw.rollback()
+        except Exception:  # the connection is broken: what it held is gone either way
+            log.debug("rollback of the 304 group failed", exc_info=True)
+        return handed

@@ -79,3 +79,4 @@ def test_append_of_a_304_for_an_unknown_url_takes_the_generic_path(tmp_path):
     cache.append(not_modified(URL), now=day(1), basis=None)
     state = cache.state(URL)
     assert state.fetch_status == "UNAVAILABLE" and "304 without a cached copy" in state.note
+
