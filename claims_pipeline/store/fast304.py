@@ -94,7 +94,9 @@ class NotModifiedWriter:
             yield group
         finally:
             try:
-                group.flush()  # the caller's flush has normally run: this only guards an early exit
+                lost = group.flush()  # the caller's flush has normally run: this only guards an early exit
+                if lost:
+                    log.error("%d 304 records could not be stored: %s", len(lost), ", ".join(r.url for r in lost[:5]))
             finally:
                 try:
                     raw.cursor().execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")  # back to the pool as it came
@@ -105,7 +107,7 @@ class NotModifiedWriter:
         cur = raw.cursor()
         try:
             cur.execute("BEGIN IMMEDIATE")  # take the write lock before reading: two processes serialise
-            if not self._write_in(cur, result, basis, fetched_at, run_id):
+            if not self.write_in(cur, result, basis, fetched_at, run_id):
                 raw.rollback()
                 return False
             raw.commit()
@@ -116,7 +118,7 @@ class NotModifiedWriter:
         finally:
             cur.close()
 
-    def _write_in(self, cur: Any, result: FetchResult, basis: "Basis", fetched_at: datetime, run_id: str | None) -> bool:
+    def write_in(self, cur: Any, result: FetchResult, basis: "Basis", fetched_at: datetime, run_id: str | None) -> bool:
         """The 304's rows, inside the caller's write transaction; False (nothing written) when it is not the
         plain case."""
         row = cur.execute(self.read_state.sql, self.read_state.params({"url": result.url})).fetchone()
@@ -204,7 +206,7 @@ class NotModifiedGroup:
                         return [result]
                     raise
                 self._opened_at = self._clock()
-            written = self._writer._write_in(cur, result, basis, fetched_at, run_id)
+            written = self._writer.write_in(cur, result, basis, fetched_at, run_id)
         except Exception:
             log.warning("grouped 304 record of %s failed; handing the group back", result.url, exc_info=True)
             return self._roll_back() + [result]
