@@ -6,8 +6,9 @@ Skipping and resuming:
   settings.cache.ttl_days); they are served from the cache. force=True (the audit) fetches everything, but
   still conditionally (ETag / Last-Modified of the cached copy), so an unchanged page costs a 304, no body.
 - run_id names the run. Each fetch is recorded under it as it arrives (a plain 304 within
-  fast304.GROUP_MAX_HOLD_S, in a group that shares one commit), so a run that is killed keeps what it finished; calling again with the SAME run_id fetches only the URLs not yet recorded under that run
-  (resume). A new run_id (the default: a fresh one) starts over. The Dagster layer passes its run id.
+  fast304.GROUP_MAX_HOLD_S, in a group that shares one commit), so a run that is killed keeps what it
+  finished; calling again with the SAME run_id fetches only the URLs not yet recorded under that run (resume).
+  A new run_id (the default: a fresh one) starts over. The Dagster layer passes its run id.
 - robots.txt is kept in the cache too (store/robots.py): reused without a request for
   fetch.robots_cache_hours, then re-validated conditionally; `now` is its clock as well.
 """
@@ -24,8 +25,8 @@ from typing import Any
 
 from claims_pipeline.settings import Settings
 from claims_pipeline.store.cache import Basis, PageCache
-from claims_pipeline.store.fast304 import NotModifiedGroup
 from claims_pipeline.store.clock import to_utc, utc_now
+from claims_pipeline.store.fast304 import NotModifiedGroup
 from claims_pipeline.store.records import PageState
 from claims_pipeline.store.robots import RobotsTable
 from claims_pipeline.urls import normalize_url
@@ -121,7 +122,7 @@ async def _fetch_and_record(
                             recorder.put(result)
             finally:
                 if flusher is not None:
-                    flusher.close()  # the last group is committed (or handed over) before the writer is waited for
+                    flusher.flush()  # the last group is committed (or handed over) before the writer is waited for
     finally:
         # whatever was fetched is recorded, also when the run stops early (an error, a cancel)
         await asyncio.to_thread(recorder.close)
@@ -140,12 +141,9 @@ class _GroupFlusher:
         self._hand_over(self._group.record(result, basis, when, run_id))
         due = self._group.due_in()
         if due is not None and self._timer is None:
-            self._timer = asyncio.get_running_loop().call_later(due, self._flush)
+            self._timer = asyncio.get_running_loop().call_later(due, self.flush)
 
-    def close(self) -> None:
-        self._flush()
-
-    def _flush(self) -> None:
+    def flush(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
