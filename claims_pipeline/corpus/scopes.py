@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from claims_pipeline.settings import Settings
@@ -41,9 +42,13 @@ def list_scopes(settings: Settings) -> dict[str, list[Path]]:
 
 def markdown_files(base: Path) -> list[Path]:
     """The *.md files under base (any case of the suffix: 'README.MD'), leaving out hidden files and folders
-    (.git, .obsidian, .drafts/…: not published, and a '.hidden' folder would become a scope)."""
-    return [p for p in base.rglob("*") if p.suffix.lower() == ".md"
-            and not any(part.startswith(".") for part in p.relative_to(base).parts)]
+    (.git, .obsidian, .drafts/…: not published, and a '.hidden' folder would become a scope). Hidden folders
+    are never entered (a .git folder holds thousands of files), nor are links to folders."""
+    out: list[Path] = []
+    for folder, subfolders, names in os.walk(base):
+        subfolders[:] = [d for d in subfolders if not d.startswith(".")]
+        out += [Path(folder, name) for name in names if name.lower().endswith(".md") and not name.startswith(".")]
+    return out
 
 
 def resolve_scope_filter(scopes: list[str] | dict[str, object], name: str) -> list[str]:
