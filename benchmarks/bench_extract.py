@@ -2,7 +2,8 @@
 
 For each size, in fresh subprocesses (so peak RSS is that run's own): the floor (walk, read every file, run one
 markdown-link regex over it) and the full extraction twice: serial (extraction.workers=1) and auto (workers=0:
-the fork pool on big corpora, serial on small ones). Best of --repeat runs. Not a test: numbers, no asserts.
+the fork pool on big corpora, serial on small ones). --repeat rounds of the three, interleaved so each sees the
+same machine load; best of the rounds. Not a test: numbers, no asserts.
 
 Columns: `import s` is importing the package and building the settings (pydantic, yaml), which the floor does
 not pay; `extract s` is extract_corpus alone. `ratio` = extract / floor, `+import` = (import + extract) / floor,
@@ -73,15 +74,16 @@ def build(source: Path, dest: Path, copies: int) -> int:
     return total
 
 
-def measure(mode: str, root: Path, allowlist: Path, repeat: int, workers: int = 1) -> dict:
-    """Best of `repeat` subprocess runs; each time figure is its own minimum, RSS the maximum."""
-    runs = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = subprocess.run([sys.executable, "-c", CHILD, mode, str(root), str(allowlist), str(workers)],
-                             capture_output=True, text=True, check=True)
-        runs.append({**json.loads(out.stdout), "wall": time.perf_counter() - t})
-    best = min(runs, key=lambda r: r["seconds"])
+def run_once(mode: str, root: Path, allowlist: Path, workers: int = 1) -> dict:
+    t = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", CHILD, mode, str(root), str(allowlist), str(workers)],
+                         capture_output=True, text=True, check=True)
+    return {**json.loads(out.stdout), "wall": time.perf_counter() - t}
+
+
+def best_of(runs: list[dict]) -> dict:
+    """The fastest run; each time figure is its own minimum, RSS the maximum."""
+    best = dict(min(runs, key=lambda r: r["seconds"]))
     for key in ("import_s", "wall"):
         best[key] = min(r[key] for r in runs)
     for key in ("rss_mb", "worker_rss_mb"):
@@ -105,11 +107,18 @@ def main() -> None:
         for size in args.sizes:
             root = Path(tmp) / f"x{size}"
             mb = build(args.source, root, size) / 1e6
-            measure("floor", root, args.allowlist, 1)  # warm the page cache
-            floor = measure("floor", root, args.allowlist, args.repeat)
+            run_once("floor", root, args.allowlist)  # warm the page cache
+            # Rounds of floor, serial, auto: on a shared machine the load drifts, and a floor measured minutes
+            # before the extraction moved the ratio by a third (0.194 s vs 0.122 s in two runs of one hour).
+            runs: dict[str, list[dict]] = {"floor": [], "serial": [], "auto": []}
+            for _ in range(args.repeat):
+                runs["floor"].append(run_once("floor", root, args.allowlist))
+                for mode, workers in (("serial", 1), ("auto", 0)):
+                    runs[mode].append(run_once("extract", root, args.allowlist, workers))
+            floor = best_of(runs["floor"])
             f = floor["seconds"]
-            for mode, workers in (("serial", 1), ("auto", 0)):
-                ext = measure("extract", root, args.allowlist, args.repeat, workers)
+            for mode in ("serial", "auto"):
+                ext = best_of(runs[mode])
                 s = ext["seconds"]
                 times[mode, size] = s
                 print(f"×{size:<4} {mb:6.1f} {mode:>6} {ext['workers']:4d} {ext['claims']:6d} {f:7.3f} "
