@@ -1,0 +1,7 @@
+"""The LLM verdict step: a model reads each claim's page text, code re-checks the answer (pure core, no Dagster).
+
+Modules: model (records), prompt, providers (anthropic, openai-compatible, none), runner (judge_items /
+run_judge), cache (SQLite verdict cache), cost (token estimate and prices), scripted_server (a local HTTP
+stand-in for both wire formats, for tests, the demo and the benchmark), checks/report/corrections/recount
+(the code checks and what ships).
+"""

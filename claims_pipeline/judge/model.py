@@ -1,0 +1,129 @@
+"""Records of the LLM verdict step (pure pydantic v2; no Dagster, no I/O).
+
+`JudgeItem` is what the harness knows of one claim; `DraftVerdict` is what the model said (parsed leniently:
+model answers are hostile input); `Verdict` is what ships, after the code checks (judge/checks.py) have
+re-checked the draft and recorded every `Downgrade`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+VERDICTS: tuple[str, ...] = (
+    "MATCH", "MISMATCH", "STALE", "PARTIAL", "NOT_FOUND", "SOURCE_UNAVAILABLE", "INDETERMINATE",
+)
+# Verdicts that assert something about the page: they need a verbatim quote of it.
+QUOTED_VERDICTS: frozenset[str] = frozenset({"MATCH", "MISMATCH", "STALE", "PARTIAL"})
+CLASSES: tuple[str, ...] = (
+    "confirmed", "corrected", "flagged-unsupported", "flagged-judgment-call", "flagged-no-source",
+)
+SOURCE_TIERS: tuple[str, ...] = ("primary-gov", "primary-allowlist", "secondary")
+PRIORS: tuple[str, ...] = (
+    "TOKENS_PRESENT", "WEAK_MATCH", "TOKENS_ABSENT", "SOURCE_UNAVAILABLE", "SOURCE_BINARY", "PDF_NO_TEXT",
+)
+# Priors whose page holds no text a judge could read: such claims never reach a provider.
+UNREADABLE_PRIORS: frozenset[str] = frozenset({"SOURCE_UNAVAILABLE", "SOURCE_BINARY", "PDF_NO_TEXT"})
+
+VerdictName = Literal["MATCH", "MISMATCH", "STALE", "PARTIAL", "NOT_FOUND", "SOURCE_UNAVAILABLE", "INDETERMINATE"]
+VerificationClass = Literal[
+    "confirmed", "corrected", "flagged-unsupported", "flagged-judgment-call", "flagged-no-source",
+]
+
+
+class _Record(BaseModel):
+    # Extra keys are ignored, not kept: a model's answer may carry anything.
+    model_config = ConfigDict(extra="ignore")
+
+
+class ItemValue(_Record):
+    """One salient figure of a claim (the first of JudgeItem.values is the carrying figure)."""
+
+    type: str
+    raw: str
+    number: float | None = None
+
+
+class JudgeItem(_Record):
+    id: str
+    scope: str
+    file: str = ""
+    line_no: int
+    source_url: str
+    claim_text: str
+    line_text: str = ""  # the whole corpus line (corrections quote it)
+    values: list[ItemValue] = Field(default_factory=list)
+    source_tier: str = "primary-gov"
+    prior: str = "TOKENS_PRESENT"
+    stale_changed: bool = False
+    page_text: str = ""
+    page_text_hash: str = ""
+    last_verified: str | None = None
+
+    @property
+    def readable(self) -> bool:
+        return self.prior not in UNREADABLE_PRIORS and bool(self.page_text.strip())
+
+
+class Direction(_Record):
+    result: Literal["passed", "failed"] = "failed"
+    line: str = ""
+
+
+class DraftVerdict(_Record):
+    """The model's answer, as parsed (fields defaulted when missing; checks.verify judges them)."""
+
+    id: str = ""
+    scope: str = ""
+    line_no: int | None = None
+    source_url: str = ""
+    verdict: str = "INDETERMINATE"
+    claimed: str = ""
+    source_says: str = ""
+    quote: str = ""
+    confidence: float = 0.0
+    note: str = ""
+    direction_a: Direction = Field(default_factory=Direction)
+    direction_b: Direction = Field(default_factory=Direction)
+    verification_class: str = "flagged-judgment-call"
+    # Spans the provider itself reported as cited from the page (Anthropic citations): (start, end, text).
+    cited_spans: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class Downgrade(_Record):
+    check: str
+    reason: str
+    before: str
+    after: str
+
+
+class Verdict(_Record):
+    id: str
+    scope: str
+    file: str = ""
+    line_no: int
+    source_url: str
+    claim_text: str
+    source_tier: str
+    prior: str
+    verdict: VerdictName
+    claimed: str = ""
+    source_says: str = ""
+    quote: str = ""
+    confidence: float = 0.0
+    note: str = ""
+    direction_a: Direction = Field(default_factory=Direction)
+    direction_b: Direction = Field(default_factory=Direction)
+    verification_class: VerificationClass = "flagged-judgment-call"
+    draft: DraftVerdict | None = None
+    downgrades: list[Downgrade] = Field(default_factory=list)
+    provider: str = ""
+    model: str = ""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    cached: bool = False
+    page_text_hash: str = ""
+    prompt_version: str = ""
+    judged_at: str = ""  # ISO 8601 UTC
