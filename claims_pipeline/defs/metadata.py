@@ -6,64 +6,24 @@ so a hostile page cannot put links, images or HTML into the UI.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from typing import Any, Iterable
 
 import dagster as dg
 
-from claims_pipeline.report import escape
-from claims_pipeline.text_safety import replaced
-
-MAX_TABLE_ROWS = 50  # the UI stays readable; the full lists are in the stored files and the report
-_BACKTICK_RUN_RE = re.compile(r"`+")
-
-
-class Link(str):
-    """A URL cell: rendered as a link when it is a plain http(s) URL (escape.md_link), else as text."""
-
-
-def where(file: str | None, line: int) -> str:
-    """file:line (what an editor opens); several files can share a scope and a line number."""
-    return f"{file}:{int(line)}" if file else str(int(line))
-
-
-def prose(claim_text: str) -> str:
-    """A claim as a table shows it: its markdown links as their labels (the url column links the source), bold
-    as plain text (the cell escapes the asterisks, which would show)."""
-    return escape.claim_plain(claim_text)
-
-
-def md_cell(value: Any, limit: int = 90) -> str:
-    """One table cell: one line, cut to `limit` characters with '…', every markup character escaped."""
-    return escape.md_cell(value, limit)
+# the generic helpers are pure and live in report/md_tables.py (the UI summaries use them too); re-exported here
+from claims_pipeline.report.md_tables import (  # noqa: F401
+    MAX_TABLE_ROWS, Link, markdown_list, markdown_table, md_cell, md_code_block, prose, where,
+)
 
 
 def md_table(headers: list[str], rows: Iterable[list[Any]], *, empty: str = "_(none)_") -> dg.MetadataValue:
-    rows = list(rows)
-    if not rows:
-        return dg.MetadataValue.md(empty)
-    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    for row in rows[:MAX_TABLE_ROWS]:
-        lines.append("| " + " | ".join(escape.md_link(c, 90) if isinstance(c, Link) else md_cell(c) for c in row) + " |")
-    if len(rows) > MAX_TABLE_ROWS:
-        lines.append(f"\n_…and {len(rows) - MAX_TABLE_ROWS} more (see the stored files / report)_")
-    return dg.MetadataValue.md("\n".join(lines))
-
-
-def md_code_block(text: str, info: str = "") -> str:
-    """A fenced code block that the text cannot close: the fence is longer than any backtick run in it. Page
-    text inside (diffs) has its control and bidi characters shown as U+FFFD, like every report."""
-    text = replaced(text)
-    longest = max((len(m.group()) for m in _BACKTICK_RUN_RE.finditer(text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}{info}\n{text}\n{fence}"
+    return dg.MetadataValue.md(markdown_table(headers, rows, empty=empty))
 
 
 def md_list(items: Iterable[Any], *, empty: str = "_(none)_") -> dg.MetadataValue:
     """A bullet list of names (files, scopes), each as a code span unless it could break out of one."""
-    lines = [f"- {escape.md_code(item)}" for item in items]
-    return dg.MetadataValue.md("\n".join(lines) or empty)
+    return dg.MetadataValue.md(markdown_list(items, empty=empty))
 
 
 def counts(values: Iterable[str]) -> dict[str, int]:

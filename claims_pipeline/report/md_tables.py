@@ -1,0 +1,69 @@
+"""Markdown tables, lists and code blocks of untrusted text, for the Dagster UI's metadata and the UI summaries
+(report/ui_summary.py). Pure: plain strings, no Dagster import (defs/metadata.py wraps them as metadata values).
+
+Cells hold text from fetched pages (notes, diffs) and the corpus: it is escaped like the report's markdown,
+so a hostile page cannot put links, images or HTML into the UI.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable
+
+from claims_pipeline.report import escape
+from claims_pipeline.text_safety import replaced
+
+MAX_TABLE_ROWS = 50  # the UI stays readable; the full lists are in the stored files and the report
+_BACKTICK_RUN_RE = re.compile(r"`+")
+
+
+class Link(str):
+    """A URL cell: rendered as a link when it is a plain http(s) URL (escape.md_link), else as text."""
+
+
+def where(file: str | None, line: int) -> str:
+    """file:line (what an editor opens); several files can share a scope and a line number."""
+    return f"{file}:{int(line)}" if file else str(int(line))
+
+
+def prose(claim_text: str) -> str:
+    """A claim as a table shows it: its markdown links as their labels (the url column links the source), bold
+    as plain text (the cell escapes the asterisks, which would show)."""
+    return escape.claim_plain(claim_text)
+
+
+def md_cell(value: Any, limit: int = 90) -> str:
+    """One table cell: one line, cut to `limit` characters with '…', every markup character escaped."""
+    return escape.md_cell(value, limit)
+
+
+def markdown_table(headers: list[str], rows: Iterable[list[Any]], *, empty: str = "_(none)_",
+                   max_rows: int = MAX_TABLE_ROWS, more: str = "see the stored files / report",
+                   url_limit: int = 90) -> str:
+    """A table of escaped cells (a Link cell as a link whose label is cut to url_limit), at most max_rows rows,
+    then a line saying how many more there are and where they are."""
+    rows = list(rows)
+    if not rows:
+        return empty
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    for row in rows[:max_rows]:
+        lines.append("| " + " | ".join(escape.md_link(c, url_limit) if isinstance(c, Link) else md_cell(c)
+                                       for c in row) + " |")
+    if len(rows) > max_rows:
+        lines.append(f"\n_…and {len(rows) - max_rows} more ({more})_")
+    return "\n".join(lines)
+
+
+def md_code_block(text: str, info: str = "") -> str:
+    """A fenced code block that the text cannot close: the fence is longer than any backtick run in it. Page
+    text inside (diffs) has its control and bidi characters shown as U+FFFD, like every report."""
+    text = replaced(text)
+    longest = max((len(m.group()) for m in _BACKTICK_RUN_RE.finditer(text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{text}\n{fence}"
+
+
+def markdown_list(items: Iterable[Any], *, empty: str = "_(none)_") -> str:
+    """A bullet list of names (files, scopes), each as a code span unless it could break out of one."""
+    lines = [f"- {escape.md_code(item)}" for item in items]
+    return "\n".join(lines) or empty
