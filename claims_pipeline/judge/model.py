@@ -118,6 +118,11 @@ class Verdict(_Record):
     verification_class: VerificationClass = "flagged-judgment-call"
     draft: DraftVerdict | None = None
     downgrades: list[Downgrade] = Field(default_factory=list)
+    # Set by checks.verify: the checks that ran on this verdict (the report counts run/failed from them), the
+    # claim's carrying figure and the different figure the checked quote carries (corrections use both).
+    checks_run: list[str] = Field(default_factory=list)
+    figure_claimed: str = ""
+    figure_on_page: str = ""
     provider: str = ""
     model: str = ""
     input_tokens: int = 0
