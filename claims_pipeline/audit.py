@@ -12,6 +12,9 @@ Rules:
   stale_changed when its page's change is content_changed. A claim verified on or after the change day is not.
 - flagged = DISTINCT (file, line_no, url) over TOKENS_ABSENT ∪ content_changed (the original's (scope, line_no,
   url), with the file: several files may share a scope, countries/fr/**.md).
+- change_reported_at (per claim) = when a stale_changed claim's page change is not content_changed (a written
+  report showed it), the run_at of that report, from the ledger; the report says "change reported on <date>"
+  beside a CONTENT_CHANGED count that leaves that page out.
 """
 
 from __future__ import annotations
@@ -33,12 +36,12 @@ CLAIM_COLUMNS = [
 ]
 PAGE_COLUMNS = [
     "url", "fetch_status", "http_status", "content_kind", "note", "fetched_at", "text_hash", "raw_hash",
-    "text_chars", "content_changed", "changed_at", "stable_since", "diff",
+    "text_chars", "content_changed", "changed_at", "stable_since", "diff", "change_reported_at",
 ]
 PRIOR_COLUMNS = [
     "claim_id", "scope", "line_no", "file", "section", "url", "claim", "last_verified", "last_verified_origin",
     "prior", "matched", "strong_matched", "missing", "excerpts", "hits", "fetch_note", "fetch_status",
-    "content_changed", "changed_at", "stale_changed", "diff",
+    "content_changed", "changed_at", "stale_changed", "diff", "change_reported_at",
 ]
 HEADLINE_KEYS = [
     "total", "by_prior", "tokens_absent", "content_changed", "stale_changed", "pdf_no_text",
@@ -195,6 +198,10 @@ class Audit:
         priors = priors.copy()
         for col in ("content_changed", "stale_changed"):
             priors[col] = priors[col].astype(bool)
+        if "change_reported_at" not in priors.columns:  # tables of a version before the column
+            priors["change_reported_at"] = None
+        if "change_reported_at" not in pages.columns:
+            pages = pages.assign(change_reported_at=None)
         return cls(
             claims=claims,
             pages=pages,
@@ -249,6 +256,7 @@ def pages_table(pages: dict[str, PageState]) -> pd.DataFrame:
             "changed_at": p.changed_at,
             "stable_since": p.stable_since,
             "diff": p.diff,
+            "change_reported_at": p.change_reported_at,
         }
         for url, p in sorted(pages.items())
     ]
@@ -307,6 +315,7 @@ def build_audit(
                 "changed_at": changed_at,
                 "stale_changed": stale,
                 "diff": page.diff if page and (changed or stale) else None,
+                "change_reported_at": page.change_reported_at if page and stale and not changed else None,
             }
         )
     priors_df = pd.DataFrame(rows, columns=PRIOR_COLUMNS).astype(

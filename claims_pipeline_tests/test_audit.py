@@ -315,3 +315,48 @@ def test_a_refused_report_is_not_passed_off_with_the_other_audits_report(cli_dem
     out = capsys.readouterr()
     assert "audit done" not in out.err and "replaced by another audit of this home" in out.err, out.err
     assert json.loads(out.out) == {}
+
+
+def test_a_stale_claim_on_a_change_an_earlier_report_showed_carries_that_reports_date(tmp_path: Path) -> None:
+    """The ledger records the report that showed a change; the audit's priors and pages tables carry its run_at
+    for a claim still stale on it (the report says "change reported on <date>" beside CONTENT_CHANGED 0)."""
+    from dataclasses import replace
+
+    from claims_pipeline.audit import combine_scopes
+    from claims_pipeline.store.recent_changes import ReportedChanges
+
+    shown_on = "2026-06-01T09:00:00+00:00"
+    changed = replace(page(B, FILLER + "The new rate is 5.5 %. " + FILLER, changed_at="2026-05-20T08:00:00+00:00",
+                           diff="-4.5 %\n+5.5 %"), change_fetch_id=7)
+    stale = claim("Rate 4.5 %", [value("pct", "4.5 %")], url=B, line_no=20, last_verified="2026-05-01")
+    fresh = claim("Rate 5.5 %", [value("pct", "5.5 %")], url=B, line_no=21, last_verified="2026-06-20")
+    prior_of = {c.id: build_prior(c, changed, Settings()) for c in (stale, fresh)}
+
+    def audit_with(ledger: ReportedChanges) -> Audit:
+        pages, priors, _ = combine_scopes({"fr": [stale, fresh]}, {"fr": {B: changed}}, {B: changed}, prior_of,
+                                          Settings(), ledger, {B: B})
+        return build_audit([stale, fresh], pages, priors, run_at=RUN_AT)
+
+    audit = audit_with(ReportedChanges("1@x", {B: (7, shown_on)}))
+    assert audit.headline["content_changed"] == 0 and audit.headline["stale_changed"] == 1
+    rows = audit.priors.set_index("line_no")
+    assert rows.loc[20, "change_reported_at"] == shown_on and rows.loc[20, "diff"] == "-4.5 %\n+5.5 %"
+    assert pd.isna(rows.loc[21, "change_reported_at"])  # verified after the change: nothing to explain
+    assert audit.pages.set_index("url").loc[B, "change_reported_at"] == shown_on
+    # the column survives the parquet tables (what the report step reads back)
+    for name, df in audit.to_tables().items():
+        df.to_parquet(tmp_path / f"{name}.parquet")
+    loaded = {n: pd.read_parquet(tmp_path / f"{n}.parquet") for n in ("claims", "pages", "priors", "meta")}
+    again = Audit.from_tables(loaded["claims"], loaded["pages"], loaded["priors"], meta=loaded["meta"])
+    assert again.priors.set_index("line_no").loc[20, "change_reported_at"] == shown_on
+    # tables written before the column read back with it empty
+    old = Audit.from_tables(loaded["claims"], loaded["pages"].drop(columns="change_reported_at"),
+                            loaded["priors"].drop(columns="change_reported_at"), meta=loaded["meta"])
+    assert old.priors["change_reported_at"].isna().all() and "change_reported_at" in old.pages.columns
+
+    # a newer change of the page (another fetch id): shown now, so no earlier date
+    audit = audit_with(ReportedChanges("1@x", {B: (5, shown_on)}))
+    assert audit.headline["content_changed"] == 2 and audit.priors["change_reported_at"].isna().all()
+    # shown by a version before the ledger ("" in its record): reported, date unknown
+    audit = audit_with(ReportedChanges("1@x", {B: (7, "")}))
+    assert audit.headline["content_changed"] == 0 and audit.priors["change_reported_at"].isna().all()

@@ -83,12 +83,25 @@ def unreported(page: PageState, key: str, reported: ReportedChanges) -> bool:
     return True
 
 
+def reported_on(page: PageState, key: str, reported: ReportedChanges) -> str | None:
+    """run_at of the written report that showed the page's current change; None when no report showed it yet,
+    or when one of a version before the ledger did (its date is not known)."""
+    record = reported.changes.get(key)
+    if page.change_fetch_id is None or record is None or record[0] != page.change_fetch_id:
+        return None
+    return record[1] or None
+
+
 def mark_unreported(pages: dict[str, PageState], keys: dict[str, str], reported: ReportedChanges) -> dict[str, PageState]:
-    """The same states (keyed by cited URL; keys maps each to its ledger key), content_changed set by unreported."""
+    """The same states (keyed by cited URL; keys maps each to its ledger key), content_changed set by unreported
+    and, for a change already shown, change_reported_at by reported_on: a claim still stale on it says when."""
     out: dict[str, PageState] = {}
     for url, p in pages.items():
-        flag = unreported(p, keys.get(url, url), reported)
-        out[url] = p if flag == p.content_changed else replace(p, content_changed=flag)
+        key = keys.get(url, url)
+        flag = unreported(p, key, reported)
+        when = None if flag else reported_on(p, key, reported)
+        same = flag == p.content_changed and when == p.change_reported_at
+        out[url] = p if same else replace(p, content_changed=flag, change_reported_at=when)
     return out
 
 

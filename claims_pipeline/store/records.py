@@ -22,3 +22,6 @@ class PageState:
     diff: str | None  # unified-style diff of the latest confirmed change (text lines), capped
     change_confirmed_at: str | None = None  # fetched_at of the fetch that confirmed that change (second sighting)
     change_fetch_id: int | None = None  # that fetch's row id: ids only grow, whatever clock the runs were given
+    # run_at of the written report that showed that change (the ledger, store/recent_changes.py); None when none
+    # has yet, or one of a version before the ledger did
+    change_reported_at: str | None = None
