@@ -36,7 +36,9 @@ class ConfigError(ValueError):
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # allow_inf_nan=False: `.inf` or `1e400` seconds would make a wait that never ends (a fetch of a URL that never
+    # answers would never return); every number is finite, and durations, sizes, rates and counts have upper bounds
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 # ---- value checks shared by the models: what a later step would reject, rejected at load time ------------------
@@ -135,13 +137,23 @@ class ExtractionSettings(_Strict):
     skip_headings: list[str] = Field(
         default_factory=lambda: ["Data sources", "Sources", "Where to verify", "Primary sources"]
     )
-    min_salient_values: int = Field(1, ge=0)
+    min_salient_values: int = Field(1, ge=0, le=100)
     claim_window_chars: int = Field(360, ge=40, le=100_000)
     primary_only: bool = True
     primary_allowlist_file: Path | None = None
     primary_allowlist: list[str] = Field(default_factory=list, description="Extra primary hosts, inline.")
     pointer_lookback_chars: int = Field(48, ge=0, le=400)
-    max_line_chars: int = Field(200_000, ge=1000, description="Longer lines are cut (with a warning).")
+    max_line_chars: int = Field(200_000, ge=1000, le=1_000_000_000, description="Longer lines are cut (with a warning).")
+    max_file_bytes: int = Field(
+        20_000_000, ge=1024, le=1_000_000_000,
+        description="Corpus files larger than this are skipped unread, with a warning (a 2 GB sparse '.md' or a "
+        "link to a device would otherwise be read whole).",
+    )
+    follow_links_out_of_corpus: bool = Field(
+        False,
+        description="Read a symlinked file whose target is outside corpus_dir. Off: such a link is skipped with a "
+        "warning (a link can make the pipeline read any file of the machine).",
+    )
     workers: int = Field(
         0, ge=0, le=64,
         description="Processes extracting files of a big corpus (fork pool; same output as serial). "
@@ -187,7 +199,7 @@ class HostPolicy(_Strict):
 class FetchSettings(_Strict):
     user_agent: str = "claims-pipeline/{version} (+https://github.com/claims-pipeline/claims_pipeline)"
     concurrency: int = Field(64, ge=1, le=1024)
-    req_per_sec: float = Field(10.0, gt=0)
+    req_per_sec: float = Field(10.0, gt=0, le=10_000)
     default_host: HostPolicy = HostPolicy(concurrency=2, interval_ms=500)
     gov_host: HostPolicy = HostPolicy(concurrency=1, interval_ms=1000)
     per_host_overrides: dict[str, HostPolicy] = Field(
@@ -197,24 +209,24 @@ class FetchSettings(_Strict):
         }
     )
     excluded_hosts: list[str] = Field(default_factory=lambda: ["linkedin.com"])
-    connect_timeout_s: float = Field(10.0, gt=0)
-    request_timeout_s: float = Field(15.0, gt=0, description="Whole-response deadline per attempt.")
+    connect_timeout_s: float = Field(10.0, gt=0, le=600)
+    request_timeout_s: float = Field(15.0, gt=0, le=600, description="Whole-response deadline per attempt.")
     max_retries: int = Field(3, ge=1, le=10, description="Attempts per URL, the first included.")
     retry_backoff_s: list[float] = Field(default_factory=lambda: [1.0, 2.0, 4.0])
     retry_jitter_pct: float = Field(25.0, ge=0, le=100)
-    retry_after_cap_s: float = Field(60.0, ge=0)
+    retry_after_cap_s: float = Field(60.0, ge=0, le=3600)
     max_redirects: int = Field(5, ge=0, le=20)
-    max_html_bytes: int = Field(5_000_000, ge=1024)
-    max_pdf_bytes: int = Field(12_000_000, ge=1024)
-    run_budget_s: float = Field(3600.0, gt=0, description="Wall-time bound for one fetch run.")
-    breaker_failures: int = Field(3, ge=1, description="Consecutive timeouts/connection failures that open a host's breaker.")
+    max_html_bytes: int = Field(5_000_000, ge=1024, le=1_000_000_000)
+    max_pdf_bytes: int = Field(12_000_000, ge=1024, le=1_000_000_000)
+    run_budget_s: float = Field(3600.0, gt=0, le=604_800, description="Wall-time bound for one fetch run (at most a week).")
+    breaker_failures: int = Field(3, ge=1, le=1000, description="Consecutive timeouts/connection failures that open a host's breaker.")
     verify_tls: bool = True
     event_loop: Literal["auto", "uvloop", "asyncio"] = Field(
         "auto", description="auto = uvloop when installed (it is a dependency on Linux and macOS), else asyncio's.")
     robots_enabled: bool = True
-    robots_timeout_s: float = Field(10.0, gt=0)
+    robots_timeout_s: float = Field(10.0, gt=0, le=600)
     robots_cache_hours: float = Field(
-        24.0, ge=0,
+        24.0, ge=0, le=8760,
         description="robots.txt kept in the page cache is reused without a request while younger than this "
         "(RFC 9309 §2.4: generally not over 24 h); older, it is re-validated conditionally (304 keeps it). "
         "0 = never reused without asking the server.",
@@ -225,7 +237,7 @@ class FetchSettings(_Strict):
         "'disallow' fetches nothing from that origin this run (RFC 9309 §2.3.1.4); 'allow' fetches as if there "
         "were no robots.txt.",
     )
-    min_text_chars: int = Field(200, ge=0)
+    min_text_chars: int = Field(200, ge=0, le=1_000_000)
     js_spa_hosts: list[str] = Field(default_factory=lambda: ["elegislation.gov.hk"])
     binary_content_prefixes: list[str] = Field(
         default_factory=lambda: ["application/octet-stream", "application/zip", "image/", "audio/", "video/"]
@@ -249,6 +261,8 @@ class FetchSettings(_Strict):
     def _backoff_nonempty(cls, v: list[float]) -> list[float]:
         if not v or any(not math.isfinite(x) or x < 0 for x in v):
             raise ValueError("needs at least one non-negative, finite number of seconds")
+        if len(v) > 20 or max(v) > 3600:
+            raise ValueError("at most 20 waits of at most 3600 seconds each")
         return v
 
     @field_validator("user_agent")
@@ -332,9 +346,9 @@ class FetchSettings(_Strict):
 
 class PdfSettings(_Strict):
     enabled: bool = True
-    max_pages: int = Field(300, ge=0, description="0 = every page.")
-    timeout_s: float = Field(60.0, gt=0)
-    max_text_chars: int = Field(5_000_000, ge=1000)
+    max_pages: int = Field(300, ge=0, le=100_000, description="0 = every page.")
+    timeout_s: float = Field(60.0, gt=0, le=3600)
+    max_text_chars: int = Field(5_000_000, ge=1000, le=1_000_000_000)
 
     @field_validator("timeout_s")
     @classmethod
@@ -345,8 +359,8 @@ class PdfSettings(_Strict):
 
 
 class PriorSettings(_Strict):
-    excerpt_window_chars: int = Field(400, ge=40)
-    max_excerpts_per_claim: int = Field(4, ge=1)
+    excerpt_window_chars: int = Field(400, ge=40, le=100_000)
+    max_excerpts_per_claim: int = Field(4, ge=1, le=1000)
 
 
 class LinterSettings(_Strict):
@@ -388,7 +402,7 @@ class SamplingWeights(_Strict):
 
 
 class SamplingSettings(_Strict):
-    default_sample: int = Field(60, ge=1)
+    default_sample: int = Field(60, ge=1, le=1_000_000)
     seed: int = 1234
     priority_weights: SamplingWeights = SamplingWeights()
 
@@ -396,9 +410,9 @@ class SamplingSettings(_Strict):
 class CacheSettings(_Strict):
     db_url: str | None = Field(None, description="SQLAlchemy URL; default sqlite under <home>/cache.")
     blob_dir: Path | None = Field(None, description="Default <home>/cache/blobs.")
-    ttl_days: float = Field(30, ge=0, description="Worklist runs reuse fetches younger than this.")
-    diff_context_lines: int = Field(2, ge=0)
-    max_diff_lines: int = Field(200, ge=1)
+    ttl_days: float = Field(30, ge=0, le=36_500, description="Worklist runs reuse fetches younger than this.")
+    diff_context_lines: int = Field(2, ge=0, le=1000)
+    max_diff_lines: int = Field(200, ge=1, le=1_000_000)
 
     @field_validator("db_url")
     @classmethod
@@ -643,21 +657,70 @@ def find_config_file(explicit: str | os.PathLike[str] | None = None) -> Path | N
     return candidate if candidate.is_file() else None
 
 
+# A config file is a few KB; reading more than this means it is no config file (`--config /dev/zero` read whole
+# ate 5.4 GB). A pipe (`--config <(…)`) is read up to the same bound.
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
+
+
+def read_config_text(file: Path) -> str:
+    """The file's text: at most MAX_CONFIG_BYTES, UTF-8 (a BOM allowed). Anything else is a ConfigError."""
+    try:
+        with open(file, "rb") as fh:
+            data = fh.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"{file}: cannot read config file: {exc.strerror or exc}") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{file}: larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MB: not a config file")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ConfigError(f"{file}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x}): not a config file") from None
+
+
+def _refuse_duplicate_keys(node: yaml.Node, file: Path, path: tuple[str, ...] = ()) -> None:
+    """YAML keeps the last of two equal keys without a word (a second `fetch:` silently replaced the first
+    section): any key given twice in one mapping, at any depth, is refused, naming both lines."""
+    if isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            _refuse_duplicate_keys(item, file, path)
+    if not isinstance(node, yaml.MappingNode):
+        return
+    first_line: dict[tuple[str, str], int] = {}
+    for key, value in node.value:
+        if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
+            line = key.start_mark.line + 1
+            seen = first_line.get((key.tag, key.value))
+            if seen is not None:
+                dotted = ".".join((*path, key.value))
+                raise ConfigError(f"{file}: {dotted}: given twice (lines {seen} and {line}); keep one")
+            first_line[(key.tag, key.value)] = line
+        _refuse_duplicate_keys(value, file, (*path, str(getattr(key, "value", "?"))))
+
+
+def parse_config_yaml(raw: str, file: Path) -> Any:
+    """The YAML document, refusing duplicate keys; a syntax error names the file and line."""
+    loader = yaml.SafeLoader(raw)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _refuse_duplicate_keys(node, file)
+        return loader.construct_document(node)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{file}:{mark.line + 1}" if mark else str(file)
+        raise ConfigError(f"{where}: not valid YAML: {getattr(exc, 'problem', exc)}") from None
+    finally:
+        loader.dispose()
+
+
 def load_settings(path: str | os.PathLike[str] | None = None) -> Settings:
     """Load and validate settings (see module doc for the lookup order)."""
     file = find_config_file(path)
     if file is None:
         return Settings()
-    try:
-        raw = file.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{file}: cannot read config file: {exc.strerror or exc}") from None
-    try:
-        data = yaml.safe_load(raw) or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{file}:{mark.line + 1}" if mark else str(file)
-        raise ConfigError(f"{where}: not valid YAML: {getattr(exc, 'problem', exc)}") from None
+    data = parse_config_yaml(read_config_text(file), file) or {}
     if not isinstance(data, dict):
         raise ConfigError(f"{file}: (top level): expected a mapping of sections, got {type(data).__name__}")
     return settings_from_dict(data, source=file, base_dir=file.resolve().parent)

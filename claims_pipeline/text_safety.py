@@ -8,11 +8,12 @@ from __future__ import annotations
 import re
 
 _CONTROLS = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f"  # C0 but tab and line breaks, DEL, C1
-_BIDI_CONTROLS = "\u202a-\u202e\u2066-\u2069"
-_BIDI_MARKS = "\u061c\u200e\u200f"  # harmless in a report (right-to-left text uses them); shown on a terminal
+# Every bidi control alike: embeddings, overrides and isolates, and the marks (ALM, LRM, RLM), which also
+# reorder what follows them (an RLM before "2024-01" shows the figures in another order).
+_BIDI_CONTROLS = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 UNSAFE_RE = re.compile(f"[{_CONTROLS}{_BIDI_CONTROLS}]")
-# a terminal line: carriage returns too (they overwrite what was printed) and the bidi marks
-TERMINAL_UNSAFE_RE = re.compile(f"[\r{_CONTROLS}{_BIDI_CONTROLS}{_BIDI_MARKS}]")
+# a terminal line: carriage returns too (they overwrite what was printed)
+TERMINAL_UNSAFE_RE = re.compile(f"[\r{_CONTROLS}{_BIDI_CONTROLS}]")
 
 
 def replaced(text: str) -> str:
