@@ -10,7 +10,7 @@ HTML → text (MB/s of HTML bytes in, ms per page; ratios against our extractor)
   bs4-html.parser  bs4 with Python's html.parser, script/style dropped, get_text("\\n")
   lxml.html     lxml.html.fromstring, script/style dropped, text_content()
   original-regex   the original tool's 9-step regex pipeline (reference §6.3), re-implemented from its description
-Pages are real-sized: the WICE dev set's page texts (/work/shared/data/wice/claims_dev.jsonl) wrapped in
+Pages are real-sized: the WICE dev set's page texts (../shared/data/wice/claims_dev.jsonl beside the repository) wrapped in
 realistic markup (head with inline scripts and CSS, nav menus, cookie banner, tables of figures, footer).
 A quality line per extractor counts, on the same pages, figures glued across table cells and chrome decoys
 that leaked into the text (speed alone would favour the regex, which does neither job).
@@ -34,7 +34,7 @@ from collections.abc import Callable
 from io import BytesIO
 from pathlib import Path
 
-WICE = Path("/work/shared/data/wice/claims_dev.jsonl")
+WICE = Path(__file__).resolve().parents[2] / "shared" / "data" / "wice" / "claims_dev.jsonl"  # ../shared from the repository root
 
 # ---- HTML corpus ---------------------------------------------------------------------------------------------
 
@@ -242,7 +242,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args(argv)
     if not WICE.is_file():
-        print(f"{WICE}: not found; the HTML part needs the WICE dev set", file=sys.stderr)
+        print(f"bench_text: {WICE} not found. The HTML part reads the WICE dev set in place from "
+              "../shared/data/wice beside the repository (see its README there).", file=sys.stderr)
         return 2
     bench_html(html_corpus(args.pages), args.repeat)
     bench_pdf(args.repeat)

@@ -1,6 +1,6 @@
 """Evaluate the deterministic prior on WiCE (real Wikipedia claims + the text of the page each one cites).
 
-Data: /work/shared/data/wice (dev split; Kamoi et al., "WiCE: Real-World Entailment for Claims in Wikipedia",
+Data: ../shared/data/wice beside the repository (dev split; Kamoi et al., "WiCE: Real-World Entailment for Claims in Wikipedia",
 EMNLP 2023; annotations ODC-BY 1.0). Read in place, never copied into the repository.
 
 For every claim with a salient figure (the corpus extractor's values: pct, money, statute, date) we build a
@@ -13,7 +13,8 @@ and the rate of figures wrongly reported missing; on the sub-claims of non_suppo
 rate (share of figures inside a non-supported span that the prior reports missing), next to the false-missing
 rate of figures inside supported spans of the same sub-claims.
 
-Usage: .venv/bin/python benchmarks/eval_wice.py [--data DIR]
+Usage: .venv/bin/python benchmarks/eval_wice.py [--data DIR]   (DIR defaults to ../shared/data/wice, relative to
+the repository root, whatever the current folder)
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -32,7 +34,9 @@ from claims_pipeline.priors import TOKENS_ABSENT, build_prior
 from claims_pipeline.settings import Settings
 from claims_pipeline.store.records import PageState
 
-DEFAULT_DATA = Path("/work/shared/data/wice")
+REPO_ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = REPO_ROOT.parent / "shared" / "data" / "wice"
+DATA_FILES = ("claims_dev.jsonl", "non_supported_tokens_dev.jsonl")
 URL = "https://evidence.invalid/page"  # never fetched: the evidence text is handed to the prior directly
 
 
@@ -218,8 +222,13 @@ def run(data: Path) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    run(ap.parse_args().data)
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder of the WiCE dev files (default: %(default)s)")
+    data = ap.parse_args().data
+    missing = [name for name in DATA_FILES if not (data / name).is_file()]
+    if missing:
+        sys.exit(f"eval_wice: {', '.join(missing)} not found in {data}. The WiCE dev split is read in place from "
+                 "../shared/data/wice beside the repository (see its README there); pass --data DIR to read it elsewhere.")
+    run(data)
 
 
 if __name__ == "__main__":
