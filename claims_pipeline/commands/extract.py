@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from claims_pipeline.commands.inputs import check_corpus_dir, chosen_scopes, corpus_origin
+from claims_pipeline.text_safety import json_escaped
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -50,5 +51,6 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps([c.to_dict() for c in extraction.claims], indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(json.dumps(extraction_stats(extraction), indent=2, ensure_ascii=False))
+    # scope names come from file names: whatever a terminal would obey is a \u escape (the same JSON)
+    print(json_escaped(json.dumps(extraction_stats(extraction), indent=2, ensure_ascii=False)))
     return 0

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from claims_pipeline.commands.extract import scopes_for, settings_for
+from claims_pipeline.text_safety import terminal_escaped
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -17,13 +19,17 @@ def run(args: argparse.Namespace) -> int:
     from claims_pipeline.corpus.linter import lint_corpus
 
     settings = settings_for(args)
-    findings = lint_corpus(settings, scopes_for(settings, args.scope))
+    skipped: list = []
+    findings = lint_corpus(settings, scopes_for(settings, args.scope), skipped)
+    for warning in skipped:  # files not linted (a FIFO, a link leaving the corpus, over the size cap, binary)
+        print(f"warning: {warning}", file=sys.stderr)
     if not findings:
         print("✓ no domain-root citations next to a figure")
         return 0
     print(f"⚠️  {len(findings)} citation(s) point at a PRIMARY-SOURCE domain ROOT next to a figure "
           "(cite the page that holds the figure):")
     for f in findings:
-        print(f"  {f.file}:{f.line}  → {f.url}\n      {f.context}")
+        # file names, URLs and lines are the corpus's own text: nothing a terminal would obey is printed raw
+        print(terminal_escaped(f"  {f.file}:{f.line}  → {f.url}") + "\n      " + terminal_escaped(f.context))
     print("(advisory: add deep links, or list deliberate roots in linter.root_url_allowlist)")
     return 1 if args.strict else 0

@@ -19,11 +19,11 @@ from pathlib import Path
 from claims_pipeline.corpus.attribution import attribute_values
 from claims_pipeline.corpus.links import find_links, is_pointer_link, mask_urls
 from claims_pipeline.corpus.pool import ChunkResult, FileJob, pool_size, run_in_pool
-from claims_pipeline.corpus.reading import read_markdown, with_newlines
+from claims_pipeline.corpus.reading import DEFAULT_MAX_FILE_BYTES, read_markdown, with_newlines
 from claims_pipeline.corpus.references import USE_RE as REFERENCE_USE_RE
 from claims_pipeline.corpus.references import References, is_definition, parse_references, reference_links
 from claims_pipeline.corpus.records import ClaimRecord, Extraction, ExtractWarning, Value
-from claims_pipeline.corpus.scopes import list_scopes
+from claims_pipeline.corpus.scopes import list_scopes, walk_corpus
 from claims_pipeline.corpus.scopes import resolve_scope_filter as _resolve
 from claims_pipeline.corpus.stamps import file_last_verified, find_inline_stamp, mask_stamps
 from claims_pipeline.corpus.tiers import PrimaryHosts, source_tier
@@ -75,6 +75,7 @@ class ExtractOptions:
     window: int
     lookback: int
     max_line_chars: int
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
 
     def tier_of(self, host: str) -> str | None:
         if host not in self.tier_cache:
@@ -105,6 +106,7 @@ class ExtractOptions:
             window=ex.claim_window_chars,
             lookback=ex.pointer_lookback_chars,
             max_line_chars=ex.max_line_chars,
+            max_file_bytes=ex.max_file_bytes,
         )
 
 
@@ -386,7 +388,8 @@ def _span_of(values: list[Value]) -> tuple[int, int] | None:
 
 def extract_corpus(settings: Settings, *, scopes: Iterable[str] | None = None, section: str | None = None,
                    include_secondary: bool = False) -> Extraction:
-    """Claims of every scope (or only the named ones). Bad files give warnings; they never stop the run.
+    """Claims of every scope (or only the named ones). Bad files give warnings; they never stop the run (a file
+    the walker left out, a FIFO, a link leaving the corpus, one over the size cap, is a warning too).
 
     A big corpus is extracted by a fork pool (`extraction.workers`); the output is the serial one.
     """
@@ -395,7 +398,9 @@ def extract_corpus(settings: Settings, *, scopes: Iterable[str] | None = None, s
     root = settings.corpus_dir
     out = Extraction()
     jobs: list[FileJob] = []
-    for scope, paths in list_scopes(settings).items():
+    walk = walk_corpus(settings)
+    out.warnings += [w for scope, w in walk.skipped if wanted is None or scope in wanted]
+    for scope, paths in walk.scopes.items():
         if wanted is not None and scope not in wanted:
             continue
         # Ids are `scope:line:hash` (the original's); when several files share a scope (countries/fr/**.md)
@@ -427,7 +432,7 @@ def extract_files(jobs: Sequence[FileJob], opts: ExtractOptions) -> ChunkResult:
     """Claims, warnings and pointer-skip count of these files, in order (one pool chunk, or the whole run)."""
     out = Extraction()
     for scope, path, rel, id_scope in jobs:
-        text, warnings = read_markdown(path, rel)
+        text, warnings = read_markdown(path, rel, opts.max_file_bytes)
         out.warnings.extend(warnings)
         if text is not None:
             extract_text(text, scope=scope, rel=rel, opts=opts, out=out, id_scope=id_scope)

@@ -11,14 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, replace
-from pathlib import Path
 from urllib.parse import urlsplit
 
 from claims_pipeline.corpus.extract import ExtractOptions, extract_text
 from claims_pipeline.corpus.links import find_links
 from claims_pipeline.corpus.reading import read_markdown, with_newlines
-from claims_pipeline.corpus.records import ClaimRecord, Extraction
-from claims_pipeline.corpus.scopes import markdown_files, scope_for
+from claims_pipeline.corpus.records import ClaimRecord, Extraction, ExtractWarning
+from claims_pipeline.corpus.scopes import walk_corpus
 from claims_pipeline.corpus.tiers import PrimaryHosts
 from claims_pipeline.settings import Settings
 from claims_pipeline.urls import url_host
@@ -100,31 +99,26 @@ def lint_line(line: str, *, allowlist: Collection[str] | PrimaryHosts, root_allo
     return [(c.source_url, label) for c, label in _findings(line, opts, RootAllowlist(root_allowlist))]
 
 
-def lint_corpus(settings: Settings, scopes: Iterable[str] | None = None) -> list[LintFinding]:
-    """Every finding under the scope dirs (no skip_files or skip_headings, like the original)."""
+def lint_corpus(settings: Settings, scopes: Iterable[str] | None = None,
+                skipped: list[ExtractWarning] | None = None) -> list[LintFinding]:
+    """Every finding under the scope dirs (no skip_files or skip_headings, like the original). Files are those
+    of the corpus walker (regular files inside the corpus, under the size cap); what it or the reader left out
+    is appended to `skipped` when given."""
     wanted = set(scopes) if scopes is not None else None
     opts = lint_options(settings)
     roots = RootAllowlist(settings.linter.root_url_allowlist)
-    root = settings.corpus_dir
-    excluded = set(settings.extraction.exclude_dirs)
+    walk = walk_corpus(settings, honour_skip_files=False)
+    problems = [w for scope, w in walk.skipped if wanted is None or scope in wanted]
     findings: list[LintFinding] = []
-    seen: set[Path] = set()  # a file reached through overlapping scope_dirs is linted once, as it is extracted once
-    for scope_dir in settings.extraction.scope_dirs:
-        base = root / scope_dir
-        if not base.is_dir():
+    for f in walk.files:
+        if wanted is not None and f.scope not in wanted:
             continue
-        for path in sorted(markdown_files(base)):
-            rel_in = path.relative_to(base)
-            if excluded.intersection(rel_in.parts) or path in seen:
-                continue
-            seen.add(path)
-            scope = scope_for(rel_in, scope_dir)
-            if wanted is not None and scope not in wanted:
-                continue
-            rel = path.relative_to(root).as_posix()
-            text, _ = read_markdown(Path(path), rel)
-            if text is None:
-                continue
-            for c, _label in _findings(text, opts, roots):
-                findings.append(LintFinding(rel, c.line_no, c.source_url, c.claim_text[:140], scope))
+        text, warnings = read_markdown(f.path, f.rel, opts.max_file_bytes)
+        problems += [w for w in warnings if text is None]  # a file not linted at all; repaired bytes are extract's
+        if text is None:
+            continue
+        for c, _label in _findings(text, opts, roots):
+            findings.append(LintFinding(f.rel, c.line_no, c.source_url, c.claim_text[:140], f.scope))
+    if skipped is not None:
+        skipped += problems
     return findings

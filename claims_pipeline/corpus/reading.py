@@ -1,22 +1,48 @@
-"""Reading one corpus file defensively: binary files are skipped, bad UTF-8 is decoded with replacement."""
+"""Reading one corpus file defensively: bounded in size, binary files are skipped, bad UTF-8 is decoded with
+replacement."""
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 from claims_pipeline.corpus.records import ExtractWarning
 
+DEFAULT_MAX_FILE_BYTES = 20_000_000  # extraction.max_file_bytes' default
 
-def read_markdown(path: Path, rel: str) -> tuple[str | None, list[ExtractWarning]]:
+
+# Binary detection looks at the first bytes: a NUL there and the file is skipped without reading the rest.
+HEAD_BYTES = 8192
+
+
+def read_markdown(path: Path, rel: str, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> tuple[str | None, list[ExtractWarning]]:
     """The file's text (None when it cannot be used) and the warnings explaining what was done.
 
-    Non-UTF-8 bytes are replaced (U+FFFD) rather than the file dropped, so the valid lines still yield
-    their claims; the warning names the first bad line.
+    Reads at most max_bytes, from a regular file only: the walker already left out FIFOs, devices and big
+    files, and the same tests run on the open file, so one swapped in since (a FIFO would block, /dev/zero
+    never end) is refused too. Non-UTF-8 bytes are replaced (U+FFFD) rather than the file dropped, so the
+    valid lines still yield their claims; the warning names the first bad line.
     """
     try:
-        data = path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         return None, [ExtractWarning(rel, 0, f"cannot read file: {exc.strerror or exc}")]
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if not stat.S_ISREG(st.st_mode):
+                return None, [ExtractWarning(rel, 0, "not a regular file; skipped")]
+            if st.st_size > max_bytes:
+                return None, [ExtractWarning(rel, 0, f"file of {st.st_size:,} bytes, over extraction.max_file_bytes "
+                                                     f"({max_bytes:,}); skipped unread")]
+            data = fh.read(min(HEAD_BYTES, max_bytes + 1))
+            if b"\x00" not in data and len(data) == HEAD_BYTES:
+                data += fh.read(max_bytes + 1 - len(data))
+    except OSError as exc:
+        return None, [ExtractWarning(rel, 0, f"cannot read file: {exc.strerror or exc}")]
+    if len(data) > max_bytes:  # grew since it was looked at
+        return None, [ExtractWarning(rel, 0, f"file over extraction.max_file_bytes ({max_bytes:,}); skipped")]
     nul = data.find(b"\x00")
     if nul >= 0:
         line = data.count(b"\n", 0, nul) + 1

@@ -127,7 +127,12 @@ class ExtractWarning:
         return ExtractWarning, (self.file, self.line_no, self.message)
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line_no}: {self.message}" if self.line_no else f"{self.file}: {self.message}"
+        """As printed and logged: a file name is as hostile as a page (ESC sequences, bidi controls), so
+        whatever a terminal would obey is written out (\\x1b)."""
+        from claims_pipeline.text_safety import terminal_escaped
+
+        where = f"{self.file}:{self.line_no}" if self.line_no else self.file
+        return terminal_escaped(f"{where}: {self.message}")
 
 
 @dataclass(slots=True)
