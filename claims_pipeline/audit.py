@@ -27,7 +27,7 @@ from typing import Any
 import pandas as pd
 
 from claims_pipeline.corpus.records import ClaimRecord
-from claims_pipeline.priors import PDF_NO_TEXT, SOURCE_BINARY, SOURCE_UNAVAILABLE, TOKENS_ABSENT, Prior
+from claims_pipeline.priors import PDF_NO_TEXT, SOURCE_BINARY, SOURCE_UNAVAILABLE, TOKENS_ABSENT, WEAK_MATCH, Prior
 from claims_pipeline.store.records import PageState
 
 CLAIM_COLUMNS = [
@@ -155,6 +155,8 @@ class Audit:
             return p[p["prior"] == SOURCE_UNAVAILABLE]
         if name == "source_binary":
             return p[p["prior"] == SOURCE_BINARY]
+        if name == "weak_match":
+            return p[p["prior"] == WEAK_MATCH]
         if name == "flagged":
             flagged = p[(p["prior"] == TOKENS_ABSENT) | p["content_changed"]]
             return flagged.drop_duplicates(subset=["file", "line_no", "url"])

@@ -97,15 +97,30 @@ def link_labels(text: object) -> str:
 
 
 _DESTINATION_UNSAFE = {"<": "%3C", ">": "%3E", "|": "%7C", "\\": "%5C"}
+# where a long URL may wrap (the usual style-guide rule): after "//", before a single slash, a dot, a hyphen, an
+# underscore, "?", "#", "%" or "~", and before or after "=" and "&"; a browser's break-all cuts anywhere ("gouv.f"
+# / "r")
+_URL_BREAK_RE = re.compile(r"(?<=//)(?=.)|(?<=[^/])(?=[/.,_?#%~&=-])(?!//)|(?<=[&=])(?=.)")
+ZWSP = "\u200b"
 
 
-def md_link(url: object, limit: int | None = 100) -> str:
+def url_break_points(text: str) -> list[str]:
+    """The URL's text split where a line may break (see _URL_BREAK_RE)."""
+    return _URL_BREAK_RE.split(text)
+
+
+def md_link(url: object, limit: int | None = 100, *, breaks: bool = False) -> str:
     """A URL in a markdown table cell. An http(s) URL becomes an explicit link: GitHub keeps the backslashes
     of an escaped bare URL inside the href it autolinks ('article%5C_lc'), so the href is the URL itself in
     an angle-bracket destination, with the few characters that could end it or split the table row
-    percent-encoded. Anything else stays escaped text."""
+    percent-encoded. Anything else stays escaped text. `breaks`: the label (never the href) gets a zero-width
+    space at each place a line may break, so a rendered table wraps a long URL there."""
     href = safe_href(url)
-    label = md_cell(url, limit, in_link=href is not None)
+    shown = "" if url is None else str(url)
+    if breaks and href is not None:
+        shown = ZWSP.join(url_break_points(cut(shown, limit) if limit is not None else shown))
+        limit = None
+    label = md_cell(shown, limit, in_link=href is not None)
     if href is None:
         return label
     dest = "".join(_DESTINATION_UNSAFE.get(ch, ch) for ch in replaced(href))
@@ -137,9 +152,15 @@ def safe_href(url: object) -> str | None:
     return s
 
 
+def url_html(url: object) -> str:
+    """A URL as escaped text with <wbr> where a line may break (see _URL_BREAK_RE)."""
+    return "<wbr>".join(h(part) for part in url_break_points("" if url is None else str(url)))
+
+
 def link_html(url: object, label: object | None = None) -> str:
+    """A link to an http(s) URL (its text the label, else the URL with break points), else the URL as text."""
     href = safe_href(url)
-    text = h(label if label is not None else url)
+    text = h(label) if label is not None else url_html(url)
     if href is None:
         return f'<span class="url">{text}</span>'
     return f'<a href="{h(href)}" rel="noopener noreferrer nofollow">{text}</a>'

@@ -1,7 +1,8 @@
 """report.html: a self-contained page for people (inline CSS and SVG, no JS, no external assets).
 
 Everything from a fetched page or the corpus goes through html.escape (``h``); links are emitted only for
-http(s) URLs. Excerpts highlight the matched figure at the offsets the prior recorded.
+http(s) URLs. Excerpts highlight the matched figure at the offsets the prior recorded. The same sections as
+report.md (report/sections.py): a changed page's diff once, above the claims citing it; times in UTC.
 """
 
 from __future__ import annotations
@@ -9,12 +10,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import pandas as pd
-
 from claims_pipeline.audit import Audit
 from claims_pipeline.priors import PRIOR_KINDS
 from claims_pipeline.report.chart import COLOURS, priors_by_scope_svg
 from claims_pipeline.report.escape import claim_plain, h, link_html, s
+from claims_pipeline.report.sections import (
+    ChangedPage, change_note, changed_page_count, changed_pages, pages_and_claims, plural, sorted_rows, utc_time,
+)
 
 CSS = """
 body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#f6f7f9;color:#1d2430}
@@ -35,7 +37,9 @@ pre.diff{background:#111827;color:#e5e7eb;padding:10px;border-radius:6px;overflo
 pre.diff .add{color:#86efac}pre.diff .del{color:#fca5a5}pre.diff .hunk{color:#93c5fd}
 table{border-collapse:collapse;background:#fff;width:100%;font-size:14px}
 th,td{border:1px solid #dde1e7;padding:4px 8px;text-align:left;vertical-align:top}
-.url{word-break:break-all;color:#5b6574}a{color:#1565c0;word-break:break-all}
+.url{overflow-wrap:break-word;color:#5b6574}a{color:#1565c0;overflow-wrap:break-word}
+.page{background:#fff;border:1px solid #dde1e7;border-left:5px solid #ef6c00;border-radius:8px;padding:12px 16px;margin:12px 0}
+.page.earlier{border-left-color:#b0bac8}.page table{margin-top:8px}
 .chart{max-width:100%;height:auto;background:#fff;border:1px solid #dde1e7;border-radius:8px;padding:8px}
 """
 
@@ -79,6 +83,27 @@ def _diff_html(diff: str | None) -> str:
     return '<details open><summary>What changed on the page</summary><pre class="diff">' + "\n".join(lines) + "</pre></details>"
 
 
+def _page_group(group: ChangedPage) -> str:
+    """One changed page: its link, times, diff (once), and the claims citing it."""
+    when = f"change reported on {utc_time(group.reported_at)}" if group.reported_at else (
+        "shown in this report" if group.new else "change reported in an earlier report")
+    bits = [
+        f'<section class="page{"" if group.new else " earlier"}">',
+        f"<div>{link_html(group.url)}</div>",
+        f'<div class="meta">changed {h(utc_time(group.changed_at) or "at an unknown time")} · {h(when)} · '
+        f"cited by {h(plural(len(group.claims), 'claim'))}</div>",
+        _diff_html(group.diff) or "<p>(no diff stored)</p>",
+        "<table><tr><th>scope</th><th>where</th><th>claim</th><th>prior</th><th>verified</th><th>stale_changed</th></tr>",
+    ]
+    bits += [
+        f"<tr><td><code>{h(r.scope)}</code></td><td>{h(s(r.file))}:{int(r.line_no)}</td><td>{h(claim_plain(r.claim))}</td>"
+        f"<td>{_badge(r.prior)}</td><td>{h(s(r.last_verified)[:10] or 'never')}</td><td>{'yes' if r.stale_changed else 'no'}</td></tr>"
+        for r in group.claims.itertuples(index=False)
+    ]
+    bits.append("</table></section>")
+    return "".join(bits)
+
+
 def _claim_card(row: Any, *, stale: bool) -> str:
     missing = json.loads(row.missing)
     matched = json.loads(row.matched)
@@ -89,7 +114,9 @@ def _claim_card(row: Any, *, stale: bool) -> str:
         f"<div>{_badge(row.prior)}",
     ]
     if row.content_changed or s(row.changed_at):
-        bits.append(f" · page changed {h(s(row.changed_at)[:10])}")
+        bits.append(f" · page changed {h(utc_time(row.changed_at))}")
+    if stale:
+        bits.append(f" · {h(change_note(row))}")
     bits.append(f" · last verified {h(s(row.last_verified) or 'never')}")
     bits.append("</div>")
     if missing:
@@ -98,29 +125,28 @@ def _claim_card(row: Any, *, stale: bool) -> str:
         bits.append(f"<div>Found: {h(', '.join(matched))}</div>")
     if s(row.fetch_note):
         bits.append(f'<div class="meta">{h(row.fetch_note)}</div>')
-    bits.append(_excerpts_html(row))
-    bits.append(_diff_html(s(row.diff)))
+    bits.append(_excerpts_html(row))  # the page's diff is shown once, in its changed-page section
     bits.append(f"<div>Source: {link_html(row.url)}</div>")
     bits.append("</article>")
     return "".join(bits)
 
 
-def _sorted(df: pd.DataFrame) -> pd.DataFrame:
-    return df.sort_values(["scope", "file", "line_no", "url"], kind="stable")
-
-
 def render_html(audit: Audit, previous_run: str | None = None) -> str:
     hd = audit.headline
-    stale = _sorted(audit.bucket("stale_changed"))
-    flagged = _sorted(audit.bucket("flagged"))
-    flagged = flagged[~flagged["claim_id"].isin(set(stale["claim_id"]))]
-    unreadable = _sorted(audit.priors[audit.priors["prior"].isin(["SOURCE_UNAVAILABLE", "PDF_NO_TEXT", "SOURCE_BINARY"])])
+    stale = sorted_rows(audit.bucket("stale_changed"))
+    absent = sorted_rows(audit.bucket("tokens_absent"))
+    weak = sorted_rows(audit.bucket("weak_match"))
+    groups = changed_pages(audit)
+    new, earlier = [g for g in groups if g.new], [g for g in groups if not g.new]
+    unreadable = sorted_rows(audit.priors[audit.priors["prior"].isin(["SOURCE_UNAVAILABLE", "PDF_NO_TEXT", "SOURCE_BINARY"])])
     cards = [
         ("Claims checked", hd["total"], False),
         ("Flagged", hd["flagged"], hd["flagged"] > 0),
         ("Stale after verify", hd["stale_changed"], hd["stale_changed"] > 0),
         ("Figure absent", hd["tokens_absent"], hd["tokens_absent"] > 0),
         ("On a changed page", hd["content_changed"], False),
+        ("Changed pages", changed_page_count(audit), False),
+        ("Weak match", int(hd["by_prior"].get("WEAK_MATCH", 0)), False),
         ("Source unavailable", hd["source_unavailable"], False),
         ("PDF without text", hd["pdf_no_text"], False),
         ("Binary source", int(hd["by_prior"].get("SOURCE_BINARY", 0)), False),
@@ -130,7 +156,7 @@ def render_html(audit: Audit, previous_run: str | None = None) -> str:
         '<meta name="viewport" content="width=device-width,initial-scale=1">',
         "<title>Source-content audit</title><style>" + CSS + "</style></head><body><main>",
         "<h1>Source-content audit</h1>",
-        f'<div class="meta">Run {h(audit.run_at)} · previous run {h(previous_run or "(none)")}</div>',
+        f'<div class="meta">Run {h(utc_time(audit.run_at))} · previous run {h(utc_time(previous_run) or "(none)")}</div>',
         '<div class="note"><b>These are tripwires, not verdicts.</b> A figure reported absent may be on the page in '
         "a form the matcher does not read; re-read the cited page before editing anything.</div>",
         *([f'<div class="note"><b>{len(audit.scopes_missing)} scope(s) of the corpus are not in this audit</b> '
@@ -147,8 +173,15 @@ def render_html(audit: Audit, previous_run: str | None = None) -> str:
         f"<h2>Re-verify first: source changed after its Last verified date ({len(stale)})</h2>",
     ]
     parts += [_claim_card(r, stale=True) for r in stale.itertuples(index=False)] or ["<p>None.</p>"]
-    parts.append(f"<h2>Other flagged claims: figure absent or page changed ({len(flagged)})</h2>")
-    parts += [_claim_card(r, stale=False) for r in flagged.itertuples(index=False)] or ["<p>None.</p>"]
+    parts.append(f"<h2>Cited page CHANGED ({h(pages_and_claims(new))})</h2>")
+    parts += [_page_group(g) for g in new] or ["<p>None.</p>"]
+    if earlier:
+        parts.append(f"<h2>Changed before, shown by an earlier report: claims still stale ({h(pages_and_claims(earlier))})</h2>")
+        parts += [_page_group(g) for g in earlier]
+    parts.append(f"<h2>Figure not on cited page: TOKENS_ABSENT ({len(absent)})</h2>")
+    parts += [_claim_card(r, stale=False) for r in absent.itertuples(index=False)] or ["<p>None.</p>"]
+    parts.append(f"<h2>Figures only partly on cited page: WEAK_MATCH ({len(weak)})</h2>")
+    parts += [_claim_card(r, stale=False) for r in weak.itertuples(index=False)] or ["<p>None.</p>"]
     parts.append(f"<h2>Not readable: unavailable, binary or scanned sources ({len(unreadable)})</h2>")
     if len(unreadable):
         parts.append("<table><tr><th>scope</th><th>where</th><th>prior</th><th>note</th><th>source</th></tr>")

@@ -1,13 +1,16 @@
-"""report.md: the original's sections, headings and table layouts (reference §9), with every cell escaped."""
+"""report.md: the original's sections, headings and table layouts (reference §9), with every cell escaped; a
+changed page's diff once, with the claims citing it under it; WEAK_MATCH claims listed; times in UTC."""
 
 from __future__ import annotations
 
 import json
 
-import pandas as pd
-
 from claims_pipeline.audit import Audit
 from claims_pipeline.report.escape import claim_plain, md_cell, md_code, md_link, s
+from claims_pipeline.report.md_tables import md_code_block
+from claims_pipeline.report.sections import (
+    ChangedPage, change_note, changed_pages, pages_and_claims, plural, sorted_rows, utc_time,
+)
 
 TITLE = "# Source-content audit (deterministic — no LLM)"
 TRIPWIRES = (
@@ -24,14 +27,18 @@ CHANGED_TEXT = (
     "Pages whose new text was seen twice in a row, confirmed by this run's fetch or another (another scope's "
     "run, `claims-pipeline fetch`) and not shown by an earlier report: each change is reported once."
 )
+EARLIER_TEXT = (
+    "Pages whose change an earlier report showed (the date is below), cited by claims verified before the "
+    "change: they are still stale, so the diff is repeated here once."
+)
+WEAK_TEXT = (
+    "Some of the claim's carrying figures are on the page, or only weakly (a 1-digit figure, a unit mismatch): "
+    "not a flag, worth a look."
+)
 ACTION = (
     "Action: triage `stale_changed` first (the page changed after the claim was verified), then "
     "`TOKENS_ABSENT`, then the other changed pages."
 )
-
-
-def _sorted(df: pd.DataFrame) -> pd.DataFrame:
-    return df.sort_values(["scope", "file", "line_no", "url"], kind="stable")
 
 
 def _where(r: object) -> str:
@@ -61,12 +68,31 @@ def _missing_scopes(audit: Audit) -> list[str]:
             f"{names}. The numbers above leave them out.", ""]
 
 
+def _url(url: object) -> str:
+    return md_link(url, breaks=True)
+
+
+def _page_group(group: ChangedPage) -> list[str]:
+    """One changed page: its link, times, diff (once), and the claims citing it."""
+    when = f"change reported on {utc_time(group.reported_at)}" if group.reported_at else (
+        "shown in this report" if group.new else "change reported in an earlier report")
+    lines = [f"**{_url(group.url)}** — changed {md_cell(utc_time(group.changed_at)) or 'at an unknown time'}"
+             f"  ·  {md_cell(when)}  ·  cited by {plural(len(group.claims), 'claim')}", ""]
+    lines += [md_code_block(group.diff, "diff") if group.diff else "_(no diff stored)_", ""]
+    lines += _table(
+        ["scope", "where", "claim", "prior", "verified", "stale_changed"],
+        [[md_code(r.scope), _where(r), _claim(r.claim, 100), md_code(r.prior), md_cell(s(r.last_verified)[:10] or "never"),
+          "yes" if r.stale_changed else "no"] for r in group.claims.itertuples(index=False)],
+    )
+    return lines + [""]
+
+
 def render_markdown(audit: Audit, previous_run: str | None = None) -> str:
     h = audit.headline
     lines = [
         TITLE,
         "",
-        f"Run: {md_cell(audit.run_at)}  ·  previous run: {md_cell(previous_run) if previous_run else '(none)'}",
+        f"Run: {md_cell(utc_time(audit.run_at))}  ·  previous run: {md_cell(utc_time(previous_run)) if previous_run else '(none)'}",
         "",
         f"Claims checked: {h['total']}  ·  flagged: {h['flagged']}  ·  scopes: {len(audit.audited_scopes())}",
         "",
@@ -78,32 +104,45 @@ def render_markdown(audit: Audit, previous_run: str | None = None) -> str:
     ]
     lines += [f"- {prior}: {n}" for prior, n in sorted(h["by_prior"].items())] or ["_(none)_"]
 
-    stale = _sorted(audit.bucket("stale_changed"))
+    stale = sorted_rows(audit.bucket("stale_changed"))
     lines += ["", "## ⚠️ Source changed AFTER its `Last verified` date (re-verify first)", ""]
     lines += _table(
-        ["scope", "where", "claim", "verified", "changed-since", "url"],
+        ["scope", "where", "claim", "verified", "changed (UTC)", "change shown", "url"],
         [
             [md_code(r.scope), _where(r), _claim(r.claim, 100), md_cell(s(r.last_verified)[:10] or "never"),
-             md_cell(s(r.changed_at)[:10]), md_link(r.url)]
+             md_cell(utc_time(r.changed_at)), md_cell(change_note(r)), _url(r.url)]
             for r in stale.itertuples(index=False)
         ],
     )
 
-    changed = _sorted(audit.bucket("content_changed")).drop_duplicates(subset=["file", "line_no", "url"])
-    lines += ["", f"## Cited page CHANGED ({len(changed)})", "", CHANGED_TEXT, ""]
-    lines += _table(
-        ["scope", "where", "url", "changed-since"],
-        [[md_code(r.scope), _where(r), md_link(r.url), md_cell(s(r.changed_at)[:10])] for r in changed.itertuples(index=False)],
-    )
+    groups = changed_pages(audit)
+    new, earlier = [g for g in groups if g.new], [g for g in groups if not g.new]
+    lines += ["", f"## Cited page CHANGED ({pages_and_claims(new)})", "", CHANGED_TEXT, ""]
+    lines += [line for g in new for line in _page_group(g)] or ["_(none)_", ""]
+    if earlier:
+        lines += [f"## Changed before, shown by an earlier report: claims still stale ({pages_and_claims(earlier)})",
+                  "", EARLIER_TEXT, ""]
+        lines += [line for g in earlier for line in _page_group(g)]
 
-    absent = _sorted(audit.bucket("tokens_absent"))
-    lines += ["", f"## Figure NOT on cited page — `TOKENS_ABSENT` ({len(absent)})", ""]
+    absent = sorted_rows(audit.bucket("tokens_absent"))
+    lines += [f"## Figure NOT on cited page — `TOKENS_ABSENT` ({len(absent)})", ""]
     lines += _table(
         ["scope", "where", "claim", "missing", "verified", "url"],
         [
             [md_code(r.scope), _where(r), _claim(r.claim, 100), md_cell(", ".join(json.loads(r.missing)[:6])),
-             md_cell(s(r.last_verified)[:10] or "never"), md_link(r.url)]
+             md_cell(s(r.last_verified)[:10] or "never"), _url(r.url)]
             for r in absent.itertuples(index=False)
+        ],
+    )
+
+    weak = sorted_rows(audit.bucket("weak_match"))
+    lines += ["", f"## Figures only partly on cited page — `WEAK_MATCH` ({len(weak)})", "", WEAK_TEXT, ""]
+    lines += _table(
+        ["scope", "where", "claim", "found", "missing", "verified", "url"],
+        [
+            [md_code(r.scope), _where(r), _claim(r.claim, 100), md_cell(", ".join(json.loads(r.matched)[:6])),
+             md_cell(", ".join(json.loads(r.missing)[:6])), md_cell(s(r.last_verified)[:10] or "never"), _url(r.url)]
+            for r in weak.itertuples(index=False)
         ],
     )
 
@@ -117,8 +156,8 @@ def render_markdown(audit: Audit, previous_run: str | None = None) -> str:
         "",
         *_table(
             ["scope", "where", "prior", "note", "url"],
-            [[md_code(r.scope), _where(r), md_code(r.prior), md_cell(r.fetch_note, 120), md_link(r.url)]
-             for r in _sorted(audit.priors[audit.priors["prior"].isin(UNREADABLE_PRIORS)]).itertuples(index=False)],
+            [[md_code(r.scope), _where(r), md_code(r.prior), md_cell(r.fetch_note, 120), _url(r.url)]
+             for r in sorted_rows(audit.priors[audit.priors["prior"].isin(UNREADABLE_PRIORS)]).itertuples(index=False)],
         ),
         "",
         ACTION,

@@ -1,4 +1,6 @@
-"""report.json: the headline numbers plus the rows of every bucket (the original's audit_report shape)."""
+"""report.json: the headline numbers plus the rows of every bucket (the original's audit_report shape), and what
+report.md and report.html show besides: the changed pages with their diff and claims, the change notes, times
+in UTC (report/sections.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +11,10 @@ import pandas as pd
 
 from claims_pipeline.audit import Audit
 from claims_pipeline.report.escape import s
+from claims_pipeline.report.sections import change_note, changed_page_count, changed_pages, utc_time
 
-BUCKETS = ("stale_changed", "content_changed", "tokens_absent", "pdf_no_text", "source_unavailable", "source_binary")
+BUCKETS = ("stale_changed", "content_changed", "tokens_absent", "weak_match", "pdf_no_text", "source_unavailable",
+           "source_binary")
 
 
 def _rows(df: pd.DataFrame) -> list[dict[str, Any]]:
@@ -28,6 +32,10 @@ def _rows(df: pd.DataFrame) -> list[dict[str, Any]]:
                 "missing": json.loads(r.missing)[:6],
                 "stamp": s(r.last_verified),
                 "changed_at": s(r.changed_at),
+                "changed_at_utc": utc_time(r.changed_at),
+                "change_note": change_note(r) if r.stale_changed else "",
+                "change_reported_at": s(getattr(r, "change_reported_at", None)),
+                "matched": json.loads(r.matched)[:6],
                 "fetch_note": s(r.fetch_note),
             }
         )
@@ -39,7 +47,10 @@ def report_json(audit: Audit, previous_run: str | None = None) -> dict[str, Any]
     doc: dict[str, Any] = {
         "run_at": audit.run_at,
         "previous_run": previous_run,
+        "run_at_utc": utc_time(audit.run_at),
+        "previous_run_utc": utc_time(previous_run),
         "headline": h,
+        "changed_pages_count": changed_page_count(audit),
         "total": h["total"],
         "flagged": h["flagged"],
         "by_prior": h["by_prior"],
@@ -48,4 +59,10 @@ def report_json(audit: Audit, previous_run: str | None = None) -> dict[str, Any]
     }
     for name in BUCKETS:
         doc[name] = _rows(audit.bucket(name))
+    doc["changed_pages"] = [
+        {"url": g.url, "new": g.new, "changed_at": g.changed_at, "changed_at_utc": utc_time(g.changed_at),
+         "change_reported_at": g.reported_at, "change_reported_at_utc": utc_time(g.reported_at), "diff": g.diff,
+         "claims": [r.claim_id for r in g.claims.itertuples(index=False)]}
+        for g in changed_pages(audit)
+    ]
     return doc

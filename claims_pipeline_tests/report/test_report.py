@@ -13,6 +13,7 @@ import pandas as pd
 from claims_pipeline.audit import Audit, build_audit, headline_numbers
 from claims_pipeline.priors import build_prior
 from claims_pipeline.report import write_reports
+from claims_pipeline.report.escape import ZWSP, url_break_points
 from claims_pipeline.settings import Settings
 from claims_pipeline_tests.report.factories import FILLER, claim, page, value
 
@@ -68,7 +69,7 @@ class TagCollector(HTMLParser):
 ALLOWED_TAGS = {
     "html", "head", "meta", "title", "style", "body", "main", "h1", "h2", "div", "section", "b", "span", "svg",
     "rect", "text", "table", "tr", "th", "td", "article", "code", "blockquote", "mark", "details", "summary",
-    "pre", "a", "p",
+    "pre", "a", "p", "wbr",
 }
 
 
@@ -86,7 +87,7 @@ def test_html_escapes_everything_from_pages_and_corpus(tmp_path: Path) -> None:
             if name == "href":
                 assert val is not None and re.match(r"https?://", val), val
     hrefs = [v for t, a in collector.tags if t == "a" for n, v in a if n == "href"]
-    assert sorted(hrefs) == sorted([EVIL_PAGE, GOOD])  # the javascript: source is shown as text only
+    assert sorted(set(hrefs)) == sorted([EVIL_PAGE, GOOD])  # the javascript: source is shown as text only
     assert "javascript:alert(1)" in doc and "&lt;script&gt;" in doc and "&lt;img src=x onerror" in doc
     # the matched figure is highlighted inside its excerpt
     assert "<mark>6,32 %</mark>" in doc
@@ -97,9 +98,15 @@ def test_html_escapes_everything_from_pages_and_corpus(tmp_path: Path) -> None:
 def test_html_orders_stale_first_and_is_self_contained(tmp_path: Path) -> None:
     audit, _ = hostile_audit()
     doc = write_reports(audit, tmp_path)["report.html"].read_text(encoding="utf-8")
-    assert doc.index("Re-verify first") < doc.index("Other flagged claims") < doc.index("Not readable")
+    assert (doc.index("Re-verify first") < doc.index("Cited page CHANGED") < doc.index("TOKENS_ABSENT (1)")
+            < doc.index("WEAK_MATCH (0)") < doc.index("Not readable"))
     assert "<svg" in doc and "Priors by scope" in doc
     assert "<link" not in doc and "@import" not in doc and "url(" not in doc
+
+
+def md_label(url: str) -> str:
+    """A URL as report.md labels its link: a zero-width space where a line may break (escape.md_link)."""
+    return ZWSP.join(url_break_points(url))
 
 
 def md_rows(md: str, heading_start: str) -> list[str]:
@@ -126,28 +133,30 @@ def test_markdown_sections_tables_and_escaping(tmp_path: Path) -> None:
         "# Source-content audit (deterministic — no LLM)",
         "## Prior breakdown",
         "## ⚠️ Source changed AFTER its `Last verified` date (re-verify first)",
-        "## Cited page CHANGED (1)",
+        "## Cited page CHANGED (1 page · 1 claim)",
         "## Figure NOT on cited page — `TOKENS_ABSENT` (1)",
+        "## Figures only partly on cited page — `WEAK_MATCH` (0)",
         "## PDF with no text layer (0)  ·  Source unavailable (1)  ·  Binary source (0)",
     ]
-    assert "Run: 2026-07-01T09:00:00+00:00  ·  previous run: 2026-06-01" in md
+    assert "Run: 2026-07-01 09:00:00 UTC  ·  previous run: 2026-06-01 00:00:00 UTC" in md
     assert "Claims checked: 3  ·  flagged: 2" in md
     assert "> **These are tripwires, not verdicts.**" in md
     assert "- SOURCE_UNAVAILABLE: 1" in md and "- TOKENS_ABSENT: 1" in md and "- TOKENS_PRESENT: 1" in md
     stale = md_rows(md, "## ⚠️")
-    assert stale[0] == "| scope | where | claim | verified | changed-since | url |" and stale[1] == "|---|---|---|---|---|---|"
+    assert stale[0] == "| scope | where | claim | verified | changed (UTC) | change shown | url |"
+    assert stale[1] == "|---|---|---|---|---|---|---|"
     row = stale[2]
-    assert unescaped_pipes(row) == 7  # 6 cells: the claim's own pipes are escaped
+    assert unescaped_pipes(row) == 8  # 7 cells: the claim's own pipes are escaped
     assert row.startswith("| `fr` | `countries/fr/playbook.md:7` | ") and "| 2026-05-01 |" in row
     assert "\\<b\\>" in row and re.search(r"(?<!\\)[<>]", row.split("](<")[0]) is None  # no raw markup survives
-    assert row.endswith(f"| [{EVIL_PAGE}](<{EVIL_PAGE}>) |")  # the URL cell is an explicit link
+    assert row.endswith(f"| [{md_label(EVIL_PAGE)}](<{EVIL_PAGE}>) |")  # the URL cell is an explicit link
     assert "javascript" not in row and "x | 2026-05-01" in row  # a link in a claim shows as its label
-    assert "| 2026-06-15 |" in row
+    assert "| 2026-06-15 00:00:00 UTC | shown in this report |" in row
     absent = md_rows(md, "## Figure NOT")
     assert absent[0] == "| scope | where | claim | missing | verified | url |"
     assert "€77,700" in absent[2] and "\\<script\\>" in absent[2] and re.search(r"(?<!\\)[<>]", absent[2].split("](<")[0]) is None
     assert "| Fee €77,700 \\<script\\>" in absent[2] and "*" not in absent[2]  # bold shows as plain text
-    assert "_(none)_" not in md_rows(md, "## Cited page")[0]
+    assert md_rows(md, "## Cited page")[2].startswith("| `fr` | `countries/fr/playbook.md:7` | ")
 
 
 def test_markdown_empty_tables(tmp_path: Path) -> None:
@@ -155,7 +164,7 @@ def test_markdown_empty_tables(tmp_path: Path) -> None:
     pages = {GOOD: page(GOOD, FILLER + "6,32 %" + FILLER)}
     audit = build_audit([c], pages, {c.id: build_prior(c, pages[GOOD], Settings())}, run_at=RUN_AT)
     md = write_reports(audit, tmp_path)["report.md"].read_text(encoding="utf-8")
-    assert md.count("_(none)_") == 4  # stale, changed, absent, unreadable
+    assert md.count("_(none)_") == 5  # stale, changed, absent, weak, unreadable
     assert "previous run: (none)" in md and "flagged: 0" in md
 
 
@@ -217,7 +226,7 @@ def test_two_files_of_one_scope_citing_a_changed_page_on_the_same_line_are_two_r
     audit = build_audit(claims, pages, priors, run_at=RUN_AT)
     assert audit.headline["content_changed"] == 2 and audit.headline["flagged"] == 2
     md = write_reports(audit, tmp_path)["report.md"].read_text(encoding="utf-8")
-    assert "## Cited page CHANGED (2)" in md
+    assert "## Cited page CHANGED (1 page · 2 claims)" in md
     rows = md_rows(md, "## Cited page")[2:]
     assert [r.split(" | ")[1] for r in rows] == ["`countries/zz/a.md:5`", "`countries/zz/sub/b.md:5`"]
 
@@ -230,7 +239,7 @@ def test_binary_sources_are_listed(tmp_path: Path) -> None:
     paths = write_reports(audit, tmp_path)
     md = paths["report.md"].read_text(encoding="utf-8")
     assert "Binary source (1)" in md
-    assert f"| `zz` | `countries/zz/playbook.md:3` | `SOURCE_BINARY` | application/zip | [{url}](<{url}>) |" in md
+    assert f"| `zz` | `countries/zz/playbook.md:3` | `SOURCE_BINARY` | application/zip | [{md_label(url)}](<{url}>) |" in md
     doc = json.loads(paths["report.json"].read_text(encoding="utf-8"))
     assert [r["url"] for r in doc["source_binary"]] == [url]
 

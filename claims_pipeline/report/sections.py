@@ -1,0 +1,87 @@
+"""What the renderings of one audit show, computed once: report.md, report.html and report.json carry the same
+content (the changed pages with their claims, the change notes, the times) because they take it from here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+import pandas as pd
+
+from claims_pipeline.audit import Audit
+from claims_pipeline.report.escape import s
+
+
+def utc_time(value: object) -> str:
+    """An ISO time as 'YYYY-MM-DD HH:MM:SS UTC' (to the second, a naive one taken as UTC); '' for none, and a
+    value that is no ISO time as it is (the renderers escape it)."""
+    text = s(value).strip()
+    if not text:
+        return ""
+    try:
+        dt = datetime.fromisoformat(text)
+    except ValueError:
+        return text
+    if dt.tzinfo is not None:
+        dt = dt.astimezone(timezone.utc)
+    return dt.strftime("%Y-%m-%d %H:%M:%S") + " UTC"
+
+
+def sorted_rows(df: pd.DataFrame) -> pd.DataFrame:
+    return df.sort_values(["scope", "file", "line_no", "url"], kind="stable")
+
+
+def reported_at(row: object) -> str:
+    """When an earlier report showed the change of a stale claim's page ('' when unknown: an older table)."""
+    return s(getattr(row, "change_reported_at", None))
+
+
+def change_note(row: object) -> str:
+    """Where a stale_changed claim's page change is shown: this report, or the earlier one that showed it, so a
+    CONTENT_CHANGED count that leaves the page out does not read as a contradiction."""
+    if getattr(row, "content_changed"):
+        return "shown in this report"
+    when = reported_at(row)
+    return f"change reported on {utc_time(when)}" if when else "change reported in an earlier report"
+
+
+@dataclass(frozen=True)
+class ChangedPage:
+    """A changed page with every flagged claim citing it: its diff is shown once, above them."""
+
+    url: str
+    new: bool  # this report shows the change first (CONTENT_CHANGED); else an earlier report did
+    changed_at: str
+    reported_at: str  # when an earlier report showed it ('' when new, or not known)
+    diff: str
+    claims: pd.DataFrame  # priors rows: every claim citing it (new), or the stale_changed ones (shown earlier)
+
+
+def changed_pages(audit: Audit) -> list[ChangedPage]:
+    """Pages whose change this report shows, then pages an earlier report showed that stale_changed claims still
+    cite; each with its claims (priors rows), in url order."""
+    p = audit.priors
+    rows = p[p["content_changed"] | p["stale_changed"]]
+    out = []
+    for url, group in rows.groupby("url", sort=True):
+        group = sorted_rows(group)
+        new = bool(group["content_changed"].any())
+        first = group.iloc[0]
+        diff = next((s(d) for d in group["diff"] if s(d)), "")
+        when = "" if new else next((reported_at(r) for r in group.itertuples(index=False) if reported_at(r)), "")
+        out.append(ChangedPage(str(url), new, s(first["changed_at"]), when, diff, group))
+    return sorted(out, key=lambda g: (not g.new, g.url))
+
+
+def changed_page_count(audit: Audit) -> int:
+    """Distinct pages whose change this report shows (the headline's content_changed counts claims)."""
+    return int(audit.bucket("content_changed")["url"].nunique())
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def pages_and_claims(groups: list[ChangedPage]) -> str:
+    """'1 page · 2 claims' for a section heading."""
+    return f"{plural(len(groups), 'page')} · {plural(sum(len(g.claims) for g in groups), 'claim')}"
