@@ -165,10 +165,17 @@ def unreadable_verdict(item: JudgeItem, draft: DraftVerdict | None = None) -> Ve
                    checks_run=["unavailable_by_code"] if draft is not None else [])
 
 
-def verify(draft: DraftVerdict | None, item: JudgeItem, *, raw_error: str | None = None) -> Verdict:
-    """The verdict that ships for item, given the model's draft (None: no usable answer, raw_error says why)."""
+def verify(draft: DraftVerdict | None, item: JudgeItem, *, raw_error: str | None = None,
+           page_given: str | None = None) -> Verdict:
+    """The verdict that ships for item, given the model's draft (None: no usable answer, raw_error says why).
+
+    page_given: the page text the judge was actually sent (Prompt.page, when the page was cut to the prompt's
+    cap); quotes must come from it. Default: item.page_text.
+    """
     if not item.readable:
         return unreadable_verdict(item, draft)
+    if page_given is not None and page_given != item.page_text:
+        item = item.model_copy(update={"page_text": page_given})
     if draft is None:
         reason = raw_error or "no answer"
         return Verdict(**_base(item), verdict=INDETERMINATE, note=f"Set by code: no usable answer ({_short(reason, 160)}).",
