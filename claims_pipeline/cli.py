@@ -4,6 +4,7 @@ only when chosen, so `extract`, `lint` and `fetch` never import Dagster (they st
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import sys
@@ -26,8 +27,22 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+class _VersionAction(argparse.Action):
+    """--version: the installed package's version, looked up only when asked (the other commands start fast)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        from claims_pipeline.settings import package_version
+
+        sys.stdout.write(f"{parser.prog} {package_version()}\n")  # stdout, as argparse's own version action
+        parser.exit()
+
+
 def build_parser(argv: list[str]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="claims-pipeline", description=DESCRIPTION, epilog=EPILOG)
+    parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     chosen = next((a for a in argv if a in COMMANDS), None)
     for name, (module, help_text) in COMMANDS.items():
@@ -48,21 +63,71 @@ def main(argv: list[str] | None = None) -> int:
     from claims_pipeline.commands.inputs import InputError
     from claims_pipeline.settings import ConfigError
     from claims_pipeline.store.errors import CacheError
+    from claims_pipeline.store.writable import StorageError
+    from claims_pipeline.text_safety import terminal_escaped
+
+    def say(message: str) -> None:  # messages quote file names and config values: nothing a terminal obeys
+        print(terminal_escaped(message), file=sys.stderr)
 
     module = importlib.import_module(COMMANDS[args.command][0])
     try:
+        check_home_writable(args)
         return int(module.run(args) or 0)
     except ConfigError as exc:
-        print(f"claims-pipeline: config error:\n{exc}", file=sys.stderr)
+        say(f"claims-pipeline: config error:\n{exc}")
         return 2
     except (InputError, CacheError) as exc:  # a missing corpus, an unmatched --scope, an unusable cache: one line
-        print(f"claims-pipeline: {exc}", file=sys.stderr)
+        say(f"claims-pipeline: {exc}")
         return 2
+    except StorageError as exc:  # a read-only home, a full disk: refused before anything is written
+        say(f"claims-pipeline: {exc}")
+        return 1
     except BrokenPipeError:
         # the reader went away (`claims-pipeline extract | head`): stop quietly, as Unix tools do; stdout is
         # pointed at devnull so the interpreter's final flush does not raise again
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141  # 128 + SIGPIPE, what a shell reports for a tool killed by it
+    except OSError as exc:  # a file or folder that could not be written or read (--json OUT, the home folder)
+        verb = "cannot write" if exc.errno in _WRITE_ERRNOS else "cannot use"
+        say(f"claims-pipeline: {verb} {exc.filename or 'a file'}: {exc.strerror or exc}")
+        return 1
+    except Exception as exc:
+        if type(exc).__module__.split(".")[0] != "sqlalchemy":
+            raise
+        # the disk filled or the folder turned read-only after the check: the database's own words, one line
+        orig = getattr(exc, "orig", None) or exc
+        say(f"claims-pipeline: database error: {str(orig).splitlines()[0]} (is the home folder writable, with free space?)")
+        return 1
+
+
+_WRITE_ERRNOS = {errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM}
+# commands that write the page cache under the home folder; audit and worklist also Dagster's instance
+_WRITES_HOME = ("fetch", "audit", "worklist")
+
+
+def check_home_writable(args: argparse.Namespace) -> None:
+    """Before a command that writes under the home folder runs: StorageError when a folder it writes cannot be
+    (read-only, full), so the run never starts instead of failing with a database traceback halfway."""
+    if args.command not in _WRITES_HOME:
+        return
+    from pathlib import Path
+
+    from claims_pipeline.store.writable import check_writable, home_folders
+
+    if args.command == "fetch":
+        from claims_pipeline.settings import load_settings
+
+        check_writable(home_folders(load_settings(args.config)))
+        return
+    from claims_pipeline.defs.resources import ClaimsConfig
+    from claims_pipeline.settings import find_config_file
+
+    config = find_config_file(args.config)
+    settings = ClaimsConfig(config_path=str(config) if config else "").load()
+    # where the in-process runs keep Dagster's instance (the runner's rule: $DAGSTER_HOME, else <home>/dagster)
+    dagster_home = Path(os.environ["DAGSTER_HOME"]).expanduser() if os.environ.get("DAGSTER_HOME") \
+        else settings.home_dir / "dagster"
+    check_writable(home_folders(settings, dagster_home))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,63 @@
+"""Before a command writes under the home folder: can it? A read-only home or a full disk used to surface as
+an 80–100-line SQLAlchemy traceback from the middle of a run (Dagster's run storage, the page cache); asked
+first, it is one line naming the folder, and nothing has been written. Only asks: no probe file is made, so a
+refused run leaves the folder as it was.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+
+# Less free space than this and a run is refused before it starts: an audit of a small corpus writes a few
+# MB (cache index, blobs, tables, reports), and SQLite needs room for its journal before any commit.
+MIN_FREE_BYTES = 16 * 1024 * 1024
+
+
+class StorageError(Exception):
+    """A folder the command must write to cannot be written: read-only, full, or not a folder."""
+
+
+def nearest_existing(path: Path) -> Path:
+    """path, or the nearest of its parents that exists (what a mkdir -p would write into)."""
+    path = Path(os.path.abspath(path))
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
+
+
+def check_writable(folders: dict[str, Path], min_free: int = MIN_FREE_BYTES) -> None:
+    """Raise StorageError naming the first folder (what it is for: label → folder) that cannot be written or
+    created, or whose file system has less than min_free bytes free."""
+    for label, folder in folders.items():
+        target = nearest_existing(folder)
+        if not target.is_dir():
+            raise StorageError(f"cannot write {label} {folder}: {target} is not a folder")
+        try:
+            vfs = os.statvfs(target)
+        except OSError as exc:
+            raise StorageError(f"cannot write {label} {folder}: {exc.strerror}") from None
+        if vfs.f_flag & os.ST_RDONLY:
+            raise StorageError(f"cannot write {label} {folder}: {os.strerror(errno.EROFS)} ({target})")
+        if not os.access(target, os.W_OK | os.X_OK):
+            raise StorageError(f"cannot write {label} {folder}: {os.strerror(errno.EACCES)} ({target})")
+        free = vfs.f_bavail * vfs.f_frsize
+        if free < min_free:
+            raise StorageError(f"cannot write {label} {folder}: {os.strerror(errno.ENOSPC)} "
+                               f"({free // 1024:,} KB free, a run needs at least {min_free // (1024 * 1024)} MB)")
+
+
+def home_folders(settings, dagster_home: Path | None = None) -> dict[str, Path]:  # type: ignore[no-untyped-def]
+    """What a run of the pipeline writes: the home folder (reports, tables, the worklist), the page cache
+    (its SQLite index's folder and the blob folder) and, for the Dagster commands, Dagster's instance folder."""
+    from sqlalchemy.engine import make_url
+
+    folders = {"the home folder": settings.home_dir}
+    url = make_url(settings.cache_db_url)
+    if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
+        folders["the page cache index"] = Path(url.database).expanduser().parent
+    folders["the page cache blobs"] = settings.blob_dir
+    if dagster_home is not None:
+        folders["the Dagster instance"] = dagster_home
+    return folders
