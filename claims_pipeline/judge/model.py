@@ -96,6 +96,9 @@ class Downgrade(_Record):
     reason: str
     before: str
     after: str
+    # what changed: "verdict" (downgraded), "text" (reworded or withheld), "class" (reclassified), "field"
+    # (a harness field the model got wrong, overwritten)
+    kind: Literal["verdict", "text", "class", "field"] = "verdict"
 
 
 class Verdict(_Record):
