@@ -79,22 +79,41 @@ def gc(cache: PageCache, *, min_age_s: float = 3600.0) -> list[Path]:
 def main(argv: list[str] | None = None) -> int:
     """`python -m claims_pipeline.store.consistency [--config FILE] [--gc]`: check (and clean) the cache."""
     import argparse
+    import sys
 
-    from claims_pipeline.settings import load_settings
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import DBAPIError
+
+    from claims_pipeline.settings import ConfigError, load_settings
+    from claims_pipeline.store.errors import CacheError
+    from claims_pipeline.text_safety import terminal_escaped
 
     parser = argparse.ArgumentParser(prog="python -m claims_pipeline.store.consistency", description=main.__doc__)
     parser.add_argument("--config", metavar="FILE")
     parser.add_argument("--gc", action="store_true", help="delete orphan blobs and temp files")
     parser.add_argument("--min-age", type=float, default=3600.0, metavar="S", help="only leftovers older than S seconds")
     args = parser.parse_args(argv)
-    with PageCache.from_settings(load_settings(args.config)) as cache:
-        report = verify_cache(cache)
-        print(f"{report.rows_checked} fetch rows, {report.blobs_checked} blobs verified; "
-              f"{len(report.orphan_blobs)} orphan blobs, {len(report.temp_files)} temp files")
-        for problem in report.problems:
-            print(f"PROBLEM: {problem}")
-        if args.gc:
-            print(f"removed {len(gc(cache, min_age_s=args.min_age))} leftover files")
+    try:
+        settings = load_settings(args.config)
+    except ConfigError as exc:
+        print(f"claims-pipeline: config error:\n{terminal_escaped(str(exc))}", file=sys.stderr)
+        return 2
+    where = make_url(settings.cache_db_url).render_as_string(hide_password=True)
+    try:
+        with PageCache.from_settings(settings) as cache:
+            report = verify_cache(cache)
+            print(f"{report.rows_checked} fetch rows, {report.blobs_checked} blobs verified; "
+                  f"{len(report.orphan_blobs)} orphan blobs, {len(report.temp_files)} temp files")
+            for problem in report.problems:
+                print(terminal_escaped(f"PROBLEM: {problem}"))
+            if args.gc:
+                print(f"removed {len(gc(cache, min_age_s=args.min_age))} leftover files")
+    except (CacheError, DBAPIError, OSError) as exc:
+        # a full disk or a read-only folder: SQLite cannot even open its WAL; one line, not a traceback
+        why = getattr(exc, "orig", None) or getattr(exc, "strerror", None) or exc
+        print(terminal_escaped(f"claims-pipeline: cannot check the page cache {where}: {str(why).splitlines()[0]} "
+                               "(is its disk full or read-only?)"), file=sys.stderr)
+        return 1
     return 0 if report.ok else 1
 
 
