@@ -39,16 +39,17 @@ def md_cell(value: Any, limit: int = 90) -> str:
 
 def markdown_table(headers: list[str], rows: Iterable[list[Any]], *, empty: str = "_(none)_",
                    max_rows: int = MAX_TABLE_ROWS, more: str = "see the stored files / report",
-                   url_limit: int = 90) -> str:
+                   url_limit: int = 90, escaped: bool = False) -> str:
     """A table of escaped cells (a Link cell as a link whose label is cut to url_limit), at most max_rows rows,
-    then a line saying how many more there are and where they are."""
+    then a line saying how many more there are and where they are. `escaped`: the caller escaped the other
+    cells itself (md_cell with its own limits, md_code), so they are taken as they are."""
     rows = list(rows)
     if not rows:
         return empty
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     for row in rows[:max_rows]:
-        lines.append("| " + " | ".join(escape.md_link(c, url_limit) if isinstance(c, Link) else md_cell(c)
-                                       for c in row) + " |")
+        lines.append("| " + " | ".join(escape.md_link(c, url_limit) if isinstance(c, Link) else str(c) if escaped
+                                       else md_cell(c) for c in row) + " |")
     if len(rows) > max_rows:
         lines.append(f"\n_…and {len(rows) - max_rows} more ({more})_")
     return "\n".join(lines)
