@@ -119,11 +119,10 @@ def check_home_writable(args: argparse.Namespace) -> None:
 
         check_writable(home_folders(load_settings(args.config)))
         return
-    from claims_pipeline.defs.resources import ClaimsConfig
-    from claims_pipeline.settings import find_config_file
+    from claims_pipeline.settings import PACKAGE_DIR, find_config_file, load_settings
 
-    config = find_config_file(args.config)
-    settings = ClaimsConfig(config_path=str(config) if config else "").load()
+    # the settings the Dagster resource loads: the usual lookup, else the bundled demo's
+    settings = load_settings(find_config_file(args.config) or PACKAGE_DIR / "demo" / "demo.yaml")
     # where the in-process runs keep Dagster's instance (the runner's rule: $DAGSTER_HOME, else <home>/dagster)
     dagster_home = Path(os.environ["DAGSTER_HOME"]).expanduser() if os.environ.get("DAGSTER_HOME") \
         else settings.home_dir / "dagster"
