@@ -1,0 +1,101 @@
+"""Short markdown views of one audit for the Dagster UI's metadata, and per-scope figures for its asset checks.
+Pure (no Dagster import): strings and plain dicts. Every cell is escaped (report/md_tables.py): pages and
+claims are hostile input."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pandas as pd
+
+from claims_pipeline.audit import Audit
+from claims_pipeline.priors import TOKENS_ABSENT, WEAK_MATCH
+from claims_pipeline.report.escape import md_code
+from claims_pipeline.report.md_tables import Link, markdown_table, md_cell, prose, where
+from claims_pipeline.report.sections import changed_page_count, plural, sorted_rows, utc_time
+
+CLAIM_LIMIT = 80  # characters of a claim in a UI table; the report has it whole
+URL_LIMIT = 60
+# the order a reviewer triages in (the report's Action line)
+FLAG_ORDER = ("stale_changed", TOKENS_ABSENT, "CONTENT_CHANGED", WEAK_MATCH)
+
+
+def headline_markdown(audit: Audit) -> str:
+    """The headline numbers as a two-column markdown table."""
+    h = audit.headline
+    by_prior = " · ".join(f"{k} {int(v)}" for k, v in sorted(h["by_prior"].items())) or "none"
+    scopes = str(len(audit.audited_scopes()))
+    if audit.scopes_missing:
+        scopes += f" ({len(audit.scopes_missing)} more in the corpus, not in this audit)"
+    rows = [
+        ["claims", h["total"]],
+        ["flagged", h["flagged"]],
+        ["TOKENS_ABSENT", h["tokens_absent"]],
+        ["CONTENT_CHANGED pages", f"{changed_page_count(audit)} ({plural(h['content_changed'], 'claim')})"],
+        ["stale_changed", h["stale_changed"]],
+        ["WEAK_MATCH", int(h["by_prior"].get(WEAK_MATCH, 0))],
+        ["by prior", by_prior],
+        ["scopes", scopes],
+        ["run", utc_time(audit.run_at)],
+    ]
+    return markdown_table(["figure", "value"], ([md_cell(v) for v in r] for r in rows), max_rows=len(rows),
+                          escaped=True)
+
+
+def _flag_of(row: Any) -> str:
+    if row.stale_changed:
+        return "stale_changed"
+    if row.prior == TOKENS_ABSENT:
+        return TOKENS_ABSENT
+    if row.content_changed:
+        return "CONTENT_CHANGED"
+    return WEAK_MATCH
+
+
+def flagged_rows(audit: Audit) -> pd.DataFrame:
+    """Claims a reviewer looks at, each once, in triage order: stale_changed, TOKENS_ABSENT, the other claims on
+    a changed page (flagged too), then WEAK_MATCH; within each by scope, file, line."""
+    p = audit.priors
+    picked = sorted_rows(p[p["stale_changed"] | p["content_changed"] | p["prior"].isin([TOKENS_ABSENT, WEAK_MATCH])])
+    picked = picked.assign(flag=[_flag_of(r) for r in picked.itertuples(index=False)])
+    order = {f: i for i, f in enumerate(FLAG_ORDER)}
+    return picked.sort_values("flag", key=lambda col: col.map(order), kind="stable")
+
+
+def flagged_claims_markdown(audit: Audit, limit: int = 25) -> str:
+    """The flagged claims as a markdown table (flag, scope, file:line, claim shortened, figures missing, url cut
+    to fit), at most `limit` rows, then a line saying how many more rows the full report has."""
+    rows = [
+        [md_code(r.flag), md_code(r.scope), md_cell(where(r.file, r.line_no)), md_cell(prose(r.claim), CLAIM_LIMIT),
+         md_cell(", ".join(json.loads(r.missing)[:6]), 60), Link(r.url)]
+        for r in flagged_rows(audit).itertuples(index=False)
+    ]
+    shown = rows[:max(0, limit)]
+    if rows and not shown:
+        return f"_{len(rows)} rows in the full report (report.md, report.html)_"
+    table = markdown_table(["flag", "scope", "file:line", "claim", "figures missing", "url"], shown,
+                           max_rows=len(shown), url_limit=URL_LIMIT, escaped=True)
+    if not rows or len(shown) == len(rows):
+        return table
+    return f"{table}\n\n_…and {len(rows) - len(shown)} more rows in the full report (report.md, report.html)_"
+
+
+def scope_status_rows(audit: Audit) -> list[dict[str, Any]]:
+    """Per audited scope (those without claims too): claims, flagged, stale_changed, tokens_absent, weak_match and
+    changed_pages (distinct pages whose change this report shows), as plain ints."""
+    p = audit.priors
+    out = []
+    for scope in audit.audited_scopes():
+        mine = p[p["scope"] == scope]
+        flagged = mine[(mine["prior"] == TOKENS_ABSENT) | mine["content_changed"]]
+        out.append({
+            "scope": scope,
+            "claims": int(len(mine)),
+            "flagged": int(len(flagged.drop_duplicates(subset=["file", "line_no", "url"]))),
+            "stale_changed": int(mine["stale_changed"].sum()),
+            "tokens_absent": int((mine["prior"] == TOKENS_ABSENT).sum()),
+            "weak_match": int((mine["prior"] == WEAK_MATCH).sum()),
+            "changed_pages": int(mine.loc[mine["content_changed"], "url"].nunique()),
+        })
+    return out

@@ -1,0 +1,98 @@
+"""The pure helpers the Dagster UI shows: headline table, flagged claims table, per-scope figures."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+from claims_pipeline.report.ui_summary import flagged_claims_markdown, headline_markdown, scope_status_rows
+from claims_pipeline_tests.report.test_report import unescaped_pipes
+from claims_pipeline_tests.report.test_sections import HOSTILE, NEW, OLD, WEAK, scenario
+
+
+def test_the_helpers_import_no_dagster() -> None:
+    code = ("import sys, claims_pipeline.report.ui_summary, claims_pipeline.report.md_tables; "
+            "print('dagster' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_headline_markdown_is_a_table_of_the_headline_numbers() -> None:
+    audit, _ = scenario()
+    audit.scopes_missing = ["xx"]
+    assert headline_markdown(audit).splitlines() == [
+        "| figure | value |",
+        "|---|---|",
+        "| claims | 7 |",
+        "| flagged | 5 |",
+        "| TOKENS\\_ABSENT | 4 |",
+        "| CONTENT\\_CHANGED pages | 1 \\(3 claims\\) |",
+        "| stale\\_changed | 3 |",
+        "| WEAK\\_MATCH | 1 |",
+        "| by prior | TOKENS\\_ABSENT 4 · TOKENS\\_PRESENT 2 · WEAK\\_MATCH 1 |",
+        "| scopes | 2 \\(1 more in the corpus, not in this audit\\) |",
+        "| run | 2026-07-01 09:00:05 UTC |",
+    ]
+
+
+def test_flagged_claims_come_in_triage_order_escaped_and_cut() -> None:
+    audit, c = scenario()
+    long_claim = "Levy 0.8 %" + HOSTILE * 4  # longer than a UI cell shows
+    audit.priors.loc[audit.priors["claim_id"] == c["new_stale"].id, "claim"] = long_claim
+    lines = flagged_claims_markdown(audit, limit=50).splitlines()
+    assert lines[0] == "| flag | scope | file:line | claim | figures missing | url |"
+    rows = lines[2:]
+    flags_and_places = [(r.split(" | ")[0][2:], r.split(" | ")[2]) for r in rows]
+    assert flags_and_places == [
+        ("`stale_changed`", "countries/yy/playbook.md:2"),
+        ("`stale_changed`", "countries/zz/\\<img src=x onerror=alert\\(4\\)\\>.md:5"),
+        ("`stale_changed`", "countries/zz/playbook.md:9"),
+        ("`TOKENS_ABSENT`", "countries/yy/playbook.md:7"),
+        ("`CONTENT_CHANGED`", "countries/zz/playbook.md:6"),
+        ("`WEAK_MATCH`", "countries/yy/playbook.md:4"),
+    ]
+    for row in rows:
+        assert unescaped_pipes(row) == 7, row  # 6 cells, whatever the claim holds
+        cells = row.split("](<")[0]
+        assert re.search(r"(?<!\\)[<>]", cells) is None and "javascript" not in cells and "![" not in cells, row
+    evil = rows[1].split(" | ")
+    assert evil[3].endswith("…") and len(evil[3].replace("\\", "")) <= 80  # the claim shortened
+    assert evil[4] == "0.8 %"  # the figure missing
+    # the url: a label cut to fit, the exact (percent-encoded where it must be) target
+    assert evil[5] == "[https://www.tax.gov.zz/levy?year=2026\\&kind=\\<b\\>\\|x](<https://www.tax.gov.zz/levy?year=2026&kind=%3Cb%3E%7Cx>) |"
+    assert rows[5].split(" | ")[4] == "€300,000" and f"(<{WEAK}>)" in rows[5]
+    long_url = OLD + "/" + "section-" * 12
+    audit.priors.loc[audit.priors["claim_id"] == c["old_stale"].id, "url"] = long_url
+    row = flagged_claims_markdown(audit).splitlines()[4]
+    label = row.split(" | ")[5].split("](<")[0][1:]
+    assert label.endswith("…") and len(label.replace("\\", "")) == 60 and f"(<{long_url}>)" in row
+
+
+def test_a_cut_table_says_how_many_more_rows_the_report_has() -> None:
+    audit, _ = scenario()
+    text = flagged_claims_markdown(audit, limit=2)
+    assert len([line for line in text.splitlines() if line.startswith("| `")]) == 2
+    assert text.endswith("\n\n_…and 4 more rows in the full report (report.md, report.html)_")
+    assert "more rows" not in flagged_claims_markdown(audit, limit=6)
+    assert flagged_claims_markdown(audit, limit=0) == "_6 rows in the full report (report.md, report.html)_"
+    audit.priors = audit.priors[audit.priors["prior"] == "TOKENS_PRESENT"].assign(content_changed=False, stale_changed=False)
+    assert flagged_claims_markdown(audit) == "_(none)_"
+
+
+def test_scope_status_rows_per_scope_including_one_without_claims() -> None:
+    audit, _ = scenario()
+    audit.scopes = ["xx", "yy", "zz"]  # xx was audited and has no claims
+    assert scope_status_rows(audit) == [
+        {"scope": "xx", "claims": 0, "flagged": 0, "stale_changed": 0, "tokens_absent": 0, "weak_match": 0,
+         "changed_pages": 0},
+        {"scope": "yy", "claims": 3, "flagged": 2, "stale_changed": 1, "tokens_absent": 2, "weak_match": 1,
+         "changed_pages": 1},
+        {"scope": "zz", "claims": 4, "flagged": 3, "stale_changed": 2, "tokens_absent": 2, "weak_match": 0,
+         "changed_pages": 1},
+    ]
+    total = {k: sum(r[k] for r in scope_status_rows(audit)) for k in ("claims", "flagged", "stale_changed", "tokens_absent")}
+    h = audit.headline
+    assert total == {"claims": h["total"], "flagged": h["flagged"], "stale_changed": h["stale_changed"],
+                     "tokens_absent": h["tokens_absent"]}
+    assert NEW in set(audit.priors["url"])  # the one changed page both scopes cite
