@@ -24,6 +24,8 @@ Checks, in order:
 - causal_wording: "because", "caused", "led to", "due to"... in the note or source_says, without a quote that
   says so, is reworded to neutral wording.
 - class_consistent: the verification class follows the shipped verdict (a downgraded MATCH is not "confirmed").
+  It fails (and is recorded) only when the model's class contradicts the verdict that shipped as it said; after
+  a downgrade the class is simply the shipped verdict's.
 """
 
 from __future__ import annotations
@@ -64,9 +66,21 @@ CHECKS: tuple[str, ...] = (
     "causal_wording",
     "class_consistent",
 )
-# A check that only rewrites a text (the verdict stands) or only overwrites harness fields.
-TEXT_CHECKS = frozenset({"causal_wording"})
-FIELD_CHECKS = frozenset({"identity", "class_consistent"})
+# What each check asks (the report's verification table).
+CHECK_ASKS: dict[str, str] = {
+    "answer_parsed": "did a usable answer come back? (malformed twice: INDETERMINATE)",
+    "identity": "are id, scope, line and URL the harness's? (the model's are overwritten)",
+    "verdict_known": "is the verdict one of the seven names?",
+    "unavailable_by_code": "SOURCE_UNAVAILABLE is set by code only, for pages with no readable text",
+    "quote_verbatim": "is the quote one span found verbatim in the page text the judge was given?",
+    "quote_not_instruction": "is the quote evidence, not page text addressed to a model?",
+    "figure_in_quote": "does the quote carry the claim's figure (MATCH, PARTIAL) or a different one (MISMATCH, STALE)?",
+    "no_free_numerals": "is every number in source_says on the page, every number in claimed in the claim?",
+    "source_tier": "a secondary source gives at most PARTIAL",
+    "both_directions": "did the MATCH survive both directions (could it be wrong? could it be right)?",
+    "causal_wording": "is causal wording backed by a quote that says so? (else reworded)",
+    "class_consistent": "does the verification class follow the shipped verdict?",
+}
 
 INDETERMINATE = "INDETERMINATE"
 INSTRUCTION_REACH = 200  # chars around an instruction to a model within which a quote is not evidence
@@ -133,8 +147,8 @@ class _Draft:
         self.downgrades.append(Downgrade(check=check, reason=reason, before=self.verdict, after=to))
         self.verdict = to
 
-    def changed(self, check: str, reason: str, before: str, after: str) -> None:
-        self.downgrades.append(Downgrade(check=check, reason=reason, before=before, after=after))
+    def changed(self, check: str, reason: str, before: str, after: str, kind: str = "text") -> None:
+        self.downgrades.append(Downgrade(check=check, reason=reason, before=before, after=after, kind=kind))
 
 
 def _short(text: str, n: int = 80) -> str:
@@ -158,8 +172,11 @@ def unreadable_verdict(item: JudgeItem, draft: DraftVerdict | None = None) -> Ve
         "the page text is empty")
     downgrades = []
     if draft is not None:
-        downgrades.append(Downgrade(check="unavailable_by_code", reason=f"{why}: a model's verdict on it is not read",
-                                    before=draft.verdict, after="SOURCE_UNAVAILABLE"))
+        same = draft.verdict == "SOURCE_UNAVAILABLE"
+        downgrades.append(Downgrade(check="unavailable_by_code", reason=f"{why}: a model's answer on it is not read",
+                                    before=_short(draft.verdict, 40) if not same else _short(draft.note),
+                                    after="SOURCE_UNAVAILABLE" if not same else "(the harness's note)",
+                                    kind="text" if same else "verdict"))
     return Verdict(**_base(item), verdict="SOURCE_UNAVAILABLE", note=f"Set by code: {why}.",
                    verification_class="flagged-no-source", draft=draft, downgrades=downgrades,
                    checks_run=["unavailable_by_code"] if draft is not None else [])
@@ -222,7 +239,8 @@ def _check_identity(d: _Draft, draft: DraftVerdict) -> None:
     for name, said, harness in pairs:
         said = (said or "").strip()
         if said and said != harness:
-            d.changed("identity", f"the model's {name} is not the harness's: overwritten", _short(said), _short(harness))
+            d.changed("identity", f"the model's {name} is not the harness's: overwritten", _short(said), _short(harness),
+                      kind="field")
 
 
 def _check_verdict_known(d: _Draft) -> None:
@@ -424,5 +442,7 @@ def _check_class(d: _Draft) -> None:
         d.verification_class = said
         return
     d.verification_class = allowed[0]
+    if any(x.kind == "verdict" for x in d.downgrades):
+        return  # the class follows a verdict code lowered: that downgrade's row says why
     d.changed("class_consistent", f"class {_short(said, 40) or '(none)'!r} contradicts the shipped verdict "
-              f"{d.verdict}", _short(said, 40) or "(none)", allowed[0])
+              f"{d.verdict}", _short(said, 40) or "(none)", allowed[0], kind="class")

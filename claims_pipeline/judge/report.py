@@ -1,0 +1,386 @@
+"""What the verdict step ships: verdicts.md, verdicts.html and verdicts.json, and a section in the audit's report.html.
+
+Every text from a model or a page is hostile: markdown cells go through escape.md_cell / md_link, HTML through
+escape.h / link_html, JSON through text_safety.json_escaped. Each report carries the verification section: per
+check, run and failed counts ("checks: quote_verbatim 19/19, figure_in_quote 16/18 (2 failed) … · 15 shipped as
+said, 2 downgraded, 1 reworded"), and the draft → verified list: what the judge said, what shipped, and why.
+
+The counts (`verdict_counts`) are stored in verdicts.json; recount.recount_mismatches re-derives them another
+way before anyone reads the report.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+from claims_pipeline.judge.checks import CHECK_ASKS, CHECKS
+from claims_pipeline.judge.model import CLASSES, VERDICTS, Verdict
+from claims_pipeline.report.escape import claim_plain, h, link_html, md_cell, md_code, md_link
+from claims_pipeline.text_safety import json_escaped
+
+OUTCOMES: tuple[str, ...] = ("as_said", "downgraded", "reworded", "reclassified", "set_by_code")
+OUTCOME_WORDS = {"as_said": "shipped as said", "downgraded": "downgraded", "reworded": "reworded",
+                 "reclassified": "reclassified", "set_by_code": "set by code"}
+# The original's triage order: what a person must act on first.
+ORDER = ("MISMATCH", "STALE", "NOT_FOUND", "INDETERMINATE", "PARTIAL", "SOURCE_UNAVAILABLE", "MATCH")
+COLOURS = {"MATCH": "#2e7d32", "MISMATCH": "#c62828", "STALE": "#ad1457", "PARTIAL": "#ef6c00",
+           "NOT_FOUND": "#6a1b9a", "SOURCE_UNAVAILABLE": "#546e7a", "INDETERMINATE": "#455a64"}
+TITLE = "Claim verdicts (LLM judge, re-checked by code)"
+MEANING = ("A MATCH means the cited page says this, not that it is true of the world. Every answer was re-checked by "
+           "code before it shipped; nothing in the corpus was changed (corrections are suggestions, in "
+           "corrections.patch).")
+SCRIPTED_LABEL = ("Scripted demo judge: these verdicts come from a scripted stand-in that matches strings on the "
+                  "page text, not from a language model.")
+SECTION_ID = "claim-verdicts"
+_START, _END = f"<!-- {SECTION_ID}:start -->", f"<!-- {SECTION_ID}:end -->"
+
+
+def outcome(v: Verdict) -> str:
+    """What code did to the judge's answer: set_by_code (no answer), downgraded, reworded, reclassified, as_said."""
+    if v.draft is None:
+        return "set_by_code"
+    kinds = {d.kind for d in v.downgrades}
+    for kind, name in (("verdict", "downgraded"), ("text", "reworded"), ("class", "reclassified")):
+        if kind in kinds:
+            return name
+    return "as_said"
+
+
+def verdict_counts(verdicts: Sequence[Verdict]) -> dict[str, Any]:
+    """The report's counts, in one pass over the verdicts (recount.py derives them another way)."""
+    checks: dict[str, dict[str, int]] = {c: {"run": 0, "failed": 0} for c in CHECKS}
+    by_verdict = dict.fromkeys(VERDICTS, 0)
+    by_class = dict.fromkeys(CLASSES, 0)
+    outcomes = dict.fromkeys(OUTCOMES, 0)
+    tokens_in = tokens_out = cached = 0
+    cost = 0.0
+    for v in verdicts:
+        by_verdict[v.verdict] += 1
+        by_class[v.verification_class] += 1
+        outcomes[outcome(v)] += 1
+        for c in v.checks_run:
+            checks.setdefault(c, {"run": 0, "failed": 0})["run"] += 1
+        for c in {d.check for d in v.downgrades}:
+            checks.setdefault(c, {"run": 0, "failed": 0})["failed"] += 1
+        tokens_in += v.input_tokens
+        tokens_out += v.output_tokens
+        cost += v.cost_usd
+        cached += v.cached
+    return {"total": len(verdicts), "by_verdict": by_verdict, "by_class": by_class, "checks": checks,
+            "outcomes": outcomes, "input_tokens": tokens_in, "output_tokens": tokens_out,
+            "cost_usd": round(cost, 6), "cached": cached}
+
+
+def verification_line(counts: Mapping[str, Any]) -> str:
+    """"checks: quote_verbatim 19/19, figure_in_quote 16/18 (2 failed) … · 15 shipped as said, 2 downgraded"."""
+    parts = []
+    for name, c in counts["checks"].items():
+        if not c["run"] and not c["failed"]:
+            continue
+        bit = f"{name} {c['run'] - c['failed']}/{c['run']}"
+        parts.append(bit + (f" ({c['failed']} failed)" if c["failed"] else ""))
+    oc = counts["outcomes"]
+    tail = [f"{oc['as_said']} {OUTCOME_WORDS['as_said']}"] + [
+        f"{oc[k]} {OUTCOME_WORDS[k]}" for k in OUTCOMES[1:] if oc[k]]
+    return "checks: " + (", ".join(parts) or "none ran") + " · " + ", ".join(tail)
+
+
+def _sorted(verdicts: Sequence[Verdict]) -> list[Verdict]:
+    rank = {v: i for i, v in enumerate(ORDER)}
+    return sorted(verdicts, key=lambda v: (rank.get(v.verdict, 99), v.scope, v.file, v.line_no, v.source_url))
+
+
+def _directions(v: Verdict) -> str:
+    if v.draft is None:
+        return ""
+    out = []
+    for name, d in (("A", v.direction_a), ("B", v.direction_b)):
+        if d.result == "failed" and d.line.strip():
+            out.append(f"{name} failed: {d.line}")
+        elif d.result == "passed":
+            out.append(f"{name} passed")
+    return " · ".join(out)
+
+
+def _run_facts(run_info: Mapping[str, Any], counts: Mapping[str, Any]) -> list[tuple[str, str]]:
+    cost = run_info.get("cost_usd", counts["cost_usd"])
+    facts = [
+        ("provider", str(run_info.get("provider") or "(none)")),
+        ("model", str(run_info.get("model") or "(none)")),
+        ("prompt", str(run_info.get("prompt_version") or "")),
+        ("claims judged", str(counts["total"])),
+        ("tokens in / out", f"{run_info.get('input_tokens', counts['input_tokens'])} / "
+                            f"{run_info.get('output_tokens', counts['output_tokens'])}"),
+        ("cost", f"${float(cost):.4f}" + ("" if run_info.get("price_known", True) else " (price unknown for this model)")),
+        ("cached answers", str(run_info.get("cached", counts["cached"]))),
+    ]
+    if run_info.get("stopped_by"):
+        facts.append(("stopped by", f"{run_info['stopped_by']} ({run_info.get('skipped', 0)} claims not judged)"))
+    if run_info.get("failed"):
+        facts.append(("no usable answer", str(run_info["failed"])))
+    return [(k, val) for k, val in facts if val]
+
+
+def _is_scripted(run_info: Mapping[str, Any]) -> bool:
+    return bool(run_info.get("scripted"))
+
+
+# ---- markdown ------------------------------------------------------------------------------------------------
+
+def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    if not rows:
+        return ["_(none)_"]
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header), *("| " + " | ".join(r) + " |" for r in rows)]
+
+
+def _md_where(v: Verdict) -> str:
+    return md_code(f"{v.file}:{v.line_no}") if v.file else md_code(f"{v.scope}:{v.line_no}")
+
+
+def render_markdown(verdicts: Sequence[Verdict], run_info: Mapping[str, Any], counts: Mapping[str, Any]) -> str:
+    lines = [f"# {TITLE}", ""]
+    if _is_scripted(run_info):
+        lines += [f"> **{SCRIPTED_LABEL}**", ""]
+    lines += [f"Run: {md_cell(run_info.get('run_at') or '')}  ·  " + "  ·  ".join(
+        f"{k}: {md_cell(v)}" for k, v in _run_facts(run_info, counts)), "", f"> {MEANING}", ""]
+    lines += ["## Verdicts", ""]
+    lines += _md_table(["verdict", "claims"], [[k, str(n)] for k, n in counts["by_verdict"].items() if n])
+    lines += ["", "## Verification", "", md_cell(verification_line(counts)), ""]
+    lines += _md_table(["check", "asks", "run", "passed", "failed"], [
+        [name, md_cell(CHECK_ASKS.get(name, "")), str(c["run"]), str(c["run"] - c["failed"]), str(c["failed"])]
+        for name, c in counts["checks"].items()])
+    lines += ["", "### Draft → verified", "", "What the judge said, what shipped, and why (one row per change).", ""]
+    rows = []
+    for v in _sorted(verdicts):
+        said = v.draft.verdict if v.draft is not None else "(no answer)"
+        for d in v.downgrades:
+            rows.append([_md_where(v), md_cell(said, 40), v.verdict, d.check, md_cell(d.reason, 240),
+                         md_cell(d.before, 80), md_cell(d.after, 80)])
+    lines += _md_table(["where", "judge said", "shipped", "check", "why", "before", "after"], rows)
+    lines += ["", "## Claims (MISMATCH, STALE and NOT_FOUND first)", ""]
+    lines += _md_table(["verdict", "class", "where", "claim", "source says", "quote", "directions", "note", "url"], [
+        [v.verdict, v.verification_class, _md_where(v), md_cell(claim_plain(v.claim_text), 140), md_cell(v.source_says, 160),
+         md_cell(v.quote, 200), md_cell(_directions(v), 160), md_cell(v.note, 200), md_link(v.source_url)]
+        for v in _sorted(verdicts)])
+    return "\n".join(lines) + "\n"
+
+
+# ---- HTML ----------------------------------------------------------------------------------------------------
+
+def _badge(verdict: str) -> str:
+    return f'<span class="badge" style="background:{COLOURS.get(verdict, "#455a64")}">{h(verdict)}</span>'
+
+
+def _html_table(header: list[str], rows: list[list[str]]) -> str:
+    if not rows:
+        return "<p>None.</p>"
+    head = "".join(f"<th>{h(x)}</th>" for x in header)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def section_html(verdicts: Sequence[Verdict], run_info: Mapping[str, Any], counts: Mapping[str, Any], *,
+                 heading: str = "h2") -> str:
+    """The verdict section (one <section>, every tag closed): used alone in verdicts.html and inside report.html."""
+    sub = "h3" if heading == "h2" else "h4"
+    parts = [f'<section id="{SECTION_ID}">', f"<{heading}>{h(TITLE)}</{heading}>"]
+    if _is_scripted(run_info):
+        parts.append(f'<div class="note"><b>{h(SCRIPTED_LABEL)}</b></div>')
+    facts = " · ".join(f"{h(k)}: {h(v)}" for k, v in _run_facts(run_info, counts))
+    parts += [f'<div class="meta">Run {h(run_info.get("run_at") or "")} · {facts}</div>',
+              f'<div class="note">{h(MEANING)}</div>',
+              '<section class="cards">',
+              *(f'<div class="card{" alert" if k in ("MISMATCH", "STALE") and n else ""}"><b>{int(n)}</b>'
+                f"<span>{h(k)}</span></div>" for k, n in counts["by_verdict"].items() if n),
+              "</section>",
+              f"<{sub}>Verification</{sub}>",
+              f"<p><code>{h(verification_line(counts))}</code></p>",
+              _html_table(["check", "asks", "run", "passed", "failed"], [
+                  [h(name), h(CHECK_ASKS.get(name, "")), str(c["run"]), str(c["run"] - c["failed"]), str(c["failed"])]
+                  for name, c in counts["checks"].items()]),
+              f"<{sub}>Draft → verified</{sub}>"]
+    rows = []
+    for v in _sorted(verdicts):
+        said = v.draft.verdict if v.draft is not None else "(no answer)"
+        for d in v.downgrades:
+            rows.append([f"{h(v.file or v.scope)}:{int(v.line_no)}", h(said), _badge(v.verdict), h(d.check),
+                         h(d.reason), h(d.before), h(d.after)])
+    parts.append(_html_table(["where", "judge said", "shipped", "check", "why", "before", "after"], rows))
+    parts.append(f"<{sub}>Claims (MISMATCH, STALE and NOT_FOUND first)</{sub}>")
+    parts.append(_html_table(["verdict", "class", "where", "claim", "source says", "quote", "directions", "note", "source"], [
+        [_badge(v.verdict), h(v.verification_class), f"<code>{h(v.scope)}</code> {h(v.file)}:{int(v.line_no)}", h(claim_plain(v.claim_text)),
+         h(v.source_says), f"<blockquote>{h(v.quote)}</blockquote>" if v.quote else "", h(_directions(v)), h(v.note),
+         link_html(v.source_url)]
+        for v in _sorted(verdicts)]))
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def render_html(verdicts: Sequence[Verdict], run_info: Mapping[str, Any], counts: Mapping[str, Any]) -> str:
+    from claims_pipeline.report.html_report import CSS  # the audit report's look
+
+    return "\n".join([
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width,initial-scale=1">',
+        f"<title>{h(TITLE)}</title><style>{CSS}</style></head><body><main>",
+        section_html(verdicts, run_info, counts, heading="h1"),
+        "</main></body></html>",
+    ])
+
+
+# ---- files ---------------------------------------------------------------------------------------------------
+
+def _json_safe(run_info: Mapping[str, Any]) -> dict[str, Any]:
+    return json.loads(json.dumps(dict(run_info), default=str))
+
+
+def write_verdict_report(verdicts: Sequence[Verdict], run_info: Mapping[str, Any], out_dir: Path) -> dict[str, Path]:
+    """verdicts.md, verdicts.html and verdicts.json in out_dir; returns name → path. run_info: the run's
+    provider, model, prompt_version, run_at, tokens, cost_usd, price_known, cached, stopped_by, skipped, failed
+    (JudgeRun.summary() plus run_at and prompt_version) and scripted=True for the scripted demo judge."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    verdicts = list(verdicts)
+    counts = verdict_counts(verdicts)
+    paths = {name: out_dir / name for name in ("verdicts.md", "verdicts.html", "verdicts.json")}
+    doc = {
+        "version": 1,
+        "run": _json_safe(run_info),
+        "scripted_demo_judge": _is_scripted(run_info),
+        "counts": counts,
+        "verification": verification_line(counts),
+        "verdicts": [v.model_dump(mode="json") for v in verdicts],
+    }
+    _write(paths["verdicts.json"], json_escaped(json.dumps(doc, indent=2, ensure_ascii=False)))
+    _write(paths["verdicts.md"], render_markdown(verdicts, run_info, counts))
+    _write(paths["verdicts.html"], render_html(verdicts, run_info, counts))
+    return paths
+
+
+def load_verdicts(path: Path) -> tuple[list[Verdict], dict[str, Any]]:
+    """The verdicts and the stored counts of a verdicts.json (what the blocking check recounts)."""
+    doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    return [Verdict.model_validate(v) for v in doc["verdicts"]], doc["counts"]
+
+
+def no_judge_report(out_dir: Path, reason: str, run_info: Mapping[str, Any] | None = None) -> dict[str, Path]:
+    """provider none: verdicts.md / verdicts.json saying no judge ran and why (the fix to configure one)."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    info = dict(run_info or {})
+    md = out_dir / "verdicts.md"
+    js = out_dir / "verdicts.json"
+    _write(md, f"# {TITLE}\n\n**No judge ran.** {md_cell(reason)}\n\nThe audit's priors (report.md) are the only "
+               "findings of this run: tripwires, not verdicts.\n")
+    counts = verdict_counts([])
+    _write(js, json_escaped(json.dumps({"version": 1, "run": _json_safe(info), "judged": False, "reason": reason,
+                                        "counts": counts, "verification": verification_line(counts), "verdicts": []},
+                                       indent=2, ensure_ascii=False)))
+    return {"verdicts.md": md, "verdicts.json": js}
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+# ---- the audit's report.html ---------------------------------------------------------------------------------
+
+_VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
+                   "wbr"})
+
+
+class _Events(HTMLParser):
+    """Start and end tags with their attributes, in order; `problems` lists what does not balance."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.events: list[tuple[str, str, tuple[tuple[str, str | None], ...]]] = []
+        self.stack: list[str] = []
+        self.problems: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.events.append(("start", tag, tuple(attrs)))
+        if tag not in _VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.events.append(("start", tag, tuple(attrs)))
+        self.events.append(("end", tag, ()))
+
+    def handle_endtag(self, tag: str) -> None:
+        self.events.append(("end", tag, ()))
+        if tag in _VOID:
+            return
+        if not self.stack or self.stack[-1] != tag:
+            self.problems.append(f"</{tag}> closes {self.stack[-1] if self.stack else 'nothing'}")
+            if tag in self.stack:
+                del self.stack[len(self.stack) - 1 - self.stack[::-1].index(tag):]
+            return
+        self.stack.pop()
+
+
+def _events(doc: str) -> _Events:
+    p = _Events()
+    p.feed(doc)
+    p.close()
+    if p.stack:
+        p.problems.append("unclosed: " + ", ".join(p.stack))
+    return p
+
+
+def _without_section(doc: str) -> str:
+    """report.html without a verdict section an earlier run appended (so a re-run replaces, not repeats, it)."""
+    start = doc.find(_START)
+    end = doc.find(_END, start)
+    if start < 0 or end < 0:
+        return doc
+    return doc[:start] + doc[end + len(_END):].lstrip("\n")
+
+
+def validate_appended(original: str, updated: str, section: str) -> list[str]:
+    """Why `updated` is not `original` with exactly `section` added (empty: it is). Tags must balance, and the
+    original's elements and attributes must come back unchanged and in order once the section is taken out."""
+    problems = []
+    before, after = _events(original), _events(updated)
+    sec = _events(section)
+    problems += [f"section: {p}" for p in sec.problems]
+    problems += [f"updated: {p}" for p in after.problems if p not in before.problems]
+    n = len(sec.events)
+    starts = [i for i in range(len(after.events) - n + 1) if after.events[i:i + n] == sec.events]
+    if not starts:
+        problems.append("the section's elements are not in the updated document")
+    elif after.events[:starts[-1]] + after.events[starts[-1] + n:] != before.events:
+        problems.append("the document's existing elements or attributes changed")
+    return problems
+
+
+def append_verdict_section(report_html_path: Path, verdicts: Sequence[Verdict], run_info: Mapping[str, Any]) -> bool:
+    """Add the verdict section to the audit's report.html, before </main> (or </body>); a section from an earlier
+    run is replaced. The result is validated; when validation fails the original bytes are restored and False
+    is returned."""
+    path = Path(report_html_path)
+    original_bytes = path.read_bytes()
+    original = original_bytes.decode("utf-8")
+    base = _without_section(original)
+    counts = verdict_counts(list(verdicts))
+    section = section_html(list(verdicts), run_info, counts)
+    block = f"{_START}\n{section}\n{_END}\n"
+    at = base.rfind("</main>")
+    if at < 0:
+        at = base.rfind("</body>")
+    if at < 0:
+        at = len(base)
+    updated = base[:at] + block + base[at:]
+    _write(path, updated)
+    problems = validate_appended(base, path.read_text(encoding="utf-8"), section)
+    if problems:
+        path.write_bytes(original_bytes)
+        return False
+    return True
