@@ -4,10 +4,9 @@ host, through ever more of the stack, each layer's CPU printed with its ratio to
 
   raw      asyncio streams writing the request and reading the status and headers by hand (the floor)
   httpcore httpcore's connection pool on our asyncio network backend (web/asyncio_stream.py)
-  httpx    + httpx's transport API and its Request/Response objects (what web/fetcher.py sent through before
-           web/http11.py)
-  http11   our per-origin pool (web/http11.py: h11 on the same backend) with httpx's Request/Response objects:
-           what web/fetcher.py sends through now
+  httpx    + httpx's transport API and its Request/Response objects
+  guarded  web/transport.GuardedTransport: the same per origin, dialled through the SSRF guard, each body
+           checked for bytes past its end: what web/fetcher.py sends through
   fetcher  + our Fetcher (politeness slots, budgets, redirects and bot-wall checks, FetchResult per URL)
 
     .venv/bin/python benchmarks/bench_http_layers.py [--repeat 3]
@@ -34,7 +33,8 @@ from claims_pipeline.settings import settings_from_dict  # noqa: E402
 from claims_pipeline.web import event_loop  # noqa: E402
 from claims_pipeline.web.asyncio_stream import AsyncioBackend  # noqa: E402
 from claims_pipeline.web.fetcher import Fetcher  # noqa: E402
-from claims_pipeline.web.http11 import OriginPool  # noqa: E402
+from claims_pipeline.web.ssrf import AddressGuard  # noqa: E402
+from claims_pipeline.web.transport import GuardedTransport  # noqa: E402
 
 HOSTS = [f"h{i:02d}.fixture" for i in range(50)]
 PATHS = [f"/_/page/p{j}?size=20000" for j in range(10)]
@@ -105,16 +105,22 @@ def main() -> None:
                 for t in transports.values():
                     await t.aclose()
 
-            async def http11() -> None:
-                pools = {h: OriginPool(scheme="http", host="127.0.0.1", port=port, backend=AsyncioBackend(), tls=ctx,
-                                       limit=2, keepalive_s=30.0) for h in HOSTS}
-                await through(lambda host, req: pools[host].send(req))
-                for pool in pools.values():
-                    await pool.aclose()
+            async def guarded() -> None:
+                guarded_transport = GuardedTransport(
+                    guard=AddressGuard.from_lists([], ["127.0.0.1/32"]), resolver=no_dns,
+                    address_map={h: f"127.0.0.1:{port}" for h in HOSTS}, verify_tls=True, per_host_connections=2)
+
+                def send(host: str, req: httpx.Request) -> Awaitable[httpx.Response]:
+                    # by host name, as the fetcher sends (one pool per origin, the address from address_map)
+                    url = req.url.copy_with(host=host)
+                    return guarded_transport.handle_async_request(httpx.Request("GET", url, headers=req.headers))
+
+                await through(send)
+                await guarded_transport.aclose()
 
             settings = settings_from_dict({"home": str(tmp / "home"), "fetch": {
                 "address_map": {"*.fixture": f"127.0.0.1:{port}"}, "allow_networks": ["127.0.0.1/32"],
-                "concurrency": 64, "req_per_sec": 100000, "default_host": {"concurrency": 2, "interval_ms": 0},
+                "concurrency": 64, "req_per_sec": 10000, "default_host": {"concurrency": 2, "interval_ms": 0},
                 "per_host_overrides": {}, "robots_enabled": False}})
             validators = {f"http://{h}{p}": (etags[(h, p)], None) for h in HOSTS for p in PATHS}
 
@@ -124,7 +130,7 @@ def main() -> None:
                         assert r.status.value == "NOT_MODIFIED", r.note
 
             floor = None
-            for name, run in (("raw", raw), ("httpcore", core), ("httpx", transport), ("http11", http11),
+            for name, run in (("raw", raw), ("httpcore", core), ("httpx", transport), ("guarded", guarded),
                               ("fetcher", fetcher)):
                 cpu = best_cpu(run, args.repeat)
                 floor = floor or cpu

@@ -9,6 +9,12 @@ Here a small asyncio Protocol buffers what arrives; timeouts are ``asyncio.timeo
 
 The interface is httpcore's (``AsyncNetworkBackend`` / ``AsyncNetworkStream``), so the connection pool, HTTP/1.1
 parsing (h11) and httpx on top are unchanged; errors are httpcore's Connect/Read/Write errors and timeouts.
+
+Each stream also counts the bytes of the current exchange (from a request's write to the next one) and where the
+response head ends. httpcore keeps a connection whose response ended cleanly even when bytes came after it in
+the same read (a body sent with a 304, a second answer): they wait in h11's buffer, out of the idle check's
+sight, and the next request would read them as its response. With those counts, transport.py tells such a
+connection apart and has it dropped instead (``spoil``: the idle check then reads it as unusable).
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import httpcore
 
 _HIGH_WATER = 256 * 1024  # stop reading from the socket while this much is buffered and unread
 _LOW_WATER = 64 * 1024
+_HEAD_SCAN_MAX = 128 * 1024  # httpcore refuses response heads over 100 kB: a head not ended by then is no head
 
 
 class _BufferingProtocol(asyncio.Protocol):
@@ -93,6 +100,45 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
     def __init__(self, transport: asyncio.Transport, protocol: _BufferingProtocol) -> None:
         self._transport = transport
         self._protocol = protocol
+        self._spoiled = False
+        # the current exchange: bytes read since the request was written, and the offset where the final
+        # (non-1xx) response head ends, once seen
+        self._answering = False
+        self._exchange_bytes = 0
+        self._head: bytearray | None = bytearray()  # bytes kept until the head's end is found
+        self._head_from = 0  # where the head being looked for starts (after any 1xx heads)
+        self.head_end: int | None = None
+
+    def _note_read(self, data: bytes) -> None:
+        self._answering = True
+        self._exchange_bytes += len(data)
+        head = self._head
+        if head is None:
+            return
+        scan = max(self._head_from, len(head) - 3)
+        head += data
+        while True:
+            end = head.find(b"\r\n\r\n", scan)
+            if end < 0:
+                if len(head) > _HEAD_SCAN_MAX:
+                    self._head = None  # no head: the exchange cannot be vouched for
+                return
+            end += 4
+            status_line = bytes(head[self._head_from:self._head_from + 10])
+            if status_line.startswith(b"HTTP/1.") and status_line[9:10] == b"1":
+                self._head_from = scan = end  # a 1xx head (100 Continue, 103 Early Hints): the answer follows it
+                continue
+            self.head_end, self._head = end, None
+            return
+
+    def read_past(self, body_bytes: int) -> bool:
+        """Whether this exchange read more than its response head and ``body_bytes`` of body (the body's length
+        on the wire: true of a Content-Length or empty body, not of a chunked one), or had no head found."""
+        return self.head_end is None or self._exchange_bytes > self.head_end + body_bytes
+
+    def spoil(self) -> None:
+        """Never reuse this connection: the idle check (``is_readable``) will say it has something unread."""
+        self._spoiled = True
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         p = self._protocol
@@ -104,7 +150,9 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
             except TimeoutError:
                 raise httpcore.ReadTimeout(f"no data within {timeout:g} s") from None
         if p.buffer:
-            return p.take(max_bytes)
+            data = p.take(max_bytes)
+            self._note_read(data)
+            return data
         if p.error is not None:
             raise httpcore.ReadError(str(p.error) or type(p.error).__name__) from p.error
         return b""  # EOF: h11 turns it into "server disconnected" where that is an error
@@ -112,6 +160,9 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:
         if not buffer:
             return
+        if self._answering:  # a new request on this connection: a new exchange
+            self._answering, self._exchange_bytes = False, 0
+            self._head, self._head_from, self.head_end = bytearray(), 0, None
         p = self._protocol
         if self._transport.is_closing():
             raise httpcore.WriteError(str(p.error) if p.error else "connection closed")
@@ -149,7 +200,7 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
     def get_extra_info(self, info: str) -> Any:
         if info == "is_readable":  # httpcore asks this of idle keep-alive connections: data or EOF = unusable
             p = self._protocol
-            return bool(p.buffer) or p.eof
+            return self._spoiled or bool(p.buffer) or p.eof
         if info == "ssl_object":
             return self._transport.get_extra_info("ssl_object")
         if info == "client_addr":

@@ -418,8 +418,8 @@ class Fetcher:
         common = dict(http_status=status, final_url=current, etag=h.get("etag"), last_modified=h.get("last-modified"),
                       content_type=_content_type(h.get("content-type", "")))
         if status in _REDIRECTS:
-            # finish the (small) body so the keep-alive connection can be reused (a 304 has none: the pool keeps
-            # its connection as it is)
+            # finish the (small) body so the keep-alive connection can be reused (a 304 has none: the transport
+            # reads its empty body on close, for the same reason)
             await self._peek(resp)
             location = h.get("location")
             if not location:

@@ -14,14 +14,13 @@ import inspect
 import ipaddress
 import socket
 import ssl
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 import httpcore
 import httpx
 
 from claims_pipeline.web.asyncio_stream import AsyncioBackend
-from claims_pipeline.web.http11 import OriginPool
 from claims_pipeline.web.ssrf import AddressGuard, AddressRefused
 
 KEEPALIVE_S = 30.0  # an idle connection older than this is closed, not reused
@@ -139,11 +138,69 @@ def tls_context(verify: bool) -> ssl.SSLContext:
     return ctx
 
 
-class GuardedTransport(httpx.AsyncBaseTransport):
-    """Routes each request to a small connection pool of its own host.
+class _OriginTransport(httpx.AsyncHTTPTransport):
+    """httpx's transport over httpcore's connection pool, dialling through the guarded backend (no proxy, no env)."""
 
-    One pool per origin (http11.OriginPool: h11 on our streams), holding at most a host's concurrency in
-    connections, kept alive between that host's requests.
+    def __init__(self, ctx: ssl.SSLContext, backend: GuardedBackend, limits: httpx.Limits) -> None:
+        super().__init__(verify=ctx, trust_env=False, limits=limits)
+        # httpx takes no network backend: the pool it just built is replaced by one with the same arguments httpx
+        # passes, plus ours (every connection is then dialled through the guard)
+        self._pool = httpcore.AsyncConnectionPool(
+            ssl_context=ctx,
+            max_connections=limits.max_connections,
+            max_keepalive_connections=limits.max_keepalive_connections,
+            keepalive_expiry=limits.keepalive_expiry,
+            http1=True,
+            http2=False,
+            network_backend=backend,
+        )
+
+
+class _CheckedBody(httpx.AsyncByteStream):
+    """A response body that, read to its end, has its connection dropped when more came than the response (see
+    asyncio_stream); closed unread when it has no body (a 304), it is read first, so the connection is kept."""
+
+    def __init__(self, inner: httpx.AsyncByteStream, stream: Any, empty: bool, framed: bool) -> None:
+        self._inner, self._stream = inner, stream
+        self._empty = empty  # no body by its status or Content-Length: 0 (reading it never waits)
+        self._framed = framed  # not chunked: the body's bytes are its bytes on the wire
+        self._read = False
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        self._read = True
+        size = 0
+        async for chunk in self._inner:
+            size += len(chunk)
+            yield chunk
+        if self._framed and self._stream.read_past(size):
+            self._stream.spoil()
+
+    async def aclose(self) -> None:
+        try:
+            if not self._read and self._empty:
+                async for _ in self:
+                    pass
+        finally:
+            await self._inner.aclose()
+
+
+def _checked(response: httpx.Response) -> httpx.Response:
+    stream = response.extensions.get("network_stream")
+    if not hasattr(stream, "read_past"):  # a stream of a test's own backend: nothing to check with
+        return response
+    h = response.headers
+    chunked = "chunked" in h.get("transfer-encoding", "").lower()
+    empty = response.status_code in (204, 304) or (not chunked and h.get("content-length", "").strip() == "0")
+    response.stream = _CheckedBody(response.stream, stream, empty, framed=not chunked)  # type: ignore[arg-type]
+    return response
+
+
+class GuardedTransport(httpx.AsyncBaseTransport):
+    """Routes each request to httpcore's connection pool of its own origin.
+
+    One pool per origin, holding at most a host's concurrency in connections, kept alive between that host's
+    requests: httpcore's pool looks through all its connections for every queued request, which over one pool
+    of hundreds of hosts would cost more than the requests.
     """
 
     def __init__(self, *, guard: AddressGuard, resolver: Resolver | None, address_map: Mapping[str, str],
@@ -151,23 +208,19 @@ class GuardedTransport(httpx.AsyncBaseTransport):
                  inner_backend: httpcore.AsyncNetworkBackend | None = None) -> None:
         self._ctx = tls_context(verify_tls)
         self._backend = GuardedBackend(guard, resolver, parse_address_map(address_map), inner_backend)
-        self._per_host = per_host_connections
-        self._pools: dict[tuple[str, str, int | None], OriginPool] = {}
+        self._limits = httpx.Limits(max_connections=per_host_connections,
+                                    max_keepalive_connections=per_host_connections, keepalive_expiry=KEEPALIVE_S)
+        self._pools: dict[tuple[str, str, int | None], _OriginTransport] = {}
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        # httpx hands httpcore the URL's ASCII host (an IDN's xn-- form, as in the Host header): the resolver, the
+        # guard and TLS (SNI and the certificate check) get that name, never one re-encoded from Unicode
         url = request.url
         key = (url.scheme, url.host, url.port)
         pool = self._pools.get(key)
         if pool is None:
-            if url.scheme not in ("http", "https"):
-                raise httpx.UnsupportedProtocol(f"not an http(s) URL: {url}", request=request)
-            # url.host is an IDN's Unicode form, which the resolver and ssl would encode again by IDNA 2003
-            # ('faß' -> 'fass', another domain): dial, and check TLS against, the ASCII name of the Host header
-            pool = self._pools[key] = OriginPool(
-                scheme=url.scheme, host=url.raw_host.decode("ascii"),
-                port=url.port or (443 if url.scheme == "https" else 80),
-                backend=self._backend, tls=self._ctx, limit=self._per_host, keepalive_s=KEEPALIVE_S)
-        return await pool.send(request)
+            pool = self._pools[key] = _OriginTransport(self._ctx, self._backend, self._limits)
+        return _checked(await pool.handle_async_request(request))
 
     async def aclose(self) -> None:
         for pool in self._pools.values():

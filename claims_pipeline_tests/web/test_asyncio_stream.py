@@ -1,6 +1,6 @@
 """The fetcher's asyncio network backend against real sockets on 127.0.0.1: flow
 control both ways, timeouts, resets, refused connections. (TLS: test_fetcher_units.py's HTTPS server; keep-alive
-reuse and expiry: test_http11.py.)"""
+reuse and expiry: test_connection_reuse.py.)"""
 
 from __future__ import annotations
 
