@@ -29,6 +29,7 @@ class CachedAnswer:
     input_tokens: int
     output_tokens: int
     judged_at: str
+    claim_id: str = ""  # the claim the answer was given for (another claim may share its text and page)
 
 
 class VerdictCache:
@@ -53,7 +54,7 @@ class VerdictCache:
 
     def get(self, key: str) -> CachedAnswer | None:
         row = self._db.execute(
-            "SELECT draft_json, input_tokens, output_tokens, judged_at FROM answers WHERE key = ?", (key,)
+            "SELECT draft_json, input_tokens, output_tokens, judged_at, claim_id FROM answers WHERE key = ?", (key,)
         ).fetchone()
         if row is None:
             return None
@@ -61,7 +62,7 @@ class VerdictCache:
             draft = DraftVerdict.model_validate_json(row[0])
         except ValueError:  # a row written by an incompatible version: judge again
             return None
-        return CachedAnswer(draft, int(row[1] or 0), int(row[2] or 0), row[3] or "")
+        return CachedAnswer(draft, int(row[1] or 0), int(row[2] or 0), row[3] or "", row[4] or "")
 
     def put(self, key: str, *, claim_id: str, model: str, prompt_version: str, draft: DraftVerdict,
             input_tokens: int, output_tokens: int, judged_at: str) -> None:

@@ -209,7 +209,13 @@ async def judge_items(items: Iterable[JudgeItem], provider: JudgeProvider, setti
         hit = cache.get(cache_key(item.claim_text, item.page_text_hash, run.model, PROMPT_VERSION)) if cache else None
         if hit is not None:
             out.cached += 1
-            results[idx] = run._stamp(run.verify(hit.draft, item), item, in_tok=0, out_tok=0, cached=True,
+            draft = hit.draft
+            if hit.claim_id != item.id and draft.id == hit.claim_id:
+                # the same claim text on the same page under another id (a line moved, a claim repeated): the
+                # answer copied its own claim's identity right, so it stands for this one's
+                draft = draft.model_copy(update={"id": item.id, "scope": item.scope, "line_no": item.line_no,
+                                                 "source_url": item.source_url})
+            results[idx] = run._stamp(run.verify(draft, item), item, in_tok=0, out_tok=0, cached=True,
                                       judged_at=hit.judged_at)
             continue
         prompt = build_prompt(item, settings.max_page_chars)

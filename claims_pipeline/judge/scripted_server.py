@@ -185,6 +185,8 @@ class _Handler(BaseHTTPRequestHandler):
         req = _parse_request(wire, body)
         in_tok = count_tokens(_request_text(body))
         status, out_tok = owner._answer(self, req, in_tok)
+        if status < 0:  # already logged
+            return
         owner._log(LoggedRequest(wire, req.claim_id, status, in_tok, out_tok, started, time.monotonic(), body,
                                  {k.lower(): v for k, v in self.headers.items()}))
 
@@ -283,8 +285,8 @@ class ScriptedJudgeServer:
     def _auth_ok(self, handler: _Handler, wire: str) -> str | None:
         if self.expected_api_key is None:
             return None
-        sent = handler.headers.get("x-api-key") if wire == "anthropic" else \
-            (handler.headers.get("authorization") or "").removeprefix("Bearer ")
+        # Anthropic's SDK sends x-api-key or (newer versions) a bearer token; OpenAI's a bearer token
+        sent = handler.headers.get("x-api-key") or (handler.headers.get("authorization") or "").removeprefix("Bearer ")
         if sent == self.expected_api_key:
             return None
         # Deliberately hostile: echo the key sent, as a careless server might (the client must redact it).
@@ -322,10 +324,12 @@ class ScriptedJudgeServer:
         if ans.fault == "500":
             self._error(handler, wire, 500, "api_error", "internal error (scripted)")
             return 500, 0
-        if ans.fault == "hang":
+        if ans.fault == "hang":  # logged on arrival (status 0: never answered)
+            self._log(LoggedRequest(wire, req.claim_id, 0, in_tok, 0, time.monotonic(), time.monotonic(), req.body,
+                                    {k.lower(): v for k, v in handler.headers.items()}))
             self._stop.wait(ans.hang_s)
             handler.close_connection = True
-            return 0, 0
+            return -1, 0
         body = ans.body if ans.body is not None else demo_answerer(req)
         if isinstance(body, dict) and wire == "openai" and rf and rf.get("type") == "json_schema":
             body = _conform(body, (rf.get("json_schema") or {}).get("schema") or {})
