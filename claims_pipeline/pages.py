@@ -11,6 +11,8 @@ Skipping and resuming:
   A new run_id (the default: a fresh one) starts over. The Dagster layer passes its run id.
 - robots.txt is kept in the cache too (store/robots.py): reused without a request for
   fetch.robots_cache_hours, then re-validated conditionally; `now` is its clock as well.
+- progress, when given, is told of the run as it goes (progress.FetchEvent: start, each page back, each
+  host wait, end); the default tells nothing. progress.FetchProgressDisplay draws it on a terminal.
 """
 
 from __future__ import annotations
@@ -23,13 +25,14 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
+from claims_pipeline.progress import FetchEvent, ProgressCallback, no_progress
 from claims_pipeline.settings import Settings
 from claims_pipeline.store.cache import Basis, PageCache
 from claims_pipeline.store.clock import to_utc, utc_now
 from claims_pipeline.store.fast304 import NotModifiedGroup
 from claims_pipeline.store.records import PageState
 from claims_pipeline.store.robots import RobotsTable
-from claims_pipeline.urls import normalize_url
+from claims_pipeline.urls import normalize_url, url_host
 from claims_pipeline.web import event_loop
 from claims_pipeline.web.fetcher import Fetcher
 from claims_pipeline.web.records import FetchResult, FetchStatus
@@ -54,13 +57,15 @@ def refresh_pages(
     run_id: str | None = None,
     on_state: Callable[[PageState], None] | None = None,
     with_text: bool = True,
+    progress: ProgressCallback = no_progress,
 ) -> dict[str, PageState]:
     """Fetch what needs fetching and return {normalised url: PageState} for every URL the cache knows.
 
     `now` (tests move the clock) is both the TTL reference and the recorded fetch time. A URL whose result
     cannot be recorded is logged with its URL and left out; the others carry on. on_state, when given, gets
     each page's state as it is recorded, called from the cache's writer thread. with_text=False returns the
-    states without their text (PageState.text None; read it by text_hash when needed)."""
+    states without their text (PageState.text None; read it by text_hash when needed). progress gets the
+    run's FetchEvents on the fetch loop's thread; one that raises is logged and not called again."""
     wanted = unique_urls(urls)
     own_cache = cache is None
     cache = cache or PageCache.from_settings(settings)
@@ -74,10 +79,18 @@ def refresh_pages(
             skip |= cache.fresh_urls(wanted, ttl, now=now)
         to_fetch = [u for u in wanted if u not in skip]
         unrecorded: set[str] = set()
+        report = _Reporter(progress, len(to_fetch))
+        report.start()
         if to_fetch:
             log.info("fetching %d of %d URLs (run %s)", len(to_fetch), len(wanted), run_id)
-            event_loop.run(_fetch_and_record(settings, cache, to_fetch, now=now, resolver=resolver, run_id=run_id,
-                                             on_state=on_state, unrecorded=unrecorded), settings.fetch.event_loop)
+            try:
+                event_loop.run(_fetch_and_record(settings, cache, to_fetch, now=now, resolver=resolver, run_id=run_id,
+                                                 on_state=on_state, unrecorded=unrecorded, report=report),
+                               settings.fetch.event_loop)
+            finally:
+                report.end()
+        else:
+            report.end()
         cache.finish_run(run_id, now=now)
         states = cache.states(wanted, with_text=with_text)
         # a page fetched now but not stored (a read-only or full disk, a broken index) must not be reported as
@@ -100,6 +113,7 @@ async def _fetch_and_record(
     run_id: str,
     on_state: Callable[[PageState], None] | None,
     unrecorded: set[str],
+    report: _Reporter,
 ) -> None:
     bases = cache.conditional_bases(urls)  # one query: the validators to send and what a 304 will stand for
     validators = {url: (b.etag, b.last_modified) for url, b in bases.items()}
@@ -113,8 +127,10 @@ async def _fetch_and_record(
             flusher = _GroupFlusher(group, recorder) if group is not None and on_state is None else None
             try:
                 # robots.txt is kept in the same index across runs (fetch.robots_cache_hours), on the same clock as the pages
-                async with Fetcher(settings, resolver=resolver, robots_store=RobotsTable(cache.engine), robots_now=fixed_now) as fetcher:
+                async with Fetcher(settings, resolver=resolver, robots_store=RobotsTable(cache.engine), robots_now=fixed_now,
+                                   on_wait=report.wait if report.active else None) as fetcher:
                     async for result in fetcher.fetch_many(urls, validators):
+                        report.page(result)
                         basis = bases.get(result.url)
                         if flusher is not None and basis is not None and result.status is FetchStatus.NOT_MODIFIED:
                             flusher.record(result, basis, _when(result, fixed_now), run_id)
@@ -126,6 +142,43 @@ async def _fetch_and_record(
     finally:
         # whatever was fetched is recorded, also when the run stops early (an error, a cancel)
         await asyncio.to_thread(recorder.close)
+
+
+class _Reporter:
+    """Turns the run's steps into FetchEvents for a progress callback. A callback that raises is logged once and
+    dropped: a display must never stop a fetch run."""
+
+    def __init__(self, callback: ProgressCallback, total: int) -> None:
+        self._callback: ProgressCallback | None = None if callback is no_progress else callback
+        self.total, self.done = total, 0
+
+    @property
+    def active(self) -> bool:
+        return self._callback is not None
+
+    def start(self) -> None:
+        self._emit(FetchEvent("start", 0, self.total))
+
+    def page(self, result: FetchResult) -> None:
+        self.done += 1
+        if self._callback is None:  # the default: no host look-up per result on the hot path
+            return
+        self._emit(FetchEvent("page", self.done, self.total, host=url_host(result.url), status=result.status.value))
+
+    def wait(self, host: str, seconds: float) -> None:
+        self._emit(FetchEvent("wait", self.done, self.total, host=host, wait_s=seconds))
+
+    def end(self) -> None:
+        self._emit(FetchEvent("end", self.done, self.total))
+
+    def _emit(self, event: FetchEvent) -> None:
+        if self._callback is None:
+            return
+        try:
+            self._callback(event)
+        except Exception:
+            log.exception("progress callback failed on %s; no further progress is reported", event.kind)
+            self._callback = None
 
 
 class _GroupFlusher:

@@ -3,7 +3,9 @@ each one reads as (status, HTTP status, note, kind, text hash, change, first cha
 
 The text output is terminal-safe: a page (or a server's headers) cannot send escape sequences to the terminal
 (window title, screen clearing, colours, hyperlinks, a faked status line) nor reorder what is shown with bidi
-controls. Every string shown passes through ``visible``; ``--json`` is left as is (JSON escapes controls).
+controls. Every string shown passes through ``visible``; ``--json`` carries the same strings with every control
+and bidi character as a \\uXXXX escape (json_escaped: JSON itself leaves DEL, C1 and bidi characters raw).
+On a terminal, stderr shows the run's progress (pages fetched of total, hosts waiting); nothing in a pipe or CI.
 """
 
 from __future__ import annotations
@@ -14,9 +16,18 @@ import re
 import sys
 from typing import Any
 
-from claims_pipeline.text_safety import terminal_escaped
+from claims_pipeline.text_safety import json_escaped, terminal_escaped
 
 PREVIEW_CHARS = 200
+JSON_HELP = """\
+--json prints one JSON list, one object per URL (docs/cli-json.md). What happened to each URL:
+  outcome          what this fetch did: a FetchStatus value (OK, NOT_MODIFIED for a conditional
+                   re-fetch answered 304, DEAD, BLOCKED, UNAVAILABLE, ...) or NOT_FETCHED when no
+                   result could be recorded. Read this one.
+  fetch_status     how the audit reads the page now: a 304 reads as OK (the cached text stands).
+                   Kept for compatibility.
+  recorded_status  the status stored for this fetch (same as outcome; absent when NOT_FETCHED).
+"""
 
 
 def visible(value: Any) -> str:
@@ -26,22 +37,27 @@ def visible(value: Any) -> str:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("urls", nargs="+", metavar="URL", help="one or more http(s) URLs")
-    parser.add_argument("--json", action="store_true", help="print one JSON list instead of text")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON list instead of text; each object's 'outcome' says what happened "
+                             "(NOT_MODIFIED for a 304), 'fetch_status' how the audit reads the page (see below)")
+    parser.epilog = JSON_HELP
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
 
 
 def run(args: argparse.Namespace) -> int:
     from claims_pipeline.pages import refresh_pages, unique_urls
+    from claims_pipeline.progress import FetchProgressDisplay
     from claims_pipeline.settings import load_settings
     from claims_pipeline.store.cache import PageCache
 
     settings = load_settings(args.config)
     urls = unique_urls(args.urls)
     with PageCache.from_settings(settings) as cache:
-        states = refresh_pages(settings, urls, cache=cache, force=True)
+        with FetchProgressDisplay() as progress:  # draws on a terminal's stderr only
+            states = refresh_pages(settings, urls, cache=cache, force=True, progress=progress)
         rows = [describe(url, states.get(url), cache) for url in urls]
     if args.json:
-        json.dump(rows, sys.stdout, indent=2, ensure_ascii=False)
-        sys.stdout.write("\n")
+        sys.stdout.write(json_escaped(json.dumps(rows, indent=2, ensure_ascii=False)) + "\n")
     else:
         for row in rows:
             sys.stdout.write(format_row(row) + "\n")
@@ -51,7 +67,8 @@ def run(args: argparse.Namespace) -> int:
 def describe(url: str, state: Any, cache: Any) -> dict[str, Any]:
     """The facts a user needs to see why a source reads as it does."""
     if state is None:
-        return {"url": url, "fetch_status": "NOT_FETCHED", "note": "no result was recorded (see the log above)"}
+        return {"url": url, "outcome": "NOT_FETCHED", "fetch_status": "NOT_FETCHED",
+                "note": "no result was recorded (see the log above)"}
     latest = cache.history(url)[-1]
     preview_source = "text"
     preview = state.text
@@ -61,8 +78,9 @@ def describe(url: str, state: Any, cache: Any) -> dict[str, Any]:
             preview, preview_source = raw.decode("utf-8", "replace"), "body"
     return {
         "url": url,
-        "fetch_status": state.fetch_status,
-        "recorded_status": latest.fetch_status,  # e.g. NOT_MODIFIED where fetch_status says OK
+        "outcome": latest.fetch_status,  # what this fetch did: NOT_MODIFIED for a 304
+        "fetch_status": state.fetch_status,  # how the page reads now: OK for a 304 (kept for compatibility)
+        "recorded_status": latest.fetch_status,  # same as outcome (kept for compatibility)
         "http_status": state.http_status,
         "note": state.note,
         "content_type": latest.content_type,

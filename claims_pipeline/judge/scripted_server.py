@@ -464,3 +464,20 @@ def demo_answerer(req: ScriptedRequest) -> dict[str, Any]:
             "direction_a": {"result": "failed", "line": f"{raw or 'the figure'} is not on the page in the forms tried"},
             "direction_b": {"result": "passed", "line": "no other figure for the same thing was found"},
             "verification_class": "flagged-unsupported"}
+
+
+# ---- wiring the demo: the scripted judge as a configured provider -------------------------------------------
+
+DEMO_MODEL = "scripted-demo-judge"  # the model name every demo verdict carries (no price: cost 0)
+DEMO_KEY_ENV = "CLAIMS_PIPELINE_DEMO_JUDGE_KEY"
+DEMO_ENV = {DEMO_KEY_ENV: "demo-no-secret"}  # pass as make_provider(..., environ=DEMO_ENV)
+
+
+def demo_judge_settings(srv: ScriptedJudgeServer, base: Any = None, *, provider: str = "anthropic") -> Any:
+    """JudgeSettings (from `base`, default JudgeSettings()) pointing a real SDK at this scripted server."""
+    from claims_pipeline.settings import JudgeSettings
+
+    url = srv.anthropic_url if provider == "anthropic" else srv.openai_url
+    return (base or JudgeSettings()).model_copy(update={
+        "provider": provider, "base_url": url, "model": DEMO_MODEL, "api_key_env": DEMO_KEY_ENV,
+    })

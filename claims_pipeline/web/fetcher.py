@@ -39,7 +39,7 @@ from claims_pipeline.web.body import (
 )
 from claims_pipeline.web.charset import charset_from_content_type
 from claims_pipeline.web.pdf_text import MAGIC_WINDOW, has_pdf_magic
-from claims_pipeline.web.politeness import GlobalGate, HostRegistry, domain_matcher, host_matches
+from claims_pipeline.web.politeness import GlobalGate, HostRegistry, WaitListener, domain_matcher, host_matches
 from claims_pipeline.web.records import FetchResult, FetchStatus
 from claims_pipeline.web.robots import RobotsAnswer, RobotsCache, RobotsStore
 from claims_pipeline.web.ssrf import AddressGuard, AddressRefused
@@ -142,9 +142,11 @@ class Fetcher:
 
     def __init__(self, settings: Settings, resolver: Resolver | None = None, *,
                  inner_backend: httpcore.AsyncNetworkBackend | None = None,
-                 robots_store: RobotsStore | None = None, robots_now: datetime | None = None) -> None:
+                 robots_store: RobotsStore | None = None, robots_now: datetime | None = None,
+                 on_wait: WaitListener | None = None) -> None:
         """robots_store keeps robots.txt across runs (fetch.robots_cache_hours); without one, every run asks
-        each origin once. robots_now fixes the clock its TTL is measured with (tests and backfills)."""
+        each origin once. robots_now fixes the clock its TTL is measured with (tests and backfills). on_wait
+        (host, seconds) is told when a request waits for its host's interval or a retry's backoff (progress)."""
         self.settings = settings
         self.fetch = settings.fetch
         self.user_agent = self.fetch.user_agent.replace("{version}", package_version())
@@ -155,6 +157,7 @@ class Fetcher:
         self._cookies = httpx.Cookies()  # kept for the run: sites that set a cookie and redirect to check it
         self._robots_store = robots_store
         self._robots_now = robots_now
+        self._on_wait = on_wait
         self._excluded = domain_matcher(self.fetch.excluded_hosts)  # asked at every hop
 
     async def __aenter__(self) -> Fetcher:
@@ -217,7 +220,7 @@ class Fetcher:
         validators = {normalize_url(k): v for k, v in (validators or {}).items()}
         loop = asyncio.get_running_loop()
         self._deadline = loop.time() + self.fetch.run_budget_s
-        self._hosts = HostRegistry(self.fetch)
+        self._hosts = HostRegistry(self.fetch, on_wait=self._on_wait)
         self._gate = GlobalGate(self.fetch.concurrency, self.fetch.req_per_sec)
         fixed_now = self._robots_now
         if fixed_now is not None and fixed_now.tzinfo is not None:  # the store holds naive UTC
@@ -304,6 +307,8 @@ class Fetcher:
             if asyncio.get_running_loop().time() + wait > self._deadline:
                 return self._result(url, FetchStatus.UNAVAILABLE, http_status=last.http_status, attempts=attempt,
                                     note=f"{last.note}; no retry: run budget would be spent")
+            if self._on_wait is not None:
+                self._on_wait(host, wait)
             await asyncio.sleep(wait)
         assert last is not None
         status = FetchStatus.BLOCKED if last.blocked else FetchStatus.UNAVAILABLE

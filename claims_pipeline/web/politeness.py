@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from claims_pipeline.settings import FetchSettings, HostPolicy
 from claims_pipeline.urls import domain_of_pattern, is_gov_host
 
+WaitListener = Callable[[str, float], None]  # (host, seconds): a request to host waits that long before it starts
 
 
 def host_matches(host: str, domains: Iterable[str]) -> bool:
@@ -60,9 +61,10 @@ MAX_INTERVAL_S = _max_interval_s()
 class HostThrottle:
     """Per-host gate: at most ``concurrency`` requests in flight and ``interval`` seconds between starts."""
 
-    def __init__(self, concurrency: int, interval_s: float) -> None:
+    def __init__(self, concurrency: int, interval_s: float, *, host: str = "", on_wait: WaitListener | None = None) -> None:
         self.concurrency = concurrency
         self.interval_s = interval_s
+        self._host, self._on_wait = host, on_wait  # on_wait: told of each wait (a progress display shows it)
         self.crawl_delay: float | None = None  # what robots.txt asked, once it raised the interval (for notes)
         self._sem = asyncio.Semaphore(concurrency)
         self._lock = asyncio.Lock()
@@ -97,6 +99,8 @@ class HostThrottle:
                     while True:
                         # look again after each sleep: defer() (a Retry-After) may have moved _next_start meanwhile
                         while (wait := self._next_start - time.monotonic()) > 0:
+                            if self._on_wait is not None:
+                                self._on_wait(self._host, wait)
                             await asyncio.sleep(wait)
                         await gate.acquire()
                         passed = True
@@ -191,15 +195,16 @@ class CircuitBreaker:
 class HostRegistry:
     """Lazily created throttle + breaker per host, shared by every worker of one run."""
 
-    def __init__(self, fetch: FetchSettings) -> None:
+    def __init__(self, fetch: FetchSettings, on_wait: WaitListener | None = None) -> None:
         self._fetch = fetch
+        self._on_wait = on_wait
         self.throttles: dict[str, HostThrottle] = {}
         self.breakers: dict[str, CircuitBreaker] = {}
 
     def throttle(self, host: str) -> HostThrottle:
         if host not in self.throttles:
             p = policy_for(host, self._fetch)
-            self.throttles[host] = HostThrottle(p.concurrency, p.interval_ms / 1000)
+            self.throttles[host] = HostThrottle(p.concurrency, p.interval_ms / 1000, host=host, on_wait=self._on_wait)
         return self.throttles[host]
 
     def breaker(self, host: str) -> CircuitBreaker:
