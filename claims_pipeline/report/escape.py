@@ -101,12 +101,14 @@ _DESTINATION_UNSAFE = {"<": "%3C", ">": "%3E", "|": "%7C", "\\": "%5C"}
 # underscore, "?", "#", "%" or "~", and before or after "=" and "&"; a browser's break-all cuts anywhere ("gouv.f"
 # / "r")
 _URL_BREAK_RE = re.compile(r"(?<=//)(?=.)|(?<=[^/])(?=[/.,_?#%~&=-])(?!//)|(?<=[&=])(?=.)")
+# report.md marks its breaks with a character a pager shows (less: <U+200B>): only at path and query separators
+_URL_SEGMENT_RE = re.compile(r"(?<=//)(?=.)|(?<=[^/])(?=[/?#&])(?!//)")
 ZWSP = "\u200b"
 
 
-def url_break_points(text: str) -> list[str]:
-    """The URL's text split where a line may break (see _URL_BREAK_RE)."""
-    return _URL_BREAK_RE.split(text)
+def url_break_points(text: str, *, segments_only: bool = False) -> list[str]:
+    """The URL's text split where a line may break (see _URL_BREAK_RE), or only between its segments."""
+    return (_URL_SEGMENT_RE if segments_only else _URL_BREAK_RE).split(text)
 
 
 def md_link(url: object, limit: int | None = 100, *, breaks: bool = False) -> str:
@@ -114,11 +116,11 @@ def md_link(url: object, limit: int | None = 100, *, breaks: bool = False) -> st
     of an escaped bare URL inside the href it autolinks ('article%5C_lc'), so the href is the URL itself in
     an angle-bracket destination, with the few characters that could end it or split the table row
     percent-encoded. Anything else stays escaped text. `breaks`: the label (never the href) gets a zero-width
-    space at each place a line may break, so a rendered table wraps a long URL there."""
+    space between the URL's segments, so a rendered table wraps a long URL there."""
     href = safe_href(url)
     shown = "" if url is None else str(url)
     if breaks and href is not None:
-        shown = ZWSP.join(url_break_points(cut(shown, limit) if limit is not None else shown))
+        shown = ZWSP.join(url_break_points(cut(shown, limit) if limit is not None else shown, segments_only=True))
         limit = None
     label = md_cell(shown, limit, in_link=href is not None)
     if href is None:
