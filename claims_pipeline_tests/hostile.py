@@ -1,0 +1,67 @@
+"""Running the real `claims-pipeline` command against hostile input and measuring what it cost: exit code, wall
+time and the peak memory of the process itself (os.wait4's rusage, not a guess)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+# Raw characters no terminal may receive from a file name or a line: ESC (CSI/OSC sequences), BEL, C1 CSI and
+# the bidi controls, marks included.
+RAW_UNSAFE = ["\x1b", "\x07", "\x9b", "\u202e", "\u2066", "\u200f", "\u061c"]
+HOSTILE_NAME = "evil\x1b[31mRED\x1b]0;title\x07\u200f\u061c"
+GOOD = "## Tax\n- VAT **18 %** ([t](https://tax.gov.xx/v))\n- median **€185,000** ([stats.gov.xa](https://stats.gov.xa/))\n"
+
+
+@dataclass
+class Ran:
+    returncode: int
+    stdout: str
+    stderr: str
+    seconds: float
+    max_rss_mb: float
+
+    @property
+    def err_lines(self) -> list[str]:
+        return self.stderr.splitlines()
+
+
+def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 120.0) -> Ran:
+    """`python -m claims_pipeline.cli ARGS` with its peak RSS; killed, and the test failed, after `timeout` s."""
+    start = time.monotonic()
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen([sys.executable, "-m", "claims_pipeline.cli", *args], cwd=cwd, env=env,
+                                stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True)
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() - start > timeout:
+                os.killpg(proc.pid, signal.SIGKILL)
+                os.wait4(proc.pid, 0)
+                raise AssertionError(f"claims-pipeline {' '.join(args)} still running after {timeout} s")
+            time.sleep(0.02)
+        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: keep Popen from waiting again
+        seconds = time.monotonic() - start
+        out.seek(0)
+        err.seek(0)
+        return Ran(proc.returncode, out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace"),
+                   seconds, usage.ru_maxrss / 1024)  # ru_maxrss is in KB on Linux
+
+
+def assert_no_raw_controls(text: str) -> None:
+    raw = [repr(c) for c in RAW_UNSAFE if c in text]
+    assert not raw, f"raw {', '.join(raw)} reached the output: {text[-1500:]!r}"
+
+
+def cli_env(tmp_path: Path) -> dict[str, str]:
+    """Homes of this test only (audit and worklist open a Dagster instance)."""
+    env = {**os.environ, "DAGSTER_HOME": str(tmp_path / "dagster"), "CLAIMS_PIPELINE_HOME": str(tmp_path / "home")}
+    env.pop("CLAIMS_PIPELINE_CONFIG", None)
+    return env

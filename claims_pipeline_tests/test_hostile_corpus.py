@@ -1,0 +1,225 @@
+"""The corpus folder as an attacker would fill it (issue 17): a FIFO, a link to /dev/zero, a sparse 2 GB file, a
+link to a file outside the corpus, file names holding terminal escapes and bidi controls. Every walker of the
+corpus (extract, lint, the audit) skips each with a one-line warning, in bounded time and memory, and the other
+scopes' results still come out. Real files, real FIFOs and links, the real command in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+import yaml
+
+from claims_pipeline.corpus.extract import extract_corpus, list_scopes
+from claims_pipeline.corpus.linter import lint_corpus
+from claims_pipeline.corpus.reading import read_markdown
+from claims_pipeline.corpus.scopes import walk_corpus
+from claims_pipeline.settings import settings_from_dict
+
+from .hostile import GOOD, HOSTILE_NAME, assert_no_raw_controls, cli_env, run_cli
+
+MAX_RSS_MB = 400  # the whole CLI process; reading a 2 GB file or /dev/zero whole took 2.1–5.5 GB
+FIFO_WARNING = "warning: countries/xb/fifo.md: not a regular file (a FIFO); skipped"
+OUTSIDE = "a link to outside the corpus folder; skipped (extraction.follow_links_out_of_corpus reads such links)"
+
+
+def good_corpus(root: Path) -> Path:
+    """Two good scopes, xa and shared/ok: each with one claim that lint flags (a portal root next to a figure)."""
+    for rel in ("countries/xa/playbook.md", "shared/ok.md"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(GOOD, encoding="utf-8")
+    (root / "countries/xb").mkdir(parents=True)
+    return root
+
+
+def config(tmp_path: Path, corpus: Path, **extraction: object) -> Path:
+    path = tmp_path / "cfg.yaml"
+    path.write_text(yaml.safe_dump({"home": str(tmp_path / "home"),
+                                    "extraction": {"corpus_dir": str(corpus), **extraction}}), encoding="utf-8")
+    return path
+
+
+def assert_good_scopes_done(extract_run, lint_run) -> None:
+    stats = json.loads(extract_run.stdout)
+    assert stats["top_scopes"] == {"xa": 2, "shared/ok": 2} and stats["files"] == 2
+    assert lint_run.stdout.count("  → https://stats.gov.xa/") == 2  # both good files linted
+
+
+@pytest.fixture
+def corpus_root(tmp_path: Path) -> Path:
+    return good_corpus(tmp_path / "corpus")
+
+
+@pytest.mark.parametrize("command", ["extract", "lint"])
+def test_a_fifo_named_md_is_skipped_and_never_blocks(command, corpus_root, tmp_path):
+    os.mkfifo(corpus_root / "countries/xb/fifo.md")  # nobody ever writes to it: opening it to read would block
+    run = run_cli(command, "--config", str(config(tmp_path, corpus_root)), cwd=tmp_path, env=cli_env(tmp_path),
+                  timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert FIFO_WARNING in run.err_lines
+    if command == "lint":
+        assert run.stdout.count("  → https://stats.gov.xa/") == 2
+    else:
+        assert json.loads(run.stdout)["top_scopes"] == {"xa": 2, "shared/ok": 2}
+
+
+def test_a_link_to_dev_zero_is_skipped_unread(corpus_root, tmp_path):
+    (corpus_root / "countries/xb/zero.md").symlink_to("/dev/zero")
+    cfg = config(tmp_path, corpus_root)
+    runs = {c: run_cli(c, "--config", str(cfg), cwd=tmp_path, env=cli_env(tmp_path), timeout=60)
+            for c in ("extract", "lint")}
+    for run in runs.values():
+        assert run.returncode == 0, run.stderr
+        assert f"warning: countries/xb/zero.md: {OUTSIDE}" in run.err_lines
+        assert run.max_rss_mb < MAX_RSS_MB, run.max_rss_mb
+    assert_good_scopes_done(runs["extract"], runs["lint"])
+    # allowed to leave the corpus, a device is still no file to read
+    cfg = config(tmp_path, corpus_root, follow_links_out_of_corpus=True)
+    run = run_cli("lint", "--config", str(cfg), cwd=tmp_path, env=cli_env(tmp_path), timeout=60)
+    assert "warning: countries/xb/zero.md: not a regular file (a character device); skipped" in run.err_lines
+    assert run.max_rss_mb < MAX_RSS_MB and run.returncode == 0
+
+
+def test_a_sparse_2_gb_file_is_skipped_unread(corpus_root, tmp_path):
+    with open(corpus_root / "countries/xb/huge.md", "wb") as fh:
+        fh.truncate(2 * 1024**3)  # sparse: no disk used, 2 GB of NULs to a reader
+    cfg = config(tmp_path, corpus_root)
+    runs = {c: run_cli(c, "--config", str(cfg), cwd=tmp_path, env=cli_env(tmp_path), timeout=60)
+            for c in ("extract", "lint")}
+    warning = ("warning: countries/xb/huge.md: file of 2,147,483,648 bytes, over extraction.max_file_bytes "
+               "(20,000,000); skipped unread")
+    for run in runs.values():
+        assert run.returncode == 0, run.stderr
+        assert warning in run.err_lines
+        assert run.max_rss_mb < MAX_RSS_MB and run.seconds < 30, (run.max_rss_mb, run.seconds)
+    assert_good_scopes_done(runs["extract"], runs["lint"])
+
+
+def test_the_size_cap_is_configurable(corpus_root, tmp_path):
+    (corpus_root / "countries/xb/long.md").write_text(GOOD + "padding line\n" * 300, encoding="utf-8")  # ~4 KB
+    settings = settings_from_dict({"extraction": {"corpus_dir": str(corpus_root), "max_file_bytes": 2048}})
+    ex = extract_corpus(settings)
+    assert [str(w) for w in ex.warnings] == [
+        f"countries/xb/long.md: file of {(corpus_root / 'countries/xb/long.md').stat().st_size:,} bytes, over "
+        "extraction.max_file_bytes (2,048); skipped unread"]
+    assert sorted({c.scope for c in ex.claims}) == ["shared/ok", "xa"]
+    roomy = settings_from_dict({"extraction": {"corpus_dir": str(corpus_root), "max_file_bytes": 8192}})
+    assert "xb" in {c.scope for c in extract_corpus(roomy).claims}
+
+
+def _bytes_read() -> int:
+    for line in Path("/proc/self/io").read_text().splitlines():
+        if line.startswith("rchar:"):
+            return int(line.split()[1])
+    raise AssertionError("no rchar in /proc/self/io")
+
+
+def test_binary_detection_reads_only_the_first_bytes(tmp_path):
+    path = tmp_path / "blob.md"
+    path.write_bytes(b"\x00PNG" + b"x" * 15_000_000)  # under the cap, binary from its first byte
+    before = _bytes_read()
+    text, warnings = read_markdown(path, "blob.md", 20_000_000)
+    read = _bytes_read() - before
+    assert text is None and [str(w) for w in warnings] == ["blob.md:1: binary content (NUL byte) in a .md file; file skipped"]
+    assert read < 100_000, f"read {read:,} bytes to find a NUL at byte 0"
+
+
+def test_a_fifo_swapped_in_after_the_walk_does_not_block_the_reader(tmp_path):
+    fifo = tmp_path / "late.md"
+    os.mkfifo(fifo)
+    result: list = []
+    reader = threading.Thread(target=lambda: result.append(read_markdown(fifo, "late.md")), daemon=True)
+    reader.start()
+    reader.join(10)
+    if reader.is_alive():  # unblock the reader so the test process can end, then fail
+        with open(fifo, "wb"):
+            pass
+        raise AssertionError("read_markdown blocked on a FIFO")
+    text, warnings = result[0]
+    assert text is None and [str(w) for w in warnings] == ["late.md: not a regular file; skipped"]
+
+
+def test_a_link_to_a_file_outside_the_corpus_is_skipped_unless_allowed(corpus_root, tmp_path):
+    outside = tmp_path / "private" / "notes.md"
+    outside.parent.mkdir()
+    outside.write_text("## Tax\n- CIT **22 %** ([secret.gov.xx](https://secret.gov.xx/))\n", encoding="utf-8")
+    (corpus_root / "countries/xb/notes.md").symlink_to(outside)
+    (corpus_root / "countries/xb/inside.md").symlink_to(corpus_root / "countries/xa/playbook.md")  # stays inside
+    cfg = config(tmp_path, corpus_root)
+    runs = {c: run_cli(c, "--config", str(cfg), cwd=tmp_path, env=cli_env(tmp_path), timeout=60)
+            for c in ("extract", "lint")}
+    for run in runs.values():
+        assert run.returncode == 0 and f"warning: countries/xb/notes.md: {OUTSIDE}" in run.err_lines, run.stderr
+        assert "secret.gov.xx" not in run.stdout
+    assert json.loads(runs["extract"].stdout)["top_scopes"] == {"xa": 2, "xb": 2, "shared/ok": 2}
+    allowed = settings_from_dict({"extraction": {"corpus_dir": str(corpus_root), "follow_links_out_of_corpus": True}})
+    assert "https://secret.gov.xx/" in {c.source_url for c in extract_corpus(allowed).claims}
+    assert [f.url for f in lint_corpus(allowed) if f.scope == "xb"].count("https://secret.gov.xx/") == 1
+
+
+def test_a_scope_folder_that_is_a_link_out_of_the_corpus_is_skipped_too(corpus_root, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "zz").mkdir(parents=True)
+    (elsewhere / "zz" / "playbook.md").write_text(GOOD, encoding="utf-8")
+    shutil.rmtree(corpus_root / "shared")
+    (corpus_root / "shared").symlink_to(elsewhere)
+    walk = walk_corpus(settings_from_dict({"extraction": {"corpus_dir": str(corpus_root)}}))
+    assert [f.rel for f in walk.files] == ["countries/xa/playbook.md"]
+    assert [(scope, str(w)) for scope, w in walk.skipped] == [("shared/zz/playbook", f"shared/zz/playbook.md: {OUTSIDE}")]
+
+
+def test_every_walker_sees_the_same_files(corpus_root, tmp_path):
+    """extract, lint and list_scopes (the audit's scopes and hashes) go through one walker: none of them is
+    handed a FIFO, a device, a file over the cap or a link out of the corpus."""
+    xb = corpus_root / "countries/xb"
+    os.mkfifo(xb / "fifo.md")
+    (xb / "zero.md").symlink_to("/dev/zero")
+    (xb / "out.md").symlink_to("/etc/hostname")
+    (xb / "dangling.md").symlink_to(xb / "nowhere")
+    with open(xb / "huge.md", "wb") as fh:
+        fh.truncate(30_000_000)
+    (xb / "fine.md").write_text(GOOD, encoding="utf-8")
+    settings = settings_from_dict({"extraction": {"corpus_dir": str(corpus_root)}})
+    listed = sorted(p.relative_to(corpus_root).as_posix() for ps in list_scopes(settings).values() for p in ps)
+    assert listed == ["countries/xa/playbook.md", "countries/xb/fine.md", "shared/ok.md"]
+    ex = extract_corpus(settings)
+    assert sorted(ex.files) == listed
+    skipped: list = []
+    assert sorted({f.file for f in lint_corpus(settings, skipped=skipped)}) == listed
+    expected = {"countries/xb/dangling.md", "countries/xb/fifo.md", "countries/xb/huge.md", "countries/xb/out.md",
+                "countries/xb/zero.md"}
+    assert {w.file for w in skipped} == expected and {w.file for w in ex.warnings} == expected
+    # a scope filter keeps the other scopes' skipped files out of its warnings
+    assert extract_corpus(settings, scopes=["xa"]).warnings == []
+
+
+def test_hostile_file_names_are_escaped_wherever_they_are_printed(corpus_root, tmp_path):
+    (corpus_root / f"shared/{HOSTILE_NAME}.md").write_text(GOOD, encoding="utf-8")
+    (corpus_root / "countries/xb" / f"{HOSTILE_NAME}.md").symlink_to("/dev/zero")  # a warning naming it
+    cfg = config(tmp_path, corpus_root)
+    env = cli_env(tmp_path)
+    extract = run_cli("extract", "--config", str(cfg), cwd=tmp_path, env=env, timeout=60)
+    lint = run_cli("lint", "--config", str(cfg), cwd=tmp_path, env=env, timeout=60)
+    nomatch = run_cli("extract", "--config", str(cfg), "--scope", "zz", cwd=tmp_path, env=env, timeout=60)
+    for run in (extract, lint, nomatch):
+        assert_no_raw_controls(run.stdout + run.stderr)
+    written = r"evil\x1b[31mRED\x1b]0;title\x07\u200f\u061c"
+    assert f"warning: countries/xb/{written}.md: {OUTSIDE}" in extract.err_lines
+    assert f"  shared/{written}.md:3  → https://stats.gov.xa/" in lint.stdout.splitlines()
+    assert nomatch.returncode == 2 and written in nomatch.stderr
+    stats = json.loads(extract.stdout)  # the same JSON, written with escapes
+    assert stats["top_scopes"][f"shared/{HOSTILE_NAME}"] == 2
+
+
+def test_every_bidi_control_is_neutralised_in_reports_and_on_the_terminal():
+    from claims_pipeline.report.escape import h, md_cell
+    from claims_pipeline.text_safety import json_escaped, replaced, terminal_escaped
+
+    for ch in ("\u200e", "\u200f", "\u061c", "\u202e", "\u2066"):
+        text = f"rate {ch}5 %"
+        for shown in (h(text), md_cell(text), replaced(text), json_escaped(text), terminal_escaped(text)):
+            assert ch not in shown, (ch, shown)
