@@ -96,6 +96,15 @@ def estimate_prompt_tokens(prompt: Prompt) -> int:
     return estimate_tokens(prompt.system) + estimate_tokens(prompt.user_text()) + REQUEST_OVERHEAD_TOKENS
 
 
+def claim_deadline_s(settings: JudgeSettings) -> float:
+    """A bound on one claim beyond the SDK's own: the SDK obeys a server's Retry-After however long it is
+    (an hour, a day). Two answers at most, each of max_retries + 1 attempts at the request timeout, the SDK's
+    backoff between them (0.5 s doubling, 8 s at most), and 2 s of slack."""
+    n = settings.max_retries
+    backoff = sum(min(0.5 * 2**i, 8.0) for i in range(n))
+    return 2 * ((n + 1) * settings.request_timeout_s + backoff + 2.0)
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
 
@@ -156,9 +165,7 @@ class _Run:
     async def judge_one(self, item: JudgeItem, prompt: Prompt, est_usd: float) -> Verdict:
         self.out.requests_sent += 1
         self.reserved_usd += est_usd
-        # A bound on the whole claim beyond the SDK's own: a server's Retry-After is obeyed by the SDK however
-        # long it is, so each attempt gets the request timeout plus 10 s of waiting, two answers at most.
-        deadline = 2 * (self.settings.max_retries + 1) * (self.settings.request_timeout_s + 10.0)
+        deadline = claim_deadline_s(self.settings)
         in_tok = out_tok = 0
         try:
             draft, error, in_tok, out_tok = await asyncio.wait_for(self._ask(prompt), deadline)

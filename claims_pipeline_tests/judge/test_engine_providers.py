@@ -9,7 +9,7 @@ import pytest
 
 from claims_pipeline.judge.cost import price_for
 from claims_pipeline.judge.providers import NO_JUDGE_MESSAGE, ProviderError, make_provider
-from claims_pipeline.judge.runner import run_judge
+from claims_pipeline.judge.runner import claim_deadline_s, run_judge
 from claims_pipeline.judge.scripted_server import Answer, ScriptedJudgeServer, demo_answerer
 from claims_pipeline.settings import ConfigError, JudgeSettings
 from claims_pipeline_tests.judge.engine_helpers import ENV, KEY, item, provider_for, settings_for
@@ -91,6 +91,23 @@ def test_429_with_retry_after_is_retried_by_the_sdk_up_to_the_cap(provider):
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
+def test_an_hour_long_retry_after_does_not_hold_the_run(provider):
+    it = item(1)
+    with ScriptedJudgeServer() as srv:
+        srv.script(it.id, Answer(fault="429", retry_after_s=3600))
+        js = settings_for(srv, provider, request_timeout_s=0.5, max_retries=1)
+        prov = provider_for(js)  # the SDK imported before the clock starts (anthropic's import takes seconds)
+        t0 = time.monotonic()
+        run = run_judge([it], prov, js, None)
+        took = time.monotonic() - t0
+    # Anthropic's SDK would wait the hour: the runner's deadline ends it. OpenAI's does not retry past 2 min.
+    reason = run.verdicts[0].downgrades[0].reason
+    assert run.verdicts[0].verdict == "INDETERMINATE"
+    assert ("timeout" in reason) if provider == "anthropic" else ("429" in reason)
+    assert took <= claim_deadline_s(js) + 2.0 and claim_deadline_s(js) < 10
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
 def test_500_is_retried_then_answered(provider):
     it = item(1)
     with ScriptedJudgeServer() as srv:
@@ -107,8 +124,9 @@ def test_a_hung_connection_ends_within_the_timeout_as_indeterminate(provider):
     with ScriptedJudgeServer() as srv:
         srv.script(it.id, Answer(fault="hang"), Answer(fault="hang"), Answer(fault="hang"))
         js = settings_for(srv, provider, request_timeout_s=0.5, max_retries=1)
+        prov = provider_for(js)
         t0 = time.monotonic()
-        run = run_judge([it], provider_for(js), js, None)
+        run = run_judge([it], prov, js, None)
         took = time.monotonic() - t0
         attempts = srv.count
     assert run.verdicts[0].verdict == "INDETERMINATE"
