@@ -19,6 +19,8 @@ Built-in behaviours, on ANY host, under ``/_/`` (generated in code, no files nee
   /_/cf-429                          429 + cf-mitigated (a rate-limit wall)
   /_/cf-503                          503 + cf-mitigated: challenge, plain "503" title (the header is the only marker)
   /_/cf-999                          999 (LinkedIn-style "request denied") + cf-mitigated: challenge, plain title
+  /_/cf-wall?code=N&marker=M         a wall on any status N, marked by M: title ("Just a moment..."), header
+                                     (cf-mitigated: challenge on a plain page with figures) or both (the default)
   /_/cf-ok                           normal 200 page that carries a cf-ray header (NOT a wall)
   /_/challenge-200                   200 whose title is "Attention Required! | Cloudflare"
   /_/js-shell                        200 thin HTML shell built by scripts
@@ -253,6 +255,13 @@ class _Handler(BaseHTTPRequestHandler):
             code = int(name[3:])
             self._send(code, f"<html><head><title>{code}</title></head><body>request denied</body></html>".encode(),
                        headers={"cf-mitigated": "challenge", "cf-ray": "8a1b2c3d4e62-CDG", "Server": "cloudflare"})
+        elif name == "cf-wall":
+            marker = q.get("marker", "both")
+            headers = {"cf-ray": "8a1b2c3d4e63-CDG", "Server": "cloudflare"}
+            if marker in ("header", "both"):
+                headers["cf-mitigated"] = "challenge"
+            body = challenge_page("Just a moment...") if marker in ("title", "both") else FIGURES_PAGE
+            self._send(int(q.get("code", "503")), body, headers=headers)
         elif name == "cf-ok":
             body = FIGURES_PAGE
             self._send(200, body, headers={"cf-ray": "8a1b2c3d4e61-CDG", "Server": "cloudflare",

@@ -65,7 +65,6 @@ class _Retry:
     note: str
     http_status: int | None = None
     retry_after: float | None = None
-    blocked: bool = False
 
 
 @dataclass
@@ -311,8 +310,7 @@ class Fetcher:
                 self._on_wait(host, wait)
             await asyncio.sleep(wait)
         assert last is not None
-        status = FetchStatus.BLOCKED if last.blocked else FetchStatus.UNAVAILABLE
-        return self._result(url, status, http_status=last.http_status, attempts=f.max_retries,
+        return self._result(url, FetchStatus.UNAVAILABLE, http_status=last.http_status, attempts=f.max_retries,
                             note=f"{last.note} after {f.max_retries} attempts")
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
@@ -437,22 +435,22 @@ class Fetcher:
             return self._result(url, FetchStatus.NOT_MODIFIED, **common, note="http 304 not modified")
         wall_header = botwall.mitigated(h)
         retry_after = parse_retry_after(h.get("retry-after"))
-        if status >= 400:
+        retryable = status == 429 or 500 <= status < 600  # 999 (LinkedIn's refusal) is no server error: not retried
+        if retryable and retry_after is not None:  # for this host's other URLs too, wall or not
+            self._hosts.throttle(url_host(current)).defer(min(retry_after, f.retry_after_cap_s))
+        if status >= 400 or wall_header is not None:
             peek = await self._peek(resp)
             title = botwall.challenge_title(peek, f.challenge_titles)
+            if wall_header is not None or title is not None:
+                # a bot wall ends the URL at once, on any status: asked again, it answers the same (a 503 "Just a
+                # moment..." was requested twice before it was reported)
+                what = f"cf-mitigated={wall_header}" if wall_header is not None else f"challenge title {title!r}"
+                return self._result(url, FetchStatus.BLOCKED, **common, raw=peek, note=f"http {status} bot wall: {what}")
+        if status >= 400:
             blocked_code = status in f.blocked_status_codes
-            wall = (blocked_code and wall_header is not None) or title is not None
-            what = f"bot wall: cf-mitigated={wall_header}" if wall_header is not None and blocked_code else \
-                f"bot wall: challenge title {title!r}" if title else ""
-            if status == 429 or 500 <= status < 600:  # 999 (LinkedIn's refusal) is no server error: not retried
-                if retry_after is not None:
-                    self._hosts.throttle(url_host(current)).defer(min(retry_after, f.retry_after_cap_s))
-                note = f"http {status}" + (f" ({what})" if wall else "")
-                if retry_after is not None:
-                    note += f" Retry-After {h.get('retry-after')}"
-                return _Retry(note, http_status=status, retry_after=retry_after, blocked=wall)
-            if wall:
-                return self._result(url, FetchStatus.BLOCKED, **common, raw=peek, note=f"http {status} {what}")
+            if retryable:
+                note = f"http {status}" + (f" Retry-After {h.get('retry-after')}" if retry_after is not None else "")
+                return _Retry(note, http_status=status, retry_after=retry_after)
             if blocked_code:
                 return self._result(url, FetchStatus.BLOCKED, **common, raw=peek,
                                     note=f"http {status}: access refused (no challenge marker)")

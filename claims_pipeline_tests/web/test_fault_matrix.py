@@ -24,10 +24,17 @@ MATRIX = [
     ("err500.fixture", "/_/status/500", FetchStatus.UNAVAILABLE, "http 500 after 2 attempts", 500),
     ("flaky.fixture", "/_/flaky?fails=1&code=429&retry_after=1", FetchStatus.OK, "", 200),
     ("cf.fixture", "/_/cf-challenge", FetchStatus.BLOCKED, "cf-mitigated=challenge", 403),
-    ("cf429.fixture", "/_/cf-429", FetchStatus.BLOCKED, "http 429 (bot wall: cf-mitigated=challenge)", 429),
-    # a 503 wall is retried like any 5xx first, then settled BLOCKED naming the wall (its title is plain)
-    ("cf503.fixture", "/_/cf-503", FetchStatus.BLOCKED, "http 503 (bot wall: cf-mitigated=challenge) after 2 attempts", 503),
+    # a recognised wall (its challenge title or cf-mitigated) is BLOCKED at once on any status, never retried: a
+    # retried 503 "Just a moment..." was a second request to a site that had just refused the first
+    ("cf429.fixture", "/_/cf-429", FetchStatus.BLOCKED, "http 429 bot wall: cf-mitigated=challenge", 429),
+    ("cf503.fixture", "/_/cf-503", FetchStatus.BLOCKED, "http 503 bot wall: cf-mitigated=challenge", 503),
     ("cf999.fixture", "/_/cf-999", FetchStatus.BLOCKED, "http 999 bot wall: cf-mitigated=challenge", 999),
+    ("wall503.fixture", "/_/cf-wall?code=503&marker=title", FetchStatus.BLOCKED,
+     "http 503 bot wall: challenge title 'Just a moment...'", 503),
+    ("wall403.fixture", "/_/cf-wall?code=403&marker=title", FetchStatus.BLOCKED,
+     "http 403 bot wall: challenge title 'Just a moment...'", 403),
+    ("wall200.fixture", "/_/cf-wall?code=200&marker=header", FetchStatus.BLOCKED, "http 200 bot wall: cf-mitigated=challenge", 200),
+    ("wall500.fixture", "/_/cf-wall?code=500&marker=header", FetchStatus.BLOCKED, "http 500 bot wall: cf-mitigated=challenge", 500),
     # a bare 999 (what LinkedIn answers crawlers) is a refusal, not an outage: BLOCKED at once, never retried
     ("li.fixture", "/_/status/999", FetchStatus.BLOCKED, "http 999: access refused (no challenge marker)", 999),
     ("cfray.fixture", "/_/cf-ok", FetchStatus.OK, "", 200),
@@ -150,17 +157,20 @@ def test_ok_results_keep_the_servers_validators(matrix_run, web):
         assert r.etag is None and r.last_modified is None, host
 
 
-def test_walls_are_retried_only_behind_retryable_statuses(matrix_run):
+def test_a_bot_wall_is_requested_once_on_any_status(matrix_run):
+    """The fixture web's request log: one request per walled URL, whatever its status and marker, while a 503 or
+    429 without a wall marker is still retried (max_retries = 2)."""
     _, _, log = matrix_run
 
     def hits(host: str) -> int:
         return sum(1 for e in log if e["host"] == host and e["path"] != "/robots.txt")
 
-    assert hits("cf503.fixture") == hits("cf429.fixture") == 2  # max_retries
-    # a 403 / 999 / 200 wall is final
-    assert hits("cf.fixture") == hits("title.fixture") == hits("forbidden.fixture") == hits("cf999.fixture") == 1
-    assert hits("li.fixture") == 1
-    assert hits("cfray.fixture") == 1
+    walls = ["wall503.fixture", "wall403.fixture", "wall200.fixture", "wall500.fixture", "cf503.fixture",
+             "cf429.fixture", "cf.fixture", "cf999.fixture", "title.fixture"]
+    assert {host: hits(host) for host in walls} == {host: 1 for host in walls}
+    assert hits("err503.fixture") == hits("err500.fixture") == 2  # no marker: an outage, asked again
+    assert [e["status"] for e in log if e["host"] == "flaky.fixture" and "flaky" in e["path"]] == [429, 200]
+    assert hits("forbidden.fixture") == hits("li.fixture") == hits("cfray.fixture") == 1
 
 
 def test_pdf_faults_were_downloaded_whole_under_the_pdf_cap(matrix_run, web):
