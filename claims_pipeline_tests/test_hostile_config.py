@@ -1,0 +1,154 @@
+"""The configuration as hostile input (issue 17): infinite and huge numbers, a file that is not text, a device or
+a huge file given as --config, a key given twice. Each is refused at load with `<file>: <key>: <reason>` and exit
+2, in bounded time and memory, before anything is read or fetched."""
+
+from __future__ import annotations
+
+import typing
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel
+
+from claims_pipeline.settings import MAX_CONFIG_BYTES, ConfigError, Settings, load_settings
+
+from .hostile import cli_env, run_cli
+
+DURATIONS = ["fetch.request_timeout_s", "fetch.connect_timeout_s", "fetch.run_budget_s", "fetch.robots_timeout_s",
+             "fetch.retry_after_cap_s", "fetch.robots_cache_hours", "pdf.timeout_s", "cache.ttl_days"]
+
+
+def yaml_for(dotted: str, value: str) -> str:
+    section, key = dotted.split(".")
+    return f"{section}:\n  {key}: {value}\n"
+
+
+def write(tmp_path: Path, text: str | bytes, name: str = "cp.yaml") -> Path:
+    p = tmp_path / name
+    p.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
+    return p
+
+
+@pytest.mark.parametrize("value", [".inf", "1e400", ".nan", "-.inf"])
+@pytest.mark.parametrize("key", DURATIONS)
+def test_infinite_durations_are_refused_at_load(tmp_path, key, value):
+    p = write(tmp_path, yaml_for(key, value))
+    with pytest.raises(ConfigError) as e:
+        load_settings(p)
+    assert str(e.value).startswith(f"{p}: {key}: "), str(e.value)
+    assert "\n" not in str(e.value)
+
+
+@pytest.mark.parametrize(("key", "value", "bound"), [
+    ("fetch.request_timeout_s", "3600", "600"), ("fetch.connect_timeout_s", "1e9", "600"),
+    ("fetch.run_budget_s", "1e12", "604800"), ("fetch.req_per_sec", "1e9", "10000"),
+    ("fetch.max_html_bytes", "10000000000000", "1000000000"), ("fetch.breaker_failures", "100000000", "1000"),
+    ("extraction.max_file_bytes", "100000000000", "1000000000"), ("sampling.default_sample", "10000000000", "1000000"),
+    ("pdf.max_pages", "100000000", "100000"), ("cache.max_diff_lines", "1000000000000", "1000000"),
+])
+def test_huge_values_are_refused_naming_the_bound(tmp_path, key, value, bound):
+    p = write(tmp_path, yaml_for(key, value))
+    with pytest.raises(ConfigError, match=rf"^{p}: {key}: .*less than or equal to {bound}$"):
+        load_settings(p)
+
+
+def _numeric(annotation: object) -> bool:
+    return annotation in (int, float) or any(a in (int, float) for a in typing.get_args(annotation))
+
+
+# numbers that are no duration, size, rate or count: a seed, and weights that are only checked finite
+UNBOUNDED_BY_DESIGN = {"sampling.seed", *(f"sampling.priority_weights.{k}" for k in
+                                          ("stale_marker", "never_verified", "stamp_age_per_30d",
+                                           "salient_statute_or_money", "changed_after_verified"))}
+
+
+BOUNDED_BY_VALIDATOR = {"fetch.retry_backoff_s"}  # a list: at most 20 waits of at most 3600 s (its own test below)
+
+
+def _fields(model: type[BaseModel], prefix: str = ""):
+    for name, info in model.model_fields.items():
+        annotation = info.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            yield from _fields(annotation, f"{prefix}{name}.")
+        elif _numeric(annotation):
+            yield f"{prefix}{name}", info
+
+
+def test_every_number_of_the_settings_has_an_upper_bound():
+    """The siblings: no duration, size, rate or count of any section is left without a finite upper bound."""
+    unbounded = [key for key, info in _fields(Settings) if key not in UNBOUNDED_BY_DESIGN | BOUNDED_BY_VALIDATOR
+                 and not any(getattr(m, "le", None) is not None or getattr(m, "lt", None) is not None
+                             for m in info.metadata)]
+    assert unbounded == []
+    assert Settings.model_config.get("allow_inf_nan") is False  # weights, backoffs, seeds: finite too
+
+
+@pytest.mark.parametrize("value", ["[1e9]", "[" + ", ".join(["1"] * 21) + "]"])
+def test_retry_waits_are_bounded(tmp_path, value):
+    p = write(tmp_path, yaml_for("fetch.retry_backoff_s", value))
+    with pytest.raises(ConfigError, match=rf"^{p}: fetch.retry_backoff_s: at most 20 waits of at most 3600 seconds each$"):
+        load_settings(p)
+
+
+def test_the_cli_refuses_an_infinite_timeout_in_one_line_with_exit_2(tmp_path):
+    p = write(tmp_path, f"home: {tmp_path / 'home'}\n" + yaml_for("fetch.request_timeout_s", ".inf"))
+    run = run_cli("fetch", "--config", str(p), "http://127.0.0.1:9/", cwd=tmp_path, env=cli_env(tmp_path), timeout=60)
+    assert (run.returncode, run.err_lines) == (
+        2, ["claims-pipeline: config error:", f"{p}: fetch.request_timeout_s: Input should be a finite number"])
+    assert not (tmp_path / "home").exists()  # nothing opened, nothing fetched
+
+
+def test_a_config_that_is_not_text_is_one_line_and_exit_2(tmp_path):
+    p = write(tmp_path, b"\xff\xfe\x00f\x00e\x00t\x00c\x00h\x00:")  # UTF-16 with a BOM
+    run = run_cli("extract", "--config", str(p), cwd=tmp_path, env=cli_env(tmp_path), timeout=60)
+    assert (run.returncode, run.err_lines) == (
+        2, ["claims-pipeline: config error:", f"{p}:1: not UTF-8 text (byte 0xff): not a config file"])
+    assert "Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize("source", ["/dev/zero", "huge"])
+def test_a_device_or_a_huge_file_as_config_is_read_only_to_the_bound(tmp_path, source):
+    if source == "huge":
+        p = tmp_path / "huge.yaml"
+        p.write_text("# padding\n" * (MAX_CONFIG_BYTES // 10 + 10), encoding="utf-8")  # valid YAML, only bigger
+    else:
+        p = Path(source)
+    run = run_cli("lint", "--config", str(p), cwd=tmp_path, env=cli_env(tmp_path), timeout=60)
+    assert (run.returncode, run.err_lines) == (2, ["claims-pipeline: config error:", f"{p}: larger than 4 MB: not a config file"])
+    assert run.max_rss_mb < 200 and run.seconds < 30, (run.max_rss_mb, run.seconds)
+
+
+def test_a_config_just_under_the_bound_still_loads(tmp_path):
+    p = tmp_path / "big.yaml"
+    p.write_text("sampling:\n  seed: 7\n" + "# padding\n" * ((MAX_CONFIG_BYTES - 100) // 10), encoding="utf-8")
+    assert load_settings(p).sampling.seed == 7
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("fetch:\n  concurrency: 3\nextraction:\n  workers: 1\nfetch:\n  concurrency: 4\n",
+     "fetch: given twice (lines 1 and 5); keep one"),
+    ("fetch:\n  concurrency: 3\n  req_per_sec: 2\n  concurrency: 4\n",
+     "fetch.concurrency: given twice (lines 2 and 4); keep one"),
+    ("fetch:\n  default_host: {concurrency: 2, concurrency: 3, interval_ms: 1}\n",
+     "fetch.default_host.concurrency: given twice (lines 2 and 2); keep one"),
+    ("home: /a\nhome: /b\n", "home: given twice (lines 1 and 2); keep one"),
+], ids=["top-level", "nested", "flow-mapping", "scalar"])
+def test_a_key_given_twice_is_refused_naming_both_lines(tmp_path, text, message):
+    p = write(tmp_path, text)
+    with pytest.raises(ConfigError) as e:
+        load_settings(p)
+    assert str(e.value) == f"{p}: {message}"
+
+
+def test_the_cli_refuses_a_duplicate_section_with_exit_2(tmp_path):
+    p = write(tmp_path, "fetch:\n  concurrency: 3\nfetch:\n  concurrency: 4\n")
+    run = run_cli("extract", "--config", str(p), cwd=tmp_path, env=cli_env(tmp_path), timeout=60)
+    assert (run.returncode, run.err_lines) == (
+        2, ["claims-pipeline: config error:", f"{p}: fetch: given twice (lines 1 and 3); keep one"])
+
+
+def test_equal_values_under_different_keys_and_anchors_still_load(tmp_path):
+    p = write(tmp_path, "fetch:\n  default_host: &h {concurrency: 2, interval_ms: 5}\n  gov_host: *h\n"
+                        "  connect_timeout_s: 600\n  request_timeout_s: 600\n  run_budget_s: 604800\n")
+    s = load_settings(p)
+    assert s.fetch.gov_host == s.fetch.default_host and s.fetch.run_budget_s == 604800
