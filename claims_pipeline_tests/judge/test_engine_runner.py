@@ -213,3 +213,18 @@ def test_a_long_page_is_cut_to_the_lines_around_the_claims_figure():
     for line in p.page.split("\n"):
         assert line == "[…]" or line in page  # every kept line is verbatim
     assert estimate_tokens(p.user_text()) < 1000
+
+
+def test_requests_in_flight_never_exceed_the_concurrency():
+    items = [item(n) for n in range(1, 9)]
+    with ScriptedJudgeServer(default_delay_s=0.4) as srv:
+        js = settings_for(srv, concurrency=3)
+        prov = provider_for(js)
+        run_judge(items, prov, js, None)
+        log = srv.requests()
+    events = sorted([(r.started, 1) for r in log] + [(r.ended, -1) for r in log])
+    in_flight = peak = 0
+    for _, step in events:
+        in_flight += step
+        peak = max(peak, in_flight)
+    assert len(log) == 8 and peak == 3
