@@ -17,8 +17,9 @@ Checks, in order:
 - figure_in_quote: a MATCH's quote carries the claim's carrying figure as a number (a strong hit: the unit
   agrees or the figure is distinctive), a PARTIAL's carries it at all, a MISMATCH's or STALE's carries a
   different figure of the same type; else INDETERMINATE.
-- no_free_numerals: every number in source_says is in the quote or the page, every number in claimed is in the
-  claim; else INDETERMINATE and the text is withheld. A number in the note found nowhere withholds the note.
+- no_free_numerals: every number in source_says is on the page (or in the claim, which it may name), every number
+  in claimed is in the claim; else INDETERMINATE and the text is withheld. A number in the note found in neither
+  the page nor the claim withholds the note.
 - source_tier: a secondary source gives at most PARTIAL (MATCH -> PARTIAL; MISMATCH/STALE -> INDETERMINATE).
 - both_directions: a MATCH whose own direction A or B check reports a failure is not confirmed -> INDETERMINATE.
 - causal_wording: "because", "caused", "led to", "due to"... in the note or source_says, without a quote that
@@ -361,14 +362,16 @@ def _check_figure(d: _Draft) -> None:
 def _check_free_numerals(d: _Draft) -> None:
     d.ran("no_free_numerals")
     item = d.item
-    free_says = free_numerals(d.source_says, d.quote if d.quote_ok else "", item.page_text)
+    # the claim's own numbers may be named too ("the page gives 2% and 3%, not the claimed 5%"): the prompt allows
+    # numbers "in the page text or the claim", and no figure of a correction is read from source_says
+    free_says = free_numerals(d.source_says, d.quote if d.quote_ok else "", item.page_text, item.claim_text)
     free_claimed = free_numerals(d.claimed, item.claim_text, item.line_text)
     if free_says:
         before = d.source_says
-        d.source_says = f"(withheld: numbers found neither in the quote nor on the page: {', '.join(free_says[:5])})"
+        d.source_says = f"(withheld: numbers found neither on the page nor in the claim: {', '.join(free_says[:5])})"
         if d.verdict != INDETERMINATE:
-            d.downgrade("no_free_numerals", f"source_says states {', '.join(free_says[:5])}, found neither in the "
-                        "quote nor on the page")
+            d.downgrade("no_free_numerals", f"source_says states {', '.join(free_says[:5])}, found neither on the "
+                        "page nor in the claim")
         else:
             d.changed("no_free_numerals", "source_says withheld: numbers found nowhere", _short(before), d.source_says)
     if free_claimed:

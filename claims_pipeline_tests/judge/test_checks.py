@@ -193,3 +193,13 @@ def test_a_big_page_is_checked_quickly():
         v = verify(draft(source_says="0,8 % of the cadastral value, 6.32 % in 2025"), it)
     assert v.verdict == "MATCH"
     assert time.perf_counter() - t0 < 20  # the page's numbers are indexed once, not per check or per call
+
+
+def test_source_says_may_name_the_claims_own_figure():
+    v = verify(draft(verdict="NOT_FOUND", quote="", verification_class="flagged-unsupported",
+                     source_says="the page gives 6.32 % for inflation, not the claimed 0.8% levy"), item(page_text=PAGE.replace("0,8 %", "a rate")))
+    assert v.verdict == "NOT_FOUND" and failed(v) == []
+    v = verify(draft(verdict="NOT_FOUND", quote="", verification_class="flagged-unsupported",
+                     source_says="the page gives 9.9 % for the levy"), item())
+    assert v.verdict == "INDETERMINATE" and failed(v) == ["no_free_numerals"] and "9.9 %" in v.source_says
+
