@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from claims_pipeline.judge.prompt import PAGE_CLOSE, PAGE_OPEN
+from claims_pipeline.judge.prompt import PAGE_FENCE_RE, PAGE_OPEN
 
 DEMO_NOTE = "scripted demo judge (string matching on the page text, not a language model)"
 
@@ -105,8 +105,9 @@ def _parse_request(wire: str, body: dict[str, Any]) -> ScriptedRequest:
                 page = (block.get("source") or {}).get("data", "")
                 citations = bool((block.get("citations") or {}).get("enabled"))
     user = "\n".join(texts)
-    if not page and PAGE_OPEN in user:
-        page = user.split(PAGE_OPEN + "\n", 1)[-1].rsplit("\n" + PAGE_CLOSE, 1)[0]
+    fence = PAGE_FENCE_RE.search(user)
+    if not page and fence:
+        page = fence.group(2)
     claim_part = user.split(PAGE_OPEN, 1)[0]
     figures_line = _field(claim_part, "salient figures (the first carries the claim)")
     figures = [f.rsplit(" (", 1)[0] for f in figures_line.split(", ")] if figures_line and "(none" not in figures_line else []
