@@ -97,18 +97,16 @@ def link_labels(text: object) -> str:
 
 
 _DESTINATION_UNSAFE = {"<": "%3C", ">": "%3E", "|": "%7C", "\\": "%5C"}
-# where a long URL may wrap (the usual style-guide rule): after "//", before a single slash, a dot, a hyphen, an
-# underscore, "?", "#", "%" or "~", and before or after "=" and "&"; a browser's break-all cuts anywhere ("gouv.f"
-# / "r")
-_URL_BREAK_RE = re.compile(r"(?<=//)(?=.)|(?<=[^/])(?=[/.,_?#%~&=-])(?!//)|(?<=[&=])(?=.)")
-# report.md marks its breaks with a character a pager shows (less: <U+200B>): only at path and query separators
-_URL_SEGMENT_RE = re.compile(r"(?<=//)(?=.)|(?<=[^/])(?=[/?#&])(?!//)")
-ZWSP = "\u200b"
+# where a long URL (or file path) may wrap: between its segments, after "//" and before a single "/", "?", "#" or
+# "&", so a host or a file name stays whole; a browser's break-all cut anywhere ("gouv.f" / "r"). Finer points
+# (every dot) let a table squeeze its URL column to a host label per line.
+_URL_BREAK_RE = re.compile(r"(?<=//)(?=.)|(?<=[^/])(?=[/?#&])(?!//)")
+ZWSP = "\u200b"  # report.md's break mark: invisible when rendered (a pager may show it: less prints <U+200B>)
 
 
-def url_break_points(text: str, *, segments_only: bool = False) -> list[str]:
-    """The URL's text split where a line may break (see _URL_BREAK_RE), or only between its segments."""
-    return (_URL_SEGMENT_RE if segments_only else _URL_BREAK_RE).split(text)
+def url_break_points(text: str) -> list[str]:
+    """The URL's (or path's) text split where a line may break (see _URL_BREAK_RE)."""
+    return _URL_BREAK_RE.split(text)
 
 
 def md_link(url: object, limit: int | None = 100, *, breaks: bool = False) -> str:
@@ -120,7 +118,7 @@ def md_link(url: object, limit: int | None = 100, *, breaks: bool = False) -> st
     href = safe_href(url)
     shown = "" if url is None else str(url)
     if breaks and href is not None:
-        shown = ZWSP.join(url_break_points(cut(shown, limit) if limit is not None else shown, segments_only=True))
+        shown = ZWSP.join(url_break_points(cut(shown, limit) if limit is not None else shown))
         limit = None
     label = md_cell(shown, limit, in_link=href is not None)
     if href is None:
@@ -155,7 +153,7 @@ def safe_href(url: object) -> str | None:
 
 
 def url_html(url: object) -> str:
-    """A URL as escaped text with <wbr> where a line may break (see _URL_BREAK_RE)."""
+    """A URL (or a file path) as escaped text with <wbr> where a line may break (see _URL_BREAK_RE)."""
     return "<wbr>".join(h(part) for part in url_break_points("" if url is None else str(url)))
 
 

@@ -13,7 +13,7 @@ from typing import Any
 from claims_pipeline.audit import Audit
 from claims_pipeline.priors import PRIOR_KINDS
 from claims_pipeline.report.chart import COLOURS, priors_by_scope_svg
-from claims_pipeline.report.escape import claim_plain, h, link_html, s
+from claims_pipeline.report.escape import claim_plain, h, link_html, s, url_html
 from claims_pipeline.report.sections import (
     ChangedPage, change_note, changed_page_count, changed_pages, pages_and_claims, plural, sorted_rows, utc_time,
 )
@@ -39,7 +39,7 @@ table{border-collapse:collapse;background:#fff;width:100%;font-size:14px}
 th,td{border:1px solid #dde1e7;padding:4px 8px;text-align:left;vertical-align:top}
 .url{overflow-wrap:break-word;color:#5b6574}a{color:#1565c0;overflow-wrap:break-word}
 .page{background:#fff;border:1px solid #dde1e7;border-left:5px solid #ef6c00;border-radius:8px;padding:12px 16px;margin:12px 0}
-.page.earlier{border-left-color:#b0bac8}.page table{margin-top:8px}
+.page.earlier{border-left-color:#b0bac8}.page table{margin-top:8px}.page td:nth-child(3){width:45%}
 .chart{max-width:100%;height:auto;background:#fff;border:1px solid #dde1e7;border-radius:8px;padding:8px}
 """
 
@@ -96,7 +96,7 @@ def _page_group(group: ChangedPage) -> str:
         "<table><tr><th>scope</th><th>where</th><th>claim</th><th>prior</th><th>verified</th><th>stale_changed</th></tr>",
     ]
     bits += [
-        f"<tr><td><code>{h(r.scope)}</code></td><td>{h(s(r.file))}:{int(r.line_no)}</td><td>{h(claim_plain(r.claim))}</td>"
+        f"<tr><td><code>{url_html(r.scope)}</code></td><td>{url_html(s(r.file))}:{int(r.line_no)}</td><td>{h(claim_plain(r.claim))}</td>"
         f"<td>{_badge(r.prior)}</td><td>{h(s(r.last_verified)[:10] or 'never')}</td><td>{'yes' if r.stale_changed else 'no'}</td></tr>"
         for r in group.claims.itertuples(index=False)
     ]
@@ -186,7 +186,7 @@ def render_html(audit: Audit, previous_run: str | None = None) -> str:
     if len(unreadable):
         parts.append("<table><tr><th>scope</th><th>where</th><th>prior</th><th>note</th><th>source</th></tr>")
         parts += [
-            f"<tr><td><code>{h(r.scope)}</code></td><td>{h(s(r.file))}:{int(r.line_no)}</td><td>{_badge(r.prior)}</td>"
+            f"<tr><td><code>{url_html(r.scope)}</code></td><td>{url_html(s(r.file))}:{int(r.line_no)}</td><td>{_badge(r.prior)}</td>"
             f"<td>{h(s(r.fetch_note))}</td><td>{link_html(r.url)}</td></tr>"
             for r in unreadable.itertuples(index=False)
         ]

@@ -106,7 +106,7 @@ def test_html_orders_stale_first_and_is_self_contained(tmp_path: Path) -> None:
 
 def md_label(url: str) -> str:
     """A URL as report.md labels its link: a zero-width space where a line may break (escape.md_link)."""
-    return ZWSP.join(url_break_points(url, segments_only=True))
+    return ZWSP.join(url_break_points(url))
 
 
 def md_rows(md: str, heading_start: str) -> list[str]:
