@@ -1,0 +1,194 @@
+"""A home folder that cannot be written (issue 17): read-only, or on a full disk. `fetch`, `audit` and `worklist`
+each end with one line saying what could not be written where, exit code 1, and leave the home exactly as it
+was (the cache stays consistent); the consistency checker says so in one line too. The home is a small tmpfs
+that root mounts for the test (remounted read-only, or filled to the last byte); without root, the same
+refusal is reached through the same code path (a folder without write permission, a free-space floor above
+what is free)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from claims_pipeline.fixture_web.server import FixtureWeb
+from claims_pipeline.settings import load_settings
+from claims_pipeline.store.cache import PageCache
+from claims_pipeline.store.consistency import verify_cache
+from claims_pipeline.store.writable import MIN_FREE_BYTES, StorageError, check_writable, home_folders
+
+from claims_pipeline_tests.store.fixture_settings import write_config
+
+from .hostile import cli_env, run_cli
+
+TMPFS_MB = 24
+
+
+class Home:
+    """A folder on its own small file system: read_only() and fill() change what the pipeline can write."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.mounted = False
+
+    def mount(self) -> bool:
+        self.path.mkdir(parents=True)
+        if os.geteuid() != 0:
+            return False
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={TMPFS_MB}m", "tmpfs", str(self.path)],
+                              capture_output=True, timeout=30)
+        self.mounted = done.returncode == 0
+        return self.mounted
+
+    def read_only(self) -> None:
+        if self.mounted:
+            subprocess.run(["mount", "-o", "remount,ro", str(self.path)], check=True, timeout=30)
+        else:
+            for folder, _, _ in os.walk(self.path):
+                os.chmod(folder, 0o555)
+
+    def fill(self) -> None:
+        """No byte left: write until the file system refuses (a whole MB, then 4 KB at a time)."""
+        fd = os.open(self.path / "filler", os.O_WRONLY | os.O_CREAT, 0o644)
+        try:
+            for size in (1 << 20, 4096, 1):
+                try:
+                    while True:
+                        os.write(fd, b"\0" * size)
+                except OSError:
+                    pass
+        finally:
+            os.close(fd)
+
+    def writable(self) -> None:
+        if self.mounted:
+            subprocess.run(["mount", "-o", "remount,rw", str(self.path)], check=True, timeout=30)
+        else:
+            for folder, _, _ in os.walk(self.path):
+                os.chmod(folder, 0o755)
+
+    def unmount(self) -> None:
+        if self.mounted:
+            subprocess.run(["umount", "-l", str(self.path)], capture_output=True, timeout=30)
+        else:
+            for folder, _, _ in os.walk(self.path):
+                os.chmod(folder, 0o755)
+
+    def snapshot(self) -> dict[str, tuple[int, int]]:
+        """Every file and folder with its size and modification time: what 'nothing written' means."""
+        out = {}
+        for folder, subfolders, names in os.walk(self.path):
+            for name in subfolders + names:
+                st = os.lstat(os.path.join(folder, name))
+                out[os.path.relpath(os.path.join(folder, name), self.path)] = (st.st_size, st.st_mtime_ns)
+        return out
+
+
+@pytest.fixture
+def web() -> Iterator[FixtureWeb]:
+    with FixtureWeb() as w:
+        yield w
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Iterator[Home]:
+    h = Home(tmp_path / "home")
+    h.mount()
+    try:
+        yield h
+    finally:
+        h.unmount()
+
+
+def fetched_home(web: FixtureWeb, home: Home, tmp_path: Path) -> tuple[Path, str]:
+    """A home with a page cache holding one fetch (the state a later run must not damage). Returns (config, url)."""
+    cfg = write_config(web, home.path, tmp_path / "c.yaml")
+    url = web.url("www.tax.gov.xa", "/property/annual-levy.html")
+    first = run_cli("fetch", "--config", str(cfg), url, cwd=tmp_path, env=cli_env(tmp_path), timeout=60)
+    assert first.returncode == 0, first.stderr
+    return cfg, url
+
+
+def cache_consistent(cfg: Path) -> None:
+    with PageCache.from_settings(load_settings(cfg)) as cache:
+        report = verify_cache(cache)
+    assert report.ok and report.rows_checked == 1, report.problems
+
+
+def commands(cfg: Path, url: str) -> list[list[str]]:
+    return [["fetch", "--config", str(cfg), url], ["audit", "--config", str(cfg)],
+            ["worklist", "--config", str(cfg), "--sample", "2"]]
+
+
+def test_a_read_only_home_is_one_line_exit_1_and_nothing_written(web, home, tmp_path):
+    cfg, url = fetched_home(web, home, tmp_path)
+    home.read_only()
+    before = home.snapshot()
+    why = "Read-only file system" if home.mounted else "Permission denied"
+    for args in commands(cfg, url):
+        run = run_cli(*args, cwd=tmp_path, env={**cli_env(tmp_path), "DAGSTER_HOME": str(home.path / "dagster")},
+                      timeout=60)
+        assert (run.returncode, run.err_lines) == (
+            1, [f"claims-pipeline: cannot write the home folder {home.path}: {why} ({home.path})"]), run.stderr[-3000:]
+        assert run.stdout == "" and run.seconds < 30
+    assert home.snapshot() == before
+    home.writable()
+    cache_consistent(cfg)
+
+
+def test_a_full_disk_is_one_line_exit_1_and_the_cache_stays_consistent(web, home, tmp_path):
+    cfg, url = fetched_home(web, home, tmp_path)
+    if home.mounted:
+        home.fill()
+    before = home.snapshot()
+    env = {**cli_env(tmp_path), "DAGSTER_HOME": str(home.path / "dagster")}
+    for args in commands(cfg, url):
+        if not home.mounted:  # the same refusal through the same check: a floor above what the disk has free
+            with pytest.raises(StorageError, match="No space left on device"):
+                check_writable(home_folders(load_settings(cfg)), min_free=1 << 62)
+            break
+        run = run_cli(*args, cwd=tmp_path, env=env, timeout=60)
+        assert run.returncode == 1 and len(run.err_lines) == 1, run.stderr[-3000:]
+        assert run.err_lines[0].startswith(
+            f"claims-pipeline: cannot write the home folder {home.path}: No space left on device (0 KB free"), run.stderr
+        assert run.seconds < 30
+    assert home.snapshot() == before
+    if home.mounted:
+        # the checker cannot even open the cache (SQLite needs room for its WAL): one line, exit 1
+        checker = subprocess.run([sys.executable, "-m", "claims_pipeline.store.consistency", "--config", str(cfg)],
+                                 capture_output=True, text=True, timeout=60, cwd=tmp_path)
+        assert checker.returncode == 1 and len(checker.stderr.splitlines()) == 1, checker.stderr[-3000:]
+        assert checker.stderr.startswith(f"claims-pipeline: cannot check the page cache sqlite:///{home.path}/cache/")
+        os.remove(home.path / "filler")  # room again: the cache is whole, and the checker says so
+        cache_consistent(cfg)
+        checker = subprocess.run([sys.executable, "-m", "claims_pipeline.store.consistency", "--config", str(cfg)],
+                                 capture_output=True, text=True, timeout=60, cwd=tmp_path)
+        assert checker.returncode == 0 and "1 fetch rows" in checker.stdout, checker.stderr
+
+
+def test_a_home_with_too_little_room_for_a_run_is_refused_before_it_starts(tmp_path):
+    folder = tmp_path / "h"
+    folder.mkdir()
+    free = os.statvfs(folder).f_bavail * os.statvfs(folder).f_frsize
+    with pytest.raises(StorageError) as e:
+        check_writable({"the home folder": folder}, min_free=free + (1 << 30))
+    assert str(e.value).startswith(f"cannot write the home folder {folder}: No space left on device (")
+    check_writable({"the home folder": folder / "not" / "yet"}, min_free=0)  # created later: its parent decides
+    assert not (folder / "not").exists() and MIN_FREE_BYTES == 16 * 1024 * 1024
+
+
+def test_an_output_file_that_cannot_be_written_is_one_line_exit_1(home, tmp_path):
+    corpus = tmp_path / "corpus" / "countries" / "xa"
+    corpus.mkdir(parents=True)
+    (corpus / "playbook.md").write_text("- VAT **18 %** ([t](https://tax.gov.xx/v))\n", encoding="utf-8")
+    home.read_only()
+    out = home.path / "claims.json"
+    run = run_cli("extract", "--corpus", str(tmp_path / "corpus"), "--json", str(out), cwd=tmp_path,
+                  env=cli_env(tmp_path), timeout=60)
+    why = "Read-only file system" if home.mounted else "Permission denied"
+    assert (run.returncode, run.err_lines[-1:]) == (1, [f"claims-pipeline: cannot write {out}: {why}"]), run.stderr
+    assert "Traceback" not in run.stderr and not out.exists()
