@@ -1,7 +1,7 @@
 """Evaluate the deterministic prior on WiCE (real Wikipedia claims + the text of the page each one cites).
 
-Data: ../shared/data/wice beside the repository (dev split; Kamoi et al., "WiCE: Real-World Entailment for Claims in Wikipedia",
-EMNLP 2023; annotations ODC-BY 1.0). Read in place, never copied into the repository.
+Data: ../shared/data/wice beside the repository (dev split; Kamoi et al., "WiCE: Real-World Entailment for Claims
+in Wikipedia", EMNLP 2023; annotations ODC-BY 1.0). Read in place, never copied into the repository.
 
 For every claim with a salient figure (the corpus extractor's values: pct, money, statute, date) we build a
 ClaimRecord, a PageState holding the evidence text, and run:
@@ -222,12 +222,14 @@ def run(data: Path) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder of the WiCE dev files (default: %(default)s)")
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA,
+                    help="folder of the WiCE dev files (default: %(default)s)")
     data = ap.parse_args().data
     missing = [name for name in DATA_FILES if not (data / name).is_file()]
     if missing:
         sys.exit(f"eval_wice: {', '.join(missing)} not found in {data}. The WiCE dev split is read in place from "
-                 "../shared/data/wice beside the repository (see its README there); pass --data DIR to read it elsewhere.")
+                 "../shared/data/wice beside the repository (see its README there); pass --data DIR to read it "
+                 "elsewhere.")
     run(data)
 
 

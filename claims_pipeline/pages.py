@@ -127,8 +127,8 @@ async def _fetch_and_record(
             flusher = _GroupFlusher(group, recorder) if group is not None and on_state is None else None
             try:
                 # robots.txt is kept in the same index across runs (fetch.robots_cache_hours), on the same clock as the pages
-                async with Fetcher(settings, resolver=resolver, robots_store=RobotsTable(cache.engine), robots_now=fixed_now,
-                                   on_wait=report.wait if report.active else None) as fetcher:
+                async with Fetcher(settings, resolver=resolver, robots_store=RobotsTable(cache.engine),
+                                   robots_now=fixed_now, on_wait=report.wait if report.active else None) as fetcher:
                     async for result in fetcher.fetch_many(urls, validators):
                         report.page(result)
                         basis = bases.get(result.url)

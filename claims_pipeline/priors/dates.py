@@ -53,7 +53,9 @@ _MD_NOYEAR_RE = re.compile(
 _YMD_RE = re.compile(r"(?=\d)(?<!\d)(?<!\d[.,/])(\d{4})(\.\s?|/)(\d{1,2})\2(\d{1,2})(?!\d)(?![./]\d)")
 # A title-case word glued to a lower-case letter before it, then a day: where a glued "SoccerMay 1 2019" starts
 # when the word is a month. It begins with the capital so the scan skips ahead to capitals (3x faster on real pages).
-_GLUED_MONTH_RE = re.compile(r"[A-Z\u00c0-\u00de](?<=[a-z\u00df-\u00ff][A-Z\u00c0-\u00de])[a-z\u00df-\u00ff]{2,9}(?=\.?\s+\d)")
+_GLUED_MONTH_RE = re.compile(
+    r"[A-Z\u00c0-\u00de](?<=[a-z\u00df-\u00ff][A-Z\u00c0-\u00de])[a-z\u00df-\u00ff]{2,9}(?=\.?\s+\d)"
+)
 # The month-day-year form at such a start: a day AND a year are required, so a glued month name alone never counts.
 _MDY_GLUED_RE = re.compile(rf"({_MONTH_ALT})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})(?!\d)", re.I)
 _NUMERIC_RE = re.compile(r"(?=\d)(?<![\d./])(\d{1,2})([./])(\d{1,2})\2(\d{4})(?!\d)(?![./]\d)")

@@ -61,7 +61,8 @@ MAX_INTERVAL_S = _max_interval_s()
 class HostThrottle:
     """Per-host gate: at most ``concurrency`` requests in flight and ``interval`` seconds between starts."""
 
-    def __init__(self, concurrency: int, interval_s: float, *, host: str = "", on_wait: WaitListener | None = None) -> None:
+    def __init__(self, concurrency: int, interval_s: float, *, host: str = "",
+                 on_wait: WaitListener | None = None) -> None:
         self.concurrency = concurrency
         self.interval_s = interval_s
         self._host, self._on_wait = host, on_wait  # on_wait: told of each wait (a progress display shows it)
