@@ -17,6 +17,8 @@ Checks, in order:
 - figure_in_quote: a MATCH's quote carries the claim's carrying figure as a number (a strong hit: the unit
   agrees or the figure is distinctive), a PARTIAL's carries it at all, a MISMATCH's or STALE's carries a
   different figure of the same type; else INDETERMINATE.
+- same_thing: a MISMATCH's or STALE's quote shares a significant word with the claim's clause around its figure
+  (currency is not context: a different figure about another thing would become a wrong correction).
 - no_free_numerals: every number in source_says is on the page (or in the claim, which it may name), every number
   in claimed is in the claim; else INDETERMINATE and the text is withheld. A number in the note found in neither
   the page nor the claim withholds the note.
@@ -36,12 +38,14 @@ import re
 from functools import lru_cache
 
 from claims_pipeline.judge.figures import (
+    clause_words,
     figure_hits,
     free_numerals,
     normalized,
     normalized_page,
     other_figures,
     quote_core,
+    shared_words,
 )
 from claims_pipeline.judge.model import (
     QUOTED_VERDICTS,
@@ -61,6 +65,7 @@ CHECKS: tuple[str, ...] = (
     "quote_verbatim",
     "quote_not_instruction",
     "figure_in_quote",
+    "same_thing",
     "no_free_numerals",
     "source_tier",
     "both_directions",
@@ -76,6 +81,7 @@ CHECK_ASKS: dict[str, str] = {
     "quote_verbatim": "is the quote one span found verbatim in the page text the judge was given?",
     "quote_not_instruction": "is the quote evidence, not page text addressed to a model?",
     "figure_in_quote": "does the quote carry the claim's figure (MATCH, PARTIAL) or a different one (MISMATCH, STALE)?",
+    "same_thing": "does a MISMATCH/STALE quote speak of the claim's thing (a word of the clause around its figure)?",
     "no_free_numerals": "is every number in source_says on the page, every number in claimed in the claim?",
     "source_tier": "a secondary source gives at most PARTIAL",
     "both_directions": "did the MATCH survive both directions (could it be wrong? could it be right)?",
@@ -349,14 +355,23 @@ def _check_figure(d: _Draft) -> None:
         if not hits.any:
             d.downgrade("figure_in_quote", f"PARTIAL, but the quote does not carry the claim's figure {value.raw!r}")
     else:  # MISMATCH / STALE: the page's different figure must be in the quote
-        others = other_figures(value, d.quote)
+        others = other_figures(value, d.quote, d.item.values)
         if not others:
-            d.downgrade("figure_in_quote", f"{d.verdict}, but the quote carries no other {value.type} figure than the "
-                        f"claim's {value.raw!r}")
+            own = ", ".join(v.raw for v in d.item.values if v.type == value.type)
+            d.downgrade("figure_in_quote", f"{d.verdict}, but the quote carries no {value.type} figure other than the "
+                        f"claim's own ({own})")
             return
         said = normalized(d.source_says)
         named = [o for o in others if normalized(o) in said]
         d.figure_on_page = (named or others)[0]
+        # Currency is not context: a different figure about another thing is no mismatch, and would become a
+        # wrong correction. The quote must share a word with the claim's clause around its figure.
+        d.ran("same_thing")
+        words = clause_words(d.item.claim_text, value.raw)
+        if words and not shared_words(words, d.quote):
+            d.downgrade("same_thing", f"{d.verdict}, but the quote ({d.figure_on_page!r}) shares no word with the "
+                        f"claim's {', '.join(words[:6])}: another thing's figure")
+            d.figure_on_page = ""
 
 
 def _check_free_numerals(d: _Draft) -> None:

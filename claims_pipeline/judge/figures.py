@@ -18,7 +18,8 @@ from claims_pipeline.judge.model import ItemValue
 from claims_pipeline.priors.dates import NO_YEAR, DateToken, parse_claim_date, tokenize_dates
 from claims_pipeline.priors.matching import find_occurrences, statute_identifier
 from claims_pipeline.priors.numbers import parse_claim_number, tokenize_numbers
-from claims_pipeline.priors.page_index import build_index, search_form
+from claims_pipeline.priors.context import context_words
+from claims_pipeline.priors.page_index import build_index, search_form, word_stem
 
 _WS_RE = re.compile(r"\s+")
 # Typography a model "tidies" when it copies a span: folded on both sides, so only the words and figures count.
@@ -71,17 +72,33 @@ def _is_year_like(text: str, value: float) -> bool:
     return text.isdigit() and len(text) == 4 and 1800 <= value <= 2200
 
 
-def other_figures(value: ItemValue, text: str) -> list[str]:
-    """Figures in text of the claim's type whose value differs from the claim's (a MISMATCH/STALE's evidence)."""
+def _claimed_numbers(values: list[ItemValue]) -> list:
+    return [c for v in values if v.type in ("pct", "money")
+            for c in [parse_claim_number(v.raw, v.type, v.number)] if c is not None]
+
+
+def other_figures(value: ItemValue, text: str, claimed: list[ItemValue] | None = None) -> list[str]:
+    """Figures in text of the claim's type whose value differs from the claim's (a MISMATCH/STALE's evidence).
+
+    claimed: all the claim's figures; one of them on the page ("7.25 % for a second home" quoted against the
+    claim's "4.5% ..., 7.25% for a second home") is the claim's own figure for another thing, not a different one.
+    """
     folded = search_form(text)
     out: list[str] = []
     if value.type in ("pct", "money"):
         claim = parse_claim_number(value.raw, value.type, value.number)
+        own = _claimed_numbers([v for v in (claimed or []) if v.type == value.type])
         dates = tokenize_dates(folded)
-        for tok in tokenize_numbers(folded):
+        tokens = tokenize_numbers(folded)
+        for tok in tokens:
             if any(d.start <= tok.start and tok.end <= d.end for d in dates):
                 continue  # part of a date, not an amount
+            if any(o is not tok and o.start <= tok.start and tok.end <= o.end and (o.end - o.start) > (tok.end - tok.start)
+                   for o in tokens):
+                continue  # a part of a space-grouped number ("1" of "€ 1 250"): the whole number is read
             if claim is not None and any(claim.matches(v) for v in tok.values):
+                continue
+            if any(c.matches(v) for c in own for v in tok.values):
                 continue
             if value.type == "pct" and tok.unit != "pct":
                 continue
@@ -89,11 +106,12 @@ def other_figures(value: ItemValue, text: str) -> list[str]:
                 continue
             out.append(text[tok.start:tok.end])
     elif value.type == "date":
-        claimed = parse_claim_date(value.raw)
+        claimed_date = parse_claim_date(value.raw)
         for d in tokenize_dates(folded):
             if d.year == NO_YEAR or d.month is None:
                 continue
-            if claimed is not None and (d.year, d.month) == claimed[:2] and (claimed[2] is None or d.day in (None, claimed[2])):
+            if claimed_date is not None and (d.year, d.month) == claimed_date[:2] and (
+                    claimed_date[2] is None or d.day in (None, claimed_date[2])):
                 continue
             out.append(text[d.start:d.end])
     elif value.type == "statute":
@@ -108,6 +126,33 @@ def other_figures(value: ItemValue, text: str) -> list[str]:
                 if value.raw.strip() != tok.text.strip():
                     out.append(text[tok.start:tok.end])
     return list(dict.fromkeys(out))
+
+
+# ---- does a quote speak of the claim's thing ------------------------------------------------------------------
+
+_CLAUSE_END_RE = re.compile(r"[;.!?,]\s|\s[—–]\s|\(|\)")
+_QUOTE_WORD_RE = re.compile(r"[^\W\d_]+")
+
+
+def clause_words(claim_text: str, figure: str) -> list[str]:
+    """The claim's context words in the clause around its figure ("Transfer duty: 4.5% of the declared price for
+    a first residence" of "..., 7.25% for a second home"); the whole claim's when the clause has none."""
+    at = claim_text.find(figure) if figure else -1
+    if at >= 0:
+        start = 0
+        for m in _CLAUSE_END_RE.finditer(claim_text, 0, at):
+            start = m.end()
+        m = _CLAUSE_END_RE.search(claim_text, at + len(figure))
+        words = context_words(claim_text[start:m.start() if m else len(claim_text)])
+        if words:
+            return words
+    return context_words(claim_text)
+
+
+def shared_words(claim_words: list[str], quote: str) -> list[str]:
+    """The claim's words the quote also uses (compared by the priors' crude stem)."""
+    stems = {word_stem(w) for w in _QUOTE_WORD_RE.findall(quote)}
+    return [w for w in claim_words if word_stem(w) in stems]
 
 
 def _ident_key(ident: str) -> str:

@@ -21,6 +21,8 @@ The annual property levy is 0,8 % of the cadastral value, billed each March.
 Due to the 2025 budget, the stamp levy rose to 2.5 % of the price.
 Applications are processed within 5 working days.
 Transfer duty was raised because the budget required new revenue.
+Certified copies of a deed cost € 1 250 each.
+The licence for foreign buyers costs €2,000 per application.
 """
 
 PAGE_INJECTED = """Lands Office - Foreign buyers
@@ -64,6 +66,9 @@ SURCHARGE = _item("surcharge", "Foreign buyers pay a 5% surcharge",
 SINCE = _item("since", "The fee applies since 1 February 2026",
               "- The fee applies since **1 February 2026** ([Revenue Service](" + URL_TAX + "))",
               [{"type": "date", "raw": "1 February 2026", "number": None}], line_no=22)
+DUTY_BOTH = _item("duty-both", "Transfer duty: 4.5% for a first residence, 7.25% for a second home",
+                  "- **Transfer duty**: **4.5%** for a first residence, **7.25%** for a second home ([Revenue Service](" + URL_TAX + "))",
+                  [{"type": "pct", "raw": "4.5%", "number": 4.5}, {"type": "pct", "raw": "7.25%", "number": 7.25}], line_no=26)
 NOFIG = _item("nofig", "The Revenue Service publishes the duty rates",
               "- The Revenue Service publishes the duty rates ([Revenue Service](" + URL_TAX + "))", [], line_no=23)
 DUTY_SECONDARY = _item("duty2", DUTY.claim_text, DUTY.line_text, [v.model_dump() for v in DUTY.values],
@@ -155,6 +160,13 @@ CASES: list[Case] = [
          "INDETERMINATE", "figure_in_quote"),
     Case("stale_quote_only_dates", FEE, answer(FEE, "STALE", quote="it was €1,250 until 31 December 2025", cls="corrected"),
          "INDETERMINATE", "figure_in_quote"),
+    Case("mismatch_quote_is_the_claims_other_figure", DUTY_BOTH, answer(DUTY_BOTH, "MISMATCH", cls="corrected",
+         quote="The transfer duty is 4.5 % of the declared price for a first residence and 7.25 % for a second home"),
+         "INDETERMINATE", "figure_in_quote"),
+    Case("mismatch_same_figure_space_grouped", FEE, answer(FEE, "MISMATCH", quote="Certified copies of a deed cost € 1 250 each",
+         cls="corrected"), "INDETERMINATE", "figure_in_quote"),
+    Case("mismatch_figure_of_another_thing", FEE, answer(FEE, "MISMATCH", cls="corrected", source_says="€2,000",
+         quote="The licence for foreign buyers costs €2,000 per application"), "INDETERMINATE", "same_thing"),
     Case("partial_quote_without_figure", DUTY, answer(DUTY, "PARTIAL", cls="flagged-judgment-call",
          quote="The annual property levy is 0,8 % of the cadastral value"), "INDETERMINATE", "figure_in_quote"),
     Case("match_for_claim_without_figure", NOFIG, answer(NOFIG, "MATCH", quote=DUTY_QUOTE), "INDETERMINATE", "figure_in_quote"),
