@@ -179,7 +179,11 @@ class ExtractionSettings(_Strict):
             if not os.access(v, os.R_OK):
                 raise ValueError(f"cannot read {v}")
             # the same entries as the inline list: a URL, a port or a '*.' wildcard would silently never match
-            for no, line in enumerate(v.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+            try:  # bounded, as the config file itself is
+                text = read_config_text(v, "host list")
+            except ConfigError as exc:
+                raise ValueError(str(exc)) from None
+            for no, line in enumerate(text.splitlines(), 1):
                 entry = line.split("#", 1)[0].strip()
                 if entry and (problem := _host_problem(entry.lower().removeprefix("."))) is not None:
                     raise ValueError(f"{v}:{no}: {entry!r}: {problem} (a host, or '.suffix' for its subdomains)")
@@ -594,12 +598,10 @@ class Settings(_Strict):
         path = self.extraction.primary_allowlist_file
         if path is not None:
             try:
-                text = path.read_text(encoding="utf-8")
-            except OSError as exc:
+                text = read_config_text(path, "host list")
+            except ConfigError as exc:
                 where = self.source_file or "<defaults>"
-                raise ConfigError(
-                    f"{where}: extraction.primary_allowlist_file: cannot read {path}: {exc.strerror}"
-                ) from exc
+                raise ConfigError(f"{where}: extraction.primary_allowlist_file: {exc}") from None
             for line in text.splitlines():
                 host = line.split("#", 1)[0].strip().lower()
                 if host:
@@ -662,28 +664,34 @@ def find_config_file(explicit: str | os.PathLike[str] | None = None) -> Path | N
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
 
 
-def read_config_text(file: Path) -> str:
+def read_config_text(file: Path, noun: str = "config file") -> str:
     """The file's text: at most MAX_CONFIG_BYTES, UTF-8 (a BOM allowed). Anything else is a ConfigError."""
     try:
         with open(file, "rb") as fh:
             data = fh.read(MAX_CONFIG_BYTES + 1)
     except OSError as exc:
-        raise ConfigError(f"{file}: cannot read config file: {exc.strerror or exc}") from None
+        raise ConfigError(f"{file}: cannot read {noun}: {exc.strerror or exc}") from None
     if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigError(f"{file}: larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MB: not a config file")
+        raise ConfigError(f"{file}: larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MB: not a {noun}")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise ConfigError(f"{file}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x}): not a config file") from None
+        raise ConfigError(f"{file}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x}): not a {noun}") from None
 
 
-def _refuse_duplicate_keys(node: yaml.Node, file: Path, path: tuple[str, ...] = ()) -> None:
+def _refuse_duplicate_keys(node: yaml.Node, file: Path, path: tuple[str, ...] = (), seen: set[int] | None = None) -> None:
     """YAML keeps the last of two equal keys without a word (a second `fetch:` silently replaced the first
-    section): any key given twice in one mapping, at any depth, is refused, naming both lines."""
+    section): any key given twice in one mapping, at any depth, is refused, naming both lines. Each node is
+    looked at once: an alias shares its anchor's node, and a 'billion laughs' file of nested aliases would
+    otherwise be walked 10^n times."""
+    seen = set() if seen is None else seen
+    if id(node) in seen:
+        return
+    seen.add(id(node))
     if isinstance(node, yaml.SequenceNode):
         for item in node.value:
-            _refuse_duplicate_keys(item, file, path)
+            _refuse_duplicate_keys(item, file, path, seen)
     if not isinstance(node, yaml.MappingNode):
         return
     first_line: dict[tuple[str, str], int] = {}
@@ -695,7 +703,7 @@ def _refuse_duplicate_keys(node: yaml.Node, file: Path, path: tuple[str, ...] = 
                 dotted = ".".join((*path, key.value))
                 raise ConfigError(f"{file}: {dotted}: given twice (lines {seen} and {line}); keep one")
             first_line[(key.tag, key.value)] = line
-        _refuse_duplicate_keys(value, file, (*path, str(getattr(key, "value", "?"))))
+        _refuse_duplicate_keys(value, file, (*path, str(getattr(key, "value", "?"))), seen)
 
 
 def parse_config_yaml(raw: str, file: Path) -> Any:
@@ -711,6 +719,8 @@ def parse_config_yaml(raw: str, file: Path) -> Any:
         mark = getattr(exc, "problem_mark", None)
         where = f"{file}:{mark.line + 1}" if mark else str(file)
         raise ConfigError(f"{where}: not valid YAML: {getattr(exc, 'problem', exc)}") from None
+    except RecursionError:  # the parser recurses per level: '[[[[…' thousands deep is no config
+        raise ConfigError(f"{file}: nested too deeply: not a config file") from None
     finally:
         loader.dispose()
 

@@ -152,3 +152,29 @@ def test_equal_values_under_different_keys_and_anchors_still_load(tmp_path):
                         "  connect_timeout_s: 600\n  request_timeout_s: 600\n  run_budget_s: 604800\n")
     s = load_settings(p)
     assert s.fetch.gov_host == s.fetch.default_host and s.fetch.run_budget_s == 604800
+
+
+def test_a_billion_laughs_config_is_refused_quickly(tmp_path):
+    """Nested aliases share their anchors' nodes: the duplicate-key check looks at each node once (walking the
+    aliases would visit 10^12 nodes)."""
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 12)]
+    p = write(tmp_path, "\n".join(lines) + "\n")
+    run = run_cli("extract", "--config", str(p), cwd=tmp_path, env=cli_env(tmp_path), timeout=30)
+    assert run.returncode == 2 and run.err_lines[:2] == ["claims-pipeline: config error:", f"{p}: a0: unknown key"]
+    assert run.seconds < 20 and run.max_rss_mb < 200, (run.seconds, run.max_rss_mb)
+
+
+def test_a_config_nested_thousands_deep_is_one_line(tmp_path):
+    p = write(tmp_path, "[" * 50_000 + "]" * 50_000 + "\n")
+    run = run_cli("extract", "--config", str(p), cwd=tmp_path, env=cli_env(tmp_path), timeout=60)
+    assert (run.returncode, run.err_lines) == (2, ["claims-pipeline: config error:", f"{p}: nested too deeply: not a config file"])
+
+
+@pytest.mark.parametrize("content", [b"gov.example\n" + b"# padding\n" * (MAX_CONFIG_BYTES // 10 + 10), b"\xffhost\n"],
+                         ids=["huge", "not-utf8"])
+def test_the_allowlist_file_is_read_bounded_and_as_text(tmp_path, content):
+    (tmp_path / "allow.txt").write_bytes(content)
+    p = write(tmp_path, "extraction:\n  primary_allowlist_file: allow.txt\n")
+    with pytest.raises(ConfigError, match=rf"^{p}: extraction.primary_allowlist_file: {tmp_path / 'allow.txt'}.*not a host list$"):
+        load_settings(p)
