@@ -20,6 +20,7 @@ from typing import Any
 
 from claims_pipeline.judge.checks import CHECK_ASKS, CHECKS
 from claims_pipeline.judge.model import CLASSES, VERDICTS, Verdict
+from claims_pipeline.judge.scripted_server import DEMO_MODEL
 from claims_pipeline.report.escape import claim_plain, h, link_html, md_cell, md_code, md_link
 from claims_pipeline.text_safety import json_escaped
 
@@ -126,8 +127,10 @@ def _run_facts(run_info: Mapping[str, Any], counts: Mapping[str, Any]) -> list[t
     return [(k, val) for k, val in facts if val]
 
 
-def _is_scripted(run_info: Mapping[str, Any]) -> bool:
-    return bool(run_info.get("scripted"))
+def _is_scripted(run_info: Mapping[str, Any], verdicts: Sequence[Verdict] = ()) -> bool:
+    """run_info says so, or the verdicts carry the scripted demo judge's model name (labelled even if not said)."""
+    return bool(run_info.get("scripted")) or run_info.get("model") == DEMO_MODEL or any(
+        v.model == DEMO_MODEL for v in verdicts)
 
 
 # ---- markdown ------------------------------------------------------------------------------------------------
@@ -144,7 +147,7 @@ def _md_where(v: Verdict) -> str:
 
 def render_markdown(verdicts: Sequence[Verdict], run_info: Mapping[str, Any], counts: Mapping[str, Any]) -> str:
     lines = [f"# {TITLE}", ""]
-    if _is_scripted(run_info):
+    if _is_scripted(run_info, verdicts):
         lines += [f"> **{SCRIPTED_LABEL}**", ""]
     lines += [f"Run: {md_cell(run_info.get('run_at') or '')}  ·  " + "  ·  ".join(
         f"{k}: {md_cell(v)}" for k, v in _run_facts(run_info, counts)), "", f"> {MEANING}", ""]
@@ -189,7 +192,7 @@ def section_html(verdicts: Sequence[Verdict], run_info: Mapping[str, Any], count
     """The verdict section (one <section>, every tag closed): used alone in verdicts.html and inside report.html."""
     sub = "h3" if heading == "h2" else "h4"
     parts = [f'<section id="{SECTION_ID}">', f"<{heading}>{h(TITLE)}</{heading}>"]
-    if _is_scripted(run_info):
+    if _is_scripted(run_info, verdicts):
         parts.append(f'<div class="note"><b>{h(SCRIPTED_LABEL)}</b></div>')
     facts = " · ".join(f"{h(k)}: {h(v)}" for k, v in _run_facts(run_info, counts))
     parts += [f'<div class="meta">Run {h(run_info.get("run_at") or "")} · {facts}</div>',
@@ -251,7 +254,7 @@ def write_verdict_report(verdicts: Sequence[Verdict], run_info: Mapping[str, Any
     doc = {
         "version": 1,
         "run": _json_safe(run_info),
-        "scripted_demo_judge": _is_scripted(run_info),
+        "scripted_demo_judge": _is_scripted(run_info, verdicts),
         "counts": counts,
         "verification": verification_line(counts),
         "verdicts": [v.model_dump(mode="json") for v in verdicts],

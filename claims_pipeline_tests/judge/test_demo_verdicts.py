@@ -1,0 +1,86 @@
+"""The bundled demo corpus through the whole verdict step: fixture web (epoch 2: the levy page changed), priors,
+items, the scripted demo judge over HTTP to the real Anthropic SDK, checks, report, recount, corrections applied
+with real `git apply` to a copy, and the verdict section added to the audit's own report.html."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import subprocess
+from datetime import datetime, timezone
+from pathlib import Path
+
+from claims_pipeline.audit import build_audit
+from claims_pipeline.commands.demo import write_runtime_config
+from claims_pipeline.corpus.extract import extract_corpus
+from claims_pipeline.fixture_web.server import FixtureWeb
+from claims_pipeline.judge.corrections import write_corrections
+from claims_pipeline.judge.figures import normalized
+from claims_pipeline.judge.items import corpus_line, judge_item
+from claims_pipeline.judge.model import QUOTED_VERDICTS
+from claims_pipeline.judge.providers import make_provider
+from claims_pipeline.judge.recount import recount_mismatches
+from claims_pipeline.judge.report import SCRIPTED_LABEL, append_verdict_section, load_verdicts, write_verdict_report
+from claims_pipeline.judge.runner import run_judge
+from claims_pipeline.judge.scripted_server import DEMO_ENV, ScriptedJudgeServer, demo_judge_settings
+from claims_pipeline.pages import refresh_pages
+from claims_pipeline.priors import build_prior
+from claims_pipeline.report import write_reports
+from claims_pipeline.settings import load_settings
+from claims_pipeline.store.cache import PageCache
+
+
+def _tree_digest(folder: Path) -> str:
+    h = hashlib.sha256()
+    for p in sorted(folder.rglob("*")):
+        if p.is_file():
+            h.update(str(p.relative_to(folder)).encode() + p.read_bytes())
+    return h.hexdigest()
+
+
+def test_demo_corpus_verdicts_report_and_corrections(tmp_path: Path):
+    with FixtureWeb() as web:
+        web.set_epoch(2)
+        settings = load_settings(write_runtime_config(tmp_path, f"127.0.0.1:{web.port}"))
+        claims = extract_corpus(settings).claims
+        pages = refresh_pages(settings, sorted({c.source_url for c in claims}), cache=PageCache.from_settings(settings))
+    corpus = Path(settings.extraction.corpus_dir)
+    corpus_before = _tree_digest(corpus)
+    priors = {c.id: build_prior(c, pages.get(c.source_url), settings) for c in claims}
+    items = [judge_item(c, pages.get(c.source_url), priors[c.id], line_text=corpus_line(corpus, c.file, c.line_no))
+             for c in claims]
+    with ScriptedJudgeServer() as srv:
+        js = demo_judge_settings(srv).model_copy(update={"max_claims_per_run": 500})
+        run = run_judge(items, make_provider(js, environ=DEMO_ENV), js, None)
+    out = tmp_path / "verdicts"
+    # no "scripted" in run_info: the report recognises the demo judge's verdicts and labels them anyway
+    paths = write_verdict_report(run.verdicts, {**run.summary(), "run_at": "2026-12-01T18:00:00Z"}, out)
+    verdicts, counts = load_verdicts(paths["verdicts.json"])
+    assert recount_mismatches(verdicts, counts) == []
+    assert SCRIPTED_LABEL in paths["verdicts.md"].read_text(encoding="utf-8")
+    page_of = {i.id: i.page_text for i in items}
+    for v in verdicts:
+        if v.verdict in QUOTED_VERDICTS:
+            assert normalized(v.quote) in normalized(page_of[v.id])
+    assert counts["by_verdict"]["MATCH"] >= 3 and counts["by_verdict"]["SOURCE_UNAVAILABLE"] >= 5
+    # the demo judge's string matching misses "€ 1 250" and "7,25 %" forms and calls them MISMATCH: code refuses
+    assert counts["checks"]["figure_in_quote"]["failed"] >= 3
+
+    result = write_corrections(verdicts, corpus, out)
+    assert [(c.file, c.figure_before, c.figure_after) for c in result.corrections] == [
+        ("countries/xa/playbook.md", "0.8%", "1.1%")]  # the levy page changed at epoch 2: the one real mismatch
+    copy = tmp_path / "corpus-copy"
+    shutil.copytree(corpus, copy)
+    git = lambda *a: subprocess.run(["git", *a], cwd=copy, capture_output=True, text=True, timeout=60)  # noqa: E731
+    assert git("init", "-q").returncode == 0
+    check = git("apply", "--check", str(result.patch))
+    assert check.returncode == 0, check.stderr
+    assert _tree_digest(corpus) == corpus_before  # nothing was written to the corpus
+
+    audit = build_audit(claims, pages, priors, run_at=datetime(2026, 12, 1, 18, tzinfo=timezone.utc))
+    html = write_reports(audit, tmp_path / "audit")["report.html"]
+    before = html.read_text(encoding="utf-8")
+    assert append_verdict_section(html, verdicts, {**run.summary(), "run_at": "2026-12-01T18:00:00Z"}) is True
+    after = html.read_text(encoding="utf-8")
+    assert len(after) > len(before) and after.startswith(before[: before.rindex("</main>")])
+    assert after.count("<section id=\"claim-verdicts\">") == 1 and "0.8% of the cadastral value" in after
