@@ -8,6 +8,8 @@ import json
 import sys
 from pathlib import Path
 
+from claims_pipeline.text_safety import json_escaped, terminal_escaped
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sample", type=int, default=0, metavar="N", help="how many claims (default sampling.default_sample)")
@@ -50,12 +52,13 @@ def run(args: argparse.Namespace) -> int:
         selection=["worklist"], run_config={**QUIET_RUN_CONFIG, "ops": {"worklist": {"config": run_config}}}, raise_on_error=False,
     )
     for f in run_failures([result]):
-        print(f"claims-pipeline: {f}", file=sys.stderr)
+        print(terminal_escaped(f"claims-pipeline: {f}"), file=sys.stderr)
     if not result.success:
         return 1
     doc = json.loads(out.read_text(encoding="utf-8"))
     stats = doc.get("stats", {})
-    print(json.dumps({k: v for k, v in stats.items() if k != "tokens_absent"}, indent=2, ensure_ascii=False))
+    # scope names come from file names: nothing a terminal would obey is printed raw (the same JSON)
+    print(json_escaped(json.dumps({k: v for k, v in stats.items() if k != "tokens_absent"}, indent=2, ensure_ascii=False)))
     print(f"worklist → {out}  ({len(doc.get('items', []))} items)", file=sys.stderr)
     print("NEXT: hand worklist.json to the LLM layer (quote-or-abstain verdicts).", file=sys.stderr)
     n_absent = stats.get("tokens_absent_count", 0)
