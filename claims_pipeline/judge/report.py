@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import asdict
 from collections.abc import Mapping, Sequence
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 from claims_pipeline.judge.checks import CHECK_ASKS, CHECKS
+from claims_pipeline.judge.corrections import Correction
 from claims_pipeline.judge.model import CLASSES, VERDICTS, Verdict
 from claims_pipeline.judge.scripted_server import DEMO_MODEL
 from claims_pipeline.report.escape import claim_plain, h, link_html, md_cell, md_code, md_link
@@ -145,7 +147,8 @@ def _md_where(v: Verdict) -> str:
     return md_code(f"{v.file}:{v.line_no}") if v.file else md_code(f"{v.scope}:{v.line_no}")
 
 
-def render_markdown(verdicts: Sequence[Verdict], run_info: Mapping[str, Any], counts: Mapping[str, Any]) -> str:
+def render_markdown(verdicts: Sequence[Verdict], run_info: Mapping[str, Any], counts: Mapping[str, Any],
+                    corrections: Sequence[Correction] = ()) -> str:
     lines = [f"# {TITLE}", ""]
     if _is_scripted(run_info, verdicts):
         lines += [f"> **{SCRIPTED_LABEL}**", ""]
@@ -170,6 +173,10 @@ def render_markdown(verdicts: Sequence[Verdict], run_info: Mapping[str, Any], co
         [v.verdict, v.verification_class, _md_where(v), md_cell(claim_plain(v.claim_text), 140), md_cell(v.source_says, 160),
          md_cell(v.quote, 200), md_cell(_directions(v), 160), md_cell(v.note, 200), md_link(v.source_url)]
         for v in _sorted(verdicts)])
+    lines += ["", "## Suggested corrections (never applied: corrections.patch)", ""]
+    lines += _md_table(["where", "verdict", "before", "after", "the page says", "url"], [
+        [md_code(f"{c.file}:{c.line_no}"), c.verdict, md_cell(c.figure_before, 40), md_cell(c.figure_after, 40),
+         md_cell(c.quote, 200), md_link(c.source_url)] for c in corrections])
     return "\n".join(lines) + "\n"
 
 
@@ -188,7 +195,7 @@ def _html_table(header: list[str], rows: list[list[str]]) -> str:
 
 
 def section_html(verdicts: Sequence[Verdict], run_info: Mapping[str, Any], counts: Mapping[str, Any], *,
-                 heading: str = "h2") -> str:
+                 heading: str = "h2", corrections: Sequence[Correction] = ()) -> str:
     """The verdict section (one <section>, every tag closed): used alone in verdicts.html and inside report.html."""
     sub = "h3" if heading == "h2" else "h4"
     parts = [f'<section id="{SECTION_ID}">', f"<{heading}>{h(TITLE)}</{heading}>"]
@@ -220,18 +227,24 @@ def section_html(verdicts: Sequence[Verdict], run_info: Mapping[str, Any], count
          h(v.source_says), f"<blockquote>{h(v.quote)}</blockquote>" if v.quote else "", h(_directions(v)), h(v.note),
          link_html(v.source_url)]
         for v in _sorted(verdicts)]))
+    parts.append(f"<{sub}>Suggested corrections (never applied: corrections.patch)</{sub}>")
+    parts.append(_html_table(["where", "verdict", "line before", "line after", "the page says", "source"], [
+        [f"{h(c.file)}:{int(c.line_no)}", _badge(c.verdict), f'<span class="del">{h(c.before)}</span>',
+         f'<span class="add">{h(c.after)}</span>', f"<blockquote>{h(c.quote)}</blockquote>", link_html(c.source_url)]
+        for c in corrections]))
     parts.append("</section>")
     return "\n".join(parts)
 
 
-def render_html(verdicts: Sequence[Verdict], run_info: Mapping[str, Any], counts: Mapping[str, Any]) -> str:
+def render_html(verdicts: Sequence[Verdict], run_info: Mapping[str, Any], counts: Mapping[str, Any],
+                corrections: Sequence[Correction] = ()) -> str:
     from claims_pipeline.report.html_report import CSS  # the audit report's look
 
     return "\n".join([
         '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width,initial-scale=1">',
         f"<title>{h(TITLE)}</title><style>{CSS}</style></head><body><main>",
-        section_html(verdicts, run_info, counts, heading="h1"),
+        section_html(verdicts, run_info, counts, heading="h1", corrections=corrections),
         "</main></body></html>",
     ])
 
@@ -242,10 +255,12 @@ def _json_safe(run_info: Mapping[str, Any]) -> dict[str, Any]:
     return json.loads(json.dumps(dict(run_info), default=str))
 
 
-def write_verdict_report(verdicts: Sequence[Verdict], run_info: Mapping[str, Any], out_dir: Path) -> dict[str, Path]:
+def write_verdict_report(verdicts: Sequence[Verdict], run_info: Mapping[str, Any], out_dir: Path, *,
+                         corrections: Sequence[Correction] = ()) -> dict[str, Path]:
     """verdicts.md, verdicts.html and verdicts.json in out_dir; returns name → path. run_info: the run's
     provider, model, prompt_version, run_at, tokens, cost_usd, price_known, cached, stopped_by, skipped, failed
-    (JudgeRun.summary() plus run_at and prompt_version) and scripted=True for the scripted demo judge."""
+    (JudgeRun.summary() plus run_at and prompt_version) and scripted=True for the scripted demo judge.
+    corrections: corrections.write_corrections(...).corrections, listed before → after (call it first)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     verdicts = list(verdicts)
@@ -258,10 +273,11 @@ def write_verdict_report(verdicts: Sequence[Verdict], run_info: Mapping[str, Any
         "counts": counts,
         "verification": verification_line(counts),
         "verdicts": [v.model_dump(mode="json") for v in verdicts],
+        "corrections": [asdict(c) for c in corrections],
     }
     _write(paths["verdicts.json"], json_escaped(json.dumps(doc, indent=2, ensure_ascii=False)))
-    _write(paths["verdicts.md"], render_markdown(verdicts, run_info, counts))
-    _write(paths["verdicts.html"], render_html(verdicts, run_info, counts))
+    _write(paths["verdicts.md"], render_markdown(verdicts, run_info, counts, corrections))
+    _write(paths["verdicts.html"], render_html(verdicts, run_info, counts, corrections))
     return paths
 
 
@@ -364,7 +380,8 @@ def validate_appended(original: str, updated: str, section: str) -> list[str]:
     return problems
 
 
-def append_verdict_section(report_html_path: Path, verdicts: Sequence[Verdict], run_info: Mapping[str, Any]) -> bool:
+def append_verdict_section(report_html_path: Path, verdicts: Sequence[Verdict], run_info: Mapping[str, Any], *,
+                           corrections: Sequence[Correction] = ()) -> bool:
     """Add the verdict section to the audit's report.html, before </main> (or </body>); a section from an earlier
     run is replaced. The result is validated; when validation fails the original bytes are restored and False
     is returned."""
@@ -373,7 +390,7 @@ def append_verdict_section(report_html_path: Path, verdicts: Sequence[Verdict], 
     original = original_bytes.decode("utf-8")
     base = _without_section(original)
     counts = verdict_counts(list(verdicts))
-    section = section_html(list(verdicts), run_info, counts)
+    section = section_html(list(verdicts), run_info, counts, corrections=corrections)
     block = f"{_START}\n{section}\n{_END}\n"
     at = base.rfind("</main>")
     if at < 0:

@@ -76,11 +76,16 @@ def test_demo_corpus_verdicts_report_and_corrections(tmp_path: Path):
     check = git("apply", "--check", str(result.patch))
     assert check.returncode == 0, check.stderr
     assert _tree_digest(corpus) == corpus_before  # nothing was written to the corpus
+    md = write_verdict_report(verdicts, {**run.summary(), "run_at": "2026-12-01T18:00:00Z"}, out,
+                              corrections=result.corrections)["verdicts.md"].read_text(encoding="utf-8")
+    assert "countries/xa/playbook.md:18` | MISMATCH | 0.8% | 1.1% |" in md
 
     audit = build_audit(claims, pages, priors, run_at=datetime(2026, 12, 1, 18, tzinfo=timezone.utc))
     html = write_reports(audit, tmp_path / "audit")["report.html"]
     before = html.read_text(encoding="utf-8")
-    assert append_verdict_section(html, verdicts, {**run.summary(), "run_at": "2026-12-01T18:00:00Z"}) is True
+    assert append_verdict_section(html, verdicts, {**run.summary(), "run_at": "2026-12-01T18:00:00Z"},
+                                  corrections=result.corrections) is True
     after = html.read_text(encoding="utf-8")
     assert len(after) > len(before) and after.startswith(before[: before.rindex("</main>")])
     assert after.count("<section id=\"claim-verdicts\">") == 1 and "0.8% of the cadastral value" in after
+    assert '<span class="add">- **Annual property levy**: **1.1%** of the cadastral value' in after
