@@ -21,6 +21,7 @@ from claims_pipeline.settings import Settings, settings_from_dict
 from claims_pipeline.web.asyncio_stream import AsyncioBackend
 from claims_pipeline.web.fetcher import Fetcher
 from claims_pipeline.web.records import FetchResult, FetchStatus
+from claims_pipeline.web import transport
 from claims_pipeline.web.transport import tls_context
 from claims_pipeline_tests.web.conftest import read_request, run_fetch
 
@@ -104,6 +105,40 @@ def test_an_idle_connection_the_server_closed_is_dialled_anew_without_a_failure(
     settings = settings_for(port, ["idle.fixture"], default_host={"concurrency": 1, "interval_ms": 300})
     results = run_fetch(settings, [f"http://idle.fixture:{port}/a", f"http://idle.fixture:{port}/b"])
     assert [(r.status, r.attempts) for r in results] == [(FetchStatus.OK, 1)] * 2
+    assert len(accepted) == 2
+
+
+def test_an_idle_connection_past_its_keep_alive_time_is_not_reused(tcp_server, monkeypatch):
+    def serve(conn: socket.socket) -> None:
+        while head := read_request(conn):
+            conn.sendall(ok_answer(path_of(head)))
+
+    port, accepted = tcp_server(serve)
+    monkeypatch.setattr(transport, "KEEPALIVE_S", 0.05)
+    settings = settings_for(port, ["expiry.fixture"], default_host={"concurrency": 1, "interval_ms": 200})
+    results = run_fetch(settings, [f"http://expiry.fixture:{port}/a", f"http://expiry.fixture:{port}/b"])
+    assert [r.status for r in results] == [FetchStatus.OK] * 2 and len(accepted) == 2
+
+
+def test_a_request_cut_off_by_its_deadline_gives_its_connection_up_and_the_host_goes_on(tcp_server):
+    """The response deadline cancels a trickling answer inside the pool: with one connection per host, the next
+    page still gets one (a leaked slot would wait out the pool timeout), and it is a new one."""
+
+    def serve(conn: socket.socket) -> None:
+        while head := read_request(conn):
+            if path_of(head) == "/trickle":
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 1000\r\n\r\n<html>")
+                for _ in range(20):
+                    time.sleep(0.05)
+                    conn.sendall(b"x")
+                return
+            conn.sendall(ok_answer(path_of(head)))
+
+    port, accepted = tcp_server(serve)
+    settings = settings_for(port, ["cut.fixture"], request_timeout_s=0.4)
+    results = by_path(run_fetch(settings, [f"http://cut.fixture:{port}/trickle", f"http://cut.fixture:{port}/after"]))
+    assert results["trickle"].status == FetchStatus.UNAVAILABLE and "deadline" in results["trickle"].note
+    assert results["after"].status == FetchStatus.OK and results["after"].elapsed_s < 0.4
     assert len(accepted) == 2
 
 
