@@ -141,6 +141,8 @@ class _Draft:
         self.quote = draft.quote
         self.note = draft.note
         self.verification_class = draft.verification_class
+        self.direction_a = draft.direction_a.model_copy()
+        self.direction_b = draft.direction_b.model_copy()
         self.figure_on_page = ""
         self.quote_ok = False  # the quote was found verbatim in the page text
         self.downgrades: list[Downgrade] = []
@@ -153,6 +155,8 @@ class _Draft:
     def downgrade(self, check: str, reason: str, to: str = INDETERMINATE) -> None:
         self.downgrades.append(Downgrade(check=check, reason=reason, before=self.verdict, after=to))
         self.verdict = to
+        if to not in ("MISMATCH", "STALE"):
+            self.figure_on_page = ""  # only a shipped MISMATCH/STALE names the page's figure (corrections read it)
 
     def changed(self, check: str, reason: str, before: str, after: str, kind: str = "text") -> None:
         self.downgrades.append(Downgrade(check=check, reason=reason, before=before, after=after, kind=kind))
@@ -219,6 +223,8 @@ def verify(draft: DraftVerdict | None, item: JudgeItem, *, raw_error: str | None
     _check_causal(d)
     _check_class(d)
     confidence = draft.confidence if isinstance(draft.confidence, (int, float)) and math.isfinite(draft.confidence) else 0.0
+    if any(x.kind == "verdict" for x in d.downgrades):
+        confidence = 0.0  # the model's confidence was in the verdict code refused (the draft keeps it)
     return Verdict(
         **_base(item),
         verdict=d.verdict,
@@ -227,8 +233,8 @@ def verify(draft: DraftVerdict | None, item: JudgeItem, *, raw_error: str | None
         quote=d.quote,
         confidence=min(1.0, max(0.0, float(confidence))),
         note=d.note,
-        direction_a=draft.direction_a,
-        direction_b=draft.direction_b,
+        direction_a=d.direction_a,
+        direction_b=d.direction_b,
         verification_class=d.verification_class,
         draft=draft,
         downgrades=d.downgrades,
@@ -402,6 +408,14 @@ def _check_free_numerals(d: _Draft) -> None:
         d.note = f"(note withheld: it states numbers found nowhere: {', '.join(free_note[:5])})"
         d.changed("no_free_numerals", "note withheld: numbers found in neither the claim nor the page",
                   _short(before), d.note)
+    for name in ("direction_a", "direction_b"):
+        direction = getattr(d, name)
+        free = free_numerals(direction.line, item.claim_text, item.line_text, item.page_text)
+        if free:
+            line = f"(withheld: it states numbers found nowhere: {', '.join(free[:5])})"
+            d.changed("no_free_numerals", f"{name} line withheld: numbers found in neither the claim nor the page",
+                      _short(direction.line), line)
+            setattr(d, name, direction.model_copy(update={"line": line}))
 
 
 def _check_tier(d: _Draft) -> None:
@@ -428,24 +442,28 @@ def _check_directions(d: _Draft, draft: DraftVerdict) -> None:
 
 
 def _check_causal(d: _Draft) -> None:
-    texts = [t for t in (d.note, d.source_says) if _CAUSAL_RE.search(t or "")]
-    if not texts and not (d.note or d.source_says):
+    texts = {"note": d.note, "source_says": d.source_says, "direction_a": d.direction_a.line,
+             "direction_b": d.direction_b.line}
+    if not any(texts.values()):
         return
     d.ran("causal_wording")
-    if not texts or (d.quote_ok and _CAUSAL_RE.search(d.quote)):
-        return  # no causal word, or a checked quote says so itself
+    if d.quote_ok and _CAUSAL_RE.search(d.quote):
+        return  # a checked quote says so itself
 
     def neutral(text: str) -> str:
         return _CAUSAL_RE.sub(lambda m: _match_case(m.group(0), _CAUSAL_MAP[m.group(0).lower()]), text)
 
-    for field in ("note", "source_says"):
-        before = getattr(d, field)
-        if _CAUSAL_RE.search(before or ""):
-            after = neutral(before)
+    for field, before in texts.items():
+        if not _CAUSAL_RE.search(before or ""):
+            continue
+        after = neutral(before)
+        if field.startswith("direction"):
+            setattr(d, field, getattr(d, field).model_copy(update={"line": after}))
+        else:
             setattr(d, field, after)
-            words = ", ".join(dict.fromkeys(m.group(0).lower() for m in _CAUSAL_RE.finditer(before)))
-            d.changed("causal_wording", f"{field}: causal wording ({words}) with no quote that says so, reworded",
-                      _short(before, 160), _short(after, 160))
+        words = ", ".join(dict.fromkeys(m.group(0).lower() for m in _CAUSAL_RE.finditer(before)))
+        d.changed("causal_wording", f"{field}: causal wording ({words}) with no quote that says so, reworded",
+                  _short(before, 160), _short(after, 160))
 
 
 def _match_case(word: str, replacement: str) -> str:

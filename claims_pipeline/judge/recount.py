@@ -45,7 +45,8 @@ def _outcome(v: Verdict) -> str:
     if _said_verdict(v) != v.verdict:
         return "downgraded"
     d = v.draft
-    if (v.note, v.source_says, v.claimed) != (d.note, d.source_says, d.claimed) or v.quote != _said_quote(v):
+    if ((v.note, v.source_says, v.claimed, v.direction_a, v.direction_b)
+            != (d.note, d.source_says, d.claimed, d.direction_a, d.direction_b) or v.quote != _said_quote(v)):
         return "reworded"
     if v.verification_class != d.verification_class.strip().lower():
         return "reclassified"

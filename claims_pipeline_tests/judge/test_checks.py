@@ -203,3 +203,21 @@ def test_source_says_may_name_the_claims_own_figure():
                      source_says="the page gives 9.9 % for the levy"), item())
     assert v.verdict == "INDETERMINATE" and failed(v) == ["no_free_numerals"] and "9.9 %" in v.source_says
 
+
+def test_direction_lines_are_model_text_too():
+    v = verify(draft(direction_a=Direction(result="passed", line="0,8 % is on the page, up from 0.5 % in 2019"),
+                     direction_b=Direction(result="passed", line="the levy rose because of the reform")), item())
+    assert v.verdict == "MATCH"
+    assert v.direction_a.line.startswith("(withheld") and "0.5 %" in v.direction_a.line
+    assert v.direction_b.line == "the levy rose alongside the reform"
+    assert sorted(failed(v)) == ["causal_wording", "no_free_numerals"]
+    assert v.draft.direction_b.line == "the levy rose because of the reform"  # the draft keeps what was said
+
+
+def test_a_downgraded_verdict_ships_no_confidence_and_no_page_figure():
+    fee = item(values=[{"type": "money", "raw": "€1,250", "number": 1250}], claim_text="registration fee €1,250")
+    v = verify(draft(verdict="MISMATCH", quote="The “registration fee” is 1 300 € per deed", claimed="€1,250",
+                     source_says="€1,400", verification_class="corrected", confidence=0.95), fee)
+    assert v.verdict == "INDETERMINATE" and v.confidence == 0.0 and v.figure_on_page == ""
+    assert v.draft.confidence == 0.95
+
