@@ -223,3 +223,46 @@ def test_every_bidi_control_is_neutralised_in_reports_and_on_the_terminal():
         text = f"rate {ch}5 %"
         for shown in (h(text), md_cell(text), replaced(text), json_escaped(text), terminal_escaped(text)):
             assert ch not in shown, (ch, shown)
+
+
+def test_an_audit_of_a_hostile_corpus_reports_every_good_scope(tmp_path):
+    """The whole audit (its corpus hashes, claims and citation_lint steps) on the demo corpus with every kind of
+    hostile file added: it ends, within bounded time and memory, with a report covering every good scope, the
+    skipped files named in its warnings, and no raw control or bidi character on the terminal or in the reports.
+    (Before: the FIFO blocked citation_lint, /dev/zero grew the run to 5.5 GB, the outside link failed the run.)"""
+    from claims_pipeline.fixture_web.server import FixtureWeb
+    from claims_pipeline.settings import DEMO_CORPUS_DIR
+
+    from claims_pipeline_tests.store.fixture_settings import fixture_config
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(DEMO_CORPUS_DIR, corpus)
+    good_scopes = set(list_scopes(settings_from_dict({"extraction": {"corpus_dir": str(corpus)}})))
+    os.mkfifo(corpus / "countries/xb/fifo.md")
+    (corpus / "countries/xa/zero.md").symlink_to("/dev/zero")
+    with open(corpus / "countries/xa/huge.md", "wb") as fh:
+        fh.truncate(2 * 1024**3)
+    secret = tmp_path / "private.md"
+    secret.write_text("- CIT **22 %** ([secret.gov.xx](https://secret.gov.xx/))\n", encoding="utf-8")
+    (corpus / "countries/xc/private.md").symlink_to(secret)
+    (corpus / f"shared/{HOSTILE_NAME}.md").write_text(
+        "## Tax\n- Levy **0.8 %** \u200fof value\u061c \x1b[2J([levy](https://www.tax.gov.xa/property/annual-levy.html))\n",
+        encoding="utf-8")
+    with FixtureWeb() as web:
+        data = fixture_config(web, tmp_path / "home")
+        data["extraction"] = {"corpus_dir": str(corpus)}
+        cfg = tmp_path / "audit.yaml"
+        cfg.write_text(yaml.safe_dump(data), encoding="utf-8")
+        run = run_cli("audit", "--config", str(cfg), cwd=tmp_path, env=cli_env(tmp_path), timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.max_rss_mb < 1000, run.max_rss_mb
+    assert_no_raw_controls(run.stdout + run.stderr)
+    for rel, why in [("countries/xb/fifo.md", "not a regular file (a FIFO)"), ("countries/xa/zero.md", OUTSIDE),
+                     ("countries/xa/huge.md", "over extraction.max_file_bytes"), ("countries/xc/private.md", OUTSIDE)]:
+        assert any(rel in line and why in line for line in run.err_lines), (rel, run.stderr[-3000:])
+    report_dir = Path((tmp_path / "home" / "reports" / "LATEST").read_text(encoding="utf-8").strip())
+    report = json.loads((report_dir / "report.json").read_text(encoding="utf-8"))
+    assert set(report["scopes"]) == good_scopes | {f"shared/{HOSTILE_NAME}"}
+    assert report["total"] >= 30 and "secret.gov.xx" not in json.dumps(report)
+    for name in ("report.md", "report.html"):
+        assert_no_raw_controls((report_dir / name).read_text(encoding="utf-8"))
