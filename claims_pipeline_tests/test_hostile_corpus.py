@@ -266,3 +266,29 @@ def test_an_audit_of_a_hostile_corpus_reports_every_good_scope(tmp_path):
     assert report["total"] >= 30 and "secret.gov.xx" not in json.dumps(report)
     for name in ("report.md", "report.html"):
         assert_no_raw_controls((report_dir / name).read_text(encoding="utf-8"))
+
+
+def test_the_corpus_hashes_take_every_file_the_walker_yields(corpus_root, tmp_path):
+    """The audit's corpus_documents step hashes the walker's files: a link out of the corpus that the switch
+    allows is named by its own path (resolving it failed the whole run: 'is not in the subpath of'), and a
+    FIFO swapped in after the walk hashes as unreadable instead of blocking."""
+    from claims_pipeline.corpus.hashes import scope_file_hashes
+
+    outside = tmp_path / "private.md"
+    outside.write_text(GOOD, encoding="utf-8")
+    (corpus_root / "countries/xb/private.md").symlink_to(outside)
+    allowed = settings_from_dict({"extraction": {"corpus_dir": str(corpus_root), "follow_links_out_of_corpus": True}})
+    files = list_scopes(allowed)["xb"]
+    fifo = corpus_root / "countries/xb/late.md"
+    os.mkfifo(fifo)
+    done: list = []
+    worker = threading.Thread(target=lambda: done.append(scope_file_hashes([*files, fifo], corpus_root)), daemon=True)
+    worker.start()
+    worker.join(10)
+    if worker.is_alive():
+        with open(fifo, "wb"):
+            pass
+        raise AssertionError("hashing blocked on a FIFO")
+    hashes = done[0]
+    assert set(hashes) == {"countries/xb/private.md", "countries/xb/late.md"}
+    assert hashes["countries/xb/late.md"] == "unreadable:not a regular file" and len(hashes["countries/xb/private.md"]) == 64

@@ -2,19 +2,43 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
+import stat
 from pathlib import Path
 
 
 def file_sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    """The bytes' sha256, read in blocks from a regular file only: the walker hands over no FIFO or device,
+    and one swapped in since is an OSError here (unreadable), never a wait or a read without end."""
+    h = hashlib.sha256()
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        while block := fh.read(1 << 20):
+            h.update(block)
+    return h.hexdigest()
+
+
+def corpus_relative(path: Path, corpus_dir: Path) -> str:
+    """The name a corpus file goes by: its path under corpus_dir as the walker found it. Not its resolved
+    target: a link inside the corpus keeps its own name, and a link out of the corpus (when
+    extraction.follow_links_out_of_corpus allows one) has no name inside it to fail on."""
+    if not path.is_absolute():
+        return path.as_posix()
+    try:
+        return path.relative_to(corpus_dir).as_posix()
+    except ValueError:
+        return Path(os.path.relpath(path, corpus_dir)).as_posix()
 
 
 def scope_file_hashes(files: list[Path], corpus_dir: Path) -> dict[str, str]:
     """corpus-relative path -> sha256 of the bytes (unreadable files hash to 'unreadable:<error>')."""
     out: dict[str, str] = {}
     for f in files:
-        rel = f.resolve().relative_to(corpus_dir.resolve()).as_posix() if f.is_absolute() else f.as_posix()
+        rel = corpus_relative(f, corpus_dir)
         try:
             out[rel] = file_sha256(f)
         except OSError as exc:  # one unreadable file must not hide the others
