@@ -92,7 +92,8 @@ CHECK_ASKS: dict[str, str] = {
 INDETERMINATE = "INDETERMINATE"
 INSTRUCTION_REACH = 200  # chars around an instruction to a model within which a quote is not evidence
 _MAX_QUOTE_OCCURRENCES = 200  # bounds the scan of a quote repeated all over a page
-MIN_QUOTE_CHARS = 12  # a bare "4.5%" shows no context: the figure must be quoted with what it describes
+MIN_QUOTE_CHARS = 12
+MAX_QUOTE_CHARS = 600  # the prompt asks for one sentence or table row  # a bare "4.5%" shows no context: the figure must be quoted with what it describes
 
 # The classes each shipped verdict allows; the first is the one code sets when the model's contradicts it.
 ALLOWED_CLASSES: dict[str, tuple[str, ...]] = {
@@ -338,6 +339,9 @@ def _quote_problem(d: _Draft, core: str) -> str | None:
     needle = normalized(core)
     if len(needle) < MIN_QUOTE_CHARS:
         return f"the quote {_short(core)!r} is too short to show what the figure describes"
+    if len(needle) > MAX_QUOTE_CHARS:
+        return (f"the quote is {len(needle)} characters: a span that long (a whole section or page) shows nothing "
+                f"about where the figure stands; one sentence or table row is asked for")
     if needle not in normalized_page(d.item.page_text):
         return f"the quote is not in the page text: {_short(core)!r}"
     return None

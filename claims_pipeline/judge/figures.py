@@ -150,9 +150,15 @@ def clause_words(claim_text: str, figure: str) -> list[str]:
 
 
 def shared_words(claim_words: list[str], quote: str) -> list[str]:
-    """The claim's words the quote also uses (compared by the priors' crude stem)."""
-    stems = {word_stem(w) for w in _QUOTE_WORD_RE.findall(quote)}
-    return [w for w in claim_words if word_stem(w) in stems]
+    """The claim's words the quote also uses: the same crude stem as the priors use, or one word the start of
+    the other ("price" ~ "prices", "resident" ~ "residents")."""
+    words = {w.casefold() for w in _QUOTE_WORD_RE.findall(quote) if len(w) >= 3}
+    stems = {word_stem(w) for w in words}
+
+    def shared(w: str) -> bool:
+        return word_stem(w) in stems or any(len(q) >= 4 and (q.startswith(w) or w.startswith(q)) for q in words)
+
+    return [w for w in claim_words if shared(w)]
 
 
 def _ident_key(ident: str) -> str:

@@ -143,6 +143,7 @@ CASES: list[Case] = [
     Case("quote_too_short", DUTY, answer(DUTY, "MATCH", quote="4.5 %"), "INDETERMINATE", "quote_verbatim"),
     Case("elided_quote", DUTY, answer(DUTY, "MATCH", quote="The transfer duty is … 4.5 % of the declared price"),
          "INDETERMINATE", "quote_verbatim"),
+    Case("whole_page_quoted", DUTY, answer(DUTY, "MATCH", quote=PAGE_TAX), "INDETERMINATE", "quote_verbatim"),
     Case("partial_fabricated_quote", DUTY, answer(DUTY, "PARTIAL", quote="4.5 % for residents only, says the Revenue Service",
          cls="flagged-judgment-call"), "INDETERMINATE", "quote_verbatim"),
     Case("stale_fabricated_quote", FEE, answer(FEE, "STALE", quote="From 2026 the fee is €1,400 per deed", cls="corrected"),
