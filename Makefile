@@ -44,4 +44,4 @@ bench: setup
 	$(BIN)/python benchmarks/bench_extract.py
 
 dev: setup
-	home="$$($(BIN)/python -m claims_pipeline.defs.runner)" && DAGSTER_HOME="$$home" $(BIN)/dg dev
+	home="$$($(BIN)/python -m claims_pipeline.orchestration.instance)" && DAGSTER_HOME="$$home" $(BIN)/dg dev

@@ -78,7 +78,7 @@ def plain_library(config: Path) -> dict:
     from claims_pipeline.audit import build_audit
     from claims_pipeline.corpus.extract import extract_corpus
     from claims_pipeline.corpus.linter import lint_corpus
-    from claims_pipeline.defs.audit_tables_io import tables_dir, write_tables
+    from claims_pipeline.audit_tables import tables_dir, write_tables
     from claims_pipeline.pages import refresh_pages
     from claims_pipeline.priors import build_prior
     from claims_pipeline.report import write_reports
@@ -104,7 +104,7 @@ def plain_library(config: Path) -> dict:
 def use_dagster_home(path: Path, *, stock_event_log: bool = False) -> None:
     """Point the CLI at this instance folder; its dagster.yaml is the project's template (optionally without
     the batching event log, for the stock comparison)."""
-    from claims_pipeline.defs.runner import INSTANCE_TEMPLATE
+    from claims_pipeline.orchestration.runner import INSTANCE_TEMPLATE
 
     path.mkdir(parents=True, exist_ok=True)
     text = INSTANCE_TEMPLATE.read_text(encoding="utf-8")

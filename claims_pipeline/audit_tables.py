@@ -1,4 +1,4 @@
-"""The audit's parquet tables on disk (<home>/audit/tables/*.parquet): written by the audit asset, read back by
+"""The audit's parquet tables on disk (<home>/audit/tables/*.parquet): written by the audit_tables asset (audit_of_scopes.py), read back by
 its checks and by the report asset, so what a reviewer reads is exactly what the checks verified. The four
 tables are one audit's: written under the home's audit lock and read under it (store/files.py), so a CLI
 audit running beside a Dagster run never leaves a reader with one audit's claims and another's pages. The
@@ -13,18 +13,18 @@ from typing import Any
 
 import pandas as pd
 
+from claims_pipeline.home import HomeLayout
 from claims_pipeline.store.files import locked, replace_atomically
 
 TABLE_NAMES = ("claims", "pages", "priors", "meta")
 
 
 def tables_dir(home: Path) -> Path:
-    return home / "audit" / "tables"
+    return HomeLayout(home).tables_dir
 
 
 def audit_lock(home: Path) -> Path:
-    """The lock over <home>/audit: the tables, the report written from them and the record of what it showed."""
-    return home / "audit" / "audit.lock"
+    return HomeLayout(home).audit_lock
 
 
 def write_tables(tables: dict[str, pd.DataFrame], directory: Path) -> dict[str, Path]:

@@ -659,6 +659,20 @@ def find_config_file(explicit: str | os.PathLike[str] | None = None) -> Path | N
     return candidate if candidate.is_file() else None
 
 
+def corpus_origin(config_file: Path | None, *, override: bool = False) -> str:
+    """Where the corpus directory came from, for an error message."""
+    if override:
+        return "--corpus"
+    return f"extraction.corpus_dir in {config_file}" if config_file else "extraction.corpus_dir, default"
+
+
+def settings_source(config_file: Path | None) -> str:
+    """Which configuration a run uses, in words: the file, or the built-in defaults and why."""
+    if config_file is not None:
+        return f"config {config_file}"
+    return f"built-in defaults (${ENV_CONFIG} unset, no ./{DEFAULT_CONFIG_RELPATH.as_posix()})"
+
+
 # A config file is a few KB; reading more than this means it is no config file (`--config /dev/zero` read whole
 # ate 5.4 GB). A pipe (`--config <(…)`) is read up to the same bound.
 MAX_CONFIG_BYTES = 4 * 1024 * 1024

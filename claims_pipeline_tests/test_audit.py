@@ -207,7 +207,7 @@ def test_newest_page_states_takes_the_latest_fetch_of_each_url() -> None:
 
 
 def test_two_audits_of_one_second_get_two_report_folders(tmp_path: Path) -> None:
-    from claims_pipeline.defs.audit_assets import report_dir_for
+    from claims_pipeline.report.publish import report_dir_for
 
     reports = tmp_path / "reports"
     first = report_dir_for(reports, "2026-06-01T09:00:00.120000+00:00")

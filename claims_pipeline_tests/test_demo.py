@@ -81,7 +81,7 @@ def test_demo_help_says_it_ignores_config(capsys):
 
 def test_a_demo_whose_audits_write_no_report_does_not_show_an_earlier_one(tmp_path: Path, monkeypatch, capsys):
     """An earlier demo's report stays under reports/; a demo whose own audits fail must not print it as its own."""
-    import claims_pipeline.defs.audit_assets as audit_assets
+    import claims_pipeline.report.publish as publish
     from claims_pipeline.cli import main
 
     monkeypatch.setenv("CLAIMS_PIPELINE_HOME", str(tmp_path))
@@ -95,7 +95,7 @@ def test_a_demo_whose_audits_write_no_report_does_not_show_an_earlier_one(tmp_pa
     def no_folder(*args, **kwargs):
         raise OSError("reports folder not writable")
 
-    monkeypatch.setattr(audit_assets, "report_dir_for", no_folder)
+    monkeypatch.setattr(publish, "report_dir_for", no_folder)
     assert main(["demo"]) == 1
     out = capsys.readouterr()
     assert "no report written by audit 1" in out.err and "flagged 99" not in out.err

@@ -29,17 +29,18 @@ def audit(config_path: str, *, scope: str | None = None, clock: str = "", fixtur
     missing corpus directory, a corpus without markdown files or a --scope that matches nothing."""
     from claims_pipeline.commands.inputs import InputError, check_corpus_dir, chosen_scopes, corpus_origin
     from claims_pipeline.corpus.extract import list_scopes
-    from claims_pipeline.defs.resources import ClaimsConfig, default_resources
-    from claims_pipeline.defs.runner import open_instance, run_audit, run_failures
+    from claims_pipeline.orchestration.instance import open_instance
+    from claims_pipeline.orchestration.runner import resources_for, run_audit, run_failures
+    from claims_pipeline.settings import load_settings
 
-    settings = ClaimsConfig(config_path=config_path).load()
+    settings = load_settings(Path(config_path) if config_path else None)
     check_corpus_dir(settings, corpus_origin(Path(config_path) if config_path else None))
     all_scopes = list(list_scopes(settings))
     if not all_scopes:
         raise InputError(f"no markdown files under {settings.corpus_dir} / {settings.extraction.scope_dirs}")
     chosen = chosen_scopes(all_scopes, scope)
     instance = open_instance(settings)
-    resources = default_resources(config_path, fixture_web=fixture_web, clock=clock)
+    resources = resources_for(config_path, fixture_web=fixture_web, clock=clock)
     before = latest_signature(settings.reports_dir)
     results = run_audit(instance, resources, all_scopes, chosen)
     failures = run_failures(results)

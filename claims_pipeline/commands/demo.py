@@ -36,7 +36,7 @@ def demo_home(explicit: Path | None) -> Path:
 
 def write_runtime_config(home: Path, address: str) -> Path:
     """demo.yaml with absolute paths, the demo home, and the demo hosts routed to the fixture web."""
-    from claims_pipeline.defs.resources import DEMO_CONFIG, fixture_routes
+    from claims_pipeline.demo.routes import DEMO_CONFIG, fixture_routes
 
     data: dict[str, Any] = yaml.safe_load(DEMO_CONFIG.read_text(encoding="utf-8"))
     data["home"] = str(home)
@@ -51,8 +51,32 @@ def write_runtime_config(home: Path, address: str) -> Path:
     return path
 
 
+def ui_command(config: Path, dagster_home: str) -> str:
+    """The shell line that opens the UI on the demo's instance: `dg dev` in the project folder of a checkout
+    (the venv's, so it works without activating it), `dagster dev -m` for an installed package."""
+    import shlex
+
+    from claims_pipeline.settings import PACKAGE_DIR
+
+    env = f"CLAIMS_PIPELINE_CONFIG={shlex.quote(str(config))} DAGSTER_HOME={shlex.quote(dagster_home)}"
+    project = PACKAGE_DIR.parent
+    if "[tool.dg" in _read(project / "pyproject.toml"):
+        dg_cli = Path(sys.executable).with_name("dg")
+        return f"cd {shlex.quote(str(project))} && {env} {shlex.quote(str(dg_cli))} dev"
+    dagster = Path(sys.executable).with_name("dagster")
+    return f"{env} {shlex.quote(str(dagster))} dev -m claims_pipeline.definitions"
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return ""
+
+
 def run(args: argparse.Namespace) -> int:
     from claims_pipeline.commands.audit import audit, latest_signature, latest_summary
+    from claims_pipeline.demo.routes import save_epoch
     from claims_pipeline.fixture_web.server import FixtureWeb
 
     home = demo_home(args.home)
@@ -66,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"[demo] fixture web on http://127.0.0.1:{web.port} · outputs under {home}", file=sys.stderr)
         for i, (epoch, what) in enumerate(DEMO_STEPS, 1):
             web.set_epoch(epoch)
+            save_epoch(home, epoch)  # a UI run after the demo serves the pages its last audit saw
             print(f"[demo] audit {i}/{len(DEMO_STEPS)} — {what}", file=sys.stderr)
             before = latest_signature(home / "reports")
             code = audit(str(config), fixture_web="off", quiet=True)
@@ -86,7 +111,5 @@ def run(args: argparse.Namespace) -> int:
         print(f"report → {summary['report']}", file=sys.stderr)
         if summary.get("html"):
             print(f"report for people → {summary['html']}", file=sys.stderr)
-    dagster_home = os.environ.get("DAGSTER_HOME") or str(home / "dagster")
-    dagster = Path(sys.executable).with_name("dagster")  # the venv's, so the line works without activating it
-    print(f"UI: CLAIMS_PIPELINE_CONFIG={config} DAGSTER_HOME={dagster_home} {dagster} dev -m claims_pipeline.definitions", file=sys.stderr)
+    print(f"UI: {ui_command(config, os.environ.get('DAGSTER_HOME') or str(home / 'dagster'))}", file=sys.stderr)
     return code

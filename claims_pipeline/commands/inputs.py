@@ -7,18 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-SCOPES_SHOWN = 12  # a real corpus has hundreds of scopes; the message stays one readable line
-
+from claims_pipeline.corpus.scopes import no_scope_message
+from claims_pipeline.settings import corpus_origin  # noqa: F401  (the commands import it from here)
 
 class InputError(Exception):
     """A missing corpus directory or a --scope that matches nothing; the message names the value and its origin."""
-
-
-def corpus_origin(config_file: Path | None, *, override: bool = False) -> str:
-    """Where the corpus directory came from, for the error message."""
-    if override:
-        return "--corpus"
-    return f"extraction.corpus_dir in {config_file}" if config_file else "extraction.corpus_dir, default"
 
 
 def corpus_missing_message(settings: Any, origin: str) -> str | None:
@@ -32,12 +25,6 @@ def check_corpus_dir(settings: Any, origin: str) -> None:
     message = corpus_missing_message(settings, origin)
     if message:
         raise InputError(message)
-
-
-def no_scope_message(name: str, all_scopes: list[str]) -> str:
-    shown = ", ".join(all_scopes[:SCOPES_SHOWN]) or "none"
-    more = f", … {len(all_scopes) - SCOPES_SHOWN} more" if len(all_scopes) > SCOPES_SHOWN else ""
-    return f"no scope matches --scope {name!r} (scopes: {shown}{more})"
 
 
 def chosen_scopes(all_scopes: list[str], name: str | None) -> list[str] | None:

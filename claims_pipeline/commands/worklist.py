@@ -22,14 +22,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import dagster as dg
-
     from claims_pipeline.commands.inputs import check_clock, check_corpus_dir, chosen_scopes, corpus_origin
     from claims_pipeline.corpus.extract import list_scopes
-    from claims_pipeline.defs import ALL_ASSETS
-    from claims_pipeline.defs.resources import ClaimsConfig, default_resources
-    from claims_pipeline.defs.runner import QUIET_RUN_CONFIG, open_instance, run_failures
-    from claims_pipeline.settings import find_config_file
+    from claims_pipeline.home import HomeLayout
+    from claims_pipeline.orchestration.instance import open_instance
+    from claims_pipeline.orchestration.runner import resources_for, run_failures, run_worklist
+    from claims_pipeline.settings import find_config_file, load_settings
 
     if args.sample < 0:
         print("claims-pipeline: --sample must be ≥ 0", file=sys.stderr)
@@ -37,20 +35,17 @@ def run(args: argparse.Namespace) -> int:
     check_clock(args.now)
     config = find_config_file(args.config)
     config_path = str(config) if config else ""
-    settings = ClaimsConfig(config_path=config_path).load()
+    settings = load_settings(config)
     # before any run: a missing corpus or an unmatched --scope must not overwrite the last worklist with 0 items
     check_corpus_dir(settings, corpus_origin(config))
     chosen_scopes(list(list_scopes(settings)), args.scope)
-    out = (args.out.expanduser().resolve() if args.out else settings.home_dir / "worklist.json")
+    out = (args.out.expanduser().resolve() if args.out else HomeLayout(settings.home_dir).worklist_file)
     run_config = {
         "sample": args.sample, "scope": args.scope or "", "section": args.section or "",
         "include_secondary": bool(args.include_secondary), "seed": args.seed, "out": str(out),
     }
     instance = open_instance(settings)
-    result = dg.materialize(
-        ALL_ASSETS, instance=instance, resources=default_resources(config_path, clock=args.now or ""),
-        selection=["worklist"], run_config={**QUIET_RUN_CONFIG, "ops": {"worklist": {"config": run_config}}}, raise_on_error=False,
-    )
+    result = run_worklist(instance, resources_for(config_path, clock=args.now or ""), run_config)
     for f in run_failures([result]):
         print(terminal_escaped(f"claims-pipeline: {f}"), file=sys.stderr)
     if not result.success:

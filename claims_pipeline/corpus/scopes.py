@@ -65,6 +65,7 @@ def walk_corpus(settings: Settings, *, honour_skip_files: bool = True) -> Corpus
         if not base.is_dir():
             continue
         inside = _inside(os.path.realpath(base), root_real)  # the scope dir itself may be a link
+        prefix = (base.relative_to(root).as_posix() + "/").removeprefix("./")
         unlisted: list[ExtractWarning] = []
         paths = sorted(markdown_files(base, unlisted, root))
         walk.skipped += [(None, w) for w in unlisted]
@@ -73,7 +74,7 @@ def walk_corpus(settings: Settings, *, honour_skip_files: bool = True) -> Corpus
             if path.name in skip or excluded.intersection(rel_in.parts) or path in seen:
                 continue
             seen.add(path)
-            rel = path.relative_to(root).as_posix()
+            rel = prefix + rel_in.as_posix()  # path.relative_to(root), without a second parse of the path
             scope = scope_for(rel_in, scope_dir)
             problem = _unreadable_reason(path, inside, root_real, ex.max_file_bytes, ex.follow_links_out_of_corpus)
             if problem is not None:
@@ -142,3 +143,12 @@ def resolve_scope_filter(scopes: list[str] | dict[str, object], name: str) -> li
     """The CLI's `--scope X`: scopes equal to X or ending in '/X' (so 'fr', 'shared/exit/x' or 'x')."""
     name = name.strip().strip("/")
     return [s for s in scopes if s == name or s.endswith("/" + name)]
+
+
+SCOPES_SHOWN = 12  # a real corpus has hundreds of scopes; the message stays one readable line
+
+
+def no_scope_message(name: str, all_scopes: list[str]) -> str:
+    shown = ", ".join(all_scopes[:SCOPES_SHOWN]) or "none"
+    more = f", … {len(all_scopes) - SCOPES_SHOWN} more" if len(all_scopes) > SCOPES_SHOWN else ""
+    return f"no scope matches --scope {name!r} (scopes: {shown}{more})"

@@ -1,21 +1,16 @@
-"""The monthly audit schedule, the corpus sensor (partition sync + runs for changed scopes) and the automation
-condition sensor that runs the audit assets after per-scope runs."""
+"""When audits run by themselves: the monthly schedule, the corpus sensor (one partition per scope, and a
+re-audit of each scope whose files changed), and the sensor that evaluates the audit's automation conditions."""
 
 
 import json
 
 import dagster as dg
 
-from claims_pipeline.defs.corpus_files import combined_hash, scope_file_hashes
+from claims_pipeline.defs import jobs
 from claims_pipeline.defs.partitions import SCOPE_PARTITIONS_NAME, range_tags, scope_partitions
 from claims_pipeline.defs.resources import ClaimsConfig
-
-SCOPE_ASSET_NAMES = ["corpus_documents", "claims", "citation_lint", "fetched_pages", "page_changes", "priors"]
-AUDIT_ASSET_NAMES = ["audit_tables", "audit_report"]
-
-scope_assets_selection = dg.AssetSelection.assets(*SCOPE_ASSET_NAMES)
-audit_selection = dg.AssetSelection.assets(*AUDIT_ASSET_NAMES)
-monthly_selection = scope_assets_selection | audit_selection
+from claims_pipeline.defs.storage import scope_file
+from claims_pipeline.home import HomeLayout
 
 
 def whole_corpus_request(instance: dg.DagsterInstance, run_key: str | None) -> dg.RunRequest | dg.SkipReason:
@@ -24,36 +19,33 @@ def whole_corpus_request(instance: dg.DagsterInstance, run_key: str | None) -> d
     keys = list(instance.get_dynamic_partitions(SCOPE_PARTITIONS_NAME))
     if not keys:
         return dg.SkipReason("no scopes yet: the corpus sensor adds one partition per scope folder")
-    return dg.RunRequest(run_key=run_key, asset_selection=[dg.AssetKey(n) for n in SCOPE_ASSET_NAMES + AUDIT_ASSET_NAMES], tags=range_tags(keys))
+    return dg.RunRequest(run_key=run_key, tags=range_tags(keys))
 
 
 @dg.schedule(
     name="monthly_audit",
     cron_schedule="0 6 1 * *",  # 06:00 UTC on the 1st of every month
     execution_timezone="UTC",
-    target=monthly_selection,
+    job=jobs.audit_corpus,
     default_status=dg.DefaultScheduleStatus.RUNNING,
     description="Re-reads every cited page of every scope, then writes the audit and its report.",
 )
 def monthly_audit_schedule(context: dg.ScheduleEvaluationContext) -> dg.RunRequest | dg.SkipReason:
     when = context.scheduled_execution_time
-    key = f"monthly-{when:%Y-%m}" if when else None
-    return whole_corpus_request(context.instance, key)
+    return whole_corpus_request(context.instance, f"monthly-{when:%Y-%m}" if when else None)
 
 
 def stored_scope_hash(home, scope: str) -> str | None:
     """The file hash that the last materialization of `corpus_documents` stored for this scope, if any."""
-    from claims_pipeline.defs.storage import scope_file
-
-    path = scope_file(home, dg.AssetKey("corpus_documents"), scope)
     try:
-        return json.loads(path.read_text(encoding="utf-8")).get("hash")
+        return json.loads(scope_file(home, dg.AssetKey("corpus_documents"), scope).read_text(encoding="utf-8")).get("hash")
     except (OSError, ValueError, AttributeError):
         return None
 
 
 def current_scope_hashes(config: ClaimsConfig) -> dict[str, str]:
-    from claims_pipeline.corpus.extract import list_scopes
+    from claims_pipeline.corpus.hashes import combined_hash, scope_file_hashes
+    from claims_pipeline.corpus.scopes import list_scopes
 
     settings = config.load()
     return {s: combined_hash(scope_file_hashes(files, settings.corpus_dir)) for s, files in list_scopes(settings).items()}
@@ -62,11 +54,10 @@ def current_scope_hashes(config: ClaimsConfig) -> dict[str, str]:
 @dg.sensor(
     name="corpus_sensor",
     minimum_interval_seconds=60,
-    target=monthly_selection,
+    jobs=[jobs.audit_scope, jobs.refresh_audit],
     default_status=dg.DefaultSensorStatus.RUNNING,
-    description="Keeps one partition per corpus scope, and requests a run for each scope whose files changed "
-    "(cursor = per-scope file hashes). The audit then follows by its automation condition; when scopes are "
-    "removed, the sensor requests the audit itself (removing a partition triggers no automation).",
+    description="Keeps one partition per corpus scope, and runs audit_scope for each scope whose files changed "
+    "(cursor = per-scope file hashes); when scopes are removed, it re-runs the audit and report without them.",
 )
 def corpus_sensor(context: dg.SensorEvaluationContext, claims_config: ClaimsConfig) -> dg.SensorResult:
     current = current_scope_hashes(claims_config)
@@ -74,7 +65,7 @@ def corpus_sensor(context: dg.SensorEvaluationContext, claims_config: ClaimsConf
     existing = set(context.instance.get_dynamic_partitions(SCOPE_PARTITIONS_NAME))
     added = sorted(set(current) - existing)
     removed = sorted(existing - set(current))
-    home = claims_config.load().home_dir
+    home = HomeLayout(claims_config.load().home_dir).root
     # A scope is due when its files differ from what the sensor last saw AND from what was last materialized
     # (so starting the UI after a CLI audit does not re-fetch scopes that are already up to date).
     changed = sorted(s for s, h in current.items() if seen.get(s) != h and stored_scope_hash(home, s) != h)
@@ -82,12 +73,11 @@ def corpus_sensor(context: dg.SensorEvaluationContext, claims_config: ClaimsConf
         # the tick number keeps the key unique when a scope's files go back to an earlier state (an edit
         # reverted): with the hash alone Dagster skipped that run as already done, and the stored claims kept
         # the edited text
-        dg.RunRequest(run_key=f"{s}:{current[s]}:{tick}", partition_key=s, asset_selection=[dg.AssetKey(n) for n in SCOPE_ASSET_NAMES])
+        dg.RunRequest(run_key=f"{s}:{current[s]}:{tick}", partition_key=s, job_name=jobs.audit_scope.name)
         for s in changed
     ]
     if removed:  # the audit and report without them
-        requests.append(dg.RunRequest(run_key=f"removed:{','.join(removed)}:{tick}",
-                                      asset_selection=[dg.AssetKey(n) for n in AUDIT_ASSET_NAMES]))
+        requests.append(dg.RunRequest(run_key=f"removed:{','.join(removed)}:{tick}", job_name=jobs.refresh_audit.name))
     partition_requests = []
     if added:
         partition_requests.append(scope_partitions.build_add_request(added))
@@ -108,13 +98,12 @@ def _read_cursor(cursor: str | None) -> tuple[dict[str, str], int]:
 
 
 # Dagster only evaluates AutomationCondition.eager() on the audit assets through an automation condition sensor;
-# the implicit `default_automation_condition_sensor` starts STOPPED, so after the corpus sensor's per-scope
-# runs nothing would follow in a fresh `dagster dev`. This one starts RUNNING.
+# the implicit `default_automation_condition_sensor` starts STOPPED. This one starts RUNNING.
 audit_automation_sensor = dg.AutomationConditionSensorDefinition(
     name="audit_automation",
-    target=audit_selection,
+    target=jobs.audit_assets,
     default_status=dg.DefaultSensorStatus.RUNNING,
     minimum_interval_seconds=30,
-    description="Evaluates the audit assets' automation conditions (eager): after per-scope runs update the "
-    "scopes, one run rebuilds audit_tables and audit_report.",
+    description="Evaluates the audit assets' automation conditions (eager): when scopes were refreshed "
+    "outside audit_scope, one run rebuilds audit_tables and audit_report.",
 )

@@ -1,12 +1,14 @@
-"""Resources: the settings file, the page cache and the fetcher (with the bundled fixture web for the demo).
+"""Resources, chosen by deployment in one place (`default_resources`): the settings and the clock, the page
+cache, the fetcher, and the IO manager of the per-scope values.
 
-Settings stay the one source of truth (claims_pipeline/settings.py); the resources only say which file to
-load, what "now" is (tests and replays pin the clock) and whether the demo's fixture web must be started.
+Production: the fetcher talks to the web through the SSRF guard, nothing else. Demo (the corpus is the bundled
+demo corpus): the same fetcher, plus the bundled fixture web started for the run on loopback at the epoch the
+demo left (demo/routes.py), so the UI sees what the demo's last audit saw.
 """
 
-from __future__ import annotations
 
 import contextlib
+import os
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
@@ -14,51 +16,35 @@ from typing import Any, Iterator
 import dagster as dg
 from pydantic import PrivateAttr
 
-from claims_pipeline.settings import DEMO_CORPUS_DIR, PACKAGE_DIR, Settings, find_config_file, load_settings
-
-DEMO_CONFIG = PACKAGE_DIR / "demo" / "demo.yaml"
-DEMO_TLDS = ("xa", "xb", "xc")  # the demo corpus cites only fictional hosts under these TLDs
-
-
-def fixture_routes(address_map: dict[str, str], address: str) -> dict[str, Any]:
-    """fetch.address_map / allow_networks that send every demo host to the fixture web at `address` (ip:port).
-
-    The wildcards *.xa, *.xb, *.xc go to `address` even when the map already routes them elsewhere: a config
-    written by `claims-pipeline demo` names the demo's own fixture web, whose port is closed once the demo
-    ends, and a later run (the UI, `audit --config <home>/demo/demo.yaml`) must reach the fixture web it
-    started itself. Exact host entries still win over the wildcards (the demo maps one host to 127.0.0.2 so
-    that the SSRF guard refuses it). Only the fixture web's own address is allowed: even a guard bug could
-    reach nothing but loopback.
-    """
-    ip = address.rsplit(":", 1)[0]
-    wildcards = {f"*.{tld}": address for tld in DEMO_TLDS}
-    return {
-        "address_map": {**wildcards, **{k: v for k, v in address_map.items() if k.lower() not in wildcards}},
-        "allow_networks": [f"{ip}/32"],
-    }
-
-
-def with_fixture_routes(settings: Settings, address: str) -> Settings:
-    """Settings whose fetcher sends every demo host to the fixture web at `address` (ip:port) and nowhere else."""
-    routes = fixture_routes(dict(settings.fetch.address_map), address)
-    routes["allow_networks"] = sorted({*settings.fetch.allow_networks, *routes["allow_networks"]})
-    fetch = settings.fetch.model_copy(update=routes)
-    return settings.model_copy(update={"fetch": fetch})
+from claims_pipeline.settings import ENV_CONFIG, Settings, find_config_file, load_settings, settings_source
 
 
 class ClaimsConfig(dg.ConfigurableResource):
     """Which settings file to use and what time it is.
 
-    config_path: a claims_pipeline YAML file; empty means the bundled demo config (demo/demo.yaml).
+    config_path: a claims_pipeline YAML file; empty means the usual chain ($CLAIMS_PIPELINE_CONFIG, then
+    ./config/claims_pipeline.yaml, else the built-in defaults), the same as the CLI's.
     clock: an ISO-8601 instant used as "now" for fetch times and the audit date; empty means the wall clock.
     """
 
     config_path: str = ""
     clock: str = ""
 
+    _settings: Settings | None = PrivateAttr(default=None)
+
+    def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        settings = self.load()
+        if context.log:
+            context.log.info(f"settings: {settings_source(self.config_file())} · home {settings.home_dir}")
+
+    def config_file(self) -> Path | None:
+        return Path(self.config_path) if self.config_path else find_config_file(None)
+
     def load(self) -> Settings:
-        # empty: the usual lookup ($CLAIMS_PIPELINE_CONFIG, ./config/claims_pipeline.yaml), else the demo's
-        return load_settings(self.config_path or find_config_file(None) or DEMO_CONFIG)
+        """The run's settings, read once (a resource lives for one run)."""
+        if self._settings is None:
+            self._settings = load_settings(self.config_file())
+        return self._settings
 
     def now(self) -> datetime:
         if not self.clock:
@@ -68,16 +54,15 @@ class ClaimsConfig(dg.ConfigurableResource):
 
 
 class PageCacheResource(dg.ConfigurableResource):
-    """Opens the page cache (SQLite index + text blobs) named by the settings, for the length of a step."""
+    """Opens the page cache (index + text blobs) named by the settings, for the length of a step."""
 
     config: ClaimsConfig
 
     @contextlib.contextmanager
-    def open(self, settings: Settings | None = None) -> Iterator[Any]:
+    def open(self) -> Iterator[Any]:
         from claims_pipeline.store.cache import PageCache
 
-        s = settings or self.config.load()
-        cache = PageCache.from_settings(s)
+        cache = PageCache.from_settings(self.config.load())
         try:
             yield cache
         finally:
@@ -85,59 +70,74 @@ class PageCacheResource(dg.ConfigurableResource):
 
 
 class FetcherResource(dg.ConfigurableResource):
-    """Fetch options. fixture_web: "on" starts the bundled fixture web in this process for the run (ephemeral
-    127.0.0.1 port) and routes the demo hosts to it; "auto" does so when the corpus is the bundled demo corpus
-    (so `dagster dev` on the demo never looks up the fictional hosts anywhere else); "off" never."""
+    """The polite fetcher's settings for a run. force_refresh: the audit re-reads every cited page."""
 
     config: ClaimsConfig
-    fixture_web: str = "auto"
-    fixture_epoch: int = 1
-    force_refresh: bool = True  # the audit re-reads every cited page (reference §4); the worklist uses the TTL
-
-    _address: str | None = PrivateAttr(default=None)
-
-    @contextlib.contextmanager
-    def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator["FetcherResource"]:
-        wanted = self.fixture_web == "on" or (
-            self.fixture_web == "auto" and self.config.load().corpus_dir.resolve() == DEMO_CORPUS_DIR.resolve()
-        )
-        if not wanted:
-            yield self
-            return
-        from claims_pipeline.fixture_web.server import FixtureWeb
-
-        with FixtureWeb() as web:
-            web.set_epoch(self.fixture_epoch)
-            self._address = f"127.0.0.1:{web.port}"
-            if context.log:
-                context.log.info(f"fixture web for the demo hosts on http://{self._address} (epoch {self.fixture_epoch})")
-            yield self
+    force_refresh: bool = True
 
     def settings(self) -> Settings:
-        s = self.config.load()
-        return with_fixture_routes(s, self._address) if self._address else s
+        return self.config.load()
 
     def refresh(self, settings: Settings, urls: list[str], cache: Any, now: datetime, run_id: str | None = None) -> dict[str, Any]:
+        """Fetch `urls` into the cache; run_id (defs/fetch_runs.py) lets a retry from failure resume where the
+        failed or killed run stopped. Without the texts: the priors read each text from the cache."""
         from claims_pipeline.pages import refresh_pages
 
-        # run_id from fetch_runs.fetch_run_id: a retry from failure resumes where the failed or killed run
-        # stopped. Without the texts: the fetched_pages asset stores states by text_hash and the priors read
-        # each text from the cache.
         return refresh_pages(settings, urls, cache=cache, force=self.force_refresh, now=now, run_id=run_id,
                              with_text=False)
 
 
-def default_resources(config_path: str | dg.EnvVar | None = None, *, fixture_web: str = "auto", clock: str = "") -> dict[str, Any]:
-    config = ClaimsConfig(config_path=config_path or "", clock=clock)
-    from claims_pipeline.defs.storage import ScopeStoreIOManager
+class DemoFetcherResource(FetcherResource):
+    """The fetcher for the bundled demo corpus: starts the fixture web on an ephemeral 127.0.0.1 port for the
+    run and routes the demo's fictional hosts to it (and nowhere else)."""
 
+    fixture_epoch: int = 0  # 0: the epoch the last `claims-pipeline demo` left in its home
+
+    _address: str | None = PrivateAttr(default=None)
+
+    @contextlib.contextmanager
+    def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator["DemoFetcherResource"]:
+        from claims_pipeline.demo.routes import saved_epoch
+        from claims_pipeline.fixture_web.server import FixtureWeb
+
+        epoch = self.fixture_epoch or saved_epoch(self.config.load().home_dir)
+        with FixtureWeb() as web:
+            web.set_epoch(epoch)
+            self._address = f"127.0.0.1:{web.port}"
+            if context.log:
+                context.log.info(f"demo: fixture web for the demo hosts on http://{self._address} (epoch {epoch})")
+            yield self
+
+    def settings(self) -> Settings:
+        from claims_pipeline.demo.routes import with_fixture_routes
+
+        s = self.config.load()
+        return with_fixture_routes(s, self._address) if self._address else s
+
+
+def default_resources(config_path: str | dg.EnvVar | None = None, *, fixture_web: str = "auto",
+                      clock: str = "") -> dict[str, Any]:
+    """The resources of a deployment. fixture_web: "auto" = the demo's fetcher when the corpus is the bundled
+    demo corpus, else production's; "on" / "off" force one."""
+    from claims_pipeline.defs.storage import ScopeStoreIOManager
+    from claims_pipeline.demo.routes import is_demo_corpus
+
+    config = ClaimsConfig(config_path=config_path or "", clock=clock)
+    if fixture_web == "auto":
+        path = os.environ.get(ENV_CONFIG, "") if isinstance(config_path, dg.EnvVar) else (config_path or "")
+        demo = is_demo_corpus(ClaimsConfig(config_path=path).load())
+    else:
+        demo = fixture_web == "on"
+    fetcher = DemoFetcherResource(config=config) if demo else FetcherResource(config=config)
     return {
         "claims_config": config,
         "page_cache": PageCacheResource(config=config),
-        "fetcher": FetcherResource(config=config, fixture_web=fixture_web),
+        "fetcher": fetcher,
         "io_manager": ScopeStoreIOManager(config=config),
     }
 
 
-def demo_config_path() -> Path:
-    return DEMO_CONFIG
+@dg.definitions
+def resources() -> dg.Definitions:
+    configured = bool(os.environ.get(ENV_CONFIG))
+    return dg.Definitions(resources=default_resources(dg.EnvVar(ENV_CONFIG) if configured else None))

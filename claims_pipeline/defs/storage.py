@@ -3,7 +3,7 @@
 Every per-scope asset returns {scope: value} for the scopes of its run (one scope, or many in a single-run
 backfill); this IO manager writes each scope to its own file, and loads {scope: value} for whatever partitions
 the consumer asks for (the cross-scope audit asks for all of them). Plain JSON keeps the files readable with
-any tool; the audit writes its own parquet tables and reports (see audit_assets.py).
+any tool; the audit writes its own parquet tables and reports (defs/audit).
 """
 
 from __future__ import annotations
@@ -15,16 +15,16 @@ from typing import Any
 import dagster as dg
 
 from claims_pipeline.defs.resources import ClaimsConfig
+from claims_pipeline.home import HomeLayout
 from claims_pipeline.store.files import write_text_atomically
 
 
 def asset_dir(home: Path, asset_key: dg.AssetKey) -> Path:
-    return home / "assets" / "/".join(asset_key.path)
+    return HomeLayout(home).assets_dir / "/".join(asset_key.path)
 
 
 def scope_file(home: Path, asset_key: dg.AssetKey, scope: str) -> Path:
-    # scope keys such as "shared/exit/nordics" become nested folders; ".." never occurs in a scope name
-    return asset_dir(home, asset_key) / f"{scope}.json"
+    return HomeLayout(home).scope_file("/".join(asset_key.path), scope)
 
 
 def _write_json(path: Path, value: Any) -> None:

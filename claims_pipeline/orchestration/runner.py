@@ -1,40 +1,30 @@
-"""Materialize the assets in-process against the configured Dagster instance (the CLI's audit/worklist/demo).
-
-DAGSTER_HOME: used when set; otherwise <settings.home_dir>/dagster, a persistent folder, so run history
-survives and `dagster dev` with the same DAGSTER_HOME shows the CLI's runs.
-"""
+"""The CLI's runs: the same jobs the UI launches (defs/jobs.py), executed in-process against the configured
+Dagster instance, with the resources of the CLI's settings and clock."""
 
 from __future__ import annotations
 
-import os
-import shutil
-from pathlib import Path
 from typing import Any
 
 import dagster as dg
 
-from claims_pipeline.settings import PACKAGE_DIR, Settings
-
-INSTANCE_TEMPLATE = PACKAGE_DIR.parent / "config" / "dagster.yaml"  # present in a checkout
-MINIMAL_INSTANCE_YAML = "telemetry:\n  enabled: false\n"
+# The CLI prints its own summary; Dagster's per-event DEBUG lines would bury it (the UI keeps them all).
+QUIET_RUN_CONFIG: dict[str, Any] = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
 
-def dagster_home_for(settings: Settings) -> Path:
-    env = os.environ.get("DAGSTER_HOME")
-    return Path(env).expanduser() if env else settings.home_dir / "dagster"
+def resources_for(config_path: str, *, clock: str = "", fixture_web: str = "auto") -> dict[str, Any]:
+    """The resources of the CLI's settings file (empty: the default chain) and clock."""
+    from claims_pipeline.defs.resources import default_resources
+
+    return default_resources(config_path, fixture_web=fixture_web, clock=clock)
 
 
-def open_instance(settings: Settings) -> dg.DagsterInstance:
-    home = dagster_home_for(settings)
-    home.mkdir(parents=True, exist_ok=True)
-    yaml_path = home / "dagster.yaml"
-    if not yaml_path.exists():
-        if INSTANCE_TEMPLATE.is_file():
-            shutil.copyfile(INSTANCE_TEMPLATE, yaml_path)
-        else:
-            yaml_path.write_text(MINIMAL_INSTANCE_YAML, encoding="utf-8")
-    os.environ["DAGSTER_HOME"] = str(home)
-    return dg.DagsterInstance.get()
+def definitions_with(resources: dict[str, Any]) -> dg.Definitions:
+    """Every definition of the code location, bound to these resources instead of the deployment's."""
+    from claims_pipeline.definitions import defs
+
+    loaded = defs()
+    return dg.Definitions(assets=loaded.assets, asset_checks=loaded.asset_checks, jobs=loaded.jobs,
+                          resources=resources, executor=dg.in_process_executor)
 
 
 def sync_scope_partitions(instance: dg.DagsterInstance, scopes: list[str]) -> None:
@@ -49,42 +39,37 @@ def sync_scope_partitions(instance: dg.DagsterInstance, scopes: list[str]) -> No
         instance.delete_dynamic_partition(SCOPE_PARTITIONS_NAME, gone)
 
 
-# The CLI prints its own summary; Dagster's per-event DEBUG lines would bury it (the UI keeps them all).
-QUIET_RUN_CONFIG: dict[str, Any] = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
-
-
-def _all_defs() -> list[Any]:
-    from claims_pipeline.defs import ALL_ASSETS
-    from claims_pipeline.defs.checks import ALL_CHECKS
-
-    return [*ALL_ASSETS, *ALL_CHECKS]
-
-
-def run_audit(
-    instance: dg.DagsterInstance, resources: dict[str, Any], all_scopes: list[str], scopes: list[str] | None = None
-) -> list[dg.ExecuteInProcessResult]:
-    """Materialize the per-scope assets (all scopes in one run, or only the named ones), then the audit and
-    its report with every check. Returns the run results (the last one carries the audit)."""
-    from claims_pipeline.defs.automation import AUDIT_ASSET_NAMES, SCOPE_ASSET_NAMES
+def run_audit(instance: dg.DagsterInstance, resources: dict[str, Any], all_scopes: list[str],
+              scopes: list[str] | None = None) -> list[dg.ExecuteInProcessResult]:
+    """The whole corpus: one audit_corpus run over the partition range. Named scopes: audit_scope for each, the
+    audit and report once, after the last one. Returns the run results (the last one carries the audit)."""
+    from claims_pipeline.defs.jobs import scope_assets, scope_tags
     from claims_pipeline.defs.partitions import range_tags
 
     sync_scope_partitions(instance, all_scopes)
-    defs = _all_defs()
-    everything = [*SCOPE_ASSET_NAMES, *AUDIT_ASSET_NAMES]
-    selection_all = dg.AssetSelection.assets(*everything) | dg.AssetSelection.checks_for_assets(*AUDIT_ASSET_NAMES)
-    if scopes is None:  # the whole corpus: one run over the partition range (single-run backfill policy)
-        return [dg.materialize(defs, instance=instance, resources=resources, selection=selection_all,
-                               tags=range_tags(all_scopes), raise_on_error=False, run_config=QUIET_RUN_CONFIG)]
+    defs = definitions_with(resources)
+    if scopes is None:
+        job = defs.resolve_job_def("audit_corpus")
+        return [job.execute_in_process(instance=instance, tags=range_tags(all_scopes), raise_on_error=False,
+                                       run_config=QUIET_RUN_CONFIG)]
+    job = defs.resolve_job_def("audit_scope")
+    only_scope = list(scope_assets.resolve(defs.resolve_asset_graph()))
     results = []
-    scope_sel = dg.AssetSelection.assets(*SCOPE_ASSET_NAMES)
     for i, scope in enumerate(scopes):
         last = i == len(scopes) - 1
-        sel = selection_all if last else scope_sel  # the audit once, after the last scope
-        results.append(dg.materialize(defs, instance=instance, resources=resources, selection=sel,
-                                      partition_key=scope, raise_on_error=False, run_config=QUIET_RUN_CONFIG))
+        results.append(job.execute_in_process(instance=instance, partition_key=scope, tags=scope_tags(scope),
+                                              asset_selection=None if last else only_scope,
+                                              raise_on_error=False, run_config=QUIET_RUN_CONFIG))
         if not results[-1].success:
             break
     return results
+
+
+def run_worklist(instance: dg.DagsterInstance, resources: dict[str, Any], config: dict[str, Any]) -> dg.ExecuteInProcessResult:
+    defs = definitions_with(resources)
+    return dg.materialize([*defs.assets, *(defs.asset_checks or [])], instance=instance, resources=resources,
+                          selection=["worklist"], raise_on_error=False,
+                          run_config={**QUIET_RUN_CONFIG, "ops": {"worklist": {"config": config}}})
 
 
 def run_failures(results: list[dg.ExecuteInProcessResult]) -> list[str]:
@@ -102,27 +87,3 @@ def run_failures(results: list[dg.ExecuteInProcessResult]) -> list[str]:
 
 def check_results(results: list[dg.ExecuteInProcessResult]) -> dict[str, bool]:
     return {c.check_name: c.passed for r in results for c in r.get_asset_check_evaluations()}
-
-
-def ui_dagster_home() -> Path:
-    """The folder `make dev` gives the UI as DAGSTER_HOME: the CLI's instance (created from config/dagster.yaml
-    when new), so the UI's runs queue one at a time and share the CLI's run history. A bare `dg dev` uses a
-    throwaway instance with Dagster's defaults instead."""
-    from claims_pipeline.settings import find_config_file, load_settings
-
-    settings = load_settings(find_config_file(None))
-    instance = open_instance(settings)
-    instance.dispose()
-    return dagster_home_for(settings)
-
-
-if __name__ == "__main__":
-    import sys
-
-    from claims_pipeline.settings import ConfigError
-
-    try:
-        print(ui_dagster_home())
-    except ConfigError as exc:  # make dev stops here instead of starting a UI on a throwaway instance
-        print(f"claims-pipeline: config error:\n{exc}", file=sys.stderr)
-        sys.exit(2)

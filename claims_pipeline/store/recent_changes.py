@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from claims_pipeline.store.clock import to_utc
+from claims_pipeline.home import HomeLayout
 from claims_pipeline.store.files import write_text_atomically
 from claims_pipeline.store.records import PageState
 
@@ -30,11 +31,11 @@ if TYPE_CHECKING:
 
 
 def last_audit_file(home: Path) -> Path:
-    return home / "audit" / "last-run.txt"
+    return HomeLayout(home).last_run_file
 
 
 def ledger_file(home: Path) -> Path:
-    return home / "audit" / "reported-changes.json"
+    return HomeLayout(home).ledger
 
 
 def previous_audit_run(home: Path) -> str | None:

@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from claims_pipeline.commands.demo import write_runtime_config
+from claims_pipeline.definitions import defs as load_definitions
 from claims_pipeline.defs.resources import default_resources
 from claims_pipeline.fixture_web.server import FixtureWeb
 
@@ -20,6 +21,11 @@ warnings.filterwarnings("ignore", category=dg.BetaWarning)
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("filterwarnings", "ignore::dagster.BetaWarning")
 
+
+# every asset and check of the code location, as the tests materialize them with their own resources
+_DEFINITIONS = load_definitions()
+ALL_ASSETS: list[Any] = list(_DEFINITIONS.assets or [])
+ALL_CHECKS: list[Any] = list(_DEFINITIONS.asset_checks or [])
 
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
@@ -69,8 +75,8 @@ def another_audit_lands_during_the_checks(monkeypatch: pytest.MonkeyPatch, run_a
                                           also: Any = None) -> None:
     """Each read of the audit tables by a check also replaces them with another audit's (run at `run_at`), as a
     second audit of the same home would between this run's tables and its report; `also(home_dir)` runs after."""
-    import claims_pipeline.defs.checks as checks_mod
-    from claims_pipeline.defs.audit_tables_io import load_audit, tables_dir, write_tables
+    import claims_pipeline.defs.audit.checks as checks_mod
+    from claims_pipeline.audit_tables import load_audit, tables_dir, write_tables
 
     real = checks_mod.read_audit
 

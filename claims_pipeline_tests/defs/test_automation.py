@@ -10,7 +10,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from claims_pipeline.defs import build_definitions
+from claims_pipeline.definitions import defs as build_definitions
 from claims_pipeline.defs.automation import corpus_sensor, monthly_audit_schedule
 from claims_pipeline.defs.resources import ClaimsConfig
 from claims_pipeline_tests.defs.conftest import config_with
@@ -55,8 +55,10 @@ def test_schedule_requests_one_run_over_every_scope_then_the_audit(instance):
     assert req.run_key == "monthly-2026-12"
     assert req.tags["dagster/asset_partition_range_start"] == "xa"
     assert req.tags["dagster/asset_partition_range_end"] == "shared/exit/regional"
-    keys = {k.to_user_string() for k in req.asset_selection}
-    assert {"fetched_pages", "priors", "audit_tables", "audit_report"} <= keys
+    assert monthly_audit_schedule.job_name == "audit_corpus"
+    defs = build_definitions()
+    job_keys = {k.to_user_string() for k in defs.resolve_job_def("audit_corpus").asset_layer.selected_asset_keys}
+    assert {"fetched_pages", "priors", "audit_tables", "audit_report"} <= job_keys
 
 
 @pytest.fixture
@@ -101,7 +103,7 @@ def test_sensor_syncs_partitions_and_requests_runs_for_changed_scopes(instance, 
     later = _evaluate(instance, config, quiet.cursor)
     assert {r.partition_key for r in later.run_requests} == {"xb", "xd", None}
     audit = [r for r in later.run_requests if r.partition_key is None]  # the report drops xc without waiting
-    assert [k.to_user_string() for k in audit[0].asset_selection] == ["audit_tables", "audit_report"]
+    assert audit[0].job_name == "refresh_audit"  # the audit and report without the removed scope
     assert audit[0].run_key.startswith("removed:xc:")
     adds = [r for r in later.dynamic_partitions_requests if isinstance(r, dg.AddDynamicPartitionsRequest)]
     deletes = [r for r in later.dynamic_partitions_requests if isinstance(r, dg.DeleteDynamicPartitionsRequest)]
@@ -162,7 +164,7 @@ def test_sensor_requests_nothing_for_scopes_already_materialized_with_the_same_f
 def test_the_instance_template_runs_one_fetch_run_at_a_time(tmp_path, monkeypatch):
     """Politeness is per process: two queued runs at once would each keep the host interval and together
     halve it. The instance the CLI creates (config/dagster.yaml) queues runs one at a time."""
-    from claims_pipeline.defs.runner import open_instance
+    from claims_pipeline.orchestration.instance import open_instance
     from claims_pipeline.settings import settings_from_dict
 
     monkeypatch.delenv("DAGSTER_HOME", raising=False)
@@ -185,16 +187,16 @@ def test_make_dev_gives_the_ui_the_clis_instance(tmp_path, monkeypatch):
     monkeypatch.delenv("CLAIMS_PIPELINE_CONFIG", raising=False)
     env = {k: v for k, v in __import__("os").environ.items() if k != "DAGSTER_HOME"}
     env["CLAIMS_PIPELINE_HOME"] = str(tmp_path)
-    out = subprocess.run([sys.executable, "-m", "claims_pipeline.defs.runner"], env=env, cwd=tmp_path,
+    out = subprocess.run([sys.executable, "-m", "claims_pipeline.orchestration.instance"], env=env, cwd=tmp_path,
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     home = Path(out.stdout.strip())
     assert home == tmp_path / "dagster"
     assert "max_concurrent_runs: 1" in (home / "dagster.yaml").read_text(encoding="utf-8")
     makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text(encoding="utf-8")
-    assert 'home="$$($(BIN)/python -m claims_pipeline.defs.runner)" && DAGSTER_HOME="$$home" $(BIN)/dg dev' in makefile
+    assert 'home="$$($(BIN)/python -m claims_pipeline.orchestration.instance)" && DAGSTER_HOME="$$home" $(BIN)/dg dev' in makefile
     bad = tmp_path / "bad.yaml"
     bad.write_text("fetch:\n  concurency: 3\n", encoding="utf-8")
-    out = subprocess.run([sys.executable, "-m", "claims_pipeline.defs.runner"], env={**env, "CLAIMS_PIPELINE_CONFIG": str(bad)},
+    out = subprocess.run([sys.executable, "-m", "claims_pipeline.orchestration.instance"], env={**env, "CLAIMS_PIPELINE_CONFIG": str(bad)},
                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and out.stdout == "" and "concurency" in out.stderr and "Traceback" not in out.stderr

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import dagster as dg
 
-import claims_pipeline.defs.audit_assets as audit_assets
-from claims_pipeline.defs import ALL_ASSETS
-from claims_pipeline.defs.audit_tables_io import write_tables
-from claims_pipeline.defs.checks import ALL_CHECKS
-from claims_pipeline.defs.runner import sync_scope_partitions
+import claims_pipeline.audit_of_scopes as audit_assets
+from claims_pipeline_tests.defs.conftest import ALL_ASSETS
+from claims_pipeline.audit_tables import write_tables
+from claims_pipeline_tests.defs.conftest import ALL_CHECKS
+from claims_pipeline.orchestration.runner import sync_scope_partitions
 from claims_pipeline_tests.defs.conftest import QUIET, resources_for
 
 SELECTION = dg.AssetSelection.all() - dg.AssetSelection.assets("worklist")
@@ -51,7 +51,7 @@ def test_intact_tables_pass_and_report_is_written(instance, demo_config, home):
 def test_the_automation_sensor_does_not_report_tables_whose_blocking_check_failed(instance, demo_config, home, monkeypatch):
     """audit_tables materialized alone (the UI, `dagster asset materialize`) with a failing blocking check:
     the next automation tick must not start a run writing the report from those tables."""
-    from claims_pipeline.defs import build_definitions
+    from claims_pipeline.definitions import defs as build_definitions
 
     sync_scope_partitions(instance, ["xb"])
     scope_assets = dg.AssetSelection.all() - dg.AssetSelection.assets("worklist", "audit_tables", "audit_report")
@@ -77,7 +77,7 @@ def test_the_automation_sensor_does_not_report_tables_whose_blocking_check_faile
 
 
 def test_the_automation_sensor_reports_tables_whose_check_passed(instance, demo_config):
-    from claims_pipeline.defs import build_definitions
+    from claims_pipeline.definitions import defs as build_definitions
 
     sync_scope_partitions(instance, ["xb"])
     scope_assets = dg.AssetSelection.all() - dg.AssetSelection.assets("worklist", "audit_tables", "audit_report")

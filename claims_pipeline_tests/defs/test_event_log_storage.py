@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import dagster as dg
-from claims_pipeline.defs.event_log_storage import EVENT_BATCH_SIZE_ENV, BatchingSqliteEventLogStorage
+from claims_pipeline.orchestration.event_log_storage import EVENT_BATCH_SIZE_ENV, BatchingSqliteEventLogStorage
 
 parts = dg.DynamicPartitionsDefinition(name="t_scope")
 KEYS = ["aa", "ab", "ac", "ad", "ae"]
@@ -31,7 +31,7 @@ def downstream_ok() -> dg.AssetCheckResult:
 def _storage_override(kind: str, base: Path) -> dict[str, Any]:
     if kind == "stock":
         return {}
-    return {"event_log_storage": {"module": "claims_pipeline.defs.event_log_storage",
+    return {"event_log_storage": {"module": "claims_pipeline.orchestration.event_log_storage",
                                   "class": "BatchingSqliteEventLogStorage", "config": {"base_dir": str(base / "runs")}}}
 
 
@@ -129,7 +129,7 @@ def test_batched_writes_store_the_same_events_and_asset_records(tmp_path, monkey
 def test_instance_template_selects_the_batching_log(tmp_path, monkeypatch):
     import os
 
-    from claims_pipeline.defs.runner import open_instance
+    from claims_pipeline.orchestration.instance import open_instance
 
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
     monkeypatch.delenv(EVENT_BATCH_SIZE_ENV, raising=False)

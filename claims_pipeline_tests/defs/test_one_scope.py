@@ -8,9 +8,9 @@ from pathlib import Path
 import dagster as dg
 import pandas as pd
 
-from claims_pipeline.defs import ALL_ASSETS
-from claims_pipeline.defs.checks import ALL_CHECKS
-from claims_pipeline.defs.runner import sync_scope_partitions
+from claims_pipeline_tests.defs.conftest import ALL_ASSETS
+from claims_pipeline_tests.defs.conftest import ALL_CHECKS
+from claims_pipeline.orchestration.runner import sync_scope_partitions
 from claims_pipeline_tests.defs.conftest import QUIET, resources_for
 
 SCOPE_ASSETS = ["corpus_documents", "claims", "citation_lint", "fetched_pages", "page_changes", "priors"]
@@ -92,8 +92,8 @@ def test_bad_corpus_file_is_named_and_others_continue(instance, demo_config, hom
 def test_corpus_untouched_fails_when_a_corpus_file_changes_after_its_scope_was_read(instance, demo_config, tmp_path):
     import shutil
 
-    from claims_pipeline.defs.checks import corpus_drift
-    from claims_pipeline.defs.resources import ClaimsConfig
+    from claims_pipeline.corpus.hashes import corpus_drift
+    from claims_pipeline.settings import load_settings
     from claims_pipeline.settings import DEMO_CORPUS_DIR
     from claims_pipeline_tests.defs.conftest import config_with
 
@@ -102,11 +102,11 @@ def test_corpus_untouched_fails_when_a_corpus_file_changes_after_its_scope_was_r
     config = config_with(demo_config, extraction__corpus_dir=str(corpus))
     sync_scope_partitions(instance, ["xa", "xb", "xc", "shared/exit/regional"])
     assert _materialize(instance, config, "xb").success
-    assert corpus_drift(instance, ClaimsConfig(config_path=str(config))) == []
+    assert corpus_drift(load_settings(config), ["xa", "xb", "xc", "shared/exit/regional"]) == []
 
     play = corpus / "countries" / "xb" / "playbook.md"  # someone (or a buggy tool) re-stamps a date
     play.write_text(play.read_text(encoding="utf-8").replace("2025-12-01", "2026-11-29"), encoding="utf-8")
-    assert corpus_drift(instance, ClaimsConfig(config_path=str(config))) == ["countries/xb/playbook.md: bytes differ"]
+    assert corpus_drift(load_settings(config), ["xa", "xb", "xc", "shared/exit/regional"]) == ["countries/xb/playbook.md: bytes differ"]
     rerun = dg.materialize([*ALL_ASSETS, *ALL_CHECKS], instance=instance, resources=resources_for(config),
                            selection=dg.AssetSelection.checks_for_assets("audit_report"), run_config=QUIET,
                            raise_on_error=False)

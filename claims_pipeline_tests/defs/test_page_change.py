@@ -9,10 +9,10 @@ from pathlib import Path
 import dagster as dg
 import pandas as pd
 
-from claims_pipeline.defs import ALL_ASSETS
-from claims_pipeline.defs.checks import ALL_CHECKS
+from claims_pipeline_tests.defs.conftest import ALL_ASSETS
+from claims_pipeline_tests.defs.conftest import ALL_CHECKS
 from claims_pipeline.defs.partitions import range_tags
-from claims_pipeline.defs.runner import sync_scope_partitions
+from claims_pipeline.orchestration.runner import sync_scope_partitions
 from claims_pipeline.defs.storage import scope_file
 from claims_pipeline_tests.defs.conftest import QUIET, another_audit_lands_during_the_checks, resources_for
 
@@ -104,13 +104,8 @@ def test_unsynced_exactly_when_a_cited_page_changed(instance, demo_config, web):
 
 
 
-def test_per_scope_metadata_in_a_multi_scope_run_skips_the_slow_public_call(instance, demo_config, monkeypatch):
-    """Dagster's add_asset_metadata re-reads the dynamic partitions on every call; add_partition_metadata
-    writes each scope's metadata straight into the step (a Dagster upgrade that moves it fails here)."""
-    def refuse(*args, **kwargs):
-        raise AssertionError("the public per-call path was taken")
-
-    monkeypatch.setattr(dg.AssetExecutionContext, "add_asset_metadata", refuse)
+def test_per_scope_metadata_in_a_multi_scope_run_stays_with_its_scope(instance, demo_config):
+    """A run over several scopes gives each scope's materialization its own metadata, headed by its scope."""
     scopes = ["xa", "xb"]
     sync_scope_partitions(instance, scopes)
     r = dg.materialize([*ALL_ASSETS], instance=instance, resources=resources_for(demo_config, "2026-01-10T09:00:00+00:00"),
@@ -119,6 +114,7 @@ def test_per_scope_metadata_in_a_multi_scope_run_skips_the_slow_public_call(inst
     files = {scope: _latest(instance, "corpus_documents", scope).metadata["file_list"].value for scope in scopes}
     assert "countries/xa/" in files["xa"] and "countries/xb/" not in files["xa"]
     assert "countries/xb/" in files["xb"] and "countries/xa/" not in files["xb"]
+    assert {s: _latest(instance, "corpus_documents", s).metadata["scope"].value for s in scopes} == {"xa": "xa", "xb": "xb"}
 
 
 def _one_scope_fetch(instance, config, clock, scope):

@@ -9,10 +9,10 @@ from urllib.parse import urlsplit
 
 import dagster as dg
 
-from claims_pipeline.defs import ALL_ASSETS
+from claims_pipeline_tests.defs.conftest import ALL_ASSETS
 from claims_pipeline.defs.fetch_runs import fetch_run_id
 from claims_pipeline.defs.resources import FetcherResource
-from claims_pipeline.defs.runner import sync_scope_partitions
+from claims_pipeline.orchestration.runner import sync_scope_partitions
 from claims_pipeline_tests.defs.conftest import QUIET, resources_for
 
 SELECTION = dg.AssetSelection.assets("corpus_documents", "claims", "fetched_pages")
@@ -38,7 +38,7 @@ def _run(instance: dg.DagsterInstance, resources: dict[str, Any], tags: dict[str
 def test_a_retry_from_failure_fetches_only_the_pages_the_failed_run_did_not_record(instance, demo_config, web):
     sync_scope_partitions(instance, ["xa", "xb", "xc", "shared/exit/regional"])
     resources = resources_for(demo_config)
-    dying = {**resources, "fetcher": FetcherKilledAfterTwoPages(config=resources["fetcher"].config, fixture_web="off")}
+    dying = {**resources, "fetcher": FetcherKilledAfterTwoPages(config=resources["fetcher"].config)}
     first = _run(instance, dying)
     assert not first.success
     fetched_first = _page_requests(web)

@@ -8,7 +8,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from claims_pipeline.defs import ALL_ASSETS
+from claims_pipeline_tests.defs.conftest import ALL_ASSETS
 from claims_pipeline_tests.defs.conftest import QUIET, config_with, resources_for
 
 

@@ -1,0 +1,73 @@
+"""Checks on the audit. The blocking one guards the numbers a reviewer reads; the WARN ones are findings, named
+by scope in their result so the lineage shows where to look; corpus_untouched proves the corpus was not edited."""
+
+
+from collections import Counter
+
+import dagster as dg
+
+from claims_pipeline.audit_tables import read_audit
+from claims_pipeline.defs.audit import assets
+from claims_pipeline.defs.audit.ui import ABSENT_HEADERS, STALE_HEADERS, absent_rows, stale_rows
+from claims_pipeline.defs.metadata import md_list, md_table
+from claims_pipeline.defs.partitions import SCOPE_PARTITIONS_NAME
+from claims_pipeline.defs.resources import ClaimsConfig
+
+
+@dg.asset_check(asset=assets.audit_tables, blocking=True, description=(
+    "Recomputes the headline numbers (totals, by-prior counts, flagged = distinct claims in TOKENS_ABSENT ∪ "
+    "CONTENT_CHANGED) from the stored tables and compares them with the audit's own count. A mismatch is an "
+    "engine bug, not a finding: the run stops before the report is written."))
+def headline_numbers_match_tables(claims_config: ClaimsConfig) -> dg.AssetCheckResult:
+    from claims_pipeline.audit import headline_mismatches, headline_numbers
+
+    audit = read_audit(claims_config.load().home_dir)
+    recomputed = headline_numbers(audit.claims, audit.pages, audit.priors)
+    problems = headline_mismatches(audit.headline, recomputed)
+    return dg.AssetCheckResult(
+        passed=not problems,
+        severity=dg.AssetCheckSeverity.ERROR,
+        metadata={
+            "stored": dg.MetadataValue.json(audit.headline),
+            "recomputed": dg.MetadataValue.json(recomputed),
+            "mismatches": dg.MetadataValue.md("\n".join(f"- {p}" for p in problems) or "_(none)_"),
+        },
+    )
+
+
+@dg.asset_check(asset=assets.audit_tables, description="Claims whose figure is not on the cited page (TOKENS_ABSENT): a tripwire for review.")
+def no_tokens_absent(claims_config: ClaimsConfig) -> dg.AssetCheckResult:
+    audit = read_audit(claims_config.load().home_dir)
+    return review_warning(absent_rows(audit.priors), ABSENT_HEADERS, "TOKENS_ABSENT")
+
+
+@dg.asset_check(asset=assets.audit_tables, description="Claims whose cited page changed after they were last verified (stale_changed): re-verify first.")
+def no_stale_changed(claims_config: ClaimsConfig) -> dg.AssetCheckResult:
+    audit = read_audit(claims_config.load().home_dir)
+    return review_warning(stale_rows(audit.priors), STALE_HEADERS, "stale_changed")
+
+
+def review_warning(rows: list[list[object]], headers: list[str], what: str) -> dg.AssetCheckResult:
+    """A WARN result listing the claims to look at; its description names the scopes, so the lineage and the
+    catalog show where without opening the check."""
+    by_scope = Counter(str(r[0]) for r in rows)
+    description = ("; ".join(f"{scope}: {n} {what}" for scope, n in sorted(by_scope.items()))
+                   if rows else f"no {what} claim in any scope")
+    return dg.AssetCheckResult(
+        passed=not rows,
+        severity=dg.AssetCheckSeverity.WARN,
+        description=description,
+        metadata={"count": len(rows), "scopes": dg.MetadataValue.json(dict(sorted(by_scope.items()))),
+                  "claims": md_table(headers, rows)},
+    )
+
+
+@dg.asset_check(asset=assets.audit_report, description=(
+    "Every corpus file is byte-identical to what corpus_documents hashed: the pipeline never edits the corpus "
+    "and never re-stamps a date. (If you edited the corpus meanwhile, rematerialize its scope.)"))
+def corpus_untouched(context: dg.AssetCheckExecutionContext, claims_config: ClaimsConfig) -> dg.AssetCheckResult:
+    from claims_pipeline.corpus.hashes import corpus_drift
+
+    drift = corpus_drift(claims_config.load(), context.instance.get_dynamic_partitions(SCOPE_PARTITIONS_NAME))
+    return dg.AssetCheckResult(passed=not drift, severity=dg.AssetCheckSeverity.ERROR,
+                               metadata={"changed_files": md_list(drift)})

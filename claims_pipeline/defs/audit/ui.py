@@ -1,0 +1,74 @@
+"""What the audit assets and checks show in the UI: the headline, each scope's findings, the flagged claims.
+
+Markdown is built by the report package (pure, escaped); this module only wraps it as Dagster metadata."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import dagster as dg
+
+from claims_pipeline.defs.metadata import Link, md_table, prose, where
+
+ABSENT_HEADERS = ["scope", "where", "claim", "missing", "url"]
+STALE_HEADERS = ["scope", "where", "claim", "verified", "changed", "url"]
+SCOPE_HEADERS = ["scope", "claims", "stale_changed", "TOKENS_ABSENT", "WEAK_MATCH", "changed pages"]
+
+
+def absent_rows(priors_df: Any) -> list[list[Any]]:
+    df = priors_df[priors_df["prior"] == "TOKENS_ABSENT"]
+    return [[r.scope, where(r.file, r.line_no), prose(r.claim), ", ".join(json.loads(r.missing)[:6]), Link(r.url)]
+            for r in df.itertuples()]
+
+
+def stale_rows(priors_df: Any) -> list[list[Any]]:
+    df = priors_df[priors_df["stale_changed"]]
+    return [[r.scope, where(r.file, r.line_no), prose(r.claim), r.last_verified or "never", str(r.changed_at)[:10], Link(r.url)]
+            for r in df.itertuples()]
+
+
+def scope_rows(audit: Any) -> list[list[Any]]:
+    """One row per scope with something to review first, then the quiet ones."""
+    from claims_pipeline.report.ui_summary import scope_status_rows
+
+    rows = scope_status_rows(audit)
+    rows.sort(key=lambda r: (-(r["stale_changed"] + r["tokens_absent"] + r["changed_pages"]), r["scope"]))
+    return [[r["scope"], r["claims"], r["stale_changed"], r["tokens_absent"], r["weak_match"], r["changed_pages"]]
+            for r in rows]
+
+
+def audit_metadata(audit: Any, tables_dir: Path) -> dict[str, Any]:
+    h = audit.headline
+    return {
+        "run_at": audit.run_at,  # which audit's tables these are: the report checks it (audit_report)
+        "scopes": len(audit.scopes),
+        "scopes_missing": dg.MetadataValue.json(audit.scopes_missing),
+        "claims": h["total"],
+        "flagged": h["flagged"],
+        "tokens_absent": h["tokens_absent"],
+        "content_changed": h["content_changed"],
+        "stale_changed": h["stale_changed"],
+        "by_prior": dg.MetadataValue.json(h["by_prior"]),
+        "by_scope": md_table(SCOPE_HEADERS, scope_rows(audit)),
+        "headline": dg.MetadataValue.json(h),
+        "tables": dg.MetadataValue.path(str(tables_dir)),
+        "stale_changed_claims": md_table(STALE_HEADERS, stale_rows(audit.priors)),
+        "tokens_absent_claims": md_table(ABSENT_HEADERS, absent_rows(audit.priors)),
+    }
+
+
+def report_metadata(published: Any) -> dict[str, Any]:
+    from claims_pipeline.report.ui_summary import flagged_claims_markdown, headline_markdown
+
+    audit = published.audit
+    return {
+        "summary": dg.MetadataValue.md(headline_markdown(audit)),
+        "flagged_claims": dg.MetadataValue.md(flagged_claims_markdown(audit)),
+        "flagged": audit.headline["flagged"],
+        "report_dir": dg.MetadataValue.path(str(published.out_dir)),
+        **{f"report_{k}": dg.MetadataValue.path(str(v)) for k, v in sorted(published.files.items())},
+        "headline": dg.MetadataValue.json(audit.headline),
+        "previous_run": published.previous_run or "(none)",
+    }

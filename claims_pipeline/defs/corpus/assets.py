@@ -1,0 +1,59 @@
+"""The corpus, per scope: its markdown files → the claims they state → the citation linter's findings."""
+
+
+from typing import Any
+
+import dagster as dg
+
+from claims_pipeline.defs.metadata import Link, counts, md_list, md_table
+from claims_pipeline.defs.resources import ClaimsConfig
+from claims_pipeline.defs.scoped import SCOPE_ASSET_ARGS, SCOPES_GROUP, scoped_output
+from claims_pipeline.scope_values import claims_by_scope, documents_by_scope, lint_by_scope
+
+
+@dg.asset(group_name=SCOPES_GROUP, code_version="1", kinds={"markdown"}, **SCOPE_ASSET_ARGS)
+def corpus_documents(context: dg.AssetExecutionContext, claims_config: ClaimsConfig) -> dg.Output:
+    """The scope's markdown files and their content hashes (data version = hash of the scope's files)."""
+    settings = claims_config.load()
+    docs = documents_by_scope(settings, list(context.partition_keys))
+    for scope in docs.empty_scopes:
+        context.log.warning(f"scope {scope!r}: no markdown files under {settings.corpus_dir} (folder removed?)")
+    return scoped_output(context, docs.values,
+                         lambda s: {"files": len(docs.values[s]["files"]), "file_list": md_list(docs.values[s]["files"])},
+                         {s: v["hash"] for s, v in docs.values.items()})
+
+
+@dg.asset(group_name=SCOPES_GROUP, code_version="1", kinds={"python"}, **SCOPE_ASSET_ARGS)
+def claims(context: dg.AssetExecutionContext, claims_config: ClaimsConfig, corpus_documents: dict[str, Any]) -> dg.Output:
+    """Claims (a sentence stating figures + the primary source it links) extracted from the scope's files."""
+    extracted = claims_by_scope(claims_config.load(), list(context.partition_keys))
+    for warning in extracted.warnings:
+        context.log.warning(warning)  # bad input: named by file and line, never fatal
+
+    def metadata_of(scope: str) -> dict[str, Any]:
+        rows = extracted.records.get(scope, [])
+        return {
+            "claims": len(rows),
+            "by_tier": dg.MetadataValue.json(counts(c.source_tier for c in rows)),
+            "never_verified": sum(1 for c in rows if not c.last_verified),
+            "warnings": len(extracted.values[scope]["warnings"]),
+            "claims_table": md_table(
+                ["id", "section", "figures", "last verified", "url"],
+                ([c.id, c.section, ", ".join(v.raw for v in c.salient_values), c.last_verified or "", Link(c.source_url)]
+                 for c in rows)),
+        }
+
+    return scoped_output(context, extracted.values, metadata_of, {s: extracted.data_hash(s) for s in extracted.values})
+
+
+@dg.asset(group_name=SCOPES_GROUP, code_version="1", kinds={"python"}, **SCOPE_ASSET_ARGS)
+def citation_lint(context: dg.AssetExecutionContext, claims_config: ClaimsConfig,
+                  corpus_documents: dict[str, Any]) -> dg.Output:
+    """Citations that point at a primary portal's root next to a figure (advisory: the claim cannot be checked
+    against a home page)."""
+    findings = lint_by_scope(claims_config.load(), list(context.partition_keys))
+    return scoped_output(context, findings, lambda s: {
+        "findings": len(findings[s]),
+        "findings_table": md_table(["file", "line", "url", "context"],
+                                   ([f["file"], f["line"], Link(f["url"]), f["context"]] for f in findings[s])),
+    })

@@ -1,0 +1,46 @@
+"""The jobs a user launches: one country (scope) end to end, or the whole corpus in one run.
+
+Both select by group: the per-scope assets (group "scopes"), then the cross-scope audit and its report (group
+"audit"), with their checks, in the same run, so a re-audit of one scope ends with a fresh report."""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from claims_pipeline.defs.partitions import scope_partitions
+from claims_pipeline.defs.scoped import AUDIT_GROUP, SCOPES_GROUP
+
+SCOPE_TAG = "claims_pipeline/scope"
+
+scope_assets = dg.AssetSelection.groups(SCOPES_GROUP)
+audit_assets = dg.AssetSelection.groups(AUDIT_GROUP)
+audit_selection = scope_assets | audit_assets
+
+
+def scope_tags(scope: str) -> dict[str, str]:
+    """Tags of a run of one scope launched from the CLI (a UI launch carries dagster/partition=<scope>)."""
+    return {SCOPE_TAG: scope}
+
+
+audit_scope = dg.define_asset_job(
+    name="audit_scope",
+    selection=audit_selection,
+    partitions_def=scope_partitions,
+    description="Re-audit one scope (a country, or a shared file group): re-read its cited pages, rebuild its "
+    "claims and priors, then the cross-scope audit tables and the report. Pick the scope as the partition.",
+)
+
+audit_corpus = dg.define_asset_job(
+    name="audit_corpus",
+    selection=audit_selection,
+    partitions_def=scope_partitions,
+    description="Audit every scope in one run (a partition range over all scopes), then the tables and the "
+    "report: what the monthly schedule launches.",
+)
+
+refresh_audit = dg.define_asset_job(
+    name="refresh_audit",
+    selection=audit_assets,
+    description="Rebuild the cross-scope audit tables and the report from the scopes' stored values (after a "
+    "scope was removed from the corpus).",
+)

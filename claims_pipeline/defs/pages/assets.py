@@ -1,0 +1,66 @@
+"""The cited pages, per scope: fetched politely into the cache with their history → the confirmed changes and
+the claims they make stale."""
+
+
+from typing import Any
+
+import dagster as dg
+
+from claims_pipeline.defs.fetch_runs import fetch_run_id
+from claims_pipeline.defs.metadata import Link, counts, md_cell, md_code_block, md_table, prose, where
+from claims_pipeline.defs.resources import ClaimsConfig, FetcherResource, PageCacheResource
+from claims_pipeline.defs.scoped import SCOPE_ASSET_ARGS, SCOPES_GROUP, scoped_output
+from claims_pipeline.scope_values import page_changes_by_scope, refresh_scope_pages
+
+NOT_OK = ("OK", "NOT_MODIFIED")
+
+
+@dg.asset(group_name=SCOPES_GROUP, code_version="1", kinds={"sqlite"}, **SCOPE_ASSET_ARGS)
+def fetched_pages(context: dg.AssetExecutionContext, claims_config: ClaimsConfig, fetcher: FetcherResource,
+                  page_cache: PageCacheResource, claims: dict[str, Any]) -> dg.Output:
+    """Every cited page re-fetched politely and recorded in the cache with its history (each URL once per run).
+
+    Data version = hash of the sorted (url, text hash) pairs, so downstream assets show as unsynced exactly
+    when a cited page really changed (a re-fetch of the same text leaves them synced)."""
+    settings, now, run_id = fetcher.settings(), claims_config.now(), fetch_run_id(context.run)
+    with page_cache.open() as cache:
+        pages = refresh_scope_pages(settings, claims, cache,
+                                    lambda urls: fetcher.refresh(settings, urls, cache, now, run_id=run_id))
+    for scope, url in pages.missing:
+        context.log.warning(f"{scope}: {url} came back without a page state")
+
+    def metadata_of(scope: str) -> dict[str, Any]:
+        states = [pages.states[u] for u in sorted(pages.values[scope])]
+        return {
+            "pages": len(states),
+            "by_fetch_status": dg.MetadataValue.json(counts(str(p.fetch_status) for p in states)),
+            "changed": sum(1 for p in states if p.content_changed),
+            "not_ok": md_table(["url", "status", "http", "note"],
+                               ([Link(p.url), p.fetch_status, p.http_status or "", p.note]
+                                for p in states if str(p.fetch_status) not in NOT_OK)),
+        }
+
+    return scoped_output(context, pages.values, metadata_of, {s: pages.data_hash(s) for s in pages.values})
+
+
+@dg.asset(group_name=SCOPES_GROUP, code_version="1", kinds={"python"}, **SCOPE_ASSET_ARGS)
+def page_changes(context: dg.AssetExecutionContext, claims: dict[str, Any], fetched_pages: dict[str, Any]) -> dg.Output:
+    """Per scope: cited pages whose change the audit reports (CONTENT_CHANGED, with the text diff), and the
+    claims whose page changed after they were last verified (stale_changed): re-verify those first."""
+    changes = page_changes_by_scope(claims, fetched_pages)
+
+    def metadata_of(scope: str) -> dict[str, Any]:
+        changed, stale = changes[scope]["changed_pages"], changes[scope]["stale_changed"]
+        diffs = "\n\n".join(f"**{md_cell(c['url'], 300)}** (changed {md_cell(str(c['changed_at'])[:10])})\n"
+                            f"{md_code_block(c['diff'] or '', 'diff')}" for c in changed)
+        return {
+            "changed_pages": len(changed),  # pages; the audit's content_changed counts claims
+            "stale_changed": len(stale),
+            "stale_changed_claims": md_table(
+                ["where", "claim", "verified", "changed", "url"],
+                ([where(c.get("file"), c["line_no"]), prose(c["claim"]), c["last_verified"] or "never",
+                  str(c["changed_at"])[:10], Link(c["url"])] for c in stale)),
+            "changed_pages_diffs": dg.MetadataValue.md(diffs or "_(no confirmed change)_"),
+        }
+
+    return scoped_output(context, changes, metadata_of)

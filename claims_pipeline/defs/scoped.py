@@ -1,0 +1,48 @@
+"""What every per-scope asset returns: {scope: value} for the scopes of its run, a data version, and metadata
+that says which scope it describes.
+
+A run covers one scope, or many in a single-run backfill (the monthly audit). With many, each scope's
+materialization gets its own metadata (Dagster's per-partition asset metadata), so a partition never shows
+another's numbers; the asset's overview shows the latest materialization, so its metadata names its scope
+first and points to the cross-scope audit for the whole corpus.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from typing import Any
+
+import dagster as dg
+
+from claims_pipeline.defs.partitions import scope_partitions, single_run_backfill
+
+SCOPES_GROUP = "scopes"  # every per-scope asset; the selections of jobs, schedule and sensors name this group
+AUDIT_GROUP = "audit"  # the cross-scope audit tables and report
+SCOPE_ASSET_ARGS: dict[str, Any] = {"partitions_def": scope_partitions, "backfill_policy": single_run_backfill}
+WHOLE_CORPUS_NOTE = "one scope per materialization; audit_tables and audit_report cover every scope"
+
+
+def data_version(per_scope: dict[str, str]) -> dg.DataVersion:
+    """One scope: its own hash. Several scopes in one run: Dagster records one version per run, so a hash
+    over all of them (the next single-scope run gives each scope its own again)."""
+    if len(per_scope) == 1:
+        return dg.DataVersion(next(iter(per_scope.values())))
+    h = hashlib.sha256("\n".join(f"{k}={v}" for k, v in sorted(per_scope.items())).encode()).hexdigest()[:16]
+    return dg.DataVersion(h)
+
+
+def scoped_output(context: dg.AssetExecutionContext, values: dict[str, Any],
+                  metadata_of: Callable[[str], dict[str, Any]], version: dict[str, str] | None = None) -> dg.Output:
+    """The Output of a per-scope asset: each scope's metadata on its own partition, headed by its scope."""
+    def headed(scope: str) -> dict[str, Any]:
+        return {"scope": scope, "shows": WHOLE_CORPUS_NOTE, **metadata_of(scope)}
+
+    scopes = list(values)
+    if len(scopes) == 1:
+        metadata = headed(scopes[0])
+    else:
+        for scope in scopes:
+            context.add_asset_metadata(headed(scope), partition_key=scope)
+        metadata = {"scopes_in_run": len(scopes)}
+    return dg.Output(values, metadata=metadata, data_version=data_version(version) if version else None)

@@ -1,0 +1,37 @@
+"""The cost-bounded worklist of claims for the verdict step (worklist.py)."""
+
+
+import dagster as dg
+
+from claims_pipeline.defs.fetch_runs import fetch_run_id
+from claims_pipeline.defs.resources import ClaimsConfig, FetcherResource
+
+
+class WorklistConfig(dg.Config):
+    sample: int = 0  # 0 = sampling.default_sample from the settings
+    scope: str = ""  # like the CLI's --scope: equal to X or ending in /X
+    section: str = ""
+    include_secondary: bool = False
+    seed: int = -1  # -1 = sampling.seed from the settings
+    out: str = ""  # default <home>/worklist.json
+
+
+@dg.asset(group_name="worklist", code_version="1", deps=["corpus_documents"], kinds={"json"})
+def worklist(context: dg.AssetExecutionContext, config: WorklistConfig, claims_config: ClaimsConfig,
+             fetcher: FetcherResource) -> dg.MaterializeResult:
+    """The highest-priority claims (stale-marked, never verified, oldest stamp, statute or money figures), their
+    pages fetched only when older than cache.ttl_days, each with its prior and page excerpts."""
+    from claims_pipeline.settings import corpus_origin
+    from claims_pipeline.worklist import WorklistInputError, WorklistOptions, make_worklist
+
+    options = WorklistOptions(**config.model_dump())
+    try:
+        made = make_worklist(fetcher.settings(), options, claims_config.now(), run_id=fetch_run_id(context.run),
+                             corpus_origin=corpus_origin(claims_config.config_file()))
+    except WorklistInputError as exc:  # fails the run: the last worklist is not replaced by an empty one
+        raise dg.Failure(str(exc)) from None
+    for warning in made.warnings:
+        context.log.warning(warning)
+    return dg.MaterializeResult(metadata={"path": dg.MetadataValue.path(str(made.path)),
+                                          "items": len(made.doc.get("items", [])),
+                                          "stats": dg.MetadataValue.json(made.doc.get("stats", {}))})

@@ -1,0 +1,78 @@
+"""The home folder's layout: every path the pipeline writes, named in one place.
+
+    <home>/cache/            the page cache (index.sqlite + blobs/), unless cache.db_url / cache.blob_dir say otherwise
+    <home>/assets/<asset>/   per-scope asset values, one JSON file per scope (the Dagster IO manager)
+    <home>/audit/tables/     the audit's parquet tables; audit.lock guards them with the report and the ledger
+    <home>/audit/reported-changes.json   the ledger: which page changes a written report already showed
+    <home>/audit/last-run.txt            run time of the audit whose report was written last
+    <home>/reports/<time>/   one folder per report; reports/LATEST names the newest
+    <home>/verdicts/         the judge's verdict cache and reports
+    <home>/worklist.json     the default worklist
+    <home>/dagster/          DAGSTER_HOME when the environment sets none
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class HomeLayout:
+    root: Path
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.root / "cache"
+
+    @property
+    def assets_dir(self) -> Path:
+        return self.root / "assets"
+
+    def scope_file(self, asset: str, scope: str) -> Path:
+        # scope keys such as "shared/exit/nordics" become nested folders; ".." never occurs in a scope name
+        return self.assets_dir / asset / f"{scope}.json"
+
+    def asset_file(self, asset: str) -> Path:
+        return self.assets_dir / f"{asset}.json"
+
+    @property
+    def audit_dir(self) -> Path:
+        return self.root / "audit"
+
+    @property
+    def tables_dir(self) -> Path:
+        return self.audit_dir / "tables"
+
+    @property
+    def audit_lock(self) -> Path:
+        """The lock over <home>/audit: the tables, the report written from them and the ledger of what it showed."""
+        return self.audit_dir / "audit.lock"
+
+    @property
+    def ledger(self) -> Path:
+        return self.audit_dir / "reported-changes.json"
+
+    @property
+    def last_run_file(self) -> Path:
+        return self.audit_dir / "last-run.txt"
+
+    @property
+    def reports_dir(self) -> Path:
+        return self.root / "reports"
+
+    @property
+    def latest_file(self) -> Path:
+        return self.reports_dir / "LATEST"
+
+    @property
+    def verdicts_dir(self) -> Path:
+        return self.root / "verdicts"
+
+    @property
+    def worklist_file(self) -> Path:
+        return self.root / "worklist.json"
+
+    @property
+    def dagster_home(self) -> Path:
+        return self.root / "dagster"
