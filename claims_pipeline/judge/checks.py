@@ -17,7 +17,7 @@ Checks, in order:
 - figure_in_quote: a MATCH's quote carries the claim's carrying figure as a number (a strong hit: the unit
   agrees or the figure is distinctive), a PARTIAL's carries it at all, a MISMATCH's or STALE's carries a
   different figure of the same type; else INDETERMINATE.
-- same_thing: a MISMATCH's or STALE's quote shares a significant word with the claim's clause around its figure
+- same_thing: a MISMATCH's or STALE's quote shares two significant words with the claim's clause around its figure
   (currency is not context: a different figure about another thing would become a wrong correction).
 - no_free_numerals: every number in source_says is on the page (or in the claim, which it may name), every number
   in claimed is in the claim; else INDETERMINATE and the text is withheld. A number in the note found in neither
@@ -81,7 +81,7 @@ CHECK_ASKS: dict[str, str] = {
     "quote_verbatim": "is the quote one span found verbatim in the page text the judge was given?",
     "quote_not_instruction": "is the quote evidence, not page text addressed to a model?",
     "figure_in_quote": "does the quote carry the claim's figure (MATCH, PARTIAL) or a different one (MISMATCH, STALE)?",
-    "same_thing": "does a MISMATCH/STALE quote speak of the claim's thing (a word of the clause around its figure)?",
+    "same_thing": "does a MISMATCH/STALE quote speak of the claim's thing (two words of the clause around its figure)?",
     "no_free_numerals": "is every number in source_says on the page, every number in claimed in the claim?",
     "source_tier": "a secondary source gives at most PARTIAL",
     "both_directions": "did the MATCH survive both directions (could it be wrong? could it be right)?",
@@ -93,7 +93,8 @@ INDETERMINATE = "INDETERMINATE"
 INSTRUCTION_REACH = 200  # chars around an instruction to a model within which a quote is not evidence
 _MAX_QUOTE_OCCURRENCES = 200  # bounds the scan of a quote repeated all over a page
 MIN_QUOTE_CHARS = 12
-MAX_QUOTE_CHARS = 600  # the prompt asks for one sentence or table row  # a bare "4.5%" shows no context: the figure must be quoted with what it describes
+MAX_QUOTE_CHARS = 600  # the prompt asks for one sentence or table row
+SAME_THING_WORDS = 2  # words a MISMATCH/STALE quote must share with the claim's clause around its figure  # a bare "4.5%" shows no context: the figure must be quoted with what it describes
 
 # The classes each shipped verdict allows; the first is the one code sets when the model's contradicts it.
 ALLOWED_CLASSES: dict[str, tuple[str, ...]] = {
@@ -375,13 +376,15 @@ def _check_figure(d: _Draft) -> None:
         named = [o for o in others if normalized(o) in said]
         d.figure_on_page = (named or others)[0]
         # Currency is not context: a different figure about another thing is no mismatch, and would become a
-        # wrong correction. The quote must share a word with the claim's clause around its figure.
+        # wrong correction. The quote must share two words with the claim's clause around its figure (one when
+        # the clause has one): a single shared word is often incidental ("this year" ~ "within 5 years").
         d.ran("same_thing")
         words = clause_words(d.item.claim_text, value.raw)
-        if words and not shared_words(words, d.quote):
-            d.downgrade("same_thing", f"{d.verdict}, but the quote ({d.figure_on_page!r}) shares no word with the "
-                        f"claim's {', '.join(words[:6])}: another thing's figure")
-            d.figure_on_page = ""
+        shared = shared_words(words, d.quote)
+        if words and len(shared) < min(SAME_THING_WORDS, len(words)):
+            d.downgrade("same_thing", f"{d.verdict}, but the quote ({d.figure_on_page!r}) shares "
+                        f"{', '.join(shared) or 'no word'} only with the claim's {', '.join(words[:8])}: another "
+                        "thing's figure")
 
 
 def _check_free_numerals(d: _Draft) -> None:

@@ -143,7 +143,9 @@ def clause_words(claim_text: str, figure: str) -> list[str]:
         for m in _CLAUSE_END_RE.finditer(claim_text, 0, at):
             start = m.end()
         m = _CLAUSE_END_RE.search(claim_text, at + len(figure))
-        words = context_words(claim_text[start:m.start() if m else len(claim_text)])
+        end = m.start() if m else len(claim_text)
+        # the figure's own words ("February" of "1 February 2026") say nothing about what it is
+        words = context_words(claim_text[start:at] + " " + claim_text[at + len(figure):end])
         if words:
             return words
     return context_words(claim_text)

@@ -221,3 +221,16 @@ def test_a_downgraded_verdict_ships_no_confidence_and_no_page_figure():
     assert v.verdict == "INDETERMINATE" and v.confidence == 0.0 and v.figure_on_page == ""
     assert v.draft.confidence == 0.95
 
+
+def test_same_thing_needs_two_words_of_the_claims_clause():
+    claim = "Xanadia taxes a resident's gain on a main home sold within 5 years at 18%; the annual levy of 0.8% stays due"
+    page = PAGE + "From this year the levy is 1.1 % of the cadastral value.\nThe gain on a home sold within 5 years is taxed at 20 %.\n"
+    it = item(claim_text=claim, values=[{"type": "pct", "raw": "18%", "number": 18.0}, {"type": "pct", "raw": "0.8%", "number": 0.8}],
+              page_text=page)
+    other = verify(draft(verdict="MISMATCH", quote="From this year the levy is 1.1 % of the cadastral value", claimed="18%",
+                         source_says="1.1 %", verification_class="corrected"), it)
+    assert other.verdict == "INDETERMINATE" and failed(other) == ["same_thing"] and "years" in other.downgrades[0].reason
+    same = verify(draft(verdict="MISMATCH", quote="The gain on a home sold within 5 years is taxed at 20 %", claimed="18%",
+                        source_says="20 %", verification_class="corrected"), it)
+    assert same.verdict == "MISMATCH" and same.figure_on_page == "20 %"
+
