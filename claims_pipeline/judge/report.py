@@ -197,7 +197,7 @@ def _html_table(header: list[str], rows: list[list[str]]) -> str:
 def section_html(verdicts: Sequence[Verdict], run_info: Mapping[str, Any], counts: Mapping[str, Any], *,
                  heading: str = "h2", corrections: Sequence[Correction] = ()) -> str:
     """The verdict section (one <section>, every tag closed): used alone in verdicts.html and inside report.html."""
-    sub = "h3" if heading == "h2" else "h4"
+    sub = {"h1": "h2", "h2": "h3"}.get(heading, "h4")
     parts = [f'<section id="{SECTION_ID}">', f"<{heading}>{h(TITLE)}</{heading}>"]
     if _is_scripted(run_info, verdicts):
         parts.append(f'<div class="note"><b>{h(SCRIPTED_LABEL)}</b></div>')

@@ -14,6 +14,7 @@ from claims_pipeline.judge.model import Verdict
 from claims_pipeline.judge.recount import recount, recount_mismatches
 from claims_pipeline.judge.report import (
     SCRIPTED_LABEL,
+    _events,
     append_verdict_section,
     load_verdicts,
     no_judge_report,
@@ -60,7 +61,7 @@ def test_every_downgrade_appears_in_the_verification_section_with_its_reason(tmp
     md = paths["verdicts.md"].read_text(encoding="utf-8")
     html = paths["verdicts.html"].read_text(encoding="utf-8")
     section_md = md[md.index("## Verification"):md.index("## Claims")]
-    section_html = html[html.index(">Verification<"):html.index(">Claims (")]
+    section_html = html[html.index("<h2>Verification</h2>"):html.index("<h2>Claims (")]
     n = 0
     for v in verdicts:
         for d in v.downgrades:
@@ -76,6 +77,13 @@ def test_reports_escape_hostile_model_text(tmp_path: Path, verdicts):
     html = paths["verdicts.html"].read_text(encoding="utf-8")
     md = paths["verdicts.md"].read_text(encoding="utf-8")
     assert "<script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert _events(html).problems == []  # every tag closed, in order
+    tags = _Tags()
+    tags.feed(html)
+    assert {t for t, _ in tags.events} <= {"html", "head", "meta", "title", "style", "body", "main", "section", "h1",
+                                            "h2", "div", "wbr", "b", "span", "p", "code", "table", "tr", "th", "td",
+                                            "blockquote", "a"}
+    assert all(not name.startswith("on") for _, attrs in tags.events for name, _ in attrs)
     assert "<script>" not in md and "\\<script\\>" in md
     doc = paths["verdicts.json"].read_text(encoding="utf-8")
     assert not UNSAFE_RE.search(doc)
