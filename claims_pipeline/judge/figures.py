@@ -130,17 +130,21 @@ def other_figures(value: ItemValue, text: str, claimed: list[ItemValue] | None =
 
 # ---- does a quote speak of the claim's thing ------------------------------------------------------------------
 
-_CLAUSE_END_RE = re.compile(r"[;.!?,]\s|\s[—–]\s|\(|\)")
+# A clause is the sentence or ;-part holding the figure, up to a parenthesis after it (a link label, a stamp).
+# Commas do not split it: "Stamp duty on land transfer, vendor pays 7.5%" is one thing.
+_CLAUSE_START_RE = re.compile(r"[;.!?]\s")
+_CLAUSE_END_RE = re.compile(r"[;.!?]\s|\s[—–]\s|\(")
 _QUOTE_WORD_RE = re.compile(r"[^\W\d_]+")
 
 
 def clause_words(claim_text: str, figure: str) -> list[str]:
-    """The claim's context words in the clause around its figure ("Transfer duty: 4.5% of the declared price for
-    a first residence" of "..., 7.25% for a second home"); the whole claim's when the clause has none."""
+    """The claim's context words in the clause around its figure ("... gain on a main home sold within 5 years at
+    18%" of "...; the annual levy of 0.8% stays due"), the figure's own words left out; the whole claim's when
+    the clause has none."""
     at = claim_text.find(figure) if figure else -1
     if at >= 0:
         start = 0
-        for m in _CLAUSE_END_RE.finditer(claim_text, 0, at):
+        for m in _CLAUSE_START_RE.finditer(claim_text, 0, at):
             start = m.end()
         m = _CLAUSE_END_RE.search(claim_text, at + len(figure))
         end = m.start() if m else len(claim_text)
