@@ -1,4 +1,5 @@
-"""The verdict report's counts, re-derived another way from the stored verdicts (V2/V3 for the verdict step).
+"""The verdict report's counts, re-derived another way from the stored verdicts (V2/V3 for the verdict step), and
+the verdicts themselves recomputed from their drafts (reverify_mismatches).
 
 report.verdict_counts counts in one pass, reading each Downgrade's kind. Here every figure is derived per name
 instead (one filter per verdict, class and check), the outcomes from comparing each draft with what shipped,
@@ -13,9 +14,9 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from claims_pipeline.judge.checks import ALLOWED_CLASSES, CHECKS
+from claims_pipeline.judge.checks import ALLOWED_CLASSES, CHECKS, unreadable_verdict, verify
 from claims_pipeline.judge.figures import quote_core
-from claims_pipeline.judge.model import CLASSES, QUOTED_VERDICTS, VERDICTS, Verdict
+from claims_pipeline.judge.model import CLASSES, QUOTED_VERDICTS, VERDICTS, JudgeItem, Verdict
 
 _VERDICT_CHANGING = ("MATCH", "MISMATCH", "STALE", "PARTIAL", "NOT_FOUND", "SOURCE_UNAVAILABLE")
 
@@ -147,3 +148,36 @@ def recount_mismatches(verdicts: Iterable[Verdict | Mapping[str, Any]], report_c
     if sum(theirs_out.values()) != len(vs):
         out.append(f"outcomes sum to {sum(theirs_out.values())}, {len(vs)} verdicts stored")
     return out + _invariants(vs)
+
+
+def reverify_mismatches(verdicts: Iterable[Verdict | Mapping[str, Any]], items: Iterable[JudgeItem]) -> list[str]:
+    """V2 for the verdict step: re-run checks.verify on each stored draft against its item (the page text it was
+    judged on) and name every verdict whose stored outcome differs (empty: all recompute). A verdict whose item is
+    missing, or whose page changed since (another text hash), is named too."""
+    by_id = {i.id: i for i in items}
+    out: list[str] = []
+    for v in _as_verdicts(verdicts):
+        item = by_id.get(v.id)
+        if item is None:
+            out.append(f"{v.id}: no item to recompute it from")
+            continue
+        if item.page_text_hash != v.page_text_hash:
+            out.append(f"{v.id}: judged on page {v.page_text_hash or '(none)'}, the item has {item.page_text_hash or '(none)'}")
+            continue
+        if v.draft is None:
+            again = unreadable_verdict(item) if not item.readable else None
+            if again is not None and again.verdict != v.verdict:
+                out.append(f"{v.id}: stored {v.verdict}, recomputed {again.verdict}")
+            elif again is None and v.verdict != "INDETERMINATE":
+                out.append(f"{v.id}: no answer, yet stored {v.verdict}")
+            continue
+        again = verify(v.draft, item)
+        stored = (v.verdict, v.quote, v.figure_on_page, v.verification_class, v.checks_run,
+                  [(d.check, d.kind, d.before, d.after) for d in v.downgrades])
+        fresh = (again.verdict, again.quote, again.figure_on_page, again.verification_class, again.checks_run,
+                 [(d.check, d.kind, d.before, d.after) for d in again.downgrades])
+        if stored != fresh:
+            field = ("verdict", "quote", "figure_on_page", "verification_class", "checks_run", "downgrades")
+            diff = [f for f, a, b in zip(field, stored, fresh) if a != b]
+            out.append(f"{v.id}: stored {v.verdict}, recomputed {again.verdict} (differs in {', '.join(diff)})")
+    return out

@@ -19,7 +19,7 @@ from claims_pipeline.judge.figures import normalized
 from claims_pipeline.judge.items import corpus_line, judge_item
 from claims_pipeline.judge.model import QUOTED_VERDICTS
 from claims_pipeline.judge.providers import make_provider
-from claims_pipeline.judge.recount import recount_mismatches
+from claims_pipeline.judge.recount import recount_mismatches, reverify_mismatches
 from claims_pipeline.judge.report import SCRIPTED_LABEL, append_verdict_section, load_verdicts, write_verdict_report
 from claims_pipeline.judge.runner import run_judge
 from claims_pipeline.judge.scripted_server import DEMO_ENV, ScriptedJudgeServer, demo_judge_settings
@@ -57,6 +57,10 @@ def test_demo_corpus_verdicts_report_and_corrections(tmp_path: Path):
     paths = write_verdict_report(run.verdicts, {**run.summary(), "run_at": "2026-12-01T18:00:00Z"}, out)
     verdicts, counts = load_verdicts(paths["verdicts.json"])
     assert recount_mismatches(verdicts, counts) == []
+    assert reverify_mismatches(verdicts, items) == []  # every stored verdict recomputes from its draft and page
+    tampered = [v.model_copy(update={"verdict": "MATCH", "verification_class": "confirmed"}) if v.verdict == "NOT_FOUND" else v
+                for v in verdicts]
+    assert len(reverify_mismatches(tampered, items)) == counts["by_verdict"]["NOT_FOUND"] > 0
     assert SCRIPTED_LABEL in paths["verdicts.md"].read_text(encoding="utf-8")
     page_of = {i.id: i.page_text for i in items}
     for v in verdicts:
