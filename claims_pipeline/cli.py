@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "fetch": ("claims_pipeline.commands.fetch", "fetch URLs through the fetcher and cache; show why a source reads as it does"),
     "audit": ("claims_pipeline.commands.audit", "materialize the audit assets (all scopes, or one) in-process"),
     "worklist": ("claims_pipeline.commands.worklist", "sample claims fetch-free and write the LLM worklist"),
+    "verify": ("claims_pipeline.commands.verify", "ask the judge about the audited claims; code checks every answer"),
     "demo": ("claims_pipeline.commands.demo", "start the bundled fixture web and audit the bundled demo corpus"),
 }
 

@@ -51,6 +51,31 @@ def write_runtime_config(home: Path, address: str) -> Path:
     return path
 
 
+def demo_verdicts(config: Path) -> int:
+    """The verdict step on the demo's audit: the scripted demo judge (a local server speaking the Anthropic
+    wire format to the real SDK) answers; code checks every answer; the verdicts land next to the report."""
+    from claims_pipeline.commands.audit import latest_summary
+    from claims_pipeline.commands.verify import verify
+    from claims_pipeline.corpus.scopes import list_scopes
+    from claims_pipeline.settings import load_settings
+
+    print("[demo] verdicts — the scripted demo judge (string matching, not a model), every answer checked by code",
+          file=sys.stderr)
+    scopes = list(list_scopes(load_settings(config)))
+    code = verify(str(config), scopes, None, fixture_web="on", quiet=True)
+    latest = latest_summary(config.parent / "reports")
+    verdicts = Path(latest["dir"]) / "verdicts.json" if latest else None
+    if code == 0 and verdicts is not None and verdicts.is_file():
+        doc = json.loads(verdicts.read_text(encoding="utf-8"))
+        by = {k: v for k, v in doc["counts"]["by_verdict"].items() if v}
+        print(f"[demo]   {sum(by.values())} verdicts: " + " · ".join(f"{k} {v}" for k, v in by.items()), file=sys.stderr)
+        print(f"[demo]   {doc['verification']}", file=sys.stderr)
+        print(f"verdicts → {verdicts.with_suffix('.md')}", file=sys.stderr)
+    elif code:
+        print(f"[demo] the verdict step failed (exit {code})", file=sys.stderr)
+    return code
+
+
 def ui_command(config: Path, dagster_home: str) -> str:
     """The shell line that opens the UI on the demo's instance: `dg dev` in the project folder of a checkout
     (the venv's, so it works without activating it), `dagster dev -m` for an installed package."""
@@ -105,6 +130,8 @@ def run(args: argparse.Namespace) -> int:
             if code:
                 print(f"[demo] audit {i} failed (exit {code}); stopping", file=sys.stderr)
                 break
+    if code == 0 and wrote_one:
+        code = demo_verdicts(config)
     summary = latest_summary(home / "reports") if wrote_one else None  # never an earlier demo's report
     if summary:
         print(json.dumps(summary["headline"], indent=2))

@@ -22,11 +22,22 @@ def whole_corpus_request(instance: dg.DagsterInstance, run_key: str | None) -> d
     return dg.RunRequest(run_key=run_key, tags=range_tags(keys))
 
 
+def scheduled_job():  # -> the job definition
+    """The monthly run: the audit, and the verdicts too only when judge.on_schedule is true (they cost money)."""
+    from claims_pipeline.defs.resources import ClaimsConfig
+
+    try:
+        on_schedule = ClaimsConfig().load().judge.on_schedule
+    except Exception:  # a bad config: the runs themselves report it, with file and key
+        on_schedule = False
+    return jobs.audit_and_verify_corpus if on_schedule else jobs.audit_corpus
+
+
 @dg.schedule(
     name="monthly_audit",
     cron_schedule="0 6 1 * *",  # 06:00 UTC on the 1st of every month
     execution_timezone="UTC",
-    job=jobs.audit_corpus,
+    job=scheduled_job(),
     default_status=dg.DefaultScheduleStatus.RUNNING,
     description="Re-reads every cited page of every scope, then writes the audit and its report.",
 )

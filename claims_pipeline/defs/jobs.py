@@ -12,8 +12,11 @@ from claims_pipeline.defs.scoped import AUDIT_GROUP, SCOPES_GROUP
 
 SCOPE_TAG = "claims_pipeline/scope"
 
+VERDICTS_GROUP = "verdicts"
+
 scope_assets = dg.AssetSelection.groups(SCOPES_GROUP)
 audit_assets = dg.AssetSelection.groups(AUDIT_GROUP)
+verdict_assets = dg.AssetSelection.groups(VERDICTS_GROUP)
 audit_selection = scope_assets | audit_assets
 
 
@@ -43,4 +46,20 @@ refresh_audit = dg.define_asset_job(
     selection=audit_assets,
     description="Rebuild the cross-scope audit tables and the report from the scopes' stored values (after a "
     "scope was removed from the corpus).",
+)
+
+verify_scope = dg.define_asset_job(
+    name="verify_scope",
+    selection=verdict_assets,
+    partitions_def=scope_partitions,
+    description="Ask the judge about one scope's claims (from its stored audit values), check every answer by "
+    "code, then write the verdict report. Needs judge.provider set; with none it records why nothing was judged.",
+)
+
+audit_and_verify_corpus = dg.define_asset_job(
+    name="audit_and_verify_corpus",
+    selection=audit_selection | verdict_assets,
+    partitions_def=scope_partitions,
+    description="audit_corpus, then the verdicts of every scope: what the monthly schedule launches when "
+    "judge.on_schedule is true.",
 )

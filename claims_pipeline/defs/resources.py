@@ -115,6 +115,57 @@ class DemoFetcherResource(FetcherResource):
         return with_fixture_routes(s, self._address) if self._address else s
 
 
+class JudgeResource(dg.ConfigurableResource):
+    """The verdict step's model provider, as judge.provider in the settings names it (none, anthropic,
+    openai-compatible). api_key: from the environment only (dg.EnvVar of judge.api_key_env), never a file."""
+
+    config: ClaimsConfig
+    api_key: str | None = None
+
+    def settings(self) -> Any:
+        return self.config.load().judge
+
+    def provider(self) -> Any:
+        from claims_pipeline.judge.providers import make_provider
+
+        judge = self.settings()
+        return make_provider(judge, environ={judge.effective_api_key_env: self.api_key} if self.api_key else {})
+
+    @property
+    def scripted(self) -> bool:
+        return False
+
+
+class DemoJudgeResource(JudgeResource):
+    """The demo's judge: the scripted judge server on 127.0.0.1, answered through the real anthropic SDK, so
+    the demo shows verdicts with no key and no network. Its verdicts are labelled as the scripted demo judge's."""
+
+    _judge: Any = PrivateAttr(default=None)
+
+    @contextlib.contextmanager
+    def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator["DemoJudgeResource"]:
+        from claims_pipeline.judge.scripted_server import ScriptedJudgeServer, demo_answerer, demo_judge_settings
+
+        with ScriptedJudgeServer(demo_answerer) as server:
+            self._judge = demo_judge_settings(server, self.config.load().judge)
+            if context.log:
+                context.log.info(f"demo: scripted judge on {server.anthropic_url} (string matching, not a model)")
+            yield self
+
+    def settings(self) -> Any:
+        return self._judge if self._judge is not None else super().settings()
+
+    def provider(self) -> Any:
+        from claims_pipeline.judge.providers import make_provider
+        from claims_pipeline.judge.scripted_server import DEMO_ENV
+
+        return make_provider(self.settings(), environ=DEMO_ENV)
+
+    @property
+    def scripted(self) -> bool:
+        return True
+
+
 def default_resources(config_path: str | dg.EnvVar | None = None, *, fixture_web: str = "auto",
                       clock: str = "") -> dict[str, Any]:
     """The resources of a deployment. fixture_web: "auto" = the demo's fetcher when the corpus is the bundled
@@ -129,12 +180,24 @@ def default_resources(config_path: str | dg.EnvVar | None = None, *, fixture_web
     else:
         demo = fixture_web == "on"
     fetcher = DemoFetcherResource(config=config) if demo else FetcherResource(config=config)
+    judge = DemoJudgeResource(config=config) if demo else JudgeResource(config=config, api_key=judge_key(config_path))
     return {
+        "judge": judge,
         "claims_config": config,
         "page_cache": PageCacheResource(config=config),
         "fetcher": fetcher,
         "io_manager": ScopeStoreIOManager(config=config),
     }
+
+
+def judge_key(config_path: str | dg.EnvVar | None) -> Any:
+    """dg.EnvVar of the judge's key variable when it is set (the value is read at run time, never stored)."""
+    path = os.environ.get(ENV_CONFIG, "") if isinstance(config_path, dg.EnvVar) else (config_path or "")
+    try:
+        var = ClaimsConfig(config_path=path).load().judge.effective_api_key_env
+    except Exception:  # a bad config fails the run that loads it, with its own message
+        return None
+    return dg.EnvVar(var) if os.environ.get(var) else None
 
 
 @dg.definitions

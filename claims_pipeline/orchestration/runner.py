@@ -65,6 +65,31 @@ def run_audit(instance: dg.DagsterInstance, resources: dict[str, Any], all_scope
     return results
 
 
+def run_verify(instance: dg.DagsterInstance, resources: dict[str, Any], all_scopes: list[str],
+               scopes: list[str] | None = None, *, max_claims: int = 0) -> list[dg.ExecuteInProcessResult]:
+    """verify_scope over every scope in one run (a partition range), or scope by scope; the verdict report once,
+    after the last."""
+    from claims_pipeline.defs.jobs import scope_tags
+    from claims_pipeline.defs.partitions import range_tags
+
+    sync_scope_partitions(instance, all_scopes)
+    defs = definitions_with(resources)
+    job = defs.resolve_job_def("verify_scope")
+    run_config = {**QUIET_RUN_CONFIG, "ops": {"verdicts": {"config": {"max_claims": max_claims}}}}
+    if scopes is None:
+        return [job.execute_in_process(instance=instance, tags=range_tags(all_scopes), raise_on_error=False,
+                                       run_config=run_config)]
+    results = []
+    for i, scope in enumerate(scopes):
+        last = i == len(scopes) - 1
+        results.append(job.execute_in_process(instance=instance, partition_key=scope, tags=scope_tags(scope),
+                                              asset_selection=None if last else [dg.AssetKey("verdicts")],
+                                              raise_on_error=False, run_config=run_config))
+        if not results[-1].success:
+            break
+    return results
+
+
 def run_worklist(instance: dg.DagsterInstance, resources: dict[str, Any], config: dict[str, Any]) -> dg.ExecuteInProcessResult:
     defs = definitions_with(resources)
     return dg.materialize([*defs.assets, *(defs.asset_checks or [])], instance=instance, resources=resources,

@@ -1,0 +1,94 @@
+"""`claims-pipeline verify [--scope X] [--max-claims N] [--dry-run]`: the verdict step on the audited scopes.
+
+Runs the verify_scope job (the same the UI launches) in-process: the judge named by judge.provider answers,
+code checks each answer, and the verdict report lands next to the newest audit report. --dry-run prints the
+prompts and a token and cost estimate as JSON, and sends nothing."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--scope", metavar="X", help="only scopes equal to X or ending in /X (default: every scope)")
+    parser.add_argument("--max-claims", type=int, default=0, metavar="N",
+                        help="send at most N claims to the judge (default judge.max_claims_per_run)")
+    parser.add_argument("--dry-run", action="store_true", help="print the prompts and a token/cost estimate; send nothing")
+    parser.add_argument("--now", metavar="ISO", help="pin the clock")
+
+
+def run(args: argparse.Namespace) -> int:
+    from claims_pipeline.commands.inputs import InputError, check_clock, check_corpus_dir, chosen_scopes, corpus_origin
+    from claims_pipeline.corpus.scopes import list_scopes
+    from claims_pipeline.settings import find_config_file, load_settings
+
+    if args.max_claims < 0:
+        raise InputError("--max-claims must be ≥ 0")
+    check_clock(args.now)
+    config = find_config_file(args.config)
+    settings = load_settings(config)
+    check_corpus_dir(settings, corpus_origin(config))
+    all_scopes = list(list_scopes(settings))
+    scopes = chosen_scopes(all_scopes, args.scope) or all_scopes
+    now = _now(args.now)
+    if args.dry_run:
+        from claims_pipeline.text_safety import json_escaped
+        from claims_pipeline.verdicts import dry_run
+
+        plan = dry_run(settings, scopes, now, max_claims=args.max_claims)
+        print(json_escaped(json.dumps(plan, indent=2, ensure_ascii=False)))
+        print(f"dry run: {plan['would_send']} of {plan['claims']} claims would be sent to {plan['provider']} "
+              f"({plan['model']}): about {plan['est_input_tokens']} input + {plan['est_output_tokens']} output tokens, "
+              f"${plan['est_cost_usd']:.4f}; nothing was sent", file=sys.stderr)
+        if plan["scopes_not_audited"]:
+            print(f"not audited yet (run `claims-pipeline audit` first): {', '.join(plan['scopes_not_audited'])}", file=sys.stderr)
+        return 0
+    return verify(str(config) if config else "", all_scopes, scopes if args.scope else None,
+                  max_claims=args.max_claims, clock=args.now or "")
+
+
+def verify(config_path: str, all_scopes: list[str], scopes: list[str] | None, *, max_claims: int = 0, clock: str = "",
+           fixture_web: str = "auto", quiet: bool = False) -> int:
+    from claims_pipeline.orchestration.instance import open_instance
+    from claims_pipeline.orchestration.runner import resources_for, run_failures, run_verify
+    from claims_pipeline.settings import load_settings
+
+    settings = load_settings(Path(config_path) if config_path else None)
+    instance = open_instance(settings)
+    results = run_verify(instance, resources_for(config_path, clock=clock, fixture_web=fixture_web), all_scopes,
+                         scopes, max_claims=max_claims)
+    failures = run_failures(results)
+    for f in failures:
+        print(f"claims-pipeline: {f}", file=sys.stderr)
+    summary = verdict_summary(results[-1]) if results and results[-1].success else None
+    if summary is not None and not quiet:
+        print(json.dumps(summary, indent=2, ensure_ascii=False))
+        where = summary.get("report")
+        print(f"verify done → {where}" if where else "verify done", file=sys.stderr)
+    return 0 if not failures and all(r.success for r in results) else 1
+
+
+def verdict_summary(result) -> dict | None:
+    """The verdict report's headline, from its materialization's metadata."""
+    for event in result.get_asset_materialization_events():
+        mat = event.materialization
+        if mat.asset_key.to_user_string() == "verdict_report":
+            meta = {k: v.value for k, v in mat.metadata.items()}
+            report = meta.get("verdicts_md") or meta.get("report")
+            return {"judged": meta.get("judged", True), "reason": meta.get("reason"),
+                    "verdicts": meta.get("verdicts", 0), "by_verdict": meta.get("by_verdict", {}),
+                    "verification": meta.get("verification"), "cost_usd": meta.get("cost_usd", 0.0),
+                    "report": str(report) if report else None}
+    return None
+
+
+def _now(value: str | None):
+    from datetime import datetime, timezone
+
+    if not value:
+        return datetime.now(timezone.utc)
+    dt = datetime.fromisoformat(value)
+    return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)

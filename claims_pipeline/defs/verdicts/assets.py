@@ -1,0 +1,108 @@
+"""The verdict step (optional): a model judges each flagged claim against its page, and code checks every answer
+(quote or abstain) before it ships; the verdict report goes next to the audit report."""
+
+from typing import Any
+
+import dagster as dg
+
+from claims_pipeline.defs.metadata import counts
+from claims_pipeline.defs.partitions import scope_partitions
+from claims_pipeline.defs.resources import ClaimsConfig, JudgeResource, PageCacheResource
+from claims_pipeline.defs.jobs import VERDICTS_GROUP
+from claims_pipeline.defs.scoped import scoped_output
+
+
+class VerdictsConfig(dg.Config):
+    max_claims: int = 0  # like `verify --max-claims N`: 0 = judge.max_claims_per_run
+
+
+@dg.asset(group_name=VERDICTS_GROUP, code_version="1", kinds={"python"}, partitions_def=scope_partitions,
+          backfill_policy=dg.BackfillPolicy.single_run())
+def verdicts(context: dg.AssetExecutionContext, config: VerdictsConfig, claims_config: ClaimsConfig,
+             page_cache: PageCacheResource, judge: JudgeResource, claims: dict[str, Any], fetched_pages: dict[str, Any],
+             priors: dict[str, Any], page_changes: dict[str, Any]) -> dg.Output:
+    """Per claim: MATCH / MISMATCH / STALE / PARTIAL / NOT_FOUND / SOURCE_UNAVAILABLE / INDETERMINATE, asked both
+    ways and checked by code; a verdict that claims the figure without a verbatim quote carrying it never
+    ships. Cached by (claim, page text, model, prompt version): an unchanged input costs nothing."""
+    from claims_pipeline.judge.cache import VerdictCache
+    from claims_pipeline.judge.providers import NO_JUDGE_MESSAGE
+    from claims_pipeline.verdicts import judge_scope, limited, not_judged, scope_items
+
+    settings, now = claims_config.load(), claims_config.now()
+    judge_settings = limited(judge.settings(), config.max_claims)
+    scopes = list(context.partition_keys)
+    out = {s: not_judged("scope not audited yet: materialize its audit first", now).to_json()
+           for s in scopes if s not in priors}
+    if not judge.provider().configured:
+        context.log.info(NO_JUDGE_MESSAGE)
+        out = {s: not_judged(NO_JUDGE_MESSAGE, now).to_json() for s in scopes}
+    else:
+        with page_cache.open() as cache, VerdictCache.from_settings(settings) as verdict_cache:
+            for scope in [s for s in scopes if s in priors]:
+                provider = judge.provider()  # a client per scope's run: run_judge closes it
+                items = scope_items(settings, claims[scope], fetched_pages.get(scope, {}), priors.get(scope, []),
+                                    page_changes.get(scope, {}), cache, now)
+                out[scope] = judge_scope(items, provider, judge_settings, verdict_cache, now,
+                                         scripted=judge.scripted).to_json()
+
+    def metadata_of(scope: str) -> dict[str, Any]:
+        run = out[scope]["run"]
+        if not run.get("judged", True):
+            return {"judged": False, "reason": run["reason"]}
+        return {
+            "verdicts": len(out[scope]["verdicts"]),
+            "by_verdict": dg.MetadataValue.json(counts(v["verdict"] for v in out[scope]["verdicts"])),
+            "requests_sent": run["requests_sent"], "cached": run["cached"],
+            "input_tokens": run["input_tokens"], "output_tokens": run["output_tokens"],
+            "cost_usd": dg.MetadataValue.float(float(run["cost_usd"])),
+            "stopped_by": run.get("stopped_by") or "(not stopped)", "model": run.get("model") or "",
+            "judge": "scripted demo judge (string matching, not a model)" if run.get("scripted") else run.get("provider", ""),
+        }
+
+    return scoped_output(context, out, metadata_of)
+
+
+@dg.asset_check(asset=verdicts, blocking=True, description=(
+    "Recounts the stored verdicts another way (by verdict, class, check, tokens, cost) and compares with the "
+    "counts the report will print; a mismatch is an engine bug, not a model mistake: the run stops before the "
+    "verdict report."))
+def verdict_counts_recount(context: dg.AssetCheckExecutionContext, claims_config: ClaimsConfig) -> dg.AssetCheckResult:
+    import json
+
+    from claims_pipeline.home import HomeLayout
+    from claims_pipeline.verdicts import ScopeVerdicts, recount_problems
+
+    home = HomeLayout(claims_config.load().home_dir)
+    problems: list[str] = []
+    for scope in context.instance.get_dynamic_partitions(scope_partitions.name):
+        path = home.scope_file("verdicts", scope)
+        if path.is_file():
+            stored = ScopeVerdicts.from_json(json.loads(path.read_text(encoding="utf-8")))
+            problems += [f"{scope}: {p}" for p in recount_problems(stored)]
+    return dg.AssetCheckResult(passed=not problems, severity=dg.AssetCheckSeverity.ERROR,
+                               metadata={"mismatches": dg.MetadataValue.md("\n".join(f"- {p}" for p in problems) or "_(none)_")})
+
+
+@dg.asset(group_name=VERDICTS_GROUP, code_version="1", kinds={"html", "markdown"})
+def verdict_report(context: dg.AssetExecutionContext, claims_config: ClaimsConfig, verdicts: dict[str, Any]) -> dg.MaterializeResult:
+    """verdicts.md / .html / .json and corrections.patch (suggestions a human may apply with `git apply`; never
+    applied here) next to the newest audit report, and a verdict section in its report.html."""
+    from claims_pipeline.judge.report import verification_line
+    from claims_pipeline.verdicts import ScopeVerdicts, publish_verdict_report
+
+    published = publish_verdict_report(claims_config.load(), {s: ScopeVerdicts.from_json(v) for s, v in verdicts.items()})
+    if not published.run.get("judged", True):
+        return dg.MaterializeResult(metadata={"judged": False, "reason": published.run.get("reason", ""),
+                                              "report": dg.MetadataValue.path(str(published.files["verdicts.md"]))})
+    c = published.counts
+    return dg.MaterializeResult(metadata={
+        "verdicts": len(published.verdicts),
+        "by_verdict": dg.MetadataValue.json(c.get("by_verdict", {})),
+        "verification": verification_line(c),
+        "cost_usd": dg.MetadataValue.float(float(published.run.get("cost_usd") or 0.0)),
+        "input_tokens": published.run.get("input_tokens", 0), "output_tokens": published.run.get("output_tokens", 0),
+        "corrections_suggested": "corrections.patch" in published.files,
+        "report_dir": dg.MetadataValue.path(str(published.out_dir)),
+        **{name.replace(".", "_"): dg.MetadataValue.path(str(p)) for name, p in sorted(published.files.items())},
+        "appended_to_report_html": published.appended_to_report,
+    })

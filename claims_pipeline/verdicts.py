@@ -1,0 +1,189 @@
+"""The verdict step between the stored audit values and the judge package: which claims of a scope are asked,
+in which order, and where the verdict report goes.
+
+Called by the `verdicts` and `verdict_report` assets (defs/verdicts) and by `claims-pipeline verify --dry-run`.
+The corpus is only read (each claim's line, for the suggested corrections); nothing is ever written into it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from claims_pipeline.judge.model import JudgeItem, Verdict
+from claims_pipeline.records_json import claims_from_json, page_from_json
+from claims_pipeline.settings import JudgeSettings, Settings
+
+
+def scope_items(settings: Settings, scope_claims: dict[str, Any], scope_pages: dict[str, Any],
+                scope_priors: list[dict[str, Any]], scope_changes: dict[str, Any], cache: Any, now: datetime) -> list[JudgeItem]:
+    """The scope's claims as judge items, in the worklist's priority order (the runner then puts stale_changed,
+    TOKENS_ABSENT and WEAK_MATCH first). Page texts come from the cache; a page without text stays empty, and
+    its claim is never sent (the runner gives it SOURCE_UNAVAILABLE by code)."""
+    from claims_pipeline.judge.items import corpus_line, judge_item
+    from claims_pipeline.sampling import select_sample
+
+    claims = claims_from_json(scope_claims.get("claims", []))
+    prior_of = {row["id"]: row.get("prior") for row in scope_priors}
+    stale = {row["id"] for row in scope_changes.get("stale_changed", [])}
+    ranked = select_sample(claims, len(claims), settings.sampling.seed, now, settings.sampling.priority_weights)
+    pages: dict[str, Any] = {}
+    items = []
+    for c in ranked:
+        if c.source_url not in pages and c.source_url in scope_pages:
+            pages[c.source_url] = page_from_json(scope_pages[c.source_url], cache)
+        items.append(judge_item(c, pages.get(c.source_url), prior_of.get(c.id), stale_changed=c.id in stale,
+                                line_text=corpus_line(settings.corpus_dir, c.file, c.line_no)))
+    return items
+
+
+def limited(judge: JudgeSettings, max_claims: int = 0) -> JudgeSettings:
+    """The judge settings of one run: `--max-claims N` lowers judge.max_claims_per_run."""
+    return judge.model_copy(update={"max_claims_per_run": max_claims}) if max_claims > 0 else judge
+
+
+@dataclass
+class ScopeVerdicts:
+    """One scope's verdicts as stored per partition (the verdict report reads them back)."""
+
+    verdicts: list[Verdict]
+    run: dict[str, Any]  # JudgeRun.summary() + prompt_version + run_at; or {"judged": False, "reason": ...}
+    counts: dict[str, Any]  # the report's counts of these verdicts (the blocking check recounts them)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"verdicts": [v.model_dump(mode="json") for v in self.verdicts], "run": self.run, "counts": self.counts}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> "ScopeVerdicts":
+        return cls([Verdict.model_validate(v) for v in d.get("verdicts", [])], dict(d.get("run", {})), dict(d.get("counts", {})))
+
+
+def judge_scope(items: list[JudgeItem], provider: Any, judge: JudgeSettings, cache: Any, now: datetime, *,
+                scripted: bool = False) -> ScopeVerdicts:
+    from claims_pipeline.judge.prompt import PROMPT_VERSION
+    from claims_pipeline.judge.report import verdict_counts
+    from claims_pipeline.judge.runner import run_judge
+
+    run = run_judge(items, provider, judge, cache)
+    info = {**run.summary(), "prompt_version": PROMPT_VERSION, "run_at": now.isoformat(), "scripted": scripted,
+            "skipped_ids": list(run.skipped)}
+    return ScopeVerdicts(run.verdicts, info, verdict_counts(run.verdicts))
+
+
+def not_judged(reason: str, now: datetime) -> ScopeVerdicts:
+    from claims_pipeline.judge.report import verdict_counts
+
+    return ScopeVerdicts([], {"judged": False, "reason": reason, "run_at": now.isoformat()}, verdict_counts([]))
+
+
+def recount_problems(scope_verdicts: ScopeVerdicts) -> list[str]:
+    """The stored counts against a recount from the stored verdicts, done another way (judge/recount.py)."""
+    from claims_pipeline.judge.recount import recount_mismatches
+
+    return recount_mismatches(scope_verdicts.verdicts, scope_verdicts.counts)
+
+
+@dataclass
+class PublishedVerdicts:
+    out_dir: Path
+    files: dict[str, Path]
+    verdicts: list[Verdict]
+    counts: dict[str, Any]
+    run: dict[str, Any]
+    appended_to_report: bool
+
+
+def publish_verdict_report(settings: Settings, by_scope: dict[str, ScopeVerdicts]) -> PublishedVerdicts:
+    """verdicts.md / .html / .json and corrections.patch (suggestions, never applied) next to the newest audit
+    report (reports/LATEST), and a verdict section appended to its report.html; under the home's audit lock,
+    so a report being written meanwhile is never half-annotated. Without an audit report yet: <home>/verdicts/."""
+    from claims_pipeline.home import HomeLayout
+    from claims_pipeline.judge.corrections import write_corrections
+    from claims_pipeline.judge.report import (
+        append_verdict_section, no_judge_report, verdict_counts, write_verdict_report,
+    )
+    from claims_pipeline.store.files import locked
+
+    home = HomeLayout(settings.home_dir)
+    verdicts = [v for scope in sorted(by_scope) for v in by_scope[scope].verdicts]
+    runs = [by_scope[s].run for s in sorted(by_scope)]
+    run = merged_run_info(runs)
+    with locked(home.audit_lock):
+        out_dir = _latest_report_dir(home) or home.verdicts_dir
+        if not run.get("judged", True):
+            files = no_judge_report(out_dir, str(run.get("reason", "")), run)
+            return PublishedVerdicts(out_dir, files, [], verdict_counts([]), run, False)
+        corrections = write_corrections(verdicts, settings.corpus_dir, out_dir)
+        files = write_verdict_report(verdicts, run, out_dir, corrections=corrections.corrections)
+        files["corrections.json"] = corrections.listing
+        if corrections.patch is not None:
+            files["corrections.patch"] = corrections.patch
+        report_html = out_dir / "report.html"
+        appended = report_html.is_file() and append_verdict_section(report_html, verdicts, run,
+                                                                    corrections=corrections.corrections)
+    return PublishedVerdicts(out_dir, files, verdicts, verdict_counts(verdicts), run, appended)
+
+
+def merged_run_info(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One run description over the scopes' runs: tokens, cost and counts added up; not judged when no scope was."""
+    judged = [r for r in runs if r.get("judged", True)]
+    if not judged:
+        reason = next((r.get("reason") for r in runs if r.get("reason")), "no scope has verdicts yet")
+        return {"judged": False, "reason": reason}
+    total: dict[str, Any] = {k: judged[-1].get(k) for k in ("provider", "model", "prompt_version", "run_at", "scripted")}
+    for key in ("requests_sent", "input_tokens", "output_tokens", "cached", "unreadable", "failed", "skipped"):
+        total[key] = sum(int(r.get(key) or 0) for r in judged)
+    total["cost_usd"] = round(sum(float(r.get("cost_usd") or 0) for r in judged), 6)
+    total["price_known"] = all(r.get("price_known", True) for r in judged)
+    total["stopped_by"] = sorted({r["stopped_by"] for r in judged if r.get("stopped_by")}) or None
+    total["scopes"] = len(runs)
+    return total
+
+
+def _latest_report_dir(home: Any) -> Path | None:
+    try:
+        path = Path(home.latest_file.read_text(encoding="utf-8").strip())
+    except OSError:
+        return None
+    return path if path.is_dir() else None
+
+
+def dry_run(settings: Settings, scopes: list[str], now: datetime, *, max_claims: int = 0) -> dict[str, Any]:
+    """What `verify` would send, from the scopes' stored audit values: the prompts and a token and cost
+    estimate. No request is made, so no key is needed."""
+    import json
+
+    from claims_pipeline.home import HomeLayout
+    from claims_pipeline.judge.providers import make_provider
+    from claims_pipeline.judge.runner import run_judge
+    from claims_pipeline.store.cache import PageCache
+
+    home = HomeLayout(settings.home_dir)
+    judge = limited(settings.judge, max_claims)
+    if judge.provider == "none":  # estimate as the default provider would be asked
+        judge = judge.model_copy(update={"provider": "anthropic"})
+
+    def stored(asset: str, scope: str, default: Any) -> Any:
+        path = home.scope_file(asset, scope)
+        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else default
+
+    missing = [s for s in scopes if not home.scope_file("priors", s).is_file()]
+    cache = PageCache.from_settings(settings)
+    try:
+        items = [item for s in scopes if s not in missing
+                 for item in scope_items(settings, stored("claims", s, {}), stored("fetched_pages", s, {}),
+                                         stored("priors", s, []), stored("page_changes", s, {}), cache, now)]
+    finally:
+        cache.close()
+    provider = make_provider(judge, environ={judge.effective_api_key_env: "dry-run: never sent"})
+    run = run_judge(items, provider, judge, None, dry_run=True)
+    return {
+        "scopes": scopes, "scopes_not_audited": missing, "claims": len(items), "would_send": len(run.prompts),
+        "provider": judge.provider, "model": judge.effective_model, "max_claims_per_run": judge.max_claims_per_run,
+        "est_input_tokens": run.est_input_tokens, "est_output_tokens": run.est_output_tokens,
+        "est_cost_usd": run.est_cost_usd, "price_known": run.price_known, "stopped_by": run.stopped_by,
+        "prompts": [{"id": p.id, "system": p.system, "user": p.user, "page_cut": p.page_cut,
+                     "est_input_tokens": p.est_input_tokens} for p in run.prompts],
+    }
