@@ -190,8 +190,9 @@ class _Run:
             self.cache.put(cache_key(item.claim_text, item.page_text_hash, self.model, PROMPT_VERSION),
                            claim_id=item.id, model=self.model, prompt_version=PROMPT_VERSION, draft=draft,
                            input_tokens=in_tok, output_tokens=out_tok, judged_at=judged_at)
-        return self._stamp(self.verify(draft, item), item, in_tok=in_tok, out_tok=out_tok, cached=False,
-                           judged_at=judged_at)
+        # quotes must come from the text the judge was sent (a long page is cut to the prompt's cap)
+        return self._stamp(self.verify(draft, item, page_given=prompt.page), item, in_tok=in_tok, out_tok=out_tok,
+                           cached=False, judged_at=judged_at)
 
 
 async def judge_items(items: Iterable[JudgeItem], provider: JudgeProvider, settings: JudgeSettings,
@@ -222,8 +223,9 @@ async def judge_items(items: Iterable[JudgeItem], provider: JudgeProvider, setti
                 # answer copied its own claim's identity right, so it stands for this one's
                 draft = draft.model_copy(update={"id": item.id, "scope": item.scope, "line_no": item.line_no,
                                                  "source_url": item.source_url})
-            results[idx] = run._stamp(run.verify(draft, item), item, in_tok=0, out_tok=0, cached=True,
-                                      judged_at=hit.judged_at)
+            page_given = build_prompt(item, settings.max_page_chars).page  # the text that answer was given
+            results[idx] = run._stamp(run.verify(draft, item, page_given=page_given), item, in_tok=0, out_tok=0,
+                                      cached=True, judged_at=hit.judged_at)
             continue
         prompt = build_prompt(item, settings.max_page_chars)
         est_in = estimate_prompt_tokens(prompt)

@@ -230,3 +230,25 @@ def test_requests_in_flight_never_exceed_the_concurrency():
         in_flight += step
         peak = max(peak, in_flight)
     assert len(log) == 8 and peak == 3
+
+
+def test_a_quote_from_the_part_of_a_long_page_never_sent_does_not_ship():
+    """A long page is cut to judge.max_page_chars around the claim; a MATCH quoting text the judge was never
+    given (here: a sentence only in the cut-off tail) is downgraded, even though it is verbatim on the page."""
+    tail = "Appendix: the 7.5% rate for transfers of land is confirmed in schedule nine of the act."
+    page = PAGE + ("Registry form 12 for land transfers: the 7.5% figure applies to forms.\n" * 400) + tail + "\n"
+    it = item(1, page=page, page_hash="hash-long")
+    with ScriptedJudgeServer() as srv:
+        js = settings_for(srv, max_page_chars=2000)
+        sent_page = build_prompt(it, js.max_page_chars).page
+        assert tail not in sent_page and tail in page  # the premise: the tail was cut
+        srv.script(it.id, Answer(body={
+            "id": it.id, "scope": it.scope, "line_no": it.line_no, "source_url": it.source_url, "verdict": "MATCH",
+            "claimed": "7.5%", "source_says": "7.5%", "quote": tail, "confidence": 0.9, "note": "stated in the appendix",
+            "direction_a": {"result": "passed", "line": "the figure is on the page"},
+            "direction_b": {"result": "passed", "line": "same thing, same year"},
+            "verification_class": "confirmed"}))
+        run = run_judge([it], provider_for(js), js, None)
+    shipped = run.verdicts[0]
+    assert shipped.verdict == "INDETERMINATE"
+    assert any(d.check == "quote_verbatim" for d in shipped.downgrades)

@@ -1,0 +1,123 @@
+"""The verdict step through Dagster: one scope audited, then `verdicts` and `verdict_report` materialized on a real
+instance, the real anthropic / openai SDKs talking to the scripted judge server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from claims_pipeline.defs.resources import JudgeResource
+from claims_pipeline.judge.scripted_server import ScriptedJudgeServer
+from claims_pipeline.orchestration.runner import sync_scope_partitions
+from claims_pipeline_tests.defs.conftest import ALL_ASSETS, ALL_CHECKS, QUIET, config_with, resources_for
+
+SCOPES = ["xa", "xb", "xc", "shared/exit/regional"]
+AUDIT = dg.AssetSelection.groups("scopes", "audit")
+VERIFY = dg.AssetSelection.groups("verdicts")
+KEY_ENV = "CLAIMS_PIPELINE_TEST_JUDGE_KEY"
+
+
+def _materialize(instance, resources, selection, scope="xa") -> dg.ExecuteInProcessResult:
+    return dg.materialize([*ALL_ASSETS, *ALL_CHECKS], instance=instance, resources=resources, selection=selection,
+                          partition_key=scope, run_config=QUIET, raise_on_error=False)
+
+
+def _judge_config(config: Path, server: ScriptedJudgeServer, provider: str) -> Path:
+    url = server.anthropic_url if provider == "anthropic" else server.openai_url
+    return config_with(config, judge__provider=provider, judge__base_url=url, judge__api_key_env=KEY_ENV,
+                       judge__model="claude-haiku-4-5" if provider == "anthropic" else "gpt-4o-mini")
+
+
+def _mat(result: dg.ExecuteInProcessResult, key: str) -> dict:
+    mats = [e.materialization for e in result.get_asset_materialization_events()
+            if e.materialization.asset_key.to_user_string() == key]
+    assert mats, f"{key} was not materialized"
+    return {k: v.value for k, v in mats[-1].metadata.items()}
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai-compatible"])
+def test_one_scope_judged_end_to_end_then_cached(instance, demo_config, home, provider, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, "sk-test-not-a-secret")
+    sync_scope_partitions(instance, SCOPES)
+    assert _materialize(instance, resources_for(demo_config), AUDIT).success
+    with ScriptedJudgeServer() as server:
+        config = _judge_config(demo_config, server, provider)
+        resources = {**resources_for(config), "judge": JudgeResource(config=resources_for(config)["claims_config"],
+                                                                     api_key=dg.EnvVar(KEY_ENV))}
+        first = _materialize(instance, resources, VERIFY)
+        sent_first = len(server.requests())
+        stored = json.loads((home / "assets" / "verdicts" / "xa.json").read_text())
+        second = _materialize(instance, resources, VERIFY)
+        sent_second = len(server.requests()) - sent_first
+    assert first.success and second.success
+    checks = {c.check_name: c.passed for c in first.get_asset_check_evaluations()}
+    assert checks["verdict_counts_recount"] is True
+    verdicts = stored["verdicts"]
+    assert verdicts and all(v["scope"] == "xa" for v in verdicts)
+    assert stored["run"]["provider"] == provider and stored["run"]["requests_sent"] == sent_first > 0
+    # unreadable pages are never sent: their verdict is set by code
+    unreadable = [v for v in verdicts if v["prior"] in ("SOURCE_UNAVAILABLE", "SOURCE_BINARY", "PDF_NO_TEXT")]
+    assert unreadable and all(v["verdict"] == "SOURCE_UNAVAILABLE" and v["draft"] is None for v in unreadable)
+    sent_ids = {r.claim_id for r in server.requests()}
+    assert not sent_ids & {v["id"] for v in unreadable}
+    # quote or abstain: nothing that claims the page ships without a verbatim quote
+    for v in verdicts:
+        if v["verdict"] in ("MATCH", "MISMATCH", "STALE", "PARTIAL"):
+            assert v["quote"].strip()
+    # a second materialization with nothing changed: no request, no cost
+    assert sent_second == 0
+    again = json.loads((home / "assets" / "verdicts" / "xa.json").read_text())
+    assert again["run"]["requests_sent"] == 0 and again["run"]["cost_usd"] == 0
+    assert again["run"]["cached"] == stored["run"]["requests_sent"]
+    # the report lands next to the audit report, and report.html gets a verdict section
+    meta = _mat(first, "verdict_report")
+    report_dir = Path(str(meta["report_dir"]))
+    latest = Path((home / "reports" / "LATEST").read_text().strip())
+    assert report_dir == latest
+    assert (latest / "verdicts.md").is_file() and (latest / "verdicts.json").is_file()
+    assert "verdict" in (latest / "report.html").read_text().lower() and meta["appended_to_report_html"] is True
+    # the key never reaches a stored file or the metadata
+    for path in [*latest.iterdir(), home / "assets" / "verdicts" / "xa.json"]:
+        if path.is_file():
+            assert "sk-test-not-a-secret" not in path.read_text(errors="replace")
+
+
+def test_no_judge_configured_materializes_and_says_how_to_configure(instance, demo_config, home):
+    sync_scope_partitions(instance, SCOPES)
+    assert _materialize(instance, resources_for(demo_config), AUDIT).success
+    result = _materialize(instance, resources_for(demo_config), VERIFY)
+    assert result.success
+    meta = _mat(result, "verdicts")
+    assert meta["judged"] is False and "set judge.provider" in meta["reason"]
+    report = _mat(result, "verdict_report")
+    assert report["judged"] is False
+    assert "No judge ran" in Path(str(report["report"])).read_text()
+
+
+def test_a_count_that_does_not_recount_stops_the_run_before_the_report(instance, demo_config, home, monkeypatch):
+    """An engine bug (the stored counts disagree with the verdicts) fails the blocking check: no verdict report."""
+    import claims_pipeline.verdicts as verdicts_core
+
+    monkeypatch.setenv(KEY_ENV, "sk-test-not-a-secret")
+    sync_scope_partitions(instance, SCOPES)
+    assert _materialize(instance, resources_for(demo_config), AUDIT).success
+    real = verdicts_core.judge_scope
+
+    def miscounted(*args, **kwargs):
+        out = real(*args, **kwargs)
+        out.counts["by_verdict"]["MATCH"] = out.counts["by_verdict"].get("MATCH", 0) + 1
+        return out
+
+    monkeypatch.setattr(verdicts_core, "judge_scope", miscounted)
+    with ScriptedJudgeServer() as server:
+        config = _judge_config(demo_config, server, "anthropic")
+        resources = {**resources_for(config), "judge": JudgeResource(config=resources_for(config)["claims_config"],
+                                                                     api_key=dg.EnvVar(KEY_ENV))}
+        result = _materialize(instance, resources, VERIFY)
+    checks = {c.check_name: c.passed for c in result.get_asset_check_evaluations()}
+    assert checks["verdict_counts_recount"] is False
+    assert not result.success
+    assert "verdict_report" not in {e.materialization.asset_key.to_user_string() for e in result.get_asset_materialization_events()}
