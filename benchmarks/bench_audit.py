@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 import warnings
+from datetime import UTC
 from pathlib import Path
 
 import yaml
@@ -75,17 +76,18 @@ def bench_config(home: Path, corpus: Path, address: str, fetch: dict | None = No
 
 def plain_library(config: Path) -> dict:
     """The same work without Dagster: extract → refresh pages → priors → audit tables → reports."""
+    from datetime import datetime
+
     from claims_pipeline.audit import build_audit
+    from claims_pipeline.audit_tables import tables_dir, write_tables
     from claims_pipeline.corpus.extract import extract_corpus
     from claims_pipeline.corpus.linter import lint_corpus
-    from claims_pipeline.audit_tables import tables_dir, write_tables
     from claims_pipeline.pages import refresh_pages
     from claims_pipeline.priors import build_prior
     from claims_pipeline.report import write_reports
     from claims_pipeline.settings import load_settings
     from claims_pipeline.store.cache import PageCache
     from claims_pipeline.urls import normalize_url
-    from datetime import datetime, timezone
 
     s = load_settings(config)
     ex = extract_corpus(s)
@@ -95,7 +97,7 @@ def plain_library(config: Path) -> dict:
         got = refresh_pages(s, urls, cache=cache)
     pages = {u: got[normalize_url(u)] for u in urls if normalize_url(u) in got}
     priors = {c.id: build_prior(c, pages.get(c.source_url), s) for c in ex.claims}
-    audit = build_audit(ex.claims, pages, priors, run_at=datetime.now(timezone.utc))
+    audit = build_audit(ex.claims, pages, priors, run_at=datetime.now(UTC))
     write_tables(audit.to_tables(), tables_dir(s.home_dir))
     write_reports(audit, s.reports_dir / "plain")
     return audit.headline

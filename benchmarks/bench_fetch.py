@@ -46,6 +46,8 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from datetime import UTC
+
 from bench_text import WICE, wice_texts, wrap_page  # noqa: E402
 
 from claims_pipeline.settings import settings_from_dict  # noqa: E402
@@ -348,9 +350,9 @@ def main() -> None:
 
             cpu_pairs(urls, (cold_cpu, warm_cpu), "synthetic")
             # the clock moved past the robots TTL: each origin is re-validated (a served file → 304, a 404 → 404)
-            from datetime import datetime, timedelta, timezone
+            from datetime import datetime, timedelta
 
-            later = datetime.now(timezone.utc) + timedelta(hours=settings3.fetch.robots_cache_hours + 1)
+            later = datetime.now(UTC) + timedelta(hours=settings3.fetch.robots_cache_hours + 1)
             t_late = time.time()
             refresh_pages(settings3, urls, force=True, resolver=no_dns, now=later)
             late_log = read_log(log, t_late)

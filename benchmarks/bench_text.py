@@ -228,7 +228,7 @@ def bench_pdf(repeat: int) -> None:
     print(f"\nPDF → text: generated text PDFs, best of {repeat}")
     print(f"  {'pages':>5} {'kB':>6}  {'method':28} {'MB/s':>7} {'pages/s':>8} {'time/pdftotext':>15}")
     for n, raw in docs.items():
-        secs = {name: time_it(lambda fn=fn: fn(raw), repeat) for name, fn in methods.items()}
+        secs = {name: time_it(lambda fn=fn, raw=raw: fn(raw), repeat) for name, fn in methods.items()}
         base = secs["pdftotext -layout (ours)"]
         for name, s in secs.items():
             print(f"  {n:5d} {len(raw) / 1e3:6.0f}  {name:28} {len(raw) / 1e6 / s:7.2f} {n / s:8.0f} {s / base:15.2f}")

@@ -25,8 +25,9 @@ import re
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from claims_pipeline.corpus.records import ClaimRecord, Value
 from claims_pipeline.corpus.values import extract_values

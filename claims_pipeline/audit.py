@@ -180,7 +180,7 @@ class Audit:
         run_at: str | None = None,
         headline: dict[str, Any] | None = None,
         meta: pd.DataFrame | None = None,
-    ) -> "Audit":
+    ) -> Audit:
         """Reload stored tables. The stored headline (meta) is kept as is, never silently recomputed."""
         row = meta.iloc[0] if meta is not None and len(meta) else None
 

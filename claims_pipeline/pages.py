@@ -186,7 +186,7 @@ class _GroupFlusher:
     when no further result comes to do it (a timer on the loop). What the group hands back goes to the writer
     thread."""
 
-    def __init__(self, group: NotModifiedGroup, recorder: "_Recorder") -> None:
+    def __init__(self, group: NotModifiedGroup, recorder: _Recorder) -> None:
         self._group, self._recorder = group, recorder
         self._timer: asyncio.TimerHandle | None = None
 

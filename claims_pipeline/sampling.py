@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from typing import Any
 
 from claims_pipeline.audit import is_stale_changed
@@ -28,7 +28,7 @@ DIFF_EXCERPT_LINES = 12
 
 def _as_date(now: datetime | date) -> date:
     if isinstance(now, datetime):
-        return (now.astimezone(timezone.utc) if now.tzinfo else now).date()
+        return (now.astimezone(UTC) if now.tzinfo else now).date()
     return now
 
 

@@ -15,7 +15,7 @@ import math
 import os
 import re
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -454,7 +454,7 @@ class CacheSettings(_Strict):
     @classmethod
     def _ttl_fits(cls, v: float) -> float:
         try:  # the cache asks for fetches newer than now - ttl_days
-            datetime.now(timezone.utc) - timedelta(days=v)
+            datetime.now(UTC) - timedelta(days=v)
         except OverflowError:
             raise ValueError("too large a number of days") from None
         return v

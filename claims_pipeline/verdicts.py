@@ -56,7 +56,7 @@ class ScopeVerdicts:
         return {"verdicts": [v.model_dump(mode="json") for v in self.verdicts], "run": self.run, "counts": self.counts}
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> "ScopeVerdicts":
+    def from_json(cls, d: dict[str, Any]) -> ScopeVerdicts:
         return cls([Verdict.model_validate(v) for v in d.get("verdicts", [])], dict(d.get("run", {})), dict(d.get("counts", {})))
 
 
@@ -102,7 +102,10 @@ def publish_verdict_report(settings: Settings, by_scope: dict[str, ScopeVerdicts
     from claims_pipeline.home import HomeLayout
     from claims_pipeline.judge.corrections import write_corrections
     from claims_pipeline.judge.report import (
-        append_verdict_section, no_judge_report, verdict_counts, write_verdict_report,
+        append_verdict_section,
+        no_judge_report,
+        verdict_counts,
+        write_verdict_report,
     )
     from claims_pipeline.store.files import locked
 

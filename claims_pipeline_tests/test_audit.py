@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -15,7 +15,7 @@ from claims_pipeline.priors import build_prior
 from claims_pipeline.settings import Settings
 from claims_pipeline_tests.report.factories import FILLER, claim, page, value
 
-RUN_AT = datetime(2026, 7, 1, 9, 0, tzinfo=timezone.utc)
+RUN_AT = datetime(2026, 7, 1, 9, 0, tzinfo=UTC)
 A = "https://www.impots.gouv.fr/dmto"
 B = "https://www.service-public.gouv.fr/changed"
 C = "https://www.legifrance.gouv.fr/dead"

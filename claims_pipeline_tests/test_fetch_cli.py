@@ -8,7 +8,6 @@ import pytest
 
 from claims_pipeline.cli import main
 from claims_pipeline.fixture_web.server import FixtureWeb
-
 from claims_pipeline_tests.store.fixture_settings import write_config
 
 

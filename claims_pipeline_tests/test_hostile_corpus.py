@@ -232,7 +232,6 @@ def test_an_audit_of_a_hostile_corpus_reports_every_good_scope(tmp_path):
     (Before: the FIFO blocked citation_lint, /dev/zero grew the run to 5.5 GB, the outside link failed the run.)"""
     from claims_pipeline.fixture_web.server import FixtureWeb
     from claims_pipeline.settings import DEMO_CORPUS_DIR
-
     from claims_pipeline_tests.store.fixture_settings import fixture_config
 
     corpus = tmp_path / "corpus"

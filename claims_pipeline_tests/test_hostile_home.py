@@ -20,7 +20,6 @@ from claims_pipeline.settings import load_settings
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.consistency import verify_cache
 from claims_pipeline.store.writable import MIN_FREE_BYTES, StorageError, check_writable, home_folders
-
 from claims_pipeline_tests.store.fixture_settings import write_config
 
 from .hostile import cli_env, run_cli

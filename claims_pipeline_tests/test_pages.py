@@ -6,7 +6,6 @@ from claims_pipeline.fixture_web.server import FixtureWeb
 from claims_pipeline.pages import refresh_pages
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.consistency import verify_cache
-
 from claims_pipeline_tests.store.fixture_settings import fixture_settings
 
 LEVY = "/property/annual-levy.html"  # has an epoch-2 variant
@@ -79,8 +78,8 @@ def test_page_change_is_confirmed_on_the_second_run_after_it_with_first_sighting
     assert confirmed.content_changed and confirmed.http_status == 304  # the 304 is the second sighting
     assert confirmed.changed_at == "2026-03-05T00:00:00+00:00" == confirmed.stable_since
     assert confirmed.text != base.text and confirmed.diff
-    assert any(l.startswith("-") for l in confirmed.diff.splitlines()[2:])
-    assert any(l.startswith("+") for l in confirmed.diff.splitlines()[2:])
+    assert any(line.startswith("-") for line in confirmed.diff.splitlines()[2:])
+    assert any(line.startswith("+") for line in confirmed.diff.splitlines()[2:])
     later = refresh_pages(settings, [url], now="2026-03-12T00:00:00Z")[url]
     assert not later.content_changed and later.changed_at == confirmed.changed_at
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import random
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from claims_pipeline.corpus.records import InlineStamp
 from claims_pipeline.priors import build_prior
@@ -12,7 +12,7 @@ from claims_pipeline.sampling import build_worklist, select_sample, selection_sc
 from claims_pipeline.settings import SamplingWeights, Settings
 from claims_pipeline_tests.report.factories import FILLER, claim, page, value
 
-NOW = datetime(2026, 7, 1, tzinfo=timezone.utc)
+NOW = datetime(2026, 7, 1, tzinfo=UTC)
 W = SamplingWeights()
 
 

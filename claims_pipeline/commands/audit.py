@@ -15,9 +15,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from claims_pipeline.settings import find_config_file
-
     from claims_pipeline.commands.inputs import check_clock
+    from claims_pipeline.settings import find_config_file
 
     check_clock(args.now)
     config = find_config_file(args.config)

@@ -4,11 +4,11 @@ InputError as one line (no traceback) and exits 2. Never imports Dagster (extrac
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from claims_pipeline.corpus.scopes import no_scope_message
 from claims_pipeline.settings import corpus_origin  # noqa: F401  (the commands import it from here)
+
 
 class InputError(Exception):
     """A missing corpus directory or a --scope that matches nothing; the message names the value and its origin."""

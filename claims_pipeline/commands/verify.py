@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from datetime import UTC
 from pathlib import Path
 
 
@@ -86,9 +87,9 @@ def verdict_summary(result) -> dict | None:
 
 
 def _now(value: str | None):
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     if not value:
-        return datetime.now(timezone.utc)
+        return datetime.now(UTC)
     dt = datetime.fromisoformat(value)
-    return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)

@@ -20,9 +20,9 @@ from claims_pipeline.corpus.attribution import attribute_values
 from claims_pipeline.corpus.links import find_links, is_pointer_link, mask_urls
 from claims_pipeline.corpus.pool import ChunkResult, FileJob, pool_size, run_in_pool
 from claims_pipeline.corpus.reading import DEFAULT_MAX_FILE_BYTES, read_markdown, with_newlines
+from claims_pipeline.corpus.records import ClaimRecord, Extraction, ExtractWarning, Value
 from claims_pipeline.corpus.references import USE_RE as REFERENCE_USE_RE
 from claims_pipeline.corpus.references import References, is_definition, parse_references, reference_links
-from claims_pipeline.corpus.records import ClaimRecord, Extraction, ExtractWarning, Value
 from claims_pipeline.corpus.scopes import list_scopes, walk_corpus
 from claims_pipeline.corpus.scopes import resolve_scope_filter as _resolve
 from claims_pipeline.corpus.stamps import file_last_verified, find_inline_stamp, mask_stamps
@@ -90,7 +90,7 @@ class ExtractOptions:
         return hit
 
     @classmethod
-    def from_settings(cls, settings: Settings, *, section: str | None = None, include_secondary: bool = False) -> "ExtractOptions":
+    def from_settings(cls, settings: Settings, *, section: str | None = None, include_secondary: bool = False) -> ExtractOptions:
         ex = settings.extraction
         words = [re.escape(h.strip()).replace(r"\ ", r"\s+") for h in ex.skip_headings if h.strip()]
         # Whole words: "Sources" skips "Primary sources" but not "Water resources".
@@ -350,7 +350,7 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
                     pointer[k] = True
     attributed = attribute_values(values, [ln for ln, p in zip(links, pointer) if not p]) if not all(pointer) else []
     if any(pointer):
-        for ln, p, vs, host, tier in zip(links, pointer, attribute_values(values, links), hosts, tiers):
+        for _ln, p, vs, host, tier in zip(links, pointer, attribute_values(values, links), hosts, tiers):
             if p and host and (tier is not None or not opts.primary_only) and (not multi or any(v.salient for v in vs)):
                 out.skipped_pointer_links += 1
     cited = iter(attributed)

@@ -58,7 +58,7 @@ def combined_hash(file_hashes: dict[str, str]) -> str:
     return h.hexdigest()[:16]
 
 
-def corpus_drift(settings: "Settings", scopes: list[str]) -> list[str]:
+def corpus_drift(settings: Settings, scopes: list[str]) -> list[str]:
     """Corpus files whose bytes differ from what corpus_documents recorded for `scopes` (or that appeared or
     vanished): the proof that the pipeline never edits the corpus."""
     import json

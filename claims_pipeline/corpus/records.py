@@ -33,7 +33,7 @@ class Value:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Value":
+    def from_dict(cls, d: dict[str, Any]) -> Value:
         return cls(**{**d, "needles": tuple(d.get("needles", ()))})
 
 
@@ -95,7 +95,7 @@ class ClaimRecord:
         }
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "ClaimRecord":
+    def from_dict(cls, d: dict[str, Any]) -> ClaimRecord:
         stamp = d.get("inline_stamp")
         return cls(
             id=d["id"],

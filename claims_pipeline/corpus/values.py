@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from functools import lru_cache
 from collections.abc import Callable, Iterator
+from functools import lru_cache
 
 from claims_pipeline.corpus.numbers import (
     MAGNITUDES,

@@ -9,3 +9,10 @@
     automation.py  the monthly schedule, the corpus sensor, the audit's automation sensor
     resources.py   settings, page cache, fetcher (production or demo), chosen in one place
 """
+
+import warnings
+
+import dagster as dg
+
+# backfill_policy (the single-run backfill of the per-scope assets) is marked beta in Dagster 1.13; used on purpose
+warnings.filterwarnings("ignore", category=dg.BetaWarning)

@@ -7,13 +7,21 @@ so a hostile page cannot put links, images or HTML into the UI.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import dagster as dg
 
 # the generic helpers are pure and live in report/md_tables.py (the UI summaries use them too); re-exported here
 from claims_pipeline.report.md_tables import (  # noqa: F401
-    MAX_TABLE_ROWS, Link, markdown_list, markdown_table, md_cell, md_code_block, prose, where,
+    MAX_TABLE_ROWS,
+    Link,
+    markdown_list,
+    markdown_table,
+    md_cell,
+    md_code_block,
+    prose,
+    where,
 )
 
 

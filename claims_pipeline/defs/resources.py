@@ -9,9 +9,10 @@ demo left (demo/routes.py), so the UI sees what the demo's last audit saw.
 
 import contextlib
 import os
-from datetime import datetime, timezone
+from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import dagster as dg
 from pydantic import PrivateAttr
@@ -48,9 +49,9 @@ class ClaimsConfig(dg.ConfigurableResource):
 
     def now(self) -> datetime:
         if not self.clock:
-            return datetime.now(timezone.utc)
+            return datetime.now(UTC)
         dt = datetime.fromisoformat(self.clock)
-        return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+        return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
 
 
 class PageCacheResource(dg.ConfigurableResource):

@@ -66,12 +66,12 @@ from claims_pipeline.fixture_web.generated import (
     FIGURES_PAGE,
     JS_SHELL,
     challenge_page,
+    header_charset_page,
     misstated_charset_page,
     page_html,
     png_bytes,
     text_pdf,
     undeclared_charset_page,
-    header_charset_page,
 )
 
 DEFAULT_SITES_DIR = Path(__file__).resolve().parent / "sites"

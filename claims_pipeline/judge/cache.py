@@ -49,7 +49,7 @@ class VerdictCache:
         )
 
     @classmethod
-    def from_settings(cls, settings) -> "VerdictCache":
+    def from_settings(cls, settings) -> VerdictCache:
         return cls(settings.home_dir / "judge" / "verdicts.sqlite")
 
     def get(self, key: str) -> CachedAnswer | None:
@@ -78,7 +78,7 @@ class VerdictCache:
     def close(self) -> None:
         self._db.close()
 
-    def __enter__(self) -> "VerdictCache":
+    def __enter__(self) -> VerdictCache:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -145,7 +145,7 @@ def suggest_corrections(verdicts: Iterable[Verdict], corpus_dir: Path) -> tuple[
     for v in sorted(verdicts, key=lambda v: (v.file, v.line_no, v.id)):
         if v.verdict not in CORRECTABLE:
             continue
-        def skip(reason: str) -> None:
+        def skip(reason: str, v: Verdict = v) -> None:
             skipped.append(Skipped(v.id, v.file, v.line_no, reason))
         if not (v.quote and v.figure_claimed and v.figure_on_page and "quote_verbatim" in v.checks_run
                 and not any(d.check in ("quote_verbatim", "figure_in_quote") for d in v.downgrades)):

@@ -15,10 +15,10 @@ from functools import lru_cache
 
 from claims_pipeline.corpus.records import Value
 from claims_pipeline.judge.model import ItemValue
+from claims_pipeline.priors.context import context_words
 from claims_pipeline.priors.dates import NO_YEAR, DateToken, parse_claim_date, tokenize_dates
 from claims_pipeline.priors.matching import find_occurrences, statute_identifier
 from claims_pipeline.priors.numbers import parse_claim_number, tokenize_numbers
-from claims_pipeline.priors.context import context_words
 from claims_pipeline.priors.page_index import build_index, search_form, word_stem
 
 _WS_RE = re.compile(r"\s+")

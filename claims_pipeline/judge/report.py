@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any

@@ -18,7 +18,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from claims_pipeline.judge import checks
 from claims_pipeline.judge.cache import VerdictCache, cache_key
@@ -32,8 +32,8 @@ from claims_pipeline.judge.cost import (
 )
 from claims_pipeline.judge.model import DraftVerdict, JudgeItem, Verdict
 from claims_pipeline.judge.prompt import PROMPT_VERSION, Prompt, build_prompt
-from claims_pipeline.judge.providers.none import NO_JUDGE_MESSAGE
 from claims_pipeline.judge.providers.base import JudgeProvider, ProviderAnswer, ProviderError, parse_answer
+from claims_pipeline.judge.providers.none import NO_JUDGE_MESSAGE
 from claims_pipeline.settings import JudgeSettings
 
 log = logging.getLogger(__name__)
@@ -106,7 +106,7 @@ def claim_deadline_s(settings: JudgeSettings) -> float:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 class _Run:
@@ -173,7 +173,7 @@ class _Run:
             draft, error = None, f"{exc.kind}: {exc}"
             if exc.kind == "auth":
                 self.out.stopped_by = self.out.stopped_by or "provider_auth"
-        except asyncio.TimeoutError:
+        except TimeoutError:
             draft, error = None, f"timeout: no answer within {deadline:g} s"
         finally:
             self.reserved_usd -= est_usd

@@ -154,7 +154,7 @@ def _conform(answer: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    server: "_Server"
+    server: _Server
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet: the request log is the record
         return
@@ -196,7 +196,7 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
     request_queue_size = 128
-    owner: "ScriptedJudgeServer"
+    owner: ScriptedJudgeServer
 
 
 class ScriptedJudgeServer:
@@ -216,7 +216,7 @@ class ScriptedJudgeServer:
         self._thread: threading.Thread | None = None
 
     # ---- lifecycle --------------------------------------------------------------------------------------
-    def __enter__(self) -> "ScriptedJudgeServer":
+    def __enter__(self) -> ScriptedJudgeServer:
         self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.owner = self
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},

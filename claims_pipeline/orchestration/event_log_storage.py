@@ -61,7 +61,7 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
         return {"base_dir": Field(StringSource, is_required=False)}
 
     @classmethod
-    def from_config_value(cls, inst_data: ConfigurableClassData | None, config_value: Any) -> "BatchingSqliteEventLogStorage":
+    def from_config_value(cls, inst_data: ConfigurableClassData | None, config_value: Any) -> BatchingSqliteEventLogStorage:
         return cls(inst_data=inst_data, **config_value)
 
     def store_event_batch(self, events: Sequence[EventLogEntry]) -> None:

@@ -83,7 +83,7 @@ class Prior:
         }
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Prior":
+    def from_dict(cls, d: dict[str, Any]) -> Prior:
         return cls(
             prior=d["prior"],
             matched_tokens=list(d.get("matched_tokens", [])),

@@ -15,7 +15,14 @@ from claims_pipeline.priors import PRIOR_KINDS
 from claims_pipeline.report.chart import COLOURS, priors_by_scope_svg
 from claims_pipeline.report.escape import claim_plain, h, link_html, s, url_html
 from claims_pipeline.report.sections import (
-    ChangedPage, change_note, changed_page_count, changed_pages, pages_and_claims, plural, sorted_rows, utc_time,
+    ChangedPage,
+    change_note,
+    changed_page_count,
+    changed_pages,
+    pages_and_claims,
+    plural,
+    sorted_rows,
+    utc_time,
 )
 
 CSS = """

@@ -9,7 +9,13 @@ from claims_pipeline.audit import Audit
 from claims_pipeline.report.escape import claim_plain, md_cell, md_code, md_link, s
 from claims_pipeline.report.md_tables import md_code_block
 from claims_pipeline.report.sections import (
-    ChangedPage, change_note, changed_pages, pages_and_claims, plural, sorted_rows, utc_time,
+    ChangedPage,
+    change_note,
+    changed_pages,
+    pages_and_claims,
+    plural,
+    sorted_rows,
+    utc_time,
 )
 
 TITLE = "# Source-content audit (deterministic — no LLM)"
@@ -43,7 +49,7 @@ ACTION = (
 
 def _where(r: object) -> str:
     """file:line, which an editor opens: several files can share a scope and a line number."""
-    file, line = s(getattr(r, "file", "")), int(getattr(r, "line_no"))
+    file, line = s(getattr(r, "file", "")), int(r.line_no)
     return md_code(f"{file}:{line}") if file else str(line)
 
 

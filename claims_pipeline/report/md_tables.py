@@ -8,7 +8,8 @@ so a hostile page cannot put links, images or HTML into the UI.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from claims_pipeline.report import escape
 from claims_pipeline.text_safety import replaced

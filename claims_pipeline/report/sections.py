@@ -4,7 +4,7 @@ content (the changed pages with their claims, the change notes, the times) becau
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pandas as pd
 
@@ -23,7 +23,7 @@ def utc_time(value: object) -> str:
     except ValueError:
         return text
     if dt.tzinfo is not None:
-        dt = dt.astimezone(timezone.utc)
+        dt = dt.astimezone(UTC)
     return dt.strftime("%Y-%m-%d %H:%M:%S") + " UTC"
 
 
@@ -39,7 +39,7 @@ def reported_at(row: object) -> str:
 def change_note(row: object) -> str:
     """Where a stale_changed claim's page change is shown: this report, or the earlier one that showed it, so a
     CONTENT_CHANGED count that leaves the page out does not read as a contradiction."""
-    if getattr(row, "content_changed"):
+    if row.content_changed:
         return "shown in this report"
     when = reported_at(row)
     return f"change reported on {utc_time(when)}" if when else "change reported in an earlier report"

@@ -17,9 +17,9 @@ import hashlib
 import os
 import secrets
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 KINDS = ("raw", "text")
 TEMP_SUFFIX = ".tmp"

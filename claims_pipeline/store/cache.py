@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 from sqlalchemy import Connection, Engine, and_, bindparam, func, insert, inspect, select, update
 from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError, ProgrammingError
@@ -174,7 +175,7 @@ class PageCache:
         _create_tables(self.engine)
 
     @classmethod
-    def from_settings(cls, settings: Any) -> "PageCache":
+    def from_settings(cls, settings: Any) -> PageCache:
         return cls(
             settings.cache_db_url,
             settings.blob_dir,
@@ -185,7 +186,7 @@ class PageCache:
     def close(self) -> None:
         self.engine.dispose()
 
-    def __enter__(self) -> "PageCache":
+    def __enter__(self) -> PageCache:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 
 def utc_now() -> datetime:
-    return datetime.now(timezone.utc).replace(tzinfo=None)
+    return datetime.now(UTC).replace(tzinfo=None)
 
 
 def to_utc(value: str | datetime | None) -> datetime | None:
@@ -15,9 +15,9 @@ def to_utc(value: str | datetime | None) -> datetime | None:
         return None
     dt = datetime.fromisoformat(value) if isinstance(value, str) else value
     if dt.tzinfo is not None:
-        dt = dt.astimezone(timezone.utc).replace(tzinfo=None)
+        dt = dt.astimezone(UTC).replace(tzinfo=None)
     return dt
 
 
 def iso(dt: datetime | None) -> str | None:
-    return None if dt is None else dt.replace(tzinfo=timezone.utc).isoformat()
+    return None if dt is None else dt.replace(tzinfo=UTC).isoformat()

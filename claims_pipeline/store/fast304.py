@@ -17,10 +17,10 @@ from __future__ import annotations
 import logging
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Any, Callable, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, bindparam, insert, select, update
 
@@ -74,7 +74,7 @@ class NotModifiedWriter:
         self.insert_fetch = _Compiled(insert(f), engine, list(_FETCH_COLUMNS))
         self.update_url = _Compiled(update(u).where(u.c.url == bindparam("where_url")), engine, list(_URL_SET_COLUMNS))
 
-    def try_record(self, result: FetchResult, basis: "Basis", fetched_at: datetime, run_id: str | None) -> bool:
+    def try_record(self, result: FetchResult, basis: Basis, fetched_at: datetime, run_id: str | None) -> bool:
         """Record the 304 in one transaction and return True, or write nothing and return False."""
         raw = self.engine.raw_connection()  # the pool's connect hook already set WAL, busy_timeout, foreign keys
         try:
@@ -83,7 +83,7 @@ class NotModifiedWriter:
             raw.close()
 
     @contextmanager
-    def without_waiting(self) -> Iterator["NotModifiedGroup"]:
+    def without_waiting(self) -> Iterator[NotModifiedGroup]:
         """A recorder for the event loop's own thread: one connection held for the run, and a lock held by
         another writer is not waited for (busy_timeout 0), so the loop never stalls on the database. Its 304s are
         committed in small groups (see NotModifiedGroup); the caller flushes the last one before it leaves."""
@@ -103,7 +103,7 @@ class NotModifiedWriter:
                 finally:
                     raw.close()
 
-    def _record_on(self, raw: Any, result: FetchResult, basis: "Basis", fetched_at: datetime, run_id: str | None) -> bool:
+    def _record_on(self, raw: Any, result: FetchResult, basis: Basis, fetched_at: datetime, run_id: str | None) -> bool:
         cur = raw.cursor()
         try:
             cur.execute("BEGIN IMMEDIATE")  # take the write lock before reading: two processes serialise
@@ -118,7 +118,7 @@ class NotModifiedWriter:
         finally:
             cur.close()
 
-    def write_in(self, cur: Any, result: FetchResult, basis: "Basis", fetched_at: datetime, run_id: str | None) -> bool:
+    def write_in(self, cur: Any, result: FetchResult, basis: Basis, fetched_at: datetime, run_id: str | None) -> bool:
         """The 304's rows, inside the caller's write transaction; False (nothing written) when it is not the
         plain case."""
         row = cur.execute(self.read_state.sql, self.read_state.params({"url": result.url})).fetchone()
@@ -192,7 +192,7 @@ class NotModifiedGroup:
         """304s written but not committed yet."""
         return len(self._pending)
 
-    def record(self, result: FetchResult, basis: "Basis", fetched_at: datetime, run_id: str | None) -> list[FetchResult]:
+    def record(self, result: FetchResult, basis: Basis, fetched_at: datetime, run_id: str | None) -> list[FetchResult]:
         """Write the 304 into the open group (opening one if needed). Returns what the caller must record
         another way: [] normally; [result] when it is not the plain case or the database is busy; the whole
         group when its transaction failed."""

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from claims_pipeline.store.clock import to_utc
 from claims_pipeline.home import HomeLayout
+from claims_pipeline.store.clock import to_utc
 from claims_pipeline.store.files import write_text_atomically
 from claims_pipeline.store.records import PageState
 

@@ -18,7 +18,7 @@ import time
 from collections import defaultdict, deque
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.message import Message
 from email.utils import parsedate_to_datetime
 from urllib.parse import urljoin, urlsplit
@@ -86,7 +86,7 @@ _NO_BODY = httpx.ByteStream(b"")  # a GET's (empty) request body, shared: never 
 
 
 def _now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 def parse_retry_after(value: str | None) -> float | None:
@@ -101,8 +101,8 @@ def parse_retry_after(value: str | None) -> float | None:
     except (TypeError, ValueError):
         return None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
 def _is_pdf(content_type: str, url: str, disposition: str | None) -> bool:
@@ -223,7 +223,7 @@ class Fetcher:
         self._gate = GlobalGate(self.fetch.concurrency, self.fetch.req_per_sec)
         fixed_now = self._robots_now
         if fixed_now is not None and fixed_now.tzinfo is not None:  # the store holds naive UTC
-            fixed_now = fixed_now.astimezone(timezone.utc).replace(tzinfo=None)
+            fixed_now = fixed_now.astimezone(UTC).replace(tzinfo=None)
         self._robots = RobotsCache(self._fetch_robots, store=self._robots_store,
                                    ttl_hours=self.fetch.robots_cache_hours, unreachable=self.fetch.robots_unreachable,
                                    **({"now": lambda: fixed_now} if fixed_now is not None else {}))

@@ -18,13 +18,13 @@ from bs4.element import CData, Comment, Declaration, Doctype, ProcessingInstruct
 
 from claims_pipeline.web.chrome import BANNER_KEEPERS, SECTIONING, chrome_kind
 from claims_pipeline.web.html_text import (
-    CELL_SEP,
     _BLOCK_TAGS,
     _CELL_MARK,
     _CELL_TAGS,
     _DROP_TAGS,
     _INVISIBLE_RE,
     _SPACED_TAGS,
+    CELL_SEP,
     _to_str,
 )
 

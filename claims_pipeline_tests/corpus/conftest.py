@@ -6,9 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from claims_pipeline.corpus.extract import ExtractOptions, extract_corpus
+from claims_pipeline.corpus.extract import ExtractOptions, extract_corpus, extract_text
 from claims_pipeline.corpus.records import Extraction
-from claims_pipeline.corpus.extract import extract_text
 from claims_pipeline.settings import Settings, settings_from_dict
 
 

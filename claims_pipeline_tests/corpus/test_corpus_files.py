@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC
+
 from claims_pipeline.corpus.extract import extract_corpus, list_scopes, resolve_scope_filter
 
 from .conftest import make_settings
@@ -118,7 +120,7 @@ def test_configured_scope_dirs_skip_files_and_exclude_dirs(corpus):
 def test_files_sharing_a_scope_never_share_a_claim_id(corpus):
     """countries/fr/**.md all have scope fr and count lines per file: line 2 of two files citing one URL were one
     id, so the audit kept one claim and gave it the other's prior. Ids of a scope's files now name the file."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from claims_pipeline.audit import build_audit
     from claims_pipeline.priors import build_prior
@@ -136,7 +138,7 @@ def test_files_sharing_a_scope_never_share_a_claim_id(corpus):
     text = "The transfer tax rate is 5 % of the price. " * 20
     pages = {url: page(url, text), "https://tax.gov.xx/v": page("https://tax.gov.xx/v", "VAT is 18 %. " * 30)}
     priors = {c.id: build_prior(c, pages[c.source_url], s) for c in ex.claims}
-    audit = build_audit(ex.claims, pages, priors, run_at=datetime(2026, 7, 1, tzinfo=timezone.utc))
+    audit = build_audit(ex.claims, pages, priors, run_at=datetime(2026, 7, 1, tzinfo=UTC))
     by_file = dict(zip(audit.priors["file"], audit.priors["prior"]))
     assert audit.headline["total"] == 3 and audit.headline["flagged"] == 1
     assert by_file == {"countries/de/playbook.md": "TOKENS_PRESENT", "countries/fr/notes/extra.md": "TOKENS_ABSENT",

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
-
 import hashlib
+
+import pytest
 
 from .conftest import extract_lines
 

@@ -101,7 +101,7 @@ def _extract_values_reference(text: str) -> list:
     from bisect import bisect_left
 
     starts, ends, values = [], [], []
-    for vtype, finditer, has_code, read, guard in V._SCANS:
+    for vtype, finditer, has_code, read, _guard in V._SCANS:
         for m in finditer(text):
             if has_code and m.group("code").upper() not in V.CCY_CODES:
                 continue

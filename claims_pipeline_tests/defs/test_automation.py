@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import dagster as dg
@@ -45,7 +45,7 @@ def test_audit_assets_follow_by_an_automation_condition_sensor_running_by_defaul
 
 
 def test_schedule_requests_one_run_over_every_scope_then_the_audit(instance):
-    when = datetime(2026, 12, 1, 6, 0, tzinfo=timezone.utc)
+    when = datetime(2026, 12, 1, 6, 0, tzinfo=UTC)
     ctx = dg.build_schedule_context(instance=instance, scheduled_execution_time=when)
     assert isinstance(monthly_audit_schedule(ctx), dg.SkipReason)  # no partitions yet
 

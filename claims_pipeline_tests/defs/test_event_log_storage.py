@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import dagster as dg
+
 from claims_pipeline.orchestration.event_log_storage import EVENT_BATCH_SIZE_ENV, BatchingSqliteEventLogStorage
 
 parts = dg.DynamicPartitionsDefinition(name="t_scope")

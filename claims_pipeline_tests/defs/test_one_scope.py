@@ -8,10 +8,8 @@ from pathlib import Path
 import dagster as dg
 import pandas as pd
 
-from claims_pipeline_tests.defs.conftest import ALL_ASSETS
-from claims_pipeline_tests.defs.conftest import ALL_CHECKS
 from claims_pipeline.orchestration.runner import sync_scope_partitions
-from claims_pipeline_tests.defs.conftest import QUIET, resources_for
+from claims_pipeline_tests.defs.conftest import ALL_ASSETS, ALL_CHECKS, QUIET, resources_for
 
 SCOPE_ASSETS = ["corpus_documents", "claims", "citation_lint", "fetched_pages", "page_changes", "priors"]
 EVERYTHING = dg.AssetSelection.assets(*SCOPE_ASSETS, "audit_tables", "audit_report") | dg.AssetSelection.checks_for_assets("audit_tables", "audit_report")
@@ -93,8 +91,7 @@ def test_corpus_untouched_fails_when_a_corpus_file_changes_after_its_scope_was_r
     import shutil
 
     from claims_pipeline.corpus.hashes import corpus_drift
-    from claims_pipeline.settings import load_settings
-    from claims_pipeline.settings import DEMO_CORPUS_DIR
+    from claims_pipeline.settings import DEMO_CORPUS_DIR, load_settings
     from claims_pipeline_tests.defs.conftest import config_with
 
     corpus = tmp_path / "corpus"

@@ -9,12 +9,16 @@ from pathlib import Path
 import dagster as dg
 import pandas as pd
 
-from claims_pipeline_tests.defs.conftest import ALL_ASSETS
-from claims_pipeline_tests.defs.conftest import ALL_CHECKS
 from claims_pipeline.defs.partitions import range_tags
-from claims_pipeline.orchestration.runner import sync_scope_partitions
 from claims_pipeline.defs.storage import scope_file
-from claims_pipeline_tests.defs.conftest import QUIET, another_audit_lands_during_the_checks, resources_for
+from claims_pipeline.orchestration.runner import sync_scope_partitions
+from claims_pipeline_tests.defs.conftest import (
+    ALL_ASSETS,
+    ALL_CHECKS,
+    QUIET,
+    another_audit_lands_during_the_checks,
+    resources_for,
+)
 
 SCOPES = ["xa", "shared/exit/regional"]
 LEVY = "http://www.tax.gov.xa/property/annual-levy.html"

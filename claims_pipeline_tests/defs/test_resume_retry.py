@@ -9,11 +9,10 @@ from urllib.parse import urlsplit
 
 import dagster as dg
 
-from claims_pipeline_tests.defs.conftest import ALL_ASSETS
 from claims_pipeline.defs.fetch_runs import fetch_run_id
 from claims_pipeline.defs.resources import FetcherResource
 from claims_pipeline.orchestration.runner import sync_scope_partitions
-from claims_pipeline_tests.defs.conftest import QUIET, resources_for
+from claims_pipeline_tests.defs.conftest import ALL_ASSETS, QUIET, resources_for
 
 SELECTION = dg.AssetSelection.assets("corpus_documents", "claims", "fetched_pages")
 

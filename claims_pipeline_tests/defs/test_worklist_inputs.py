@@ -8,8 +8,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from claims_pipeline_tests.defs.conftest import ALL_ASSETS
-from claims_pipeline_tests.defs.conftest import QUIET, config_with, resources_for
+from claims_pipeline_tests.defs.conftest import ALL_ASSETS, QUIET, config_with, resources_for
 
 
 def _materialize_worklist(instance, config: Path, **worklist_config) -> dg.ExecuteInProcessResult:

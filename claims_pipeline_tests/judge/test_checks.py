@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from claims_pipeline.judge.checks import CHECKS, verify, unreadable_verdict
+from claims_pipeline.judge.checks import CHECKS, unreadable_verdict, verify
 from claims_pipeline.judge.figures import free_numerals, other_figures
 from claims_pipeline.judge.model import Direction, DraftVerdict, ItemValue, JudgeItem
 

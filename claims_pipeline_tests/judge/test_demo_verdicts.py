@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 import shutil
 import subprocess
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from claims_pipeline.audit import build_audit
@@ -84,7 +84,7 @@ def test_demo_corpus_verdicts_report_and_corrections(tmp_path: Path):
                               corrections=result.corrections)["verdicts.md"].read_text(encoding="utf-8")
     assert "countries/xa/playbook.md:18` | MISMATCH | 0.8% | 1.1% |" in md
 
-    audit = build_audit(claims, pages, priors, run_at=datetime(2026, 12, 1, 18, tzinfo=timezone.utc))
+    audit = build_audit(claims, pages, priors, run_at=datetime(2026, 12, 1, 18, tzinfo=UTC))
     html = write_reports(audit, tmp_path / "audit")["report.html"]
     before = html.read_text(encoding="utf-8")
     assert append_verdict_section(html, verdicts, {**run.summary(), "run_at": "2026-12-01T18:00:00Z"},

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -17,7 +17,7 @@ from claims_pipeline.report.escape import ZWSP, url_break_points
 from claims_pipeline.settings import Settings
 from claims_pipeline_tests.report.factories import FILLER, claim, page, value
 
-RUN_AT = datetime(2026, 7, 1, 9, 0, tzinfo=timezone.utc)
+RUN_AT = datetime(2026, 7, 1, 9, 0, tzinfo=UTC)
 GOOD = "https://www.impots.gouv.fr/dmto"
 EVIL_PAGE = "https://www.evil.gouv.fr/page"
 JS_URL = "javascript:alert(1)"

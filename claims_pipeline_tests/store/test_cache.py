@@ -1,6 +1,5 @@
 from claims_pipeline.store.blobs import text_hash
 from claims_pipeline.web.records import FetchResult, FetchStatus
-
 from claims_pipeline_tests.store.helpers import day, failed, make_cache, not_modified, ok
 
 URL = "https://www.example.gov/tax/rates"

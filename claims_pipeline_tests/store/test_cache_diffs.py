@@ -12,7 +12,6 @@ from sqlalchemy.exc import OperationalError
 
 import claims_pipeline.store.cache as cache_module
 from claims_pipeline.store import diffs
-
 from claims_pipeline_tests.store.helpers import day, make_cache, not_modified, ok
 
 URL = "https://www.example.gov/tax/rates"

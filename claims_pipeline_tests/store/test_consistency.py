@@ -2,7 +2,6 @@ import os
 import time
 
 from claims_pipeline.store.consistency import gc, verify_cache
-
 from claims_pipeline_tests.store.helpers import day, make_cache, ok
 
 URL = "https://a.example/p"

@@ -5,7 +5,6 @@ from sqlalchemy import select
 
 from claims_pipeline.store import schema
 from claims_pipeline.store.cache import PageCache
-
 from claims_pipeline_tests.store.helpers import day, failed, make_cache, not_modified, ok
 
 URL = "https://www.example.gov/tax/rates"

@@ -9,7 +9,6 @@ import pytest
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.clock import to_utc
 from claims_pipeline.store.fast304 import NotModifiedGroup
-
 from claims_pipeline_tests.store.helpers import day, make_cache, not_modified, ok
 
 URLS = [f"https://www.example.gov/tax/p{i}" for i in range(5)]

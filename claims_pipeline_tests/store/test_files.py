@@ -15,7 +15,7 @@ import pytest
 from claims_pipeline.store.files import locked, replace_atomically, write_text_atomically
 
 
-def _write_many(path: str, tag: str, n: int, errors: "multiprocessing.Queue[str]") -> None:
+def _write_many(path: str, tag: str, n: int, errors: multiprocessing.Queue[str]) -> None:
     for k in range(n):
         try:
             write_text_atomically(Path(path), json.dumps({"writer": tag, "k": k, "pad": "x" * 4000}))

@@ -21,8 +21,8 @@ import claims_pipeline_tests.store.test_fast304 as fast304_tests
 import claims_pipeline_tests.test_pages as pages_tests
 from claims_pipeline.store import schema
 from claims_pipeline.store.cache import PageCache
-from claims_pipeline_tests.store.test_concurrency import two_writers_corrupt_nothing
 from claims_pipeline_tests.store.postgres_server import postgres_server
+from claims_pipeline_tests.store.test_concurrency import two_writers_corrupt_nothing
 from claims_pipeline_tests.test_pages import web  # noqa: F401  (the fixture web, as a fixture)
 
 
@@ -63,7 +63,7 @@ PAGES_TESTS = [f for f in _tests(pages_tests) if "_sqlite_" not in f.__name__]
 
 
 @pytest.mark.parametrize("test", PAGES_TESTS, ids=[f.__name__ for f in PAGES_TESTS])
-def test_fetch_and_record_on_postgres(test, new_database, web, tmp_path, monkeypatch):
+def test_fetch_and_record_on_postgres(test, new_database, web, tmp_path, monkeypatch):  # noqa: F811  (the fixture)
     url = new_database()
     monkeypatch.setattr(settings_module.Settings, "cache_db_url", property(lambda self: url))
     test(web, tmp_path)

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from claims_pipeline.store.records import PageState
 from claims_pipeline.store.recent_changes import (
-    ReportedChanges, load_reported, save_reported, shown_in_last_report, unreported, with_report,
+    ReportedChanges,
+    load_reported,
+    save_reported,
+    shown_in_last_report,
+    unreported,
+    with_report,
 )
+from claims_pipeline.store.records import PageState
 
 CACHE = "1@2026-01-10T09:00:00+00:00"
 

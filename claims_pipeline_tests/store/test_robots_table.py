@@ -9,7 +9,6 @@ from claims_pipeline.store.robots import RobotsTable
 from claims_pipeline.web.fetcher import fetch_urls
 from claims_pipeline.web.records import FetchStatus
 from claims_pipeline.web.robots import RobotsRecord
-
 from claims_pipeline_tests.store.fixture_settings import fixture_settings
 from claims_pipeline_tests.store.helpers import make_cache
 

@@ -12,7 +12,6 @@ import threading
 import time
 
 import httpcore
-import pytest
 
 from claims_pipeline.web.asyncio_stream import AsyncioBackend
 from claims_pipeline_tests.web.conftest import read_request

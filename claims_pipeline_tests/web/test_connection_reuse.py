@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 
 from claims_pipeline.settings import Settings, settings_from_dict
+from claims_pipeline.web import transport
 from claims_pipeline.web.asyncio_stream import AsyncioBackend
 from claims_pipeline.web.fetcher import Fetcher
 from claims_pipeline.web.records import FetchResult, FetchStatus
-from claims_pipeline.web import transport
 from claims_pipeline.web.transport import tls_context
 from claims_pipeline_tests.web.conftest import read_request, run_fetch
 

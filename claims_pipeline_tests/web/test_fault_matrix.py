@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from claims_pipeline_tests.web.conftest import run_fetch
 from claims_pipeline.web.records import FetchStatus
+from claims_pipeline_tests.web.conftest import run_fetch
 
 PDF_TIMEOUT_S = 2  # pdf.timeout_s for the run: the bomb PDF costs this much, in parallel with the slow rows
 

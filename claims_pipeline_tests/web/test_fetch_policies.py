@@ -7,8 +7,8 @@ import re
 from collections import defaultdict
 from itertools import pairwise
 
-from claims_pipeline_tests.web.conftest import run_fetch
 from claims_pipeline.web.records import FetchStatus
+from claims_pipeline_tests.web.conftest import run_fetch
 
 TOLERANCE_S = 0.02  # server-side timestamps lag the client's start by a little thread-scheduling noise
 

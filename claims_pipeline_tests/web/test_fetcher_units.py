@@ -7,9 +7,9 @@ import http.server
 import ssl
 import subprocess
 import threading
+import time
 import zlib
 from email.utils import formatdate
-import time
 
 import pytest
 

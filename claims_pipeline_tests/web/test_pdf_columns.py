@@ -10,7 +10,7 @@ RIGHT = ["Buyers of a first home pay a reduced rate", "of 2.5 % on the first €
 
 
 def side_by_side(left: list[str], right: list[str], at: int = 50) -> list[str]:
-    return [f"{l:<{at}}{r}".rstrip() for l, r in zip(left, right)]
+    return [f"{a:<{at}}{b}".rstrip() for a, b in zip(left, right)]
 
 
 def test_two_columns_of_prose_are_read_left_then_right_under_a_title_that_stays_first():
@@ -23,7 +23,7 @@ def test_each_page_is_judged_on_its_own():
     two = "\n".join(side_by_side(LEFT, RIGHT))
     one = "\n".join(LEFT + RIGHT)
     pages = read_columns(two + "\f" + one).split("\f")
-    assert [l for l in pages[0].splitlines() if l] == LEFT + RIGHT
+    assert [line for line in pages[0].splitlines() if line] == LEFT + RIGHT
     assert pages[1] == one
 
 
@@ -61,7 +61,7 @@ def test_a_two_column_index_with_short_blocks_is_read_column_wise():
     right = ["L", entry("Licence fee", 9), entry("Levy, annual", 3), "", "T", entry("Transfer duty", 2)]
     page = "\n".join(side_by_side(left, right, at=44))
     lines = [line for line in read_columns(page).splitlines() if line.strip()]
-    assert lines == [l for l in left if l] + [r for r in right if r]
+    assert lines == [line for line in left if line] + [r for r in right if r]
 
 
 def test_text_without_any_wide_gap_is_returned_as_it_is():

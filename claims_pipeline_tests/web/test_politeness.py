@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 
-from claims_pipeline_tests.web.conftest import run_fetch
 from claims_pipeline.web.records import FetchStatus
+from claims_pipeline_tests.web.conftest import run_fetch
 
 TOLERANCE_S = 0.02  # server-side timestamps lag the client's start by a little thread-scheduling noise
 

@@ -8,7 +8,6 @@ import pytest
 
 from claims_pipeline.web.politeness import HostThrottle
 from claims_pipeline.web.records import FetchStatus
-
 from claims_pipeline_tests.web.conftest import run_fetch
 from claims_pipeline_tests.web.test_politeness import TOLERANCE_S
 

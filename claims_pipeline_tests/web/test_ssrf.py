@@ -188,8 +188,9 @@ def test_allow_hosts_by_name(web, settings_for):
 
 
 def test_tls_is_verified_by_default():
-    from claims_pipeline.web.transport import tls_context
     import ssl
+
+    from claims_pipeline.web.transport import tls_context
 
     ctx = tls_context(True)
     assert ctx.verify_mode == ssl.CERT_REQUIRED and ctx.check_hostname

@@ -10,6 +10,7 @@ from claims_pipeline.defs.partitions import SCOPE_PARTITIONS_NAME
 from claims_pipeline.defs.resources import ClaimsConfig, PageCacheResource
 from claims_pipeline.defs.scoped import AUDIT_GROUP
 
+
 # eager: after the corpus sensor refreshes some scopes, the audit follows once none of them is in progress
 @dg.asset(group_name=AUDIT_GROUP, code_version="1", kinds={"pandas", "parquet"},
           automation_condition=dg.AutomationCondition.eager())

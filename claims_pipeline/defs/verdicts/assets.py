@@ -5,10 +5,10 @@ from typing import Any
 
 import dagster as dg
 
+from claims_pipeline.defs.jobs import VERDICTS_GROUP
 from claims_pipeline.defs.metadata import counts
 from claims_pipeline.defs.partitions import scope_partitions
 from claims_pipeline.defs.resources import ClaimsConfig, JudgeResource, PageCacheResource
-from claims_pipeline.defs.jobs import VERDICTS_GROUP
 from claims_pipeline.defs.scoped import scoped_output
 
 
