@@ -1,4 +1,5 @@
-"""Fetch-free sampling (reference §5, footer dates count) and the worklist JSON schema (§8 plus our fields)."""
+"""Fetch-free sampling (the earlier verifier's scoring, footer dates count) and the worklist JSON schema (the
+earlier verifier's fields plus ours)."""
 
 from __future__ import annotations
 

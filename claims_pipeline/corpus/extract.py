@@ -113,7 +113,7 @@ class ExtractOptions:
 def claim_sentence(line: str, link_start: int, window: int, figures: tuple[int, int] | None = None) -> str:
     """The stripped line, or a window of it with '…' marking cuts. The window holds the link start and the
     claim's own figures (`figures`: the span from the first to the last one) when they fit in it, centred on
-    them; else it starts at the first figure. (The original centred on the link alone, so a long line citing
+    them; else it starts at the first figure. (The earlier verifier centred on the link alone, so a long line citing
     at its end lost the very figures the claim is about.)"""
     lead = len(line) - len(line.lstrip())
     line = line.strip()
@@ -335,7 +335,7 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
     multi = len(links) > 1
     # "verify at [portal]" links are not the figure's source: they take no part in attribution, so the
     # figures near them go to the real citation. One is counted as skipped where it would have carried a
-    # salient figure (the original's count).
+    # salient figure (the earlier verifier's count).
     if _POINTER_WORD_RE.search(line) is None:  # no "verify", "confirm" or "check": no pointer (one C scan)
         pointer = [False] * len(links)
     else:
@@ -403,7 +403,7 @@ def extract_corpus(settings: Settings, *, scopes: Iterable[str] | None = None, s
     for scope, paths in walk.scopes.items():
         if wanted is not None and scope not in wanted:
             continue
-        # Ids are `scope:line:hash` (the original's); when several files share a scope (countries/fr/**.md)
+        # Ids are `scope:line:hash` (the earlier verifier's); when several files share a scope (countries/fr/**.md)
         # each file's ids also name the file, or two files' line 2 citing one URL would be one claim.
         common = Path(os.path.commonpath([p.parent for p in paths])) if len(paths) > 1 else None
         for path in paths:
@@ -452,7 +452,7 @@ def resolve_scope_filter(settings: Settings, name: str) -> list[str]:
 
 
 def extraction_stats(extraction: Extraction) -> dict:
-    """The `extract` stats JSON (the original's keys, plus link kinds, verification origins and warnings)."""
+    """The `extract` stats JSON (the earlier verifier's keys, plus link kinds, verification origins and warnings)."""
     claims = extraction.claims
     by_scope = Counter(c.scope for c in claims)
     by_tier = Counter({"primary-gov": 0, "primary-allowlist": 0, "secondary": 0})

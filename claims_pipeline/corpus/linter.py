@@ -1,8 +1,8 @@
 """Portal-root linter: a citation that points at a primary portal's ROOT next to a figure.
 
-"Rate 5% ([tax.gov.xx](https://tax.gov.xx/))" cites a home page, not the page holding the figure. The original's
+"Rate 5% ([tax.gov.xx](https://tax.gov.xx/))" cites a home page, not the page holding the figure. The earlier verifier's
 check-citations rule (pct/money figures, host-like labels) applied to the claims extraction finds, so both agree
-on links, attribution, pointer links and fences (the original scanned raw lines: a pointer phrase anywhere
+on links, attribution, pointer links and fences (the earlier verifier scanned raw lines: a pointer phrase anywhere
 exempted the whole line, a figure was charged to any root link on its line, bare URLs were never checked).
 """
 
@@ -23,7 +23,7 @@ from claims_pipeline.settings import Settings
 from claims_pipeline.urls import url_host
 
 HOSTLIKE_LABEL_RE = re.compile(r"^[a-z0-9][a-z0-9.-]*\.[a-z]{2,}$", re.I)
-_FIGURE_TYPES = ("pct", "money")  # the original's check: percentages and amounts
+_FIGURE_TYPES = ("pct", "money")  # the earlier verifier's check: percentages and amounts
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +59,7 @@ class RootAllowlist:
 
 def lint_options(settings: Settings, allowlist: Collection[str] | PrimaryHosts | None = None) -> ExtractOptions:
     """Extraction's own rules (links, attribution, pointer links, fences, primary gating), with no skip
-    headings and every section: the original's check-citations read every line."""
+    headings and every section: the earlier verifier's check-citations read every line."""
     opts = ExtractOptions.from_settings(settings)
     primary = allowlist if isinstance(allowlist, PrimaryHosts) else PrimaryHosts(allowlist) if allowlist is not None \
         else opts.allowlist
@@ -70,7 +70,7 @@ def lint_options(settings: Settings, allowlist: Collection[str] | PrimaryHosts |
 def _findings(text: str, opts: ExtractOptions, roots: RootAllowlist) -> list[tuple[ClaimRecord, str]]:
     """(claim, label) of every claim whose citation is a primary portal's root and which states a percentage
     or an amount. A markdown link counts when its label is the host name ("[tax.gov.xx](https://tax.gov.xx/)",
-    the original's rule: a link text naming a page is taken as meaning that site's home page); a bare or
+    the earlier verifier's rule: a link text naming a page is taken as meaning that site's home page); a bare or
     backticked root URL always does."""
     out = Extraction()
     extract_text(text, scope="-", rel="-", opts=opts, out=out)
@@ -101,7 +101,7 @@ def lint_line(line: str, *, allowlist: Collection[str] | PrimaryHosts, root_allo
 
 def lint_corpus(settings: Settings, scopes: Iterable[str] | None = None,
                 skipped: list[ExtractWarning] | None = None) -> list[LintFinding]:
-    """Every finding under the scope dirs (no skip_files or skip_headings, like the original). Files are those
+    """Every finding under the scope dirs (no skip_files or skip_headings, like the earlier verifier). Files are those
     of the corpus walker (regular files inside the corpus, under the size cap); what it or the reader left out
     is appended to `skipped` when given."""
     wanted = set(scopes) if scopes is not None else None

@@ -68,7 +68,7 @@ def thousands_stripped(d: str) -> str | None:
 
 
 def group_variants(d: str) -> list[str]:
-    """The original's separator variants of one digit group, plus the new apostrophe/space/colon forms."""
+    """The earlier verifier's separator variants of one digit group, plus the new apostrophe/space/colon forms."""
     out = [d]
     if "," in d:
         out.append(d.replace(",", "."))

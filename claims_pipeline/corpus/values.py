@@ -1,6 +1,6 @@
 """Figures in a (masked) claim line: money, percentages, statutes, dates (salient) and bare years (not salient).
 
-Follows the original's rules (regexes applied in a fixed order, each match reserving its span so later types
+Follows the earlier verifier's rules (regexes applied in a fixed order, each match reserving its span so later types
 cannot overlap it) with its false positives fixed: statute keywords need a word boundary, magnitude words need
 one too, and the forms it missed are read (colon chapters, ROC/era years, myriad numerals, apostrophe and
 NBSP/thin-space groupings, 'per cent'). The caller masks URLs and stamp dates first, so nothing is read from a URL.
@@ -126,7 +126,7 @@ _ISO_DATE_FAST = re.compile(rf"\d(?<!{_WORD}\d)\d{{3}}-\d{{2}}-\d{{2}}(?!{_WORD}
 _YEAR_FAST = re.compile(r"(?:1(?<!\d1)9|2(?<!\d2)0)\d{2}(?!\d)")
 _MONTH_ALTS = ["Jan(?:uary)?", "Feb(?:ruary)?", "Mar(?:ch)?", "Apr(?:il)?", "May", "Jun(?:e)?", "Jul(?:y)?",
                "Aug(?:ust)?", "Sep(?:t|tember)?", "Oct(?:ober)?", "Nov(?:ember)?", "Dec(?:ember)?"]
-assert "|".join(_MONTH_ALTS) == MONTHS and not MONTH_DATE_RE.flags & re.I  # case-sensitive, as the original
+assert "|".join(_MONTH_ALTS) == MONTHS and not MONTH_DATE_RE.flags & re.I  # case-sensitive, as the earlier verifier
 _MONTH_DATE_FAST = re.compile(
     rf"[\dJFMASOND](?<!\w.)(?:(?<=\d)\d?\s(?:{MONTHS})|{_by_first_letter(_MONTH_ALTS, False)})"
     rf"\.?\s(?:\d{{1,2}},\s)?\d{{4}}\b"
@@ -180,7 +180,7 @@ def _ordered(needles: list[str]) -> tuple[str, ...]:
 
 
 def num_needles(raw: str, number: float | None = None) -> tuple[str, ...]:
-    """The original's digit-group variants plus renderings of the parsed number (magnitudes, myriads)."""
+    """The earlier verifier's digit-group variants plus renderings of the parsed number (magnitudes, myriads)."""
     out: list[str] = []
     for g in digit_groups(raw):
         out += group_variants(g)

@@ -1,4 +1,4 @@
-"""report.md: the original's sections, headings and table layouts (reference §9), with every cell escaped; a
+"""report.md: the earlier verifier's sections, headings and table layouts, with every cell escaped; a
 changed page's diff once, with the claims citing it under it; WEAK_MATCH claims listed; times in UTC."""
 
 from __future__ import annotations

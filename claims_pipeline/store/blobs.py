@@ -37,12 +37,12 @@ def text_bytes(text: str) -> bytes:
 
 
 def text_hash(text: str) -> str:
-    """sha256 hex of the extracted text (the original kept only the first 16 chars: see display_id)."""
+    """sha256 hex of the extracted text (the earlier verifier kept only the first 16 chars: see display_id)."""
     return sha256_hex(text_bytes(text))
 
 
 def display_id(hash_hex: str | None) -> str:
-    """Short form for humans, the original tool's 16-character content hash."""
+    """Short form for humans, the earlier verifier's 16-character content hash."""
     return (hash_hex or "")[:16]
 
 

@@ -1,9 +1,10 @@
-"""Change detection over the fetch history: the original's confirm-on-second-sighting rule, with the times fixed.
+"""Change detection over the fetch history: the earlier verifier's confirm-on-second-sighting rule, with the
+times fixed.
 
 A new text hash becomes the stable one only when it is seen on two usable fetches in a row (fetches that
 failed are not sightings and do not break the streak). A page whose text differs on every fetch therefore never
 flags. The confirmed change is dated at the FIRST sighting of the new text, and the first fetch of a page sets
-stable_since (the original left both empty until a change).
+stable_since (the earlier verifier left both empty until a change).
 """
 
 from __future__ import annotations

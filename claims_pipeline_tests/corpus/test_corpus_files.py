@@ -128,7 +128,7 @@ def test_files_sharing_a_scope_never_share_a_claim_id(corpus):
 
     root = corpus("countries/fr/playbook.md", "## Tax\n- Rate **5 %** ([x](https://tax.gouv.fr/r))\n")
     corpus("countries/fr/notes/extra.md", "## Tax\n- Rate **7 %** ([x](https://tax.gouv.fr/r))\n")
-    corpus("countries/de/playbook.md", GOOD)  # a scope of one file keeps the original's id form
+    corpus("countries/de/playbook.md", GOOD)  # a scope of one file keeps the earlier verifier's id form
     s = make_settings(root)
     ex = extract_corpus(s)
     assert sorted(c.id for c in ex.claims) == [

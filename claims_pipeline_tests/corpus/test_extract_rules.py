@@ -1,4 +1,4 @@
-"""Line-level extraction rules (original §4.1/4.4–4.7) and the fixed false-positive classes (§12)."""
+"""Line-level extraction rules (the earlier verifier's line rules) and the classes of false positives it had, fixed."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Portal-root linter (original §9, last part)."""
+"""Portal-root linter (the earlier verifier's citation check)."""
 
 from __future__ import annotations
 

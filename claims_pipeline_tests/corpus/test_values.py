@@ -1,4 +1,5 @@
-"""Value rules: types, salience, needles and parsed numbers (original §4.2/4.3 plus the new forms)."""
+"""Value rules: types, salience, needles and parsed numbers (the earlier verifier's value types and needles, plus
+the new forms)."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ def test_first_fetch_is_stored_with_text_and_stable_since(tmp_path):
     state = cache.record(ok(URL, "VAT 18 %", etag='"v1"'), now=day(1))
     assert state.fetch_status == "OK" and state.http_status == 200 and state.content_kind == "html"
     assert state.text == "VAT 18 %" and state.text_hash == text_hash("VAT 18 %")
-    assert state.fetched_at == day(1) and state.stable_since == day(1)  # the original left this empty
+    assert state.fetched_at == day(1) and state.stable_since == day(1)  # the earlier verifier left this empty
     assert state.changed_at is None and state.content_changed is False and state.diff is None
     assert cache.blobs.get(state.raw_hash, "raw").startswith(b"<html>")
 
