@@ -12,7 +12,8 @@ import sys
 DESCRIPTION = ("Keeps a cited markdown corpus honest: re-reads every cited page and says which figures are no longer "
                "on the page they cite, and which pages changed after the claim was last verified.")
 EPILOG = "Run `claims-pipeline COMMAND --help` for a command's options."
-CONFIG_HELP = "config file (default: $CLAIMS_PIPELINE_CONFIG, then ./config/claims_pipeline.yaml)"
+CONFIG_HELP = ("config file (default: $CLAIMS_PIPELINE_CONFIG, then ./config/claims_pipeline.yaml, else the built-in "
+               "defaults; the command says which on stderr)")
 # demo always runs on its own copy of the bundled demo.yaml; --config stays accepted (and ignored) so scripts keep working
 CONFIG_HELP_OF = {"demo": "ignored by demo: it always runs on the bundled demo.yaml (a copy under --home)"}
 
@@ -72,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
 
     module = importlib.import_module(COMMANDS[args.command][0])
     try:
+        say_which_config(args, say)
         check_home_writable(args)
         return int(module.run(args) or 0)
     except ConfigError as exc:
@@ -103,7 +105,17 @@ def main(argv: list[str] | None = None) -> int:
 
 _WRITE_ERRNOS = {errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM}
 # commands that write the page cache under the home folder; audit and worklist also Dagster's instance
-_WRITES_HOME = ("fetch", "audit", "worklist")
+_WRITES_HOME = ("fetch", "audit", "worklist", "verify")
+
+
+def say_which_config(args: argparse.Namespace, say) -> None:
+    """One line on stderr: the configuration this command runs on (the demo always runs on its own copy)."""
+    from claims_pipeline.settings import find_config_file, settings_source
+
+    if args.command == "demo":
+        say("claims-pipeline: config: the bundled demo.yaml (a copy under the demo's home)")
+    else:
+        say(f"claims-pipeline: {settings_source(find_config_file(args.config))}")
 
 
 def check_home_writable(args: argparse.Namespace) -> None:
@@ -111,7 +123,6 @@ def check_home_writable(args: argparse.Namespace) -> None:
     (read-only, full), so the run never starts instead of failing with a database traceback halfway."""
     if args.command not in _WRITES_HOME:
         return
-    from pathlib import Path
 
     from claims_pipeline.store.writable import check_writable, home_folders
 
@@ -120,14 +131,11 @@ def check_home_writable(args: argparse.Namespace) -> None:
 
         check_writable(home_folders(load_settings(args.config)))
         return
-    from claims_pipeline.settings import PACKAGE_DIR, find_config_file, load_settings
+    from claims_pipeline.orchestration.instance import dagster_home_for
+    from claims_pipeline.settings import find_config_file, load_settings
 
-    # the settings the Dagster resource loads: the usual lookup, else the bundled demo's
-    settings = load_settings(find_config_file(args.config) or PACKAGE_DIR / "demo" / "demo.yaml")
-    # where the in-process runs keep Dagster's instance (the runner's rule: $DAGSTER_HOME, else <home>/dagster)
-    dagster_home = Path(os.environ["DAGSTER_HOME"]).expanduser() if os.environ.get("DAGSTER_HOME") \
-        else settings.home_dir / "dagster"
-    check_writable(home_folders(settings, dagster_home))
+    settings = load_settings(find_config_file(args.config))  # the chain the Dagster resources use too
+    check_writable(home_folders(settings, dagster_home_for(settings)))
 
 
 if __name__ == "__main__":

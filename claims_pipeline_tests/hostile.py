@@ -29,7 +29,9 @@ class Ran:
 
     @property
     def err_lines(self) -> list[str]:
-        return self.stderr.splitlines()
+        """stderr's lines after the one saying which configuration the command loaded (every command's first)."""
+        lines = self.stderr.splitlines()
+        return lines[1:] if lines and lines[0].startswith(("claims-pipeline: config ", "claims-pipeline: built-in")) else lines
 
 
 def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 120.0) -> Ran:

@@ -106,7 +106,8 @@ def test_missing_corpus_dir_is_one_line_naming_it_and_its_key_and_exit_2(command
     config, home = write_cli_config(tmp_path, missing)
     r = run_command(command, "--config", str(config), tmp_path=tmp_path)
     assert (r.returncode, r.stderr.splitlines()) == (
-        2, [f"claims-pipeline: corpus directory not found: {missing} (extraction.corpus_dir in {config})"]), r.stderr[-2000:]
+        2, [f"claims-pipeline: config {config}",
+            f"claims-pipeline: corpus directory not found: {missing} (extraction.corpus_dir in {config})"]), r.stderr[-2000:]
     assert r.stdout == ""
     assert (home / "worklist.json").read_text(encoding="utf-8") == '{"items": ["previous"]}'  # not overwritten
 
@@ -118,7 +119,7 @@ def test_scope_that_matches_nothing_is_one_line_naming_it_and_exit_2(command, co
     config, home = write_cli_config(tmp_path, root)
     r = run_command(command, "--config", str(config), "--scope", "zz", tmp_path=tmp_path)
     assert (r.returncode, r.stderr.splitlines()) == (
-        2, ["claims-pipeline: no scope matches --scope 'zz' (scopes: xa, xb)"]), r.stderr[-2000:]
+        2, [f"claims-pipeline: config {config}", "claims-pipeline: no scope matches --scope 'zz' (scopes: xa, xb)"]), r.stderr[-2000:]
     assert r.stdout == ""
     assert (home / "worklist.json").read_text(encoding="utf-8") == '{"items": ["previous"]}'
 
@@ -153,5 +154,21 @@ def test_a_clock_that_is_no_date_is_a_usage_error_before_any_run(command, corpus
     config, home = write_cli_config(tmp_path, root)
     r = run_command(command, "--config", str(config), "--now", "notadate", tmp_path=tmp_path)
     assert (r.returncode, r.stderr.splitlines()) == (
-        2, ["claims-pipeline: --now 'notadate': not an ISO date-time (e.g. 2026-06-01T00:00:00Z)"]), r.stderr[-2000:]
+        2, [f"claims-pipeline: config {config}",
+            "claims-pipeline: --now 'notadate': not an ISO date-time (e.g. 2026-06-01T00:00:00Z)"]), r.stderr[-2000:]
     assert r.stdout == "" and not (home / "assets").exists() and not (home / "cache").exists()
+
+
+def test_every_command_says_which_configuration_it_loaded(corpus, tmp_path):
+    """The same chain everywhere: --config, else $CLAIMS_PIPELINE_CONFIG, else ./config/claims_pipeline.yaml, else
+    the built-in defaults; the first stderr line says which, so 56 claims here and 33 there is never a mystery."""
+    root = corpus("countries/xa/playbook.md", GOOD)
+    first = lambda r: r.stderr.splitlines()[0]  # noqa: E731
+    assert first(run_command("extract", "--corpus", str(root), tmp_path=tmp_path)) == (
+        "claims-pipeline: built-in defaults ($CLAIMS_PIPELINE_CONFIG unset, no ./config/claims_pipeline.yaml)")
+    local = tmp_path / "config" / "claims_pipeline.yaml"
+    local.parent.mkdir()
+    local.write_text(f"extraction:\n  corpus_dir: {root}\n", encoding="utf-8")
+    assert first(run_command("lint", tmp_path=tmp_path)) == f"claims-pipeline: config {local}"
+    explicit, _ = write_cli_config(tmp_path, root)
+    assert first(run_command("extract", "--config", str(explicit), tmp_path=tmp_path)) == f"claims-pipeline: config {explicit}"
