@@ -85,6 +85,11 @@ def test_change_confirmed_on_second_sighting_and_stale_only_before(instance, dem
     checks = {c.check_name: c for c in r.get_asset_check_evaluations()}
     assert checks["no_stale_changed"].passed is False
     assert "annual-levy.html" in checks["no_stale_changed"].metadata["claims"].value
+    # the lineage shows where to look without opening a partition: the results name the scopes
+    assert checks["no_stale_changed"].description == "xa: 1 stale_changed"
+    assert checks["no_cited_page_changed"].passed is False
+    assert checks["no_cited_page_changed"].description == "shared/exit/regional: 1 changed page(s); xa: 1 changed page(s)"
+    assert "annual-levy.html" in checks["no_cited_page_changed"].metadata["claims"].value
     assert checks["headline_numbers_match_tables"].passed is True
 
 

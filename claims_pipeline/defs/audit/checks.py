@@ -8,7 +8,14 @@ import dagster as dg
 
 from claims_pipeline.audit_tables import read_audit
 from claims_pipeline.defs.audit import assets
-from claims_pipeline.defs.audit.ui import ABSENT_HEADERS, STALE_HEADERS, absent_rows, stale_rows
+from claims_pipeline.defs.audit.ui import (
+    ABSENT_HEADERS,
+    CHANGED_HEADERS,
+    STALE_HEADERS,
+    absent_rows,
+    changed_page_rows,
+    stale_rows,
+)
 from claims_pipeline.defs.metadata import md_list, md_table
 from claims_pipeline.defs.partitions import SCOPE_PARTITIONS_NAME
 from claims_pipeline.defs.resources import ClaimsConfig
@@ -47,12 +54,18 @@ def no_stale_changed(claims_config: ClaimsConfig) -> dg.AssetCheckResult:
     return review_warning(stale_rows(audit.priors), STALE_HEADERS, "stale_changed")
 
 
+@dg.asset_check(asset=assets.audit_tables, description="Cited pages whose text changed since the last report showed them (CONTENT_CHANGED): read the diff in the report.")
+def no_cited_page_changed(claims_config: ClaimsConfig) -> dg.AssetCheckResult:
+    audit = read_audit(claims_config.load().home_dir)
+    return review_warning(changed_page_rows(audit.priors), CHANGED_HEADERS, "changed page(s)")
+
+
 def review_warning(rows: list[list[object]], headers: list[str], what: str) -> dg.AssetCheckResult:
-    """A WARN result listing the claims to look at; its description names the scopes, so the lineage and the
-    catalog show where without opening the check."""
+    """A WARN result listing what to look at; its description names the scopes ("xa: 2 stale_changed"), so the
+    lineage and the catalog show where without opening the check."""
     by_scope = Counter(str(r[0]) for r in rows)
     description = ("; ".join(f"{scope}: {n} {what}" for scope, n in sorted(by_scope.items()))
-                   if rows else f"no {what} claim in any scope")
+                   if rows else f"no {what} in any scope")
     return dg.AssetCheckResult(
         passed=not rows,
         severity=dg.AssetCheckSeverity.WARN,

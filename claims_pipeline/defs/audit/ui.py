@@ -14,6 +14,7 @@ from claims_pipeline.defs.metadata import Link, md_table, prose, where
 
 ABSENT_HEADERS = ["scope", "where", "claim", "missing", "url"]
 STALE_HEADERS = ["scope", "where", "claim", "verified", "changed", "url"]
+CHANGED_HEADERS = ["scope", "url", "changed", "claims citing it"]
 SCOPE_HEADERS = ["scope", "claims", "stale_changed", "TOKENS_ABSENT", "WEAK_MATCH", "changed pages"]
 
 
@@ -27,6 +28,15 @@ def stale_rows(priors_df: Any) -> list[list[Any]]:
     df = priors_df[priors_df["stale_changed"]]
     return [[r.scope, where(r.file, r.line_no), prose(r.claim), r.last_verified or "never", str(r.changed_at)[:10], Link(r.url)]
             for r in df.itertuples()]
+
+
+def changed_page_rows(priors_df: Any) -> list[list[Any]]:
+    """One row per (scope, page) whose change this audit reports, with how many of the scope's claims cite it."""
+    df = priors_df[priors_df["content_changed"]]
+    rows = []
+    for (scope, url), group in df.groupby(["scope", "url"], sort=True):
+        rows.append([scope, Link(url), str(group["changed_at"].iloc[0])[:10], len(group)])
+    return rows
 
 
 def scope_rows(audit: Any) -> list[list[Any]]:
