@@ -78,7 +78,7 @@ def group_variants(d: str) -> list[str]:
         out += [d.replace(":", "."), d.replace(":", "-")]
     if any(c in d for c in GROUP_CHARS):
         plain = d.translate(_GROUP_TRANS)
-        out += [plain, d.translate(str.maketrans({c: " " for c in GROUP_CHARS}))]
+        out += [plain, d.translate(str.maketrans(GROUP_CHARS, " " * len(GROUP_CHARS)))]
     ts = thousands_stripped(d)
     if ts:
         out.append(ts)

@@ -36,6 +36,7 @@ from __future__ import annotations
 import math
 import re
 from functools import lru_cache
+from typing import Literal, cast
 
 from claims_pipeline.judge.figures import (
     clause_words,
@@ -55,6 +56,8 @@ from claims_pipeline.judge.model import (
     DraftVerdict,
     JudgeItem,
     Verdict,
+    VerdictName,
+    VerificationClass,
 )
 
 CHECKS: tuple[str, ...] = (
@@ -89,7 +92,7 @@ CHECK_ASKS: dict[str, str] = {
     "class_consistent": "does the verification class follow the shipped verdict?",
 }
 
-INDETERMINATE = "INDETERMINATE"
+INDETERMINATE: VerdictName = "INDETERMINATE"
 INSTRUCTION_REACH = 200  # chars around an instruction to a model within which a quote is not evidence
 _MAX_QUOTE_OCCURRENCES = 200  # bounds the scan of a quote repeated all over a page
 MIN_QUOTE_CHARS = 12
@@ -160,7 +163,8 @@ class _Draft:
         if to not in ("MISMATCH", "STALE"):
             self.figure_on_page = ""  # only a shipped MISMATCH/STALE names the page's figure (corrections read it)
 
-    def changed(self, check: str, reason: str, before: str, after: str, kind: str = "text") -> None:
+    def changed(self, check: str, reason: str, before: str, after: str,
+                kind: Literal["verdict", "text", "class", "field"] = "text") -> None:
         self.downgrades.append(Downgrade(check=check, reason=reason, before=before, after=after, kind=kind))
 
 
@@ -229,7 +233,8 @@ def verify(draft: DraftVerdict | None, item: JudgeItem, *, raw_error: str | None
         confidence = 0.0  # the model's confidence was in the verdict code refused (the draft keeps it)
     return Verdict(
         **_base(item),
-        verdict=d.verdict,
+        # _check_verdict_known and _check_class left a known name in both (pydantic validates them again)
+        verdict=cast(VerdictName, d.verdict),
         claimed=d.claimed,
         source_says=d.source_says,
         quote=d.quote,
@@ -237,7 +242,7 @@ def verify(draft: DraftVerdict | None, item: JudgeItem, *, raw_error: str | None
         note=d.note,
         direction_a=d.direction_a,
         direction_b=d.direction_b,
-        verification_class=d.verification_class,
+        verification_class=cast(VerificationClass, d.verification_class),
         draft=draft,
         downgrades=d.downgrades,
         checks_run=d.checks_run,

@@ -12,8 +12,9 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import cast
 
-from claims_pipeline.corpus.records import Value
+from claims_pipeline.corpus.records import Value, ValueType
 from claims_pipeline.judge.model import ItemValue
 from claims_pipeline.priors.context import context_words
 from claims_pipeline.priors.dates import NO_YEAR, DateToken, parse_claim_date, tokenize_dates
@@ -44,7 +45,8 @@ def normalized_page(text: str) -> str:
 
 
 def as_value(v: ItemValue) -> Value:
-    return Value(type=v.type, raw=v.raw, needles=(v.raw,), salient=True, pos=0, end=len(v.raw), number=v.number)
+    # ItemValue.type is a plain str (the harness fills it from a Value); Value does not check it at run time
+    return Value(type=cast(ValueType, v.type), raw=v.raw, needles=(v.raw,), salient=True, pos=0, end=len(v.raw), number=v.number)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +146,7 @@ def clause_words(claim_text: str, figure: str) -> list[str]:
     at = claim_text.find(figure) if figure else -1
     if at >= 0:
         start = 0
+        m: re.Match[str] | None
         for m in _CLAUSE_START_RE.finditer(claim_text, 0, at):
             start = m.end()
         m = _CLAUSE_END_RE.search(claim_text, at + len(figure))

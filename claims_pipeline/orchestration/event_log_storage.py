@@ -112,9 +112,9 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
             last_of[(event.dagster_event.asset_key.to_string(), event.dagster_event_type)] = i
         has_cols = self._has_asset_key_index_cols_on_connection(conn)
         merged: dict[str, dict[str, Any]] = {}
-        for i in sorted(last_of.values()):
+        for (key, _), i in sorted(last_of.items(), key=lambda kv: kv[1]):
             values = self._get_asset_entry_values(events[i], event_ids[i], has_cols)
-            merged.setdefault(events[i].dagster_event.asset_key.to_string(), {}).update(values)
+            merged.setdefault(key, {}).update(values)
         for asset_key, values in merged.items():
             if not values:
                 continue

@@ -92,7 +92,9 @@ def run_verify(instance: dg.DagsterInstance, resources: dict[str, Any], all_scop
 
 def run_worklist(instance: dg.DagsterInstance, resources: dict[str, Any], config: dict[str, Any]) -> dg.ExecuteInProcessResult:
     defs = definitions_with(resources)
-    return dg.materialize([*defs.assets, *(defs.asset_checks or [])], instance=instance, resources=resources,
+    # definitions_with holds only plain assets: none is a CacheableAssetsDefinition, which materialize refuses
+    assets = [*(defs.assets or []), *(defs.asset_checks or [])]
+    return dg.materialize(assets, instance=instance, resources=resources,  # type: ignore[arg-type]
                           selection=["worklist"], raise_on_error=False,
                           run_config={**QUIET_RUN_CONFIG, "ops": {"worklist": {"config": config}}})
 
@@ -102,7 +104,7 @@ def run_failures(results: list[dg.ExecuteInProcessResult]) -> list[str]:
     for r in results:
         for ev in r.all_events:
             if ev.is_step_failure:
-                err = ev.event_specific_data.error
+                err = ev.step_failure_data.error
                 out.append(f"{ev.step_key}: {err.message.strip().splitlines()[-1] if err else 'failed'}")
         for c in r.get_asset_check_evaluations():
             if not c.passed and c.severity == dg.AssetCheckSeverity.ERROR:

@@ -91,6 +91,7 @@ def tokenize_dates(text: str) -> list[DateToken]:
         if _valid(y, m, d):
             out.append(DateToken(y, m, d, match.start(), match.end(), match.group(0)))
 
+    m: re.Match[str] | None  # the loops below bind matches, the month-word look-ups may find none
     for m in _ISO_RE.finditer(text):
         add(int(m.group(1)), int(m.group(2)), int(m.group(3)), m)
     if "." in text or "/" in text:

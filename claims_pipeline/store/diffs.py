@@ -106,6 +106,10 @@ class _BudgetedMatcher(difflib.SequenceMatcher):
     scans, for each old line in alo..ahi, at most all its entries in b2j (autojunk's popular lines are not in
     b2j); prefix sums of those entry counts price each call in O(1) before it runs."""
 
+    # set by SequenceMatcher.set_seqs (CPython's difflib); typeshed does not declare them
+    a: list[str]
+    b2j: dict[str, list[int]]
+
     def __init__(self, a: list[str], b: list[str], budget: int) -> None:
         super().__init__(None, a, b)
         self._budget = budget

@@ -48,7 +48,7 @@ LOCK_TIMEOUT_S = 1800.0  # an audit report takes seconds; half an hour means a s
 _POLL_S = 0.05
 
 
-def replace_atomically(path: Path, write: Callable[[Path], None]) -> None:
+def replace_atomically(path: Path, write: Callable[[Path], object]) -> None:
     """write(tmp) to a temp file next to `path`, then rename it over `path`: readers see the old file or the
     new one, never a part, and concurrent writers never touch each other's temp file."""
     path.parent.mkdir(parents=True, exist_ok=True)

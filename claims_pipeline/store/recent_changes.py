@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -72,6 +73,13 @@ def save_reported(home: Path, reported: ReportedChanges) -> None:
     write_text_atomically(ledger_file(home), json.dumps(doc, indent=1))
 
 
+def _utc(value: str) -> datetime:
+    """to_utc of a time that is set (a non-empty ISO string: the callers test it, or the cache requires it)."""
+    at = to_utc(value)
+    assert at is not None
+    return at
+
+
 def unreported(page: PageState, key: str, reported: ReportedChanges) -> bool:
     """Has the page (ledger key `key`) a confirmed change no written report showed?"""
     if page.change_fetch_id is None:
@@ -80,7 +88,7 @@ def unreported(page: PageState, key: str, reported: ReportedChanges) -> bool:
     if record is not None:
         return record[0] != page.change_fetch_id
     if reported.before_ledger and page.change_confirmed_at:
-        return to_utc(page.change_confirmed_at) > to_utc(reported.before_ledger)
+        return _utc(page.change_confirmed_at) > _utc(reported.before_ledger)
     return True
 
 
@@ -125,7 +133,8 @@ def changes_since_report(cache: PageCache, key: str, reported: ReportedChanges) 
     if record is not None:
         return [r for r in rows if r.fetch_id > record[0]]
     if reported.before_ledger:
-        return [r for r in rows if to_utc(r.confirmed_at) > to_utc(reported.before_ledger)]
+        before = _utc(reported.before_ledger)
+        return [r for r in rows if _utc(r.confirmed_at) > before]
     return rows
 
 

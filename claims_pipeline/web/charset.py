@@ -159,9 +159,9 @@ def _detect(raw: bytes) -> Decoded | None:
 
 def decode_body(raw: bytes, declared_charset: str | None = None, *, sniff_meta: bool = True) -> Decoded:
     """Decode a body following the module's order; never raises."""
-    for bom, codec in _BOMS:
+    for bom, bom_codec in _BOMS:
         if raw.startswith(bom):
-            return Decoded(raw[len(bom):].decode(codec, "replace"), codec, "bom")
+            return Decoded(raw[len(bom):].decode(bom_codec, "replace"), bom_codec, "bom")
     if raw.isascii():  # the common case, and every ASCII-compatible declaration agrees
         return Decoded(raw.decode("ascii"), "ascii", "header" if declared_charset else "fallback")
     candidates: list[tuple[str, str | None]] = [("header", normalise_label(declared_charset))]

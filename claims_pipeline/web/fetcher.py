@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.message import Message
 from email.utils import parsedate_to_datetime
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import httpcore
@@ -200,7 +201,8 @@ class Fetcher:
         # stream= is httpx's way to build a request for the transport API: no body encoding or header
         # re-merging (a third of the request's cost); Host then comes from us, as httpx would set it
         target = httpx.URL(url)
-        request = httpx.Request("GET", target, headers=[(b"Host", target.netloc), *self._base_headers, *headers.items()],
+        # httpx normalises each pair on its own, str or bytes; its hint asks for one kind throughout
+        request = httpx.Request("GET", target, headers=[(b"Host", target.netloc), *self._base_headers, *headers.items()],  # type: ignore[arg-type]
                                 extensions={"timeout": timeouts or self._timeouts}, stream=_NO_BODY)
         if self._cookies.jar:
             self._cookies.set_cookie_header(request)
@@ -418,7 +420,7 @@ class Fetcher:
         f = self.fetch
         status = resp.status_code
         h = dict(resp.headers.items())  # one pass (names lower-cased, repeats joined): looked up many times below
-        common = dict(http_status=status, final_url=current, etag=h.get("etag"), last_modified=h.get("last-modified"),
+        common: dict[str, Any] = dict(http_status=status, final_url=current, etag=h.get("etag"), last_modified=h.get("last-modified"),
                       content_type=_content_type(h.get("content-type", "")))
         if status in _REDIRECTS:
             # finish the (small) body so the keep-alive connection can be reused (a 304 has none: the transport

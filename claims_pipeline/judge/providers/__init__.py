@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from typing import Any
 
 from claims_pipeline.judge.providers.base import JudgeProvider, ProviderAnswer, ProviderError, parse_answer
 from claims_pipeline.judge.providers.none import NO_JUDGE_MESSAGE, NoJudge
@@ -35,7 +36,7 @@ def make_provider(judge: JudgeSettings, *, environ: Mapping[str, str] | None = N
         else:
             raise ConfigError(f"judge.api_key_env: the environment variable {var} is not set (judge.provider: "
                               f"{judge.provider} needs an API key)")
-    common = dict(model=judge.effective_model, api_key=key, base_url=judge.base_url,
+    common: dict[str, Any] = dict(model=judge.effective_model, api_key=key, base_url=judge.base_url,
                   timeout_s=judge.request_timeout_s, max_retries=judge.max_retries)
     if judge.provider == "anthropic":
         from claims_pipeline.judge.providers.anthropic import AnthropicJudge

@@ -9,6 +9,7 @@ together with citations.
 from __future__ import annotations
 
 import anthropic
+from anthropic.types import DocumentBlockParam
 
 from claims_pipeline.judge.prompt import Prompt
 from claims_pipeline.judge.providers.base import ProviderAnswer, ProviderError, short_error
@@ -26,7 +27,7 @@ class AnthropicJudge:
         )
 
     async def ask(self, prompt: Prompt, *, max_output_tokens: int) -> ProviderAnswer:
-        document = {
+        document: DocumentBlockParam = {
             "type": "document",
             "source": {"type": "text", "media_type": "text/plain", "data": prompt.page},
             "title": "page text",
@@ -50,7 +51,7 @@ class AnthropicJudge:
         parts: list[str] = []
         spans: list[dict] = []
         for block in resp.content or []:
-            if getattr(block, "type", None) != "text":
+            if block.type != "text":
                 continue
             parts.append(block.text or "")
             for c in getattr(block, "citations", None) or []:

@@ -4,6 +4,8 @@ response_format (400/422) is asked again without it, and from then on in plain J
 
 from __future__ import annotations
 
+from typing import Any
+
 import openai
 
 from claims_pipeline.judge.cost import estimate_tokens
@@ -24,7 +26,7 @@ class OpenAICompatibleJudge:
         self._client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=max_retries)
 
     async def _create(self, prompt: Prompt, max_output_tokens: int, structured: bool):
-        kwargs = {}
+        kwargs: dict[str, Any] = {}
         if structured:
             kwargs["response_format"] = RESPONSE_FORMAT
         return await self._client.chat.completions.create(
