@@ -72,6 +72,22 @@ def judge_scope(items: list[JudgeItem], provider: Any, judge: JudgeSettings, cac
     return ScopeVerdicts(run.verdicts, info, verdict_counts(run.verdicts))
 
 
+def judge_scopes(settings: Settings, scopes: list[str], values: dict[str, dict[str, Any]], judge: JudgeSettings,
+                 new_provider: Any, page_cache: Any, now: datetime, *, scripted: bool = False) -> dict[str, ScopeVerdicts]:
+    """Each scope of a run judged from its stored audit values (values: asset name -> {scope: value}); a scope not
+    audited yet gets no verdict and says so. new_provider() gives a fresh client per scope (a run closes its own)."""
+    from claims_pipeline.judge.cache import VerdictCache
+
+    out = {s: not_judged("scope not audited yet: materialize its audit first", now) for s in scopes
+           if s not in values["priors"]}
+    with VerdictCache.from_settings(settings) as verdict_cache:
+        for scope in [s for s in scopes if s in values["priors"]]:
+            items = scope_items(settings, values["claims"][scope], values["fetched_pages"].get(scope, {}),
+                                values["priors"][scope], values["page_changes"].get(scope, {}), page_cache, now)
+            out[scope] = judge_scope(items, new_provider(), judge, verdict_cache, now, scripted=scripted)
+    return out
+
+
 def not_judged(reason: str, now: datetime) -> ScopeVerdicts:
     from claims_pipeline.judge.report import verdict_counts
 

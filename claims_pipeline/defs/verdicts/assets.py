@@ -24,26 +24,19 @@ def verdicts(context: dg.AssetExecutionContext, config: VerdictsConfig, claims_c
     """Per claim: MATCH / MISMATCH / STALE / PARTIAL / NOT_FOUND / SOURCE_UNAVAILABLE / INDETERMINATE, asked both
     ways and checked by code; a verdict that claims the figure without a verbatim quote carrying it never
     ships. Cached by (claim, page text, model, prompt version): an unchanged input costs nothing."""
-    from claims_pipeline.judge.cache import VerdictCache
     from claims_pipeline.judge.providers import NO_JUDGE_MESSAGE
-    from claims_pipeline.verdicts import judge_scope, limited, not_judged, scope_items
+    from claims_pipeline.verdicts import judge_scopes, limited, not_judged
 
-    settings, now = claims_config.load(), claims_config.now()
-    judge_settings = limited(judge.settings(), config.max_claims)
-    scopes = list(context.partition_keys)
-    out = {s: not_judged("scope not audited yet: materialize its audit first", now).to_json()
-           for s in scopes if s not in priors}
+    settings, now, scopes = claims_config.load(), claims_config.now(), list(context.partition_keys)
     if not judge.provider().configured:
         context.log.info(NO_JUDGE_MESSAGE)
         out = {s: not_judged(NO_JUDGE_MESSAGE, now).to_json() for s in scopes}
     else:
-        with page_cache.open() as cache, VerdictCache.from_settings(settings) as verdict_cache:
-            for scope in [s for s in scopes if s in priors]:
-                provider = judge.provider()  # a client per scope's run: run_judge closes it
-                items = scope_items(settings, claims[scope], fetched_pages.get(scope, {}), priors.get(scope, []),
-                                    page_changes.get(scope, {}), cache, now)
-                out[scope] = judge_scope(items, provider, judge_settings, verdict_cache, now,
-                                         scripted=judge.scripted).to_json()
+        inputs = {"claims": claims, "fetched_pages": fetched_pages, "priors": priors, "page_changes": page_changes}
+        with page_cache.open() as cache:
+            judged = judge_scopes(settings, scopes, inputs, limited(judge.settings(), config.max_claims),
+                                  judge.provider, cache, now, scripted=judge.scripted)
+        out = {s: v.to_json() for s, v in judged.items()}
 
     def metadata_of(scope: str) -> dict[str, Any]:
         run = out[scope]["run"]
