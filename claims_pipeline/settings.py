@@ -712,10 +712,10 @@ def _refuse_duplicate_keys(node: yaml.Node, file: Path, path: tuple[str, ...] = 
     for key, value in node.value:
         if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
             line = key.start_mark.line + 1
-            seen = first_line.get((key.tag, key.value))
-            if seen is not None:
+            earlier = first_line.get((key.tag, key.value))
+            if earlier is not None:
                 dotted = ".".join((*path, key.value))
-                raise ConfigError(f"{file}: {dotted}: given twice (lines {seen} and {line}); keep one")
+                raise ConfigError(f"{file}: {dotted}: given twice (lines {earlier} and {line}); keep one")
             first_line[(key.tag, key.value)] = line
         _refuse_duplicate_keys(value, file, (*path, str(getattr(key, "value", "?"))), seen)
 

@@ -20,7 +20,7 @@ from claims_pipeline.corpus.attribution import attribute_values
 from claims_pipeline.corpus.links import find_links, is_pointer_link, mask_urls
 from claims_pipeline.corpus.pool import ChunkResult, FileJob, pool_size, run_in_pool
 from claims_pipeline.corpus.reading import DEFAULT_MAX_FILE_BYTES, read_markdown, with_newlines
-from claims_pipeline.corpus.records import ClaimRecord, Extraction, ExtractWarning, Value
+from claims_pipeline.corpus.records import ClaimRecord, Extraction, ExtractWarning, Value, VerifiedOrigin
 from claims_pipeline.corpus.references import USE_RE as REFERENCE_USE_RE
 from claims_pipeline.corpus.references import References, is_definition, parse_references, reference_links
 from claims_pipeline.corpus.scopes import list_scopes, walk_corpus
@@ -184,9 +184,9 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
                 section = setext_titles[h]
             else:
                 end = text.find("\n", h)
-                m = HEADING_RE.match(text[h:end] if end >= 0 else text[h:])
-                assert m is not None  # _last_heading only returns heading lines
-                section = m.group(2).strip()
+                heading = HEADING_RE.match(text[h:end] if end >= 0 else text[h:])
+                assert heading is not None  # _last_heading only returns heading lines
+                section = heading.group(2).strip()
             skipping = bool(opts.skip_heading_re and opts.skip_heading_re.search(section))
             selected = opts.section_filter is None or opts.section_filter in section.lower()
         if skipping or not selected or (fenced and _in_spans(fenced, start)):
@@ -350,8 +350,8 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
                     pointer[k] = True
     attributed = attribute_values(values, [ln for ln, p in zip(links, pointer) if not p]) if not all(pointer) else []
     if any(pointer):
-        for _ln, p, vs, host, tier in zip(links, pointer, attribute_values(values, links), hosts, tiers):
-            if p and host and (tier is not None or not opts.primary_only) and (not multi or any(v.salient for v in vs)):
+        for _ln, is_ptr, vs, host, tier in zip(links, pointer, attribute_values(values, links), hosts, tiers):
+            if is_ptr and host and (tier is not None or not opts.primary_only) and (not multi or any(v.salient for v in vs)):
                 out.skipped_pointer_links += 1
     cited = iter(attributed)
     for link, is_pointer, host, tier in zip(links, pointer, hosts, tiers):
@@ -369,6 +369,7 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
         if cid in seen:  # the same URL twice on a line keeps the first link's values
             continue
         seen.add(cid)
+        origin: VerifiedOrigin
         last, origin = (stamp.date, "inline") if stamp else (file_verified, "file") if file_verified else (None, "none")
         out.claims.append(
             ClaimRecord(

@@ -27,7 +27,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, and_, bindparam, func, insert, inspect, select, update
+from sqlalchemy import Connection, CursorResult, Engine, and_, bindparam, func, insert, inspect, select, update
 from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError, ProgrammingError
 
 from claims_pipeline.store import schema
@@ -351,7 +351,7 @@ class PageCache:
 
         if url_row is None:
             conn.execute(_STMT.insert_url, {"url": url, "first_seen": fetched_at, "last_fetched_at": fetched_at})
-        fetch_id = conn.execute(
+        fetch_id = _inserted_id(conn.execute(
             _STMT.insert_fetch,
             {
                 "url": url,
@@ -373,7 +373,7 @@ class PageCache:
                 "elapsed_s": float(result.elapsed_s or 0.0),
                 "attempts": int(result.attempts or 0),
             },
-        ).inserted_primary_key[0]
+        ))
 
         values: dict[str, Any] = {
             "where_url": url,
@@ -390,7 +390,7 @@ class PageCache:
             # only a confirming fetch has a diff (made before this transaction); a 304 of the stable page never
             # gets here
             diff = diffs[diff_key]
-            values["last_change_id"] = conn.execute(
+            values["last_change_id"] = _inserted_id(conn.execute(
                 _STMT.insert_change,
                 {
                     "url": url,
@@ -401,7 +401,7 @@ class PageCache:
                     "new_hash": diff_key[1],
                     "diff": diff,
                 },
-            ).inserted_primary_key[0]
+            ))
         conn.execute(_STMT.update_url, values)
 
     # ---- runs (resume after a kill) ---------------------------------------------------------------
@@ -587,6 +587,13 @@ class PageCache:
             for (h,) in conn.execute(select(f.c.text_hash).where(f.c.text_hash.is_not(None)).distinct()):
                 refs.add((h, "text"))
         return refs
+
+
+def _inserted_id(result: CursorResult[Any]) -> Any:
+    """The id of the row an INSERT just added (always reported for a one-row INSERT)."""
+    key = result.inserted_primary_key
+    assert key is not None
+    return key[0]
 
 
 def _change_state(row: Any) -> ChangeState:

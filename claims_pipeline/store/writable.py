@@ -48,7 +48,7 @@ def check_writable(folders: dict[str, Path], min_free: int = MIN_FREE_BYTES) -> 
                                f"({free // 1024:,} KB free, a run needs at least {min_free // (1024 * 1024)} MB)")
 
 
-def home_folders(settings, dagster_home: Path | None = None) -> dict[str, Path]:  # type: ignore[no-untyped-def]
+def home_folders(settings, dagster_home: Path | None = None) -> dict[str, Path]:
     """What a run of the pipeline writes: the home folder (reports, tables, the worklist), the page cache
     (its SQLite index's folder and the blob folder) and, for the Dagster commands, Dagster's instance folder."""
     from sqlalchemy.engine import make_url

@@ -195,7 +195,7 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
             raise httpcore.ConnectError(str(exc) or type(exc).__name__) from exc
         if tls_transport is None:  # the loop closed the connection during the handshake
             raise httpcore.ConnectError("connection closed during the TLS handshake")
-        return AsyncioStream(tls_transport, self._protocol)  # type: ignore[arg-type]
+        return AsyncioStream(tls_transport, self._protocol)
 
     def get_extra_info(self, info: str) -> Any:
         if info == "is_readable":  # httpcore asks this of idle keep-alive connections: data or EOF = unusable
@@ -231,7 +231,7 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
         if sock is not None:
             for option in socket_options or ():
                 sock.setsockopt(*option)
-        return AsyncioStream(transport, protocol)  # type: ignore[arg-type]
+        return AsyncioStream(transport, protocol)
 
     async def connect_unix_socket(self, path: str, timeout: float | None = None,
                                   socket_options: Iterable[Any] | None = None) -> httpcore.AsyncNetworkStream:

@@ -38,4 +38,5 @@ def run(coro: Coroutine[Any, Any, T], choice: LoopChoice = "auto") -> T:
         with asyncio.Runner(loop_factory=loop_factory(choice)) as runner:
             return runner.run(coro)
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(run, coro, choice).result()
+        future: concurrent.futures.Future[T] = pool.submit(run, coro, choice)
+        return future.result()

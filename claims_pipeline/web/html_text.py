@@ -348,7 +348,8 @@ class _StreamedText:
 def _streamed_pieces(markup: str) -> list[str]:
     if markup[:1] == "\N{BYTE ORDER MARK}":
         markup = markup[1:]
-    parser = etree.HTMLParser(target=_StreamedText(), recover=True, huge_tree=True)
+    # the target has only the events it reads (lxml looks each one up); types-lxml's ParserTarget lists all of them
+    parser = etree.HTMLParser(target=_StreamedText(), recover=True, huge_tree=True)  # type: ignore[call-overload]
     parser.feed(markup)
     return parser.close()
 
