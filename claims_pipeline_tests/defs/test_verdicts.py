@@ -121,3 +121,18 @@ def test_a_count_that_does_not_recount_stops_the_run_before_the_report(instance,
     assert checks["verdict_counts_recount"] is False
     assert not result.success
     assert "verdict_report" not in {e.materialization.asset_key.to_user_string() for e in result.get_asset_materialization_events()}
+
+
+@pytest.mark.parametrize("on_schedule, job", [(False, "audit_corpus"), (True, "audit_and_verify_corpus")])
+def test_the_monthly_schedule_takes_the_verdicts_only_with_judge_on_schedule(demo_config, monkeypatch, on_schedule, job):
+    import importlib
+
+    import claims_pipeline.defs.automation as automation
+
+    monkeypatch.setenv("CLAIMS_PIPELINE_CONFIG", str(config_with(demo_config, judge__on_schedule=on_schedule)))
+    try:
+        schedule = importlib.reload(automation).monthly_audit_schedule
+        assert schedule.job_name == job
+    finally:
+        monkeypatch.delenv("CLAIMS_PIPELINE_CONFIG")
+        importlib.reload(automation)
