@@ -1,15 +1,34 @@
-"""Browser test: materialize the demo, serve the Dagster UI on loopback, drive Debian's chromium headless with
-Playwright, find the asset graph and the audit asset's metadata, and save screenshots (also of report.html)."""
+"""Browser test of the Dagster UI on the demo's instance, driven the way a user clicks.
+
+Runs `claims-pipeline demo` into a temporary home, starts the UI with the command the demo prints (`dg dev` in the
+project folder of a checkout) on 127.0.0.1 and a free port, and drives Debian's chromium headless with Playwright:
+
+1. Lineage: the audit group's audit_tables node shows failed (WARN) checks; its checks tab names the scopes with
+   stale claims in no_stale_changed's result, the same scopes as the demo's report.json.
+2. Jobs → audit_scope → Materialize all… → pick the scope as the partition → Launch 1 run: the run succeeds and
+   carries dagster/partition=<scope>.
+3. Catalog → audit_report: the `summary` metadata shows the new report's headline numbers and `flagged_claims`
+   (opened with [Show Markdown]) lists a flagged claim.
+
+Screenshots go to benchmarks/out/ (git-ignored). With CLAIMS_PIPELINE_UPDATE_DOCS_SHOT=1 the lineage screenshot
+is also written to docs/ui-lineage.png (the README's picture); otherwise a run leaves the work tree untouched.
+The browser may reach 127.0.0.1 only: every other request is aborted (and counted in the test's output)."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import shlex
+import signal
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
+from collections import Counter
 from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
 
@@ -19,6 +38,9 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
 SHOTS = REPO / "benchmarks" / "out"
+DOCS_SHOT = REPO / "docs" / "ui-lineage.png"
+UI_WAIT_MS = 60_000
+RUN_DEADLINE_S = 240
 
 
 def _free_port() -> int:
@@ -27,86 +49,289 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _wait_http(url: str, deadline_s: float, proc: subprocess.Popen) -> None:
+def _ui_command(demo_stderr: str) -> tuple[Path, dict[str, str], list[str]]:
+    """The demo's `UI: cd <project> && VAR=… … <dg> dev` line as (folder, env assignments, argv)."""
+    lines = [ln for ln in demo_stderr.splitlines() if ln.startswith("UI: ")]
+    assert lines, f"the demo printed no UI line:\n{demo_stderr[-2000:]}"
+    tokens = shlex.split(lines[-1][len("UI: "):])
+    cwd = Path.cwd()
+    if tokens[0] == "cd":
+        assert tokens[2] == "&&", tokens
+        cwd, tokens = Path(tokens[1]), tokens[3:]
+    env = {}
+    while tokens and re.fullmatch(r"[A-Z_][A-Z0-9_]*=.*", tokens[0]):
+        key, _, value = tokens.pop(0).partition("=")
+        env[key] = value
+    return cwd, env, tokens
+
+
+def _wait_http(url: str, deadline_s: float, proc: subprocess.Popen, log: Path) -> None:
     end = time.monotonic() + deadline_s
     while time.monotonic() < end:
         if proc.poll() is not None:
-            raise AssertionError(f"dagster-webserver exited with {proc.returncode}")
+            raise AssertionError(f"the UI server exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
         try:
             with urllib.request.urlopen(url, timeout=2) as r:
                 if r.status == 200:
                     return
         except OSError:
             time.sleep(0.5)
-    raise AssertionError(f"{url} not up after {deadline_s}s")
+    raise AssertionError(f"{url} not up after {deadline_s}s:\n{log.read_text()[-3000:]}")
 
 
-@pytest.mark.timeout(240)
-def test_ui_shows_asset_graph_and_audit_metadata(tmp_path: Path):
-    from playwright.sync_api import sync_playwright
+def _graphql(base: str, query: str) -> dict:
+    req = urllib.request.Request(f"{base}/graphql", data=json.dumps({"query": query}).encode(),
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        body = json.load(r)
+    assert "errors" not in body, body
+    return body["data"]
+
+
+def _wait_run(base: str, run_prefix: str, deadline_s: float) -> dict:
+    """The run whose id starts with run_prefix, once it has ended (or the last state seen at the deadline)."""
+    query = "{ runsOrError(limit: 50) { ... on Runs { results { runId jobName status tags { key value } } } } }"
+    end, run = time.monotonic() + deadline_s, {}
+    while time.monotonic() < end:
+        runs = _graphql(base, query)["runsOrError"]["results"]
+        run = next((r for r in runs if r["runId"].startswith(run_prefix)), {})
+        if run.get("status") in ("SUCCESS", "FAILURE", "CANCELED"):
+            return run
+        time.sleep(2)
+    return run
+
+
+def _stop(server: subprocess.Popen) -> None:
+    """dg dev runs the webserver, the daemon and code servers as children in its process group; here they did not
+    exit on SIGTERM or SIGINT within a minute, so: SIGTERM to the group, a short grace, then SIGKILL to the group."""
+    for sig, grace in ((signal.SIGTERM, 10), (signal.SIGKILL, 10)):
+        try:
+            os.killpg(server.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            server.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            pass
+
+
+def _stale_line(report: dict) -> str:
+    """The result description no_stale_changed writes (defs/audit/checks.py), from the report's stale claims."""
+    counts = Counter(r["scope"] for r in report["stale_changed"])
+    return "; ".join(f"{scope}: {n} stale_changed" for scope, n in sorted(counts.items()))
+
+
+@pytest.mark.timeout(600)
+def test_ui_stale_scope_relaunch_one_scope_and_report_metadata(tmp_path: Path):
+    from playwright.sync_api import expect, sync_playwright
 
     env = {**os.environ, "CLAIMS_PIPELINE_HOME": str(tmp_path), "DAGSTER_HOME": str(tmp_path / "dagster"),
-           "NO_PROXY": "127.0.0.1,localhost"}
+           "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
     (tmp_path / "dagster").mkdir()
-    demo = subprocess.run([str(BIN / "claims-pipeline"), "demo"], env=env, capture_output=True, text=True, timeout=180, cwd=tmp_path)
+    demo = subprocess.run([str(BIN / "claims-pipeline"), "demo"], env=env, capture_output=True, text=True,
+                          timeout=300, cwd=tmp_path)
     assert demo.returncode == 0, demo.stderr[-3000:]
-    report_html = Path(demo.stderr.split("report for people → ")[1].split()[0])
-    assert report_html.is_file()
+    report_md = Path(demo.stderr.split("report → ")[1].split()[0])
+    reports_dir = report_md.parent.parent
+    report = json.loads((report_md.parent / "report.json").read_text(encoding="utf-8"))
+    stale_line = _stale_line(report)
+    assert report["stale_changed"], "the demo's last audit has no stale_changed claim: nothing to look for"
+    stale_scopes = sorted({r["scope"] for r in report["stale_changed"]})
+    scope = next((s for s in stale_scopes if "/" not in s), stale_scopes[0])  # a country, if one is stale
 
+    cwd, ui_env, argv = _ui_command(demo.stderr)
+    assert argv[-1] == "dev" and Path(argv[0]).name in ("dg", "dagster"), argv
     port = _free_port()
-    env["CLAIMS_PIPELINE_CONFIG"] = str(tmp_path / "demo" / "demo.yaml")
-    log = open(tmp_path / "webserver.log", "w")
-    server = subprocess.Popen([str(BIN / "dagster-webserver"), "-h", "127.0.0.1", "-p", str(port), "-m", "claims_pipeline.definitions"],
-                              env=env, cwd=REPO, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    log_path = tmp_path / "ui-server.log"
+    log = open(log_path, "w")
+    server = subprocess.Popen([*argv, "--host", "127.0.0.1", "--port", str(port)], cwd=cwd,
+                              env={**env, **ui_env}, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    blocked: list[str] = []
     try:
-        base = f"http://127.0.0.1:{port}"
-        _wait_http(f"{base}/server_info", 90, server)
+        _wait_http(f"{base}/server_info", 120, server, log_path)
         SHOTS.mkdir(parents=True, exist_ok=True)
+        (SHOTS / "ui_failure.png").unlink(missing_ok=True)  # only this run's failure, if any
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-            page = browser.new_page(viewport={"width": 1500, "height": 1000})
-            page.set_default_timeout(30_000)
-            # the asset graph ("Global asset lineage"), grouped corpus → web → audit
-            page.goto(f"{base}/asset-groups", wait_until="domcontentloaded")
+            context = browser.new_context(viewport={"width": 1500, "height": 1000})
+
+            def loopback_only(route):
+                if urlparse(route.request.url).hostname == "127.0.0.1" or route.request.url.startswith("data:"):
+                    route.continue_()
+                else:
+                    blocked.append(route.request.url)
+                    route.abort()
+
+            context.route("**/*", loopback_only)
+            page = context.new_page()
+            page.set_default_timeout(UI_WAIT_MS)
+            # the "Join the Dagster community" dialog, whenever it shows: Skip
+            page.add_locator_handler(page.get_by_text("Join the Dagster community"),
+                                     lambda: page.get_by_role("button", name="Skip", exact=True).click())
             try:
-                page.get_by_text("Global asset lineage").first.wait_for(timeout=45_000)
-                page.get_by_text("Materialize all").first.wait_for(timeout=45_000)
+                _lineage_and_stale_check(page, base, scope, stale_line, report, expect)
+                _lineage_picture(browser, base, scope, report, expect)
+                run = _launch_one_scope(page, base, scope, expect)
+                _report_metadata(page, base, reports_dir, expect)
             except Exception:
                 page.screenshot(path=str(SHOTS / "ui_failure.png"))
                 raise
-            skip = page.get_by_text("Skip", exact=True)  # the community sign-up dialog, when shown
-            if skip.count():
-                skip.first.click()
-            graph_text = page.inner_text("body")
-            for group in ("corpus", "web", "audit"):
-                assert group in graph_text
-            page.screenshot(path=str(SHOTS / "ui_asset_graph.png"))
-            # the catalog lists every asset of the pipeline
-            page.goto(f"{base}/assets", wait_until="domcontentloaded")
-            page.get_by_text("fetched_pages").first.wait_for(timeout=45_000)
-            catalog = page.inner_text("body")
-            for name in ("corpus_documents", "claims", "citation_lint", "fetched_pages", "page_changes", "priors",
-                         "audit_tables", "audit_report", "worklist"):
-                assert name in catalog
-            # the audit asset's page: its latest materialization's metadata
-            page.goto(f"{base}/assets/audit_tables", wait_until="domcontentloaded")
-            page.get_by_text("stale_changed_claims").first.wait_for(timeout=45_000)
-            text = page.inner_text("body")
-            assert "flagged" in text and "tokens_absent" in text
-            for key in ("stale_changed_claims", "tokens_absent_claims", "content_changed", "by_prior"):
-                assert key in text  # metadata entries of the latest materialization (markdown tables open on click)
-            page.screenshot(path=str(SHOTS / "ui_audit_tables.png"), full_page=True)
-            # the report a reviewer reads
-            page.goto(report_html.as_uri(), wait_until="load")
-            assert "TOKENS_ABSENT" in page.inner_text("body") or "absent" in page.inner_text("body").lower()
-            page.screenshot(path=str(SHOTS / "report_html.png"), full_page=True)
-            browser.close()
-        for shot in ("ui_asset_graph.png", "ui_audit_tables.png", "report_html.png"):
-            assert (SHOTS / shot).stat().st_size > 10_000
+            finally:
+                browser.close()
+        assert run["status"] == "SUCCESS", run
+        assert {"key": "dagster/partition", "value": scope} in run["tags"], run["tags"]
+        assert run["jobName"] == "audit_scope"
+        for shot in ("ui_lineage.png", "ui_lineage_expanded.png", "ui_lineage_stale.png",
+                     "ui_check_no_stale_changed.png", "ui_launch_dialog.png", "ui_run.png",
+                     "ui_audit_report_metadata.png", "ui_flagged_claims.png"):
+            assert (SHOTS / shot).stat().st_size > 10_000, shot
+        assert (SHOTS / "ui_lineage_stale.png").stat().st_size < 300_000
+        if os.environ.get("CLAIMS_PIPELINE_UPDATE_DOCS_SHOT") == "1":
+            DOCS_SHOT.write_bytes((SHOTS / "ui_lineage_stale.png").read_bytes())
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        _stop(server)
         log.close()
+    # every page above rendered with these aborted
+    print(f"requests aborted (not 127.0.0.1): {len(blocked)} {sorted({urlparse(u).hostname for u in blocked})}")
+
+
+def _lineage_and_stale_check(page, base: str, scope: str, stale_line: str, report: dict, expect) -> None:
+    """Lineage → expand the audit group → audit_tables shows failed checks → its checks tab → no_stale_changed."""
+    page.goto(f"{base}/asset-groups", wait_until="domcontentloaded")
+    page.get_by_text("Global asset lineage").first.wait_for()
+    group = page.get_by_text("audit", exact=True).last  # the collapsed group node in the graph
+    group.wait_for()
+    page.screenshot(path=str(SHOTS / "ui_lineage.png"))
+    group.dblclick()  # expands the group: its assets appear as nodes
+    node = page.locator("text=audit_tables").last
+    expect(node).to_be_visible()
+    # audit_tables' node: its WARN checks fail when the report has stale claims, so fewer than all passed
+    tables_checks = _node_checks(page, "audit_tables")
+    passed, total = map(int, re.match(r"(\d+) / (\d+) Passed", tables_checks.inner_text()).groups())
+    assert passed < total, tables_checks.inner_text()
+    page.screenshot(path=str(SHOTS / "ui_lineage_expanded.png"))
+    # click the node's check status: the asset's Checks tab, then the stale check
+    tables_checks.click()
+    page.wait_for_url(re.compile(r"/assets/audit_tables\?.*view=checks"))
+    page.get_by_text("no_stale_changed", exact=True).first.click()
+    page.wait_for_url(re.compile(r"checkDetail=no_stale_changed"))
+    expect(page.get_by_text(stale_line, exact=True)).to_be_visible()  # "<scope>: <n> stale_changed; …"
+    expect(page.get_by_text("Failed").first).to_be_visible()
+    assert f"{scope}: " in page.inner_text("body")
+    page.screenshot(path=str(SHOTS / "ui_check_no_stale_changed.png"))
+
+
+def _node_checks(page, asset: str):
+    """The "N / M Passed" label in the lineage node of asset."""
+    node = page.locator("div").filter(has=page.get_by_text(asset, exact=True)).filter(
+        has=page.get_by_text("Asset checks", exact=True)).last
+    label = node.get_by_text(re.compile(r"^\d+ / \d+ Passed$")).first
+    label.wait_for()
+    return label
+
+
+def _lineage_picture(browser, base: str, scope: str, report: dict, expect) -> None:
+    """The README's picture: the lineage with audit_tables selected (its failed checks) and the side panel's
+    by_scope table (the stale scope), navigation and the asset tree folded away; cropped above any local path."""
+    context = browser.new_context(viewport={"width": 1440, "height": 800})
+    context.route("**/*", lambda route: route.continue_() if urlparse(route.request.url).hostname == "127.0.0.1"
+                  else route.abort())
+    page = context.new_page()
+    page.set_default_timeout(UI_WAIT_MS)
+    page.add_locator_handler(page.get_by_text("Join the Dagster community"),
+                             lambda: page.get_by_role("button", name="Skip", exact=True).click())
+    try:
+        page.goto(f"{base}/asset-groups", wait_until="domcontentloaded")
+        page.get_by_text("Global asset lineage").first.wait_for()
+        page.get_by_text("Hide navigation", exact=True).click()
+        jump = page.get_by_placeholder("Jump to…").bounding_box()
+        fold = [b for b in page.locator("button").all() if (bb := b.bounding_box()) and abs(bb["y"] - jump["y"]) < 10
+                and jump["x"] + jump["width"] - 2 < bb["x"] < jump["x"] + jump["width"] + 60]
+        assert len(fold) == 1, "the asset tree's fold button, right of Jump to…"
+        fold[0].click()
+        page.get_by_text("audit", exact=True).last.dblclick()
+        page.locator("text=audit_tables").last.click()
+        panel_left = page.get_by_text("View in Asset Catalog").bounding_box()["x"] - 24
+        label = _node_checks(page, "audit_tables").bounding_box()
+        shift = label["x"] + label["width"] + 60 - panel_left
+        if shift > 0:  # pan the graph left until the node's check status is out from under the side panel
+            y = page.viewport_size["height"] - 40
+            page.mouse.move(panel_left - 40, y)
+            page.mouse.down()
+            page.mouse.move(panel_left - 40 - shift, y, steps=8)
+            page.mouse.up()
+        by_scope = page.get_by_text("by_scope", exact=True).last
+        by_scope.evaluate("e => e.scrollIntoView({block: 'start'})")
+        row = page.locator("tr:not(:has(tr))").filter(has=page.get_by_text(scope, exact=True)).first
+        expect(row).to_be_visible()
+        stale_n = sum(1 for r in report["stale_changed"] if r["scope"] == scope)
+        assert re.match(rf"{re.escape(scope)}\t\d+\t{stale_n}\t", row.inner_text()), row.inner_text()
+        label = _node_checks(page, "audit_tables").bounding_box()
+        assert label["x"] + label["width"] < panel_left, "the node's check status is hidden by the side panel"
+        page.wait_for_timeout(500)
+        tables_row = page.get_by_text("tables", exact=True).last.bounding_box()  # the local path's row: crop above
+        page.screenshot(path=str(SHOTS / "ui_lineage_stale.png"),
+                        clip={"x": 0, "y": 0, "width": 1440, "height": min(800, tables_row["y"] - 12)})
+    finally:
+        context.close()
+
+
+def _launch_one_scope(page, base: str, scope: str, expect) -> dict:
+    """Jobs → audit_scope → Materialize all… → the scope as the one partition → Launch 1 run; then the run page."""
+    page.goto(f"{base}/overview", wait_until="domcontentloaded")
+    page.locator('a[href="/jobs"]').click()  # the navigation's Jobs
+    page.locator('a[href$="/jobs/audit_scope"]').first.click()
+    page.get_by_text("Pick the scope as the partition").first.wait_for()
+    page.get_by_text("Materialize all…", exact=True).click()
+    dialog = page.get_by_role("dialog")
+    expect(dialog.get_by_text("Partition selection")).to_be_visible()
+    dialog.get_by_text("Select a partition or create one").click()
+    page.get_by_text(scope, exact=True).filter(visible=True).last.click()  # the option in the partition menu
+    dialog.get_by_text("Partition selection").click()  # closes the menu, keeps the dialog
+    expect(dialog.get_by_text("1 partition", exact=True)).to_be_visible()
+    launch = dialog.get_by_role("button", name="Launch 1 run", exact=True)
+    expect(launch).to_be_enabled()
+    page.screenshot(path=str(SHOTS / "ui_launch_dialog.png"))
+    launch.click()
+    toast = page.get_by_text(re.compile(r"^Launched run [0-9a-f]{8}$"))
+    toast.wait_for()
+    prefix = toast.inner_text().split()[-1]
+    run = _wait_run(base, prefix, RUN_DEADLINE_S)
+    assert run.get("status") == "SUCCESS", f"run {prefix}: {run or 'not found'}"
+    page.goto(f"{base}/runs/{run['runId']}", wait_until="domcontentloaded")
+    header = page.get_by_text(f"partition: {scope}", exact=True)
+    expect(header).to_be_visible()
+    expect(page.get_by_text("Success", exact=True).first).to_be_visible()
+    page.get_by_text("RUN_SUCCESS").first.wait_for()
+    page.screenshot(path=str(SHOTS / "ui_run.png"))
+    return run
+
+
+def _report_metadata(page, base: str, reports_dir: Path, expect) -> None:
+    """Catalog → audit_report: the summary shows the newest report's headline; flagged_claims lists its claims."""
+    newest = reports_dir / (reports_dir / "LATEST").read_text(encoding="utf-8").strip()
+    report = json.loads((newest / "report.json").read_text(encoding="utf-8"))
+    page.goto(f"{base}/overview", wait_until="domcontentloaded")
+    page.locator('a[href="/assets"]').click()  # the navigation's Catalog
+    page.locator('a[href="/assets/audit_report"]').first.click()
+    page.get_by_text("flagged_claims", exact=True).first.wait_for()
+    body = page.inner_text("body")
+    assert str(newest) in body, f"the metadata is not the run's report {newest.name}"  # report_dir
+    summary = page.locator("tr").filter(has=page.get_by_text("summary", exact=True)).first
+    text = summary.inner_text()
+    h = report["headline"]
+    for figure, value in (("claims", h["total"]), ("flagged", h["flagged"]), ("TOKENS_ABSENT", h["tokens_absent"]),
+                          ("stale_changed", h["stale_changed"])):
+        assert re.search(rf"^{figure}\t{value}$", text, re.M), (figure, value, text)
+    page.screenshot(path=str(SHOTS / "ui_audit_report_metadata.png"))
+    flagged = page.locator("tr").filter(has=page.get_by_text("flagged_claims", exact=True)).first
+    flagged.get_by_text("[Show Markdown]").click()
+    dialog = page.get_by_role("dialog")
+    expect(dialog.get_by_text("flagged_claims")).to_be_visible()
+    claim = (report["stale_changed"] or report["tokens_absent"])[0]
+    where = f"{claim['file']}:{claim['line_no']}"
+    expect(dialog.get_by_text(where, exact=True).first).to_be_visible()
+    expect(dialog.get_by_text(claim["url"]).first).to_be_visible()
+    page.screenshot(path=str(SHOTS / "ui_flagged_claims.png"))
+    dialog.get_by_role("button", name="Close").click()
