@@ -123,11 +123,19 @@ Every command and the Dagster UI take their settings from the first of:
 
 The UI (`make dev`, `dg dev`, `dagster dev`) follows the same chain from step 2 (the code is
 `find_config_file` and `settings_source` in claims_pipeline/settings.py, `ClaimsConfig` in
-claims_pipeline/defs/resources.py). Each run logs the file it used, or "built-in defaults". So, from the root of
-a checkout with no `${ENV_CONFIG}`, commands read the repository's `{DEFAULT_CONFIG_RELPATH.as_posix()}`; from any
-other folder they use the built-in defaults.
-`claims-pipeline demo` always uses the bundled `claims_pipeline/demo/demo.yaml`: it writes a copy to
-`<demo home>/demo.yaml` (with absolute paths and the demo hosts routed to its fixture web) and runs on that copy.
+claims_pipeline/defs/resources.py). Every command says first, on stderr, which one it loaded:
+
+    claims-pipeline: config /path/to/claims_pipeline.yaml
+    claims-pipeline: built-in defaults (${ENV_CONFIG} unset, no ./{DEFAULT_CONFIG_RELPATH.as_posix()})
+
+and every Dagster run logs the same, with the home folder. So, from the root of a checkout with no
+`${ENV_CONFIG}`, commands read the repository's `{DEFAULT_CONFIG_RELPATH.as_posix()}`; from any other folder they
+use the built-in defaults.
+
+`claims-pipeline demo` always uses the bundled `claims_pipeline/demo/demo.yaml` (its first line says so): it
+writes a copy to `<demo home>/demo.yaml`, with absolute paths and the demo hosts routed to its fixture web, and
+runs on that copy. Later runs on the copy (`audit --config <demo home>/demo.yaml`, the UI line the demo prints)
+start a fixture web of their own.
 
 ## The file
 
