@@ -252,6 +252,8 @@ def _lineage_picture(browser, base: str, scope: str, report: dict, expect) -> No
         fold[0].click()
         page.get_by_text("audit", exact=True).last.dblclick()
         page.locator("text=audit_tables").last.click()
+        # the side panel's description says where the scopes are (defs/audit/assets.py, audit_tables' docstring)
+        expect(page.get_by_text("Which scopes to look at").first).to_be_visible()
         panel_left = page.get_by_text("View in Asset Catalog").bounding_box()["x"] - 24
         label = _node_checks(page, "audit_tables").bounding_box()
         shift = label["x"] + label["width"] + 60 - panel_left

@@ -18,7 +18,8 @@ def audit_tables(context: dg.AssetExecutionContext, claims_config: ClaimsConfig,
                  claims: dict[str, Any], fetched_pages: dict[str, Any], priors: dict[str, Any]) -> dg.MaterializeResult:
     """Every scope's claims, pages and priors as parquet tables, with the headline numbers (total, by prior,
     TOKENS_ABSENT, CONTENT_CHANGED, stale_changed, flagged) and each scope's findings. Checked by a blocking
-    check before the report."""
+    check before the report. Which scopes to look at: the by_scope table below, and the result line of each
+    failed (warning) check on the Checks tab, e.g. "xa: 1 stale_changed"."""
     from claims_pipeline.audit_of_scopes import audit_scopes
 
     with page_cache.open() as cache:
