@@ -31,7 +31,7 @@ def test_corrupted_priors_table_stops_the_run(instance, demo_config, home, monke
     result = _run(instance, demo_config)
 
     assert not result.success  # the run fails
-    check = next(c for c in result.get_asset_check_evaluations() if c.check_name == "headline_numbers_match_tables")
+    check = next(c for c in result.get_asset_check_evaluations() if c.check_name == "recount_matches_headline")
     assert check.passed is False
     assert "by_prior" in check.metadata["mismatches"].value
     materialized = {e.asset_key.to_user_string() for e in result.get_asset_materialization_events()}
@@ -66,7 +66,7 @@ def test_the_automation_sensor_does_not_report_tables_whose_blocking_check_faile
     monkeypatch.setattr(audit_assets, "write_tables", write_with_a_lost_row)
     tables_only = dg.materialize([*ALL_ASSETS, *ALL_CHECKS], instance=instance, resources=resources_for(demo_config),
                                  selection=dg.AssetSelection.assets("audit_tables"), run_config=QUIET, raise_on_error=False)
-    check = next(c for c in tables_only.get_asset_check_evaluations() if c.check_name == "headline_numbers_match_tables")
+    check = next(c for c in tables_only.get_asset_check_evaluations() if c.check_name == "recount_matches_headline")
     assert check.passed is False
 
     after = dg.evaluate_automation_conditions(defs=defs, instance=instance, cursor=before.cursor)

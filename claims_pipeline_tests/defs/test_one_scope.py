@@ -47,7 +47,7 @@ def test_xa_end_to_end(instance, demo_config, home, web):
 
     # the audit covers the scope that exists; checks ran and the blocking one passed
     checks = {c.check_name: c.passed for c in result.get_asset_check_evaluations()}
-    assert checks["headline_numbers_match_tables"] is True
+    assert checks["recount_matches_headline"] is True
     assert checks["corpus_untouched"] is True
     assert checks["no_tokens_absent"] is False  # WARN: a finding, not a failure
     t = pd.read_parquet(home / "audit" / "tables" / "priors.parquet")

@@ -90,7 +90,7 @@ def test_change_confirmed_on_second_sighting_and_stale_only_before(instance, dem
     assert checks["no_cited_page_changed"].passed is False
     assert checks["no_cited_page_changed"].description == "shared/exit/regional: 1 changed page(s); xa: 1 changed page(s)"
     assert "annual-levy.html" in checks["no_cited_page_changed"].metadata["claims"].value
-    assert checks["headline_numbers_match_tables"].passed is True
+    assert checks["recount_matches_headline"].passed is True
 
 
 def test_unsynced_exactly_when_a_cited_page_changed(instance, demo_config, web):

@@ -25,7 +25,7 @@ from claims_pipeline.defs.resources import ClaimsConfig
     "Recomputes the headline numbers (totals, by-prior counts, flagged = distinct claims in TOKENS_ABSENT ∪ "
     "CONTENT_CHANGED) from the stored tables and compares them with the audit's own count. A mismatch is an "
     "engine bug, not a finding: the run stops before the report is written."))
-def headline_numbers_match_tables(claims_config: ClaimsConfig) -> dg.AssetCheckResult:
+def recount_matches_headline(claims_config: ClaimsConfig) -> dg.AssetCheckResult:
     from claims_pipeline.audit import headline_mismatches, headline_numbers
 
     audit = read_audit(claims_config.load().home_dir)
