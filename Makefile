@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup system-deps test-deps demo test check-defs bench dev
+.PHONY: setup system-deps test-deps demo lint test check-defs bench dev
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -36,7 +36,12 @@ demo: setup
 check-defs: setup
 	$(BIN)/dg check defs
 
-test: $(STAMP) test-deps
+# ruff (settings in pyproject's [tool.ruff]) and mypy ([tool.mypy]: the claims_pipeline package), both from the dev extras
+lint: $(STAMP)
+	$(BIN)/ruff check claims_pipeline claims_pipeline_tests benchmarks
+	$(BIN)/mypy
+
+test: $(STAMP) test-deps lint
 	$(BIN)/dg check defs
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 

@@ -8,6 +8,7 @@ run's audit_tables step recorded) rather than report tables whose own check has 
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,7 @@ def write_tables(tables: dict[str, pd.DataFrame], directory: Path) -> dict[str, 
     with locked(audit_lock(directory.parent.parent)):
         for name, df in tables.items():
             path = directory / f"{name}.parquet"
-            replace_atomically(path, lambda tmp, df=df: df.to_parquet(tmp, index=False))
+            replace_atomically(path, partial(df.to_parquet, index=False))
             paths[name] = path
     return paths
 

@@ -89,7 +89,7 @@ def corpus_sensor(context: dg.SensorEvaluationContext, claims_config: ClaimsConf
     ]
     if removed:  # the audit and report without them
         requests.append(dg.RunRequest(run_key=f"removed:{','.join(removed)}:{tick}", job_name=jobs.refresh_audit.name))
-    partition_requests = []
+    partition_requests: list[dg.AddDynamicPartitionsRequest | dg.DeleteDynamicPartitionsRequest] = []
     if added:
         partition_requests.append(scope_partitions.build_add_request(added))
     if removed:

@@ -101,7 +101,7 @@ class DemoFetcherResource(FetcherResource):
         from claims_pipeline.demo.routes import saved_epoch
         from claims_pipeline.fixture_web.server import FixtureWeb
 
-        epoch = self.fixture_epoch or saved_epoch(self.config.load().home_dir)
+        epoch = self.fixture_epoch or saved_epoch(self.config.load().home_dir)  # type: ignore[union-attr]  # an inherited resource field reads as Any | PartialResource to mypy
         with FixtureWeb() as web:
             web.set_epoch(epoch)
             self._address = f"127.0.0.1:{web.port}"
@@ -112,7 +112,7 @@ class DemoFetcherResource(FetcherResource):
     def settings(self) -> Settings:
         from claims_pipeline.demo.routes import with_fixture_routes
 
-        s = self.config.load()
+        s = self.config.load()  # type: ignore[union-attr]  # an inherited resource field reads as Any | PartialResource to mypy
         return with_fixture_routes(s, self._address) if self._address else s
 
 
@@ -148,7 +148,7 @@ class DemoJudgeResource(JudgeResource):
         from claims_pipeline.judge.scripted_server import ScriptedJudgeServer, demo_answerer, demo_judge_settings
 
         with ScriptedJudgeServer(demo_answerer) as server:
-            self._judge = demo_judge_settings(server, self.config.load().judge)
+            self._judge = demo_judge_settings(server, self.config.load().judge)  # type: ignore[union-attr]  # an inherited resource field reads as Any | PartialResource to mypy
             if context.log:
                 context.log.info(f"demo: scripted judge on {server.anthropic_url} (string matching, not a model)")
             yield self

@@ -25,6 +25,7 @@ It also writes the HTML pages whose bytes contradict their declared charset to `
 from __future__ import annotations
 
 import zlib
+from collections.abc import Sequence
 from pathlib import Path
 
 SITES_DIR = Path(__file__).resolve().parent / "sites"
@@ -46,7 +47,7 @@ def _escape(text: str) -> bytes:
     return raw.replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(b")", b"\\)")
 
 
-def text_ops(lines: list[tuple[float, float, float, str]]) -> bytes:
+def text_ops(lines: Sequence[tuple[float, float, float, str]]) -> bytes:
     """Content-stream operators drawing each (x, y, size, text)."""
     ops = []
     for x, y, size, text in lines:
@@ -105,7 +106,7 @@ def _document(builder: PdfBuilder, contents: list[int], *, with_font: bool = Tru
     return builder.build(catalog)
 
 
-def text_pdf(pages: list[list[tuple[float, float, float, str]]]) -> bytes:
+def text_pdf(pages: Sequence[Sequence[tuple[float, float, float, str]]]) -> bytes:
     """A PDF with one page per list of (x, y, size, text) lines."""
     b = PdfBuilder()
     return _document(b, [b.stream(text_ops(lines)) for lines in pages])
@@ -204,13 +205,14 @@ def encrypted_pdf(source: bytes, user_password: str, owner_password: str) -> byt
     from io import BytesIO
 
     from pypdf import PdfReader, PdfWriter
+    from pypdf.constants import UserAccessPermissions
     from pypdf.generic import ArrayObject, ByteStringObject
 
     writer = PdfWriter(clone_from=PdfReader(BytesIO(source)))
     fixed_id = ByteStringObject(b"claims-fixture-0")  # stable /ID → stable RC4 key → reproducible bytes
     writer._ID = ArrayObject([fixed_id, fixed_id])
     writer.encrypt(user_password=user_password, owner_password=owner_password, algorithm="RC4-128",
-                   permissions_flag=0)
+                   permissions_flag=UserAccessPermissions(0))
     writer._ID = ArrayObject([fixed_id, fixed_id])  # encrypt() draws a random second /ID; the key uses the first
     buf = BytesIO()
     writer.write(buf)

@@ -21,12 +21,13 @@ BAR_H, GAP, LABEL_W, BAR_W, LEGEND_H = 18, 6, 150, 520, 28
 def priors_by_scope_svg(priors: pd.DataFrame, max_scopes: int = 60) -> str:
     counts = priors.groupby(["scope", "prior"]).size().unstack(fill_value=0) if len(priors) else pd.DataFrame()
     scopes = sorted(counts.index.tolist())
+    totals = counts.sum(axis=1)  # claims per scope
     left_out = max(0, len(scopes) - max_scopes)
     if left_out:  # the scopes with the most figures absent stay (then the most claims), in name order
         absent = counts["TOKENS_ABSENT"] if "TOKENS_ABSENT" in counts.columns else pd.Series(0, index=counts.index)
-        kept = set(sorted(scopes, key=lambda s: (-int(absent.get(s, 0)), -int(counts.loc[s].sum()), s))[:max_scopes])
+        kept = set(sorted(scopes, key=lambda s: (-int(absent.get(s, 0)), -int(totals[s]), s))[:max_scopes])
         scopes = [s for s in scopes if s in kept]
-    widest = max((int(counts.loc[s].sum()) for s in scopes), default=1) or 1
+    widest = max((int(totals[s]) for s in scopes), default=1) or 1
     note_h = 20 if left_out else 0
     height = LEGEND_H + len(scopes) * (BAR_H + GAP) + GAP + note_h
     width = LABEL_W + BAR_W + 60

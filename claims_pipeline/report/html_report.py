@@ -22,6 +22,7 @@ from claims_pipeline.report.sections import (
     pages_and_claims,
     plural,
     sorted_rows,
+    table_rows,
     utc_time,
 )
 
@@ -105,7 +106,7 @@ def _page_group(group: ChangedPage) -> str:
     bits += [
         f"<tr><td><code>{url_html(r.scope)}</code></td><td>{url_html(s(r.file))}:{int(r.line_no)}</td><td>{h(claim_plain(r.claim))}</td>"
         f"<td>{_badge(r.prior)}</td><td>{h(s(r.last_verified)[:10] or 'never')}</td><td>{'yes' if r.stale_changed else 'no'}</td></tr>"
-        for r in group.claims.itertuples(index=False)
+        for r in table_rows(group.claims)
     ]
     bits.append("</table></section>")
     return "".join(bits)
@@ -179,23 +180,23 @@ def render_html(audit: Audit, previous_run: str | None = None) -> str:
         "</table>",
         f"<h2>Re-verify first: source changed after its Last verified date ({len(stale)})</h2>",
     ]
-    parts += [_claim_card(r, stale=True) for r in stale.itertuples(index=False)] or ["<p>None.</p>"]
+    parts += [_claim_card(r, stale=True) for r in table_rows(stale)] or ["<p>None.</p>"]
     parts.append(f"<h2>Cited page CHANGED ({h(pages_and_claims(new))})</h2>")
     parts += [_page_group(g) for g in new] or ["<p>None.</p>"]
     if earlier:
         parts.append(f"<h2>Changed before, shown by an earlier report: claims still stale ({h(pages_and_claims(earlier))})</h2>")
         parts += [_page_group(g) for g in earlier]
     parts.append(f"<h2>Figure not on cited page: TOKENS_ABSENT ({len(absent)})</h2>")
-    parts += [_claim_card(r, stale=False) for r in absent.itertuples(index=False)] or ["<p>None.</p>"]
+    parts += [_claim_card(r, stale=False) for r in table_rows(absent)] or ["<p>None.</p>"]
     parts.append(f"<h2>Figures only partly on cited page: WEAK_MATCH ({len(weak)})</h2>")
-    parts += [_claim_card(r, stale=False) for r in weak.itertuples(index=False)] or ["<p>None.</p>"]
+    parts += [_claim_card(r, stale=False) for r in table_rows(weak)] or ["<p>None.</p>"]
     parts.append(f"<h2>Not readable: unavailable, binary or scanned sources ({len(unreadable)})</h2>")
     if len(unreadable):
         parts.append("<table><tr><th>scope</th><th>where</th><th>prior</th><th>note</th><th>source</th></tr>")
         parts += [
             f"<tr><td><code>{url_html(r.scope)}</code></td><td>{url_html(s(r.file))}:{int(r.line_no)}</td><td>{_badge(r.prior)}</td>"
             f"<td>{h(s(r.fetch_note))}</td><td>{link_html(r.url)}</td></tr>"
-            for r in unreadable.itertuples(index=False)
+            for r in table_rows(unreadable)
         ]
         parts.append("</table>")
     else:

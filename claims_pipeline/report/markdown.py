@@ -4,6 +4,7 @@ changed page's diff once, with the claims citing it under it; WEAK_MATCH claims 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from claims_pipeline.audit import Audit
 from claims_pipeline.report.escape import claim_plain, md_cell, md_code, md_link, s
@@ -15,6 +16,7 @@ from claims_pipeline.report.sections import (
     pages_and_claims,
     plural,
     sorted_rows,
+    table_rows,
     utc_time,
 )
 
@@ -47,7 +49,7 @@ ACTION = (
 )
 
 
-def _where(r: object) -> str:
+def _where(r: Any) -> str:
     """file:line, which an editor opens: several files can share a scope and a line number."""
     file, line = s(getattr(r, "file", "")), int(r.line_no)
     return md_code(f"{file}:{line}") if file else str(line)
@@ -88,7 +90,7 @@ def _page_group(group: ChangedPage) -> list[str]:
     lines += _table(
         ["scope", "where", "claim", "prior", "verified", "stale_changed"],
         [[md_code(r.scope), _where(r), _claim(r.claim, 100), md_code(r.prior), md_cell(s(r.last_verified)[:10] or "never"),
-          "yes" if r.stale_changed else "no"] for r in group.claims.itertuples(index=False)],
+          "yes" if r.stale_changed else "no"] for r in table_rows(group.claims)],
     )
     return lines + [""]
 
@@ -117,7 +119,7 @@ def render_markdown(audit: Audit, previous_run: str | None = None) -> str:
         [
             [md_code(r.scope), _where(r), _claim(r.claim, 100), md_cell(s(r.last_verified)[:10] or "never"),
              md_cell(utc_time(r.changed_at)), md_cell(change_note(r)), _url(r.url)]
-            for r in stale.itertuples(index=False)
+            for r in table_rows(stale)
         ],
     )
 
@@ -137,7 +139,7 @@ def render_markdown(audit: Audit, previous_run: str | None = None) -> str:
         [
             [md_code(r.scope), _where(r), _claim(r.claim, 100), md_cell(", ".join(json.loads(r.missing)[:6])),
              md_cell(s(r.last_verified)[:10] or "never"), _url(r.url)]
-            for r in absent.itertuples(index=False)
+            for r in table_rows(absent)
         ],
     )
 
@@ -148,7 +150,7 @@ def render_markdown(audit: Audit, previous_run: str | None = None) -> str:
         [
             [md_code(r.scope), _where(r), _claim(r.claim, 100), md_cell(", ".join(json.loads(r.matched)[:6])),
              md_cell(", ".join(json.loads(r.missing)[:6])), md_cell(s(r.last_verified)[:10] or "never"), _url(r.url)]
-            for r in weak.itertuples(index=False)
+            for r in table_rows(weak)
         ],
     )
 
@@ -163,7 +165,7 @@ def render_markdown(audit: Audit, previous_run: str | None = None) -> str:
         *_table(
             ["scope", "where", "prior", "note", "url"],
             [[md_code(r.scope), _where(r), md_code(r.prior), md_cell(r.fetch_note, 120), _url(r.url)]
-             for r in sorted_rows(audit.priors[audit.priors["prior"].isin(UNREADABLE_PRIORS)]).itertuples(index=False)],
+             for r in table_rows(sorted_rows(audit.priors[audit.priors["prior"].isin(UNREADABLE_PRIORS)]))],
         ),
         "",
         ACTION,

@@ -3,13 +3,21 @@ content (the changed pages with their claims, the change notes, the times) becau
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 import pandas as pd
 
 from claims_pipeline.audit import Audit
 from claims_pipeline.report.escape import s
+
+
+def table_rows(df: pd.DataFrame) -> Iterator[Any]:
+    """df.itertuples(index=False): a namedtuple per row, its fields typed by the audit table's columns (which
+    pandas-stubs cannot know: it types every field as any scalar)."""
+    return df.itertuples(index=False)
 
 
 def utc_time(value: object) -> str:
@@ -36,7 +44,7 @@ def reported_at(row: object) -> str:
     return s(getattr(row, "change_reported_at", None))
 
 
-def change_note(row: object) -> str:
+def change_note(row: Any) -> str:
     """Where a stale_changed claim's page change is shown: this report, or the earlier one that showed it, so a
     CONTENT_CHANGED count that leaves the page out does not read as a contradiction."""
     if row.content_changed:
@@ -68,7 +76,7 @@ def changed_pages(audit: Audit) -> list[ChangedPage]:
         new = bool(group["content_changed"].any())
         first = group.iloc[0]
         diff = next((s(d) for d in group["diff"] if s(d)), "")
-        when = "" if new else next((reported_at(r) for r in group.itertuples(index=False) if reported_at(r)), "")
+        when = "" if new else next((reported_at(r) for r in table_rows(group) if reported_at(r)), "")
         out.append(ChangedPage(str(url), new, s(first["changed_at"]), when, diff, group))
     return sorted(out, key=lambda g: (not g.new, g.url))
 

@@ -11,7 +11,7 @@ import pandas as pd
 
 from claims_pipeline.audit import Audit
 from claims_pipeline.report.escape import s
-from claims_pipeline.report.sections import change_note, changed_page_count, changed_pages, utc_time
+from claims_pipeline.report.sections import change_note, changed_page_count, changed_pages, table_rows, utc_time
 
 BUCKETS = ("stale_changed", "content_changed", "tokens_absent", "weak_match", "pdf_no_text", "source_unavailable",
            "source_binary")
@@ -19,7 +19,7 @@ BUCKETS = ("stale_changed", "content_changed", "tokens_absent", "weak_match", "p
 
 def _rows(df: pd.DataFrame) -> list[dict[str, Any]]:
     out = []
-    for r in df.itertuples(index=False):
+    for r in table_rows(df):
         out.append(
             {
                 "id": r.claim_id,
@@ -62,7 +62,7 @@ def report_json(audit: Audit, previous_run: str | None = None) -> dict[str, Any]
     doc["changed_pages"] = [
         {"url": g.url, "new": g.new, "changed_at": g.changed_at, "changed_at_utc": utc_time(g.changed_at),
          "change_reported_at": g.reported_at, "change_reported_at_utc": utc_time(g.reported_at), "diff": g.diff,
-         "claims": [r.claim_id for r in g.claims.itertuples(index=False)]}
+         "claims": [r.claim_id for r in table_rows(g.claims)]}
         for g in changed_pages(audit)
     ]
     return doc

@@ -13,7 +13,7 @@ from claims_pipeline.audit import Audit
 from claims_pipeline.priors import TOKENS_ABSENT, WEAK_MATCH
 from claims_pipeline.report.escape import md_code
 from claims_pipeline.report.md_tables import Link, markdown_table, md_cell, prose, where
-from claims_pipeline.report.sections import changed_page_count, plural, sorted_rows, utc_time
+from claims_pipeline.report.sections import changed_page_count, plural, sorted_rows, table_rows, utc_time
 
 CLAIM_LIMIT = 80  # characters of a claim in a UI table; the report has it whole
 URL_LIMIT = 60
@@ -58,7 +58,7 @@ def flagged_rows(audit: Audit) -> pd.DataFrame:
     a changed page (flagged too), then WEAK_MATCH; within each by scope, file, line."""
     p = audit.priors
     picked = sorted_rows(p[p["stale_changed"] | p["content_changed"] | p["prior"].isin([TOKENS_ABSENT, WEAK_MATCH])])
-    picked = picked.assign(flag=[_flag_of(r) for r in picked.itertuples(index=False)])
+    picked = picked.assign(flag=[_flag_of(r) for r in table_rows(picked)])
     order = {f: i for i, f in enumerate(FLAG_ORDER)}
     return picked.sort_values("flag", key=lambda col: col.map(order), kind="stable")
 
@@ -69,7 +69,7 @@ def flagged_claims_markdown(audit: Audit, limit: int = 25) -> str:
     rows = [
         [md_code(r.flag), md_code(r.scope), md_cell(where(r.file, r.line_no)), md_cell(prose(r.claim), CLAIM_LIMIT),
          md_cell(", ".join(json.loads(r.missing)[:6]), 60), Link(r.url)]
-        for r in flagged_rows(audit).itertuples(index=False)
+        for r in table_rows(flagged_rows(audit))
     ]
     shown = rows[:max(0, limit)]
     if rows and not shown:
