@@ -34,11 +34,28 @@ class Ran:
         return lines[1:] if lines and lines[0].startswith(("claims-pipeline: config ", "claims-pipeline: built-in")) else lines
 
 
+# The CLI run as `python -m claims_pipeline.cli`, writing its own peak RSS (VmHWM) at exit. Why not the
+# rusage of wait4: Linux carries the RSS high-water mark of the process that forked into the child's
+# ru_maxrss across exec, so after a long test session (pytest at 400+ MB) every child "peaked" that high.
+_PEAK_WRAPPER = """
+import atexit, os, runpy
+def _peak():
+    with open('/proc/self/status') as f:
+        kb = next((line.split()[1] for line in f if line.startswith('VmHWM:')), '0')
+    with open(os.environ['CLAIMS_PIPELINE_TEST_PEAK_FILE'], 'w') as f:
+        f.write(kb)
+atexit.register(_peak)
+runpy.run_module('claims_pipeline.cli', run_name='__main__', alter_sys=True)
+"""
+
+
 def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 120.0) -> Ran:
     """`python -m claims_pipeline.cli ARGS` with its peak RSS; killed, and the test failed, after `timeout` s."""
     start = time.monotonic()
+    peak_file = Path(tempfile.mkdtemp()) / "peak_kb"
+    env = {**(os.environ if env is None else env), "CLAIMS_PIPELINE_TEST_PEAK_FILE": str(peak_file)}
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen([sys.executable, "-m", "claims_pipeline.cli", *args], cwd=cwd, env=env,
+        proc = subprocess.Popen([sys.executable, "-c", _PEAK_WRAPPER, *args], cwd=cwd, env=env,
                                 stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True)
         while True:
             pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
@@ -53,8 +70,9 @@ def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: f
         seconds = time.monotonic() - start
         out.seek(0)
         err.seek(0)
+        peak_kb = int(peak_file.read_text()) if peak_file.is_file() else usage.ru_maxrss  # both in KB
         return Ran(proc.returncode, out.read().decode("utf-8", "replace"), err.read().decode("utf-8", "replace"),
-                   seconds, usage.ru_maxrss / 1024)  # ru_maxrss is in KB on Linux
+                   seconds, peak_kb / 1024)
 
 
 def assert_no_raw_controls(text: str) -> None:
