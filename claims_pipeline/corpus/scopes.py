@@ -15,7 +15,7 @@ COUNTRY_DIR = "countries"
 
 def scope_for(rel: Path, scope_dir: str) -> str:
     """`countries/<iso2>/…` → iso2; any other scope dir keeps the whole relative path: `shared/exit/x.md` →
-    `shared/exit/x` (the original dropped sub-folders, so two files could share one scope)."""
+    `shared/exit/x` (the earlier verifier dropped sub-folders, so two files could share one scope)."""
     parts = rel.parts
     if Path(scope_dir).name == COUNTRY_DIR and len(parts) > 1:
         return parts[0]
