@@ -22,7 +22,7 @@ def scope_items(settings: Settings, scope_claims: dict[str, Any], scope_pages: d
     """The scope's claims as judge items, in the worklist's priority order (the runner then puts stale_changed,
     TOKENS_ABSENT and WEAK_MATCH first). Page texts come from the cache; a page without text stays empty, and
     its claim is never sent (the runner gives it SOURCE_UNAVAILABLE by code)."""
-    from claims_pipeline.judge.items import corpus_line, judge_item
+    from claims_pipeline.judge.items import corpus_line, corpus_lines, judge_item
     from claims_pipeline.sampling import select_sample
 
     claims = claims_from_json(scope_claims.get("claims", []))
@@ -31,11 +31,16 @@ def scope_items(settings: Settings, scope_claims: dict[str, Any], scope_pages: d
     ranked = select_sample(claims, len(claims), settings.sampling.seed, now, settings.sampling.priority_weights)
     pages: dict[str, Any] = {}
     items = []
+    files: dict[str, list[str]] = {}  # each corpus file read once, bounded, as the walker reads it
+    ex = settings.extraction
     for c in ranked:
         if c.source_url not in pages and c.source_url in scope_pages:
             pages[c.source_url] = page_from_json(scope_pages[c.source_url], cache)
+        if c.file not in files:
+            files[c.file] = corpus_lines(settings.corpus_dir, c.file, max_bytes=ex.max_file_bytes,
+                                         follow_links_out=ex.follow_links_out_of_corpus)
         items.append(judge_item(c, pages.get(c.source_url), prior_of.get(c.id), stale_changed=c.id in stale,
-                                line_text=corpus_line(settings.corpus_dir, c.file, c.line_no)))
+                                line_text=corpus_line(settings.corpus_dir, c.file, c.line_no, lines=files[c.file])))
     return items
 
 
@@ -75,16 +80,22 @@ def judge_scope(items: list[JudgeItem], provider: Any, judge: JudgeSettings, cac
 def judge_scopes(settings: Settings, scopes: list[str], values: dict[str, dict[str, Any]], judge: JudgeSettings,
                  new_provider: Any, page_cache: Any, now: datetime, *, scripted: bool = False) -> dict[str, ScopeVerdicts]:
     """Each scope of a run judged from its stored audit values (values: asset name -> {scope: value}); a scope not
-    audited yet gets no verdict and says so. new_provider() gives a fresh client per scope (a run closes its own)."""
+    audited yet gets no verdict and says so. new_provider() gives a fresh client per scope (a run closes its own).
+    judge.max_claims_per_run and judge.max_cost_usd bound the whole run: each scope gets what the earlier ones left
+    (model_copy does not validate, so a spent budget of 0 reaches the runner, which then sends nothing more)."""
     from claims_pipeline.judge.cache import VerdictCache
 
     out = {s: not_judged("scope not audited yet: materialize its audit first", now) for s in scopes
            if s not in values["priors"]}
+    claims_left, usd_left = judge.max_claims_per_run, judge.max_cost_usd
     with VerdictCache.from_settings(settings) as verdict_cache:
         for scope in [s for s in scopes if s in values["priors"]]:
             items = scope_items(settings, values["claims"][scope], values["fetched_pages"].get(scope, {}),
                                 values["priors"][scope], values["page_changes"].get(scope, {}), page_cache, now)
-            out[scope] = judge_scope(items, new_provider(), judge, verdict_cache, now, scripted=scripted)
+            budget = judge.model_copy(update={"max_claims_per_run": claims_left, "max_cost_usd": usd_left})
+            out[scope] = judge_scope(items, new_provider(), budget, verdict_cache, now, scripted=scripted)
+            claims_left = max(0, claims_left - int(out[scope].run.get("requests_sent") or 0))
+            usd_left = max(0.0, usd_left - float(out[scope].run.get("cost_usd") or 0.0))
     return out
 
 
@@ -134,7 +145,8 @@ def publish_verdict_report(settings: Settings, by_scope: dict[str, ScopeVerdicts
         if not run.get("judged", True):
             files = no_judge_report(out_dir, str(run.get("reason", "")), run)
             return PublishedVerdicts(out_dir, files, [], verdict_counts([]), run, False)
-        corrections = write_corrections(verdicts, settings.corpus_dir, out_dir)
+        corrections = write_corrections(verdicts, settings.corpus_dir, out_dir,
+                                        max_bytes=settings.extraction.max_file_bytes)
         files = write_verdict_report(verdicts, run, out_dir, corrections=corrections.corrections)
         files["corrections.json"] = corrections.listing
         if corrections.patch is not None:

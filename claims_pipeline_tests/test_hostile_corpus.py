@@ -291,3 +291,52 @@ def test_the_corpus_hashes_take_every_file_the_walker_yields(corpus_root, tmp_pa
     hashes = done[0]
     assert set(hashes) == {"countries/xb/private.md", "countries/xb/late.md"}
     assert hashes["countries/xb/late.md"] == "unreadable:not a regular file" and len(hashes["countries/xb/private.md"]) == 64
+
+
+def _within(seconds: float, fn, fifo: Path | None = None):
+    """fn()'s result, failing when it has not returned within seconds (a FIFO it waits on is then opened, so
+    the test process can end)."""
+    result: list = []
+    worker = threading.Thread(target=lambda: result.append(fn()), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        if fifo is not None:
+            with open(fifo, "wb"):
+                pass
+        raise AssertionError(f"{fn} did not return within {seconds} s")
+    return result[0]
+
+
+@pytest.mark.parametrize("swap", ["fifo", "dev_zero", "outside", "sparse"])
+def test_the_verdict_step_reads_a_claim_line_as_the_walker_would(swap, corpus_root, tmp_path):
+    """verify and the verdicts asset read each claim's corpus line again after the audit (and the corrections
+    the whole file): a file swapped since for a FIFO, a link to /dev/zero, a link out of the corpus or a 2 GB
+    file gives no line, in bounded time and memory, instead of a wait, an endless read or a private file."""
+    from claims_pipeline.judge.corrections import _read_lines
+    from claims_pipeline.judge.items import corpus_line, corpus_lines
+
+    rel = "countries/xa/playbook.md"
+    path = corpus_root / rel
+    first = GOOD.splitlines()[0]
+    assert corpus_line(corpus_root, rel, 1) == first and isinstance(_read_lines(corpus_root, rel), list)
+    outside = tmp_path / "private.md"
+    outside.write_text("secret line\n", encoding="utf-8")
+    path.unlink()
+    if swap == "fifo":
+        os.mkfifo(path)
+    elif swap == "dev_zero":
+        path.symlink_to("/dev/zero")
+    elif swap == "outside":
+        path.symlink_to(outside)
+    else:
+        with open(path, "wb") as fh:
+            fh.truncate(2 * 1024**3)
+    before = _bytes_read()
+    fifo = path if swap == "fifo" else None
+    assert _within(10, lambda: corpus_line(corpus_root, rel, 1), fifo) == ""
+    assert _within(10, lambda: corpus_lines(corpus_root, rel), fifo) == []
+    assert isinstance(_within(10, lambda: _read_lines(corpus_root, rel), fifo), str)
+    assert _bytes_read() - before < 1_000_000
+    if swap == "outside":  # the switch that lets the walker follow such a link lets this reader follow it too
+        assert corpus_line(corpus_root, rel, 1, follow_links_out=True) == "secret line"

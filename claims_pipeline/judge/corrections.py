@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from claims_pipeline.corpus.reading import DEFAULT_MAX_FILE_BYTES, read_regular
 from claims_pipeline.judge.model import Verdict
 from claims_pipeline.priors.dates import parse_claim_date
 from claims_pipeline.priors.numbers import NumberToken, parse_claim_number, tokenize_numbers
@@ -117,17 +118,20 @@ def rewritten_figure(claimed: str, on_page: str) -> str | None:
 
 # ---- the corrections --------------------------------------------------------------------------------------------
 
-def _read_lines(corpus_dir: Path, file: str) -> list[str] | str:
-    """The file's lines (line breaks kept), or why it cannot be read."""
+def _read_lines(corpus_dir: Path, file: str, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> list[str] | str:
+    """The file's lines (line breaks kept), or why it cannot be read: read bounded, from a regular file only
+    (a FIFO or a link to /dev/zero swapped in since the audit is refused, not waited on)."""
     root = corpus_dir.resolve()
     path = (root / file).resolve()
     if not file or root not in path.parents:
         return f"{file!r} is not a file of the corpus folder"
     try:
-        return path.read_bytes().decode("utf-8").splitlines(keepends=True)
+        return read_regular(path, max_bytes).decode("utf-8").splitlines(keepends=True)
     except FileNotFoundError:
         return "the file is no longer in the corpus"
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
+        return f"the file cannot be read ({exc.strerror or type(exc).__name__})"
+    except UnicodeDecodeError as exc:
         return f"the file cannot be read as UTF-8 text ({type(exc).__name__})"
 
 
@@ -135,7 +139,8 @@ def _body(line: str) -> str:
     return line.rstrip("\r\n")
 
 
-def suggest_corrections(verdicts: Iterable[Verdict], corpus_dir: Path) -> tuple[list[Correction], list[Skipped]]:
+def suggest_corrections(verdicts: Iterable[Verdict], corpus_dir: Path,
+                        max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> tuple[list[Correction], list[Skipped]]:
     """Corrections for the MISMATCH/STALE verdicts whose line still carries the claim's figure exactly once."""
     corpus_dir = Path(corpus_dir)
     done: list[Correction] = []
@@ -151,7 +156,9 @@ def suggest_corrections(verdicts: Iterable[Verdict], corpus_dir: Path) -> tuple[
                 and not any(d.check in ("quote_verbatim", "figure_in_quote") for d in v.downgrades)):
             skip("no checked quote with the page's figure")
             continue
-        lines = files.setdefault(v.file, _read_lines(corpus_dir, v.file))
+        if v.file not in files:
+            files[v.file] = _read_lines(corpus_dir, v.file, max_bytes)
+        lines = files[v.file]
         if isinstance(lines, str):
             skip(lines)
             continue
@@ -181,7 +188,7 @@ def _comment(text: str, limit: int = 300) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def render_patch(corrections: Sequence[Correction], corpus_dir: Path) -> str:
+def render_patch(corrections: Sequence[Correction], corpus_dir: Path, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> str:
     """A git-style unified diff of the corrections (one file section per corpus file), after a header that
     says, for each, the figure before and after, the quote and the source."""
     corpus_dir = Path(corpus_dir)
@@ -198,7 +205,11 @@ def render_patch(corrections: Sequence[Correction], corpus_dir: Path) -> str:
     for c in corrections:
         by_file.setdefault(c.file, []).append(c)
     for file in sorted(by_file):
-        old = Path(corpus_dir, file).read_bytes().decode("utf-8").splitlines(keepends=True)
+        try:
+            old = read_regular((corpus_dir / file).resolve(), max_bytes).decode("utf-8").splitlines(keepends=True)
+        except (OSError, UnicodeDecodeError):  # changed since its corrections were made: no diff for it
+            out.append(f"# {_comment(file, 200)}: changed since it was read; no diff\n")
+            continue
         new = list(old)
         for c in by_file[file]:
             line = new[c.line_no - 1]
@@ -218,15 +229,16 @@ class CorrectionsResult:
     listing: Path
 
 
-def write_corrections(verdicts: Iterable[Verdict], corpus_dir: Path, out_dir: Path) -> CorrectionsResult:
+def write_corrections(verdicts: Iterable[Verdict], corpus_dir: Path, out_dir: Path, *,
+                      max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> CorrectionsResult:
     """corrections.patch (only when there is something to suggest) and corrections.json (the corrections and the
     MISMATCH/STALE verdicts left without one, with why) in out_dir. The corpus is only read."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    corrections, skipped = suggest_corrections(verdicts, corpus_dir)
+    corrections, skipped = suggest_corrections(verdicts, corpus_dir, max_bytes)
     patch_path = out_dir / "corrections.patch"
     if corrections:
-        patch_path.write_text(render_patch(corrections, corpus_dir), encoding="utf-8", newline="")
+        patch_path.write_text(render_patch(corrections, corpus_dir, max_bytes), encoding="utf-8", newline="")
     else:
         patch_path.unlink(missing_ok=True)  # an earlier run's patch would be read as this run's
     listing = out_dir / "corrections.json"

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 from typing import Any
 
+from claims_pipeline.corpus.reading import DEFAULT_MAX_FILE_BYTES, read_regular, with_newlines
 from claims_pipeline.judge.model import ItemValue, JudgeItem
 from claims_pipeline.priors.build import CARRIER_TYPES
 
@@ -33,13 +35,27 @@ def judge_item(claim: Any, page: Any | None, prior: Any, *, stale_changed: bool 
     )
 
 
-def corpus_line(corpus_dir: Path, file: str, line_no: int) -> str:
-    """The whole corpus line (1-based), without its line ending; "" when the file or line is gone."""
+def corpus_lines(corpus_dir: Path, file: str, *, max_bytes: int = DEFAULT_MAX_FILE_BYTES,
+                 follow_links_out: bool = False) -> list[str]:
+    """The file's lines as the extraction numbered them (CRLF, CR and LF end a line), [] when it cannot be read.
+    Read as the corpus walker reads: a regular file of at most max_bytes (a FIFO or /dev/zero swapped in since
+    the audit is not waited on), and not through a link leaving corpus_dir unless follow_links_out."""
+    path = Path(corpus_dir) / file
+    root = os.path.realpath(corpus_dir)
+    real = os.path.realpath(path)
+    if not file or not (follow_links_out or real.startswith(root.rstrip(os.sep) + os.sep)):
+        return []
     try:
-        with open(Path(corpus_dir) / file, encoding="utf-8", errors="replace", newline="") as fh:
-            for n, line in enumerate(fh, 1):
-                if n == line_no:
-                    return line.rstrip("\r\n")
+        data = read_regular(path, max_bytes)
     except OSError:
-        return ""
-    return ""
+        return []
+    return with_newlines(data.decode("utf-8-sig", "replace")).split("\n")
+
+
+def corpus_line(corpus_dir: Path, file: str, line_no: int, *, max_bytes: int = DEFAULT_MAX_FILE_BYTES,
+                follow_links_out: bool = False, lines: list[str] | None = None) -> str:
+    """The whole corpus line (1-based), without its line ending; "" when the file or line is gone (or the file
+    cannot be read as corpus_lines reads it). lines: the file's corpus_lines, already read."""
+    if lines is None:
+        lines = corpus_lines(corpus_dir, file, max_bytes=max_bytes, follow_links_out=follow_links_out)
+    return lines[line_no - 1] if 1 <= line_no <= len(lines) else ""
