@@ -1,0 +1,79 @@
+"""`claims-pipeline verify` as a user runs it: a real subprocess, a non-demo config (a copy of the demo corpus, so
+the production judge resource and fetcher are used), judge.provider anthropic with ANTHROPIC_API_KEY set, and
+judge.base_url pointing the real anthropic SDK at the scripted judge server in this process (its log counts the
+requests). The key must never reach a file under the home, the Dagster instance, stdout or stderr."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from claims_pipeline.demo.routes import DEMO_CONFIG, fixture_routes
+from claims_pipeline.fixture_web.server import FixtureWeb
+from claims_pipeline.judge.scripted_server import ScriptedJudgeServer, demo_answerer
+from claims_pipeline.settings import DEMO_CORPUS_DIR
+
+REPO = Path(__file__).resolve().parents[2]
+KEY = "sk-ant-cli-test-7Qz9KeyMustNeverBeStored"
+
+
+def _cli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "claims_pipeline.cli", *args], capture_output=True, text=True,
+                          timeout=240, cwd=REPO, env=env)
+
+
+def _files_holding(root: Path, needle: bytes) -> list[str]:
+    return [str(p) for p in root.rglob("*") if p.is_file() and needle in p.read_bytes()]
+
+
+@pytest.mark.timeout(600)
+def test_verify_cli_with_anthropic_against_the_scripted_server(tmp_path):
+    corpus = tmp_path / "corpus"
+    shutil.copytree(DEMO_CORPUS_DIR, corpus)
+    user_home, home = tmp_path / "user", tmp_path / "home"
+    user_home.mkdir()
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("CLAIMS_PIPELINE_", "DAGSTER_", "ANTHROPIC_", "OPENAI_"))}
+    env.update(HOME=str(user_home), ANTHROPIC_API_KEY=KEY)
+    with FixtureWeb() as web, ScriptedJudgeServer(demo_answerer) as server:
+        cfg = yaml.safe_load(DEMO_CONFIG.read_text(encoding="utf-8"))
+        cfg["home"] = str(home)
+        cfg["extraction"]["corpus_dir"] = str(corpus)
+        cfg["fetch"].update(fixture_routes(cfg["fetch"].get("address_map") or {}, f"127.0.0.1:{web.port}"))
+        cfg["judge"] = {"provider": "anthropic", "base_url": server.anthropic_url, "model": "claude-haiku-4-5"}
+        config = tmp_path / "claims.yaml"
+        config.write_text(yaml.safe_dump(cfg), encoding="utf-8")
+        audited = _cli(["audit", "--config", str(config)], env)
+        assert audited.returncode == 0, audited.stderr[-2000:]
+
+        dry = _cli(["verify", "--config", str(config), "--dry-run"], env)
+        assert dry.returncode == 0, dry.stderr[-2000:]
+        assert server.count == 0  # a dry run sends nothing
+        plan = json.loads(dry.stdout[: dry.stdout.rindex("}") + 1])
+        assert plan["provider"] == "anthropic" and plan["would_send"] > 1 and plan["est_input_tokens"] > 0
+        assert plan["prompts"] and all(p["user"] for p in plan["prompts"])
+        assert "nothing was sent" in dry.stderr and "input" in dry.stderr
+
+        one = _cli(["verify", "--config", str(config), "--max-claims", "1"], env)
+        assert one.returncode == 0, one.stderr[-2000:]
+        assert server.count == 1
+        full = _cli(["verify", "--config", str(config)], env)
+        assert full.returncode == 0, full.stderr[-2000:]
+        sent = server.count
+        assert sent > 1
+        assert json.loads(full.stdout)["verdicts"] > 0
+        again = _cli(["verify", "--config", str(config)], env)
+        assert again.returncode == 0, again.stderr[-2000:]
+        assert server.count == sent  # unchanged inputs: no request
+
+    for proc in (audited, dry, one, full, again):
+        assert KEY not in proc.stdout and KEY not in proc.stderr
+    needle = KEY.encode()
+    assert _files_holding(tmp_path, needle) == []  # the home, its Dagster instance, the user's home, the config
