@@ -340,3 +340,30 @@ def test_the_verdict_step_reads_a_claim_line_as_the_walker_would(swap, corpus_ro
     assert _bytes_read() - before < 1_000_000
     if swap == "outside":  # the switch that lets the walker follow such a link lets this reader follow it too
         assert corpus_line(corpus_root, rel, 1, follow_links_out=True) == "secret line"
+
+
+def test_verify_writes_out_the_file_names_and_failures_it_prints(corpus_root, tmp_path):
+    """verify's dry run names the scopes not audited yet (scope names come from file names), and every command
+    prints its runs' step failures, whose messages may quote a file name or a page: both written out."""
+    import dagster as dg
+
+    from claims_pipeline.orchestration.runner import run_failures
+
+    (corpus_root / f"shared/{HOSTILE_NAME}.md").write_text(GOOD, encoding="utf-8")
+    run = run_cli("verify", "--dry-run", "--config", str(config(tmp_path, corpus_root)), cwd=tmp_path,
+                  env=cli_env(tmp_path), timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert_no_raw_controls(run.stdout + run.stderr)
+    assert r"shared/evil\x1b[31mRED\x1b]0;title\x07\u200f\u061c" in run.stderr
+
+    @dg.op
+    def reads_a_file() -> None:
+        raise ValueError(f"cannot parse countries/{HOSTILE_NAME}.md")
+
+    @dg.job
+    def hostile_job() -> None:
+        reads_a_file()
+
+    failures = run_failures([hostile_job.execute_in_process(raise_on_error=False)])
+    assert len(failures) == 1 and failures[0].startswith("reads_a_file: ")
+    assert_no_raw_controls(failures[0])

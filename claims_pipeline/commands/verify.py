@@ -12,6 +12,8 @@ import sys
 from datetime import UTC
 from pathlib import Path
 
+from claims_pipeline.text_safety import json_escaped, terminal_escaped
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scope", metavar="X", help="only scopes equal to X or ending in /X (default: every scope)")
@@ -36,16 +38,17 @@ def run(args: argparse.Namespace) -> int:
     scopes = chosen_scopes(all_scopes, args.scope) or all_scopes
     now = _now(args.now)
     if args.dry_run:
-        from claims_pipeline.text_safety import json_escaped
         from claims_pipeline.verdicts import dry_run
 
         plan = dry_run(settings, scopes, now, max_claims=args.max_claims)
         print(json_escaped(json.dumps(plan, indent=2, ensure_ascii=False)))
-        print(f"dry run: {plan['would_send']} of {plan['claims']} claims would be sent to {plan['provider']} "
-              f"({plan['model']}): about {plan['est_input_tokens']} input + {plan['est_output_tokens']} output tokens, "
-              f"${plan['est_cost_usd']:.4f}; nothing was sent", file=sys.stderr)
-        if plan["scopes_not_audited"]:
-            print(f"not audited yet (run `claims-pipeline audit` first): {', '.join(plan['scopes_not_audited'])}", file=sys.stderr)
+        print(terminal_escaped(
+            f"dry run: {plan['would_send']} of {plan['claims']} claims would be sent to {plan['provider']} "
+            f"({plan['model']}): about {plan['est_input_tokens']} input + {plan['est_output_tokens']} output tokens, "
+            f"${plan['est_cost_usd']:.4f}; nothing was sent"), file=sys.stderr)
+        if plan["scopes_not_audited"]:  # scope names come from file names
+            print(terminal_escaped(f"not audited yet (run `claims-pipeline audit` first): "
+                                   f"{', '.join(plan['scopes_not_audited'])}"), file=sys.stderr)
         return 0
     return verify(str(config) if config else "", all_scopes, scopes if args.scope else None,
                   max_claims=args.max_claims, clock=args.now or "")
@@ -63,12 +66,13 @@ def verify(config_path: str, all_scopes: list[str], scopes: list[str] | None, *,
                          scopes, max_claims=max_claims)
     failures = run_failures(results)
     for f in failures:
-        print(f"claims-pipeline: {f}", file=sys.stderr)
+        print(terminal_escaped(f"claims-pipeline: {f}"), file=sys.stderr)
     summary = verdict_summary(results[-1]) if results and results[-1].success else None
     if summary is not None and not quiet:
-        print(json.dumps(summary, indent=2, ensure_ascii=False))
+        # the reason may quote the provider's or the model's answer: nothing a terminal would obey is printed raw
+        print(json_escaped(json.dumps(summary, indent=2, ensure_ascii=False)))
         where = summary.get("report")
-        print(f"verify done → {where}" if where else "verify done", file=sys.stderr)
+        print(terminal_escaped(f"verify done → {where}" if where else "verify done"), file=sys.stderr)
     return 0 if not failures and all(r.success for r in results) else 1
 
 

@@ -7,6 +7,8 @@ from typing import Any
 
 import dagster as dg
 
+from claims_pipeline.text_safety import terminal_escaped
+
 # The CLI prints its own summary; Dagster's per-event DEBUG lines would bury it (the UI keeps them all).
 QUIET_RUN_CONFIG: dict[str, Any] = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
@@ -105,7 +107,8 @@ def run_failures(results: list[dg.ExecuteInProcessResult]) -> list[str]:
         for ev in r.all_events:
             if ev.is_step_failure:
                 err = ev.step_failure_data.error
-                out.append(f"{ev.step_key}: {err.message.strip().splitlines()[-1] if err else 'failed'}")
+                # the error may quote a file name or a page: written out, as every line the CLI prints
+                out.append(terminal_escaped(f"{ev.step_key}: {err.message.strip().splitlines()[-1] if err else 'failed'}"))
         for c in r.get_asset_check_evaluations():
             if not c.passed and c.severity == dg.AssetCheckSeverity.ERROR:
                 out.append(f"check {c.check_name} failed")
