@@ -120,7 +120,7 @@ def cache_consistent(cfg: Path) -> None:
 
 def commands(cfg: Path, url: str) -> list[list[str]]:
     return [["fetch", "--config", str(cfg), url], ["audit", "--config", str(cfg)],
-            ["worklist", "--config", str(cfg), "--sample", "2"]]
+            ["worklist", "--config", str(cfg), "--sample", "2"], ["verify", "--config", str(cfg)]]
 
 
 def test_a_read_only_home_is_one_line_exit_1_and_nothing_written(web, home, tmp_path):
