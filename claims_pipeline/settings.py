@@ -528,8 +528,22 @@ class JudgeSettings(_Strict):
     @field_validator("base_url")
     @classmethod
     def _http_url(cls, v: str | None) -> str | None:
-        if v is not None and not re.match(r"https?://[^\s/]+", v):
-            raise ValueError("an http:// or https:// URL")
+        """The whole URL, as the SDKs' HTTP client will parse it: a space, a control character, a bad port or an
+        unclosed [IPv6] was accepted here and failed the verdict step later (httpx's InvalidURL)."""
+        if v is None:
+            return v
+        if not re.fullmatch(r"https?://[^\s/?#]+(?:[/?#]\S*)?", v) or re.search(r"[\x00-\x1f\x7f-\x9f]", v):
+            raise ValueError("an http:// or https:// URL, without spaces or control characters")
+        import httpx
+
+        try:
+            url = httpx.URL(v)
+        except (httpx.InvalidURL, ValueError) as exc:
+            raise ValueError(f"an http:// or https:// URL ({exc})") from None
+        if not url.host:
+            raise ValueError("an http:// or https:// URL naming a host")
+        if url.port is not None and not 0 < url.port < 65536:
+            raise ValueError(f"an http:// or https:// URL (port {url.port} is not 1–65535)")
         return v
 
     @property

@@ -8,11 +8,12 @@ import typing
 from pathlib import Path
 
 import pytest
+import yaml
 from pydantic import BaseModel
 
 from claims_pipeline.settings import MAX_CONFIG_BYTES, ConfigError, Settings, load_settings
 
-from .hostile import cli_env, run_cli
+from .hostile import assert_no_raw_controls, cli_env, run_cli
 
 DURATIONS = ["fetch.request_timeout_s", "fetch.connect_timeout_s", "fetch.run_budget_s", "fetch.robots_timeout_s",
              "fetch.retry_after_cap_s", "fetch.robots_cache_hours", "pdf.timeout_s", "cache.ttl_days"]
@@ -178,3 +179,16 @@ def test_the_allowlist_file_is_read_bounded_and_as_text(tmp_path, content):
     p = write(tmp_path, "extraction:\n  primary_allowlist_file: allow.txt\n")
     with pytest.raises(ConfigError, match=rf"^{p}: extraction.primary_allowlist_file: {tmp_path / 'allow.txt'}.*not a host list$"):
         load_settings(p)
+
+
+@pytest.mark.parametrize("url", ["http://x y/v1", "http://[::1/v1", "http://h:99999/v1", "http://h/v1\x1b[2J",
+                                 "http://h:abc/v1"])
+def test_a_judge_base_url_the_http_client_cannot_parse_is_refused_at_load(tmp_path, url):
+    """judge.base_url was checked by its start only: a space, a control character, a bad port or an unclosed
+    [IPv6] loaded, and verify then failed with httpx's InvalidURL (a traceback on --dry-run)."""
+    p = write(tmp_path, yaml.safe_dump({"judge": {"provider": "openai-compatible", "base_url": url}}))
+    run = run_cli("verify", "--dry-run", "--config", str(p), cwd=tmp_path, env=cli_env(tmp_path), timeout=60)
+    assert run.returncode == 2 and run.err_lines[0] == "claims-pipeline: config error:", run.stderr[-2000:]
+    assert len(run.err_lines) == 2 and run.err_lines[1].startswith(f"{p}: judge.base_url: "), run.stderr[-2000:]
+    assert_no_raw_controls(run.stderr)
+    assert "Traceback" not in run.stderr and not (tmp_path / "home").exists()
