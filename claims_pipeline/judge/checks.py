@@ -119,7 +119,15 @@ _INSTRUCTION_RE = re.compile(
     r"|\b(?:answer|respond|reply|output|return|say)\s+(?:with\s+)?[\"'`]?(?:MATCH|MISMATCH|STALE|PARTIAL|NOT_FOUND)\b"
     r"|\bverdict\s*(?::|=|is)\s*[\"'`]?(?:MATCH|MISMATCH|STALE|PARTIAL)\b"
     r"|\b(?:system|developer)\s+prompt\b|\byou\s+are\s+(?:an?\s+)?(?:AI|assistant|language\s+model|LLM|judge)\b"
-    r"|\b(?:AI|LLM|language\s+model)s?\s*(?:,|:)?\s*(?:must|should)\b",
+    r"|\b(?:AI|LLM|language\s+model)s?\s*(?:,|:)?\s*(?:must|should)\b"
+    # "ignore your instructions", "override the rules above", "new instructions:", "[SYSTEM]", "<|system|>"
+    r"|\b(?:ignore|disregard|forget|override)\s+(?:\w+\s+){0,3}(?:instructions?|prompts?|rules?|guidelines?)\b"
+    r"|\bnew\s+instructions?\b|\[\s*(?:system|inst)\s*\]|<\|?\s*(?:system|im_start)\b"
+    # "automated reviewers: ...", "AI agents ...": text addressed to a machine reader
+    r"|\b(?:automated|AI|LLM)\s+(?:reviewers?|agents?|assistants?|checkers?|verifiers?|fact[- ]checkers?|models?|readers?)\b"
+    # "mark this claim as verified", "treat every figure you are asked about as confirmed"
+    r"|\b(?:mark|treat|record|report|rate|classify|label)\b[^.\n]{0,60}?\bas\s+(?:verified|confirmed|correct|accurate|"
+    r"true|matching|a\s+match)\b",
     re.I,
 )
 
