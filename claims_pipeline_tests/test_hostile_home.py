@@ -191,3 +191,38 @@ def test_an_output_file_that_cannot_be_written_is_one_line_exit_1(home, tmp_path
     why = "Read-only file system" if home.mounted else "Permission denied"
     assert (run.returncode, run.err_lines[-1:]) == (1, [f"claims-pipeline: cannot write {out}: {why}"]), run.stderr
     assert "Traceback" not in run.stderr and not out.exists()
+
+
+@pytest.mark.parametrize("content", ["fifo", "dev_zero", "5000\n", "1000000000000\n", "9" * 5000, "-3\n", "2_0\n", b"\xff\xfe2"])
+def test_the_demo_epoch_file_is_read_bounded_and_capped(tmp_path, content):
+    """The demo's fixture-epoch.txt in the home is read when a UI run starts the demo's fixture web: a FIFO put
+    there hung that start, a link to /dev/zero read without end, and 10**12 made every page request look for
+    10**12 variant files. Now each is epoch 1 (a number over the cap is the cap), at once."""
+    import threading
+
+    from claims_pipeline.demo.routes import EPOCH_FILE, save_epoch, saved_epoch
+    from claims_pipeline.fixture_web.server import MAX_EPOCH
+
+    save_epoch(tmp_path, 2)
+    assert saved_epoch(tmp_path) == 2
+    path = tmp_path / EPOCH_FILE
+    path.unlink()
+    if content == "fifo":
+        os.mkfifo(path)
+    elif content == "dev_zero":
+        path.symlink_to("/dev/zero")
+    else:
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    result: list[int] = []
+    reader = threading.Thread(target=lambda: result.append(saved_epoch(tmp_path)), daemon=True)
+    reader.start()
+    reader.join(10)
+    if reader.is_alive():
+        if content == "fifo":
+            with open(path, "wb"):
+                pass
+        raise AssertionError("saved_epoch did not return within 10 s")
+    assert result == [MAX_EPOCH if content == "5000\n" else 1]
+    web = FixtureWeb.__new__(FixtureWeb)  # the epoch is plain state: no server needed to check the cap
+    web.set_epoch(10**12)
+    assert web.epoch == MAX_EPOCH

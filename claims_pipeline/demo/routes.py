@@ -45,11 +45,19 @@ def with_fixture_routes(settings: Settings, address: str) -> Settings:
 
 
 def saved_epoch(home: Path) -> int:
-    """The fixture web's epoch the demo left in `home` (1 before any demo)."""
+    """The fixture web's epoch the demo left in `home` (1 before any demo, or when the file is not the demo's
+    one small number). Read bounded from a regular file (a FIFO or a link to /dev/zero put there would hang the
+    resource's start) and capped: the fixture web looks for a page variant at every epoch below it."""
+    import re
+
+    from claims_pipeline.corpus.reading import read_regular
+    from claims_pipeline.fixture_web.server import MAX_EPOCH
+
     try:
-        return max(1, int((home / EPOCH_FILE).read_text(encoding="utf-8").strip()))
+        text = read_regular(home / EPOCH_FILE, 64).decode("ascii").strip()
     except (OSError, ValueError):
         return 1
+    return min(int(text), MAX_EPOCH) if re.fullmatch(r"[1-9][0-9]{0,5}", text) else 1
 
 
 def save_epoch(home: Path, epoch: int) -> None:

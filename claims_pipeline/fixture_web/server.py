@@ -76,6 +76,9 @@ from claims_pipeline.fixture_web.generated import (
 
 DEFAULT_SITES_DIR = Path(__file__).resolve().parent / "sites"
 _BASE_MTIME = 1767225600.0  # 2026-01-01T00:00:00Z: generated pages' Last-Modified baseline
+# The highest epoch the fixture web serves: a page is served as its variant file.vN for the highest N <= epoch,
+# looked for from the epoch down, so an epoch from a hostile epoch file (10**12) would make every request hang.
+MAX_EPOCH = 100
 
 
 def _etag(body: bytes) -> str:
@@ -447,7 +450,8 @@ class FixtureWeb:
 
     # ---- state -------------------------------------------------------------------------------------
     def set_epoch(self, n: int) -> None:
-        self.epoch = n
+        """Serve the pages of epoch n (variant_for looks at each epoch from n down: n is capped at MAX_EPOCH)."""
+        self.epoch = max(0, min(int(n), MAX_EPOCH))
 
     def robots_as(self, host: str, behaviour: str) -> None:
         """Serve ``host``'s /robots.txt with a built-in behaviour, e.g. "/_/status/503" or "/_/slow?delay=2"."""
