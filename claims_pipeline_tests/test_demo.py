@@ -100,3 +100,20 @@ def test_a_demo_whose_audits_write_no_report_does_not_show_an_earlier_one(tmp_pa
     out = capsys.readouterr()
     assert "no report written by audit 1" in out.err and "flagged 99" not in out.err
     assert "report → " not in out.err and out.out.strip() == ""
+
+
+def test_the_ui_command_of_an_installed_package_is_dg_dev_on_the_module(tmp_path: Path, monkeypatch):
+    """Without a checkout's pyproject (an installed wheel) the demo still prints `dg dev` (its dependency), on the
+    module: `dagster dev` would open with Dagster's SupersessionWarning ("Use 'dg dev' instead")."""
+    import shlex
+
+    import claims_pipeline.settings as settings
+    from claims_pipeline.commands.demo import ui_command
+
+    checkout = ui_command(tmp_path / "demo.yaml", str(tmp_path / "dagster"))
+    assert shlex.split(checkout.split(" && ")[1])[-2:] == [str(BIN / "dg"), "dev"]
+    monkeypatch.setattr(settings, "PACKAGE_DIR", tmp_path / "site-packages" / "claims_pipeline")
+    words = shlex.split(ui_command(tmp_path / "demo.yaml", str(tmp_path / "dagster")))
+    assert words[:2] == [f"CLAIMS_PIPELINE_CONFIG={tmp_path / 'demo.yaml'}", f"DAGSTER_HOME={tmp_path / 'dagster'}"]
+    assert words[2:] == [str(BIN / "dg"), "dev", "-m", "claims_pipeline.definitions"]
+    assert (BIN / "dg").is_file()

@@ -77,19 +77,18 @@ def demo_verdicts(config: Path) -> int:
 
 
 def ui_command(config: Path, dagster_home: str) -> str:
-    """The shell line that opens the UI on the demo's instance: `dg dev` in the project folder of a checkout
-    (the venv's, so it works without activating it), `dagster dev -m` for an installed package."""
+    """The shell line that opens the UI on the demo's instance: the venv's `dg dev` (so it works without activating
+    it), in the project folder of a checkout, on the module for an installed package (`dagster dev` is superseded)."""
     import shlex
 
     from claims_pipeline.settings import PACKAGE_DIR
 
     env = f"CLAIMS_PIPELINE_CONFIG={shlex.quote(str(config))} DAGSTER_HOME={shlex.quote(dagster_home)}"
     project = PACKAGE_DIR.parent
+    dg_cli = shlex.quote(str(Path(sys.executable).with_name("dg")))
     if "[tool.dg" in _read(project / "pyproject.toml"):
-        dg_cli = Path(sys.executable).with_name("dg")
-        return f"cd {shlex.quote(str(project))} && {env} {shlex.quote(str(dg_cli))} dev"
-    dagster = Path(sys.executable).with_name("dagster")
-    return f"{env} {shlex.quote(str(dagster))} dev -m claims_pipeline.definitions"
+        return f"cd {shlex.quote(str(project))} && {env} {dg_cli} dev"
+    return f"{env} {dg_cli} dev -m claims_pipeline.definitions"
 
 
 def _read(path: Path) -> str:
