@@ -75,12 +75,20 @@ def review_warning(rows: list[list[object]], headers: list[str], what: str) -> d
     )
 
 
-@dg.asset_check(asset=assets.audit_report, description=(
-    "Every corpus file is byte-identical to what corpus_documents hashed: the pipeline never edits the corpus "
-    "and never re-stamps a date. (If you edited the corpus meanwhile, rematerialize its scope.)"))
-def corpus_untouched(context: dg.AssetCheckExecutionContext, claims_config: ClaimsConfig) -> dg.AssetCheckResult:
+_UNTOUCHED = ("Every corpus file is byte-identical to what corpus_documents hashed: the pipeline never edits the "
+              "corpus and never re-stamps a date. (If you edited the corpus meanwhile, rematerialize its scope.)")
+
+
+# One check, run after each report: the audit report's, and the verdict report's (the verdict step, which writes
+# corrections.patch, runs after the audit report's check and must be proven not to have touched the corpus either).
+@dg.multi_asset_check(can_subset=True, specs=[
+    dg.AssetCheckSpec("corpus_untouched", asset=assets.audit_report, description=_UNTOUCHED),
+    dg.AssetCheckSpec("corpus_untouched", asset="verdict_report", description=_UNTOUCHED),
+])
+def corpus_untouched(context: dg.AssetCheckExecutionContext, claims_config: ClaimsConfig):
     from claims_pipeline.corpus.hashes import corpus_drift
 
     drift = corpus_drift(claims_config.load(), context.instance.get_dynamic_partitions(SCOPE_PARTITIONS_NAME))
-    return dg.AssetCheckResult(passed=not drift, severity=dg.AssetCheckSeverity.ERROR,
-                               metadata={"changed_files": md_list(drift)})
+    for key in sorted(context.selected_asset_check_keys, key=lambda k: k.asset_key.to_user_string()):
+        yield dg.AssetCheckResult(asset_key=key.asset_key, check_name=key.name, passed=not drift,
+                                  severity=dg.AssetCheckSeverity.ERROR, metadata={"changed_files": md_list(drift)})
