@@ -367,3 +367,29 @@ def test_verify_writes_out_the_file_names_and_failures_it_prints(corpus_root, tm
     failures = run_failures([hostile_job.execute_in_process(raise_on_error=False)])
     assert len(failures) == 1 and failures[0].startswith("reads_a_file: ")
     assert_no_raw_controls(failures[0])
+
+
+def test_corrections_name_no_file_whose_name_a_terminal_would_obey(tmp_path):
+    """corrections.patch names each file raw in its diff headers (git apply needs the name): a file name with
+    an escape sequence was obeyed by `cat corrections.patch`, one with a line break wrote lines into the patch.
+    Such a file gets no correction, and says why in corrections.json; the other files' corrections are made."""
+    from claims_pipeline.judge.corrections import write_corrections
+    from claims_pipeline_tests.judge.test_corrections import DEMO, XA, _verdict
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(DEMO, corpus)
+    good = _verdict(corpus, XA, "Notarial deed", "€1,250", "money", 1250,
+                    "A registration fee of 1 300 € per deed applies")
+    hostile = []
+    for i, name in enumerate([HOSTILE_NAME, "x\n+++ y", 'q"uote']):
+        rel = f"countries/xa/{name}.md"
+        shutil.copy(corpus / XA, corpus / rel)
+        hostile.append(good.model_copy(update={"id": f"hostile{i}", "file": rel}))
+    result = write_corrections([good, *hostile], corpus, tmp_path / "out")
+    assert [c.claim_id for c in result.corrections] == [good.id]
+    assert result.patch is not None
+    patch = result.patch.read_text(encoding="utf-8")
+    assert_no_raw_controls(patch)
+    assert "+++ y" not in patch and 'q"uote' not in patch
+    skipped = json.loads(result.listing.read_text(encoding="utf-8"))["skipped"]
+    assert sorted(s["claim_id"] for s in skipped) == ["hostile0", "hostile1", "hostile2"]

@@ -22,7 +22,7 @@ from claims_pipeline.corpus.reading import DEFAULT_MAX_FILE_BYTES, read_regular
 from claims_pipeline.judge.model import Verdict
 from claims_pipeline.priors.dates import parse_claim_date
 from claims_pipeline.priors.numbers import NumberToken, parse_claim_number, tokenize_numbers
-from claims_pipeline.text_safety import json_escaped, replaced
+from claims_pipeline.text_safety import TERMINAL_UNSAFE_RE, json_escaped, replaced
 
 CORRECTABLE = ("MISMATCH", "STALE")
 _ISO_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -155,6 +155,11 @@ def suggest_corrections(verdicts: Iterable[Verdict], corpus_dir: Path,
         if not (v.quote and v.figure_claimed and v.figure_on_page and "quote_verbatim" in v.checks_run
                 and not any(d.check in ("quote_verbatim", "figure_in_quote") for d in v.downgrades)):
             skip("no checked quote with the page's figure")
+            continue
+        if TERMINAL_UNSAFE_RE.search(v.file) or any(c in v.file for c in "\t\n\"\\"):
+            # a diff header names the file raw: an escape there is obeyed by `cat corrections.patch`, a line
+            # break writes lines of its own into the patch
+            skip("the file name holds control, bidi or quoting characters: no patch line can name it safely")
             continue
         if v.file not in files:
             files[v.file] = _read_lines(corpus_dir, v.file, max_bytes)
