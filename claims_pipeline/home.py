@@ -6,9 +6,11 @@
     <home>/audit/reported-changes.json   the ledger: which page changes a written report already showed
     <home>/audit/last-run.txt            run time of the audit whose report was written last
     <home>/reports/<time>/   one folder per report; reports/LATEST names the newest
-    <home>/verdicts/         the judge's verdict cache and reports
+    <home>/judge/verdicts.sqlite   the judge's answer cache
+    <home>/verdicts/         the verdict reports when no audit report exists yet (else next to the newest report)
     <home>/worklist.json     the default worklist
     <home>/dagster/          DAGSTER_HOME when the environment sets none
+    <home>/fixture-epoch.txt the demo's only: which version of its pages the demo's fixture web last served
 """
 
 from __future__ import annotations
@@ -24,6 +26,14 @@ class HomeLayout:
     @property
     def cache_dir(self) -> Path:
         return self.root / "cache"
+
+    @property
+    def cache_index(self) -> Path:
+        return self.cache_dir / "index.sqlite"
+
+    @property
+    def blobs_dir(self) -> Path:
+        return self.cache_dir / "blobs"
 
     @property
     def assets_dir(self) -> Path:
@@ -70,9 +80,17 @@ class HomeLayout:
         return self.root / "verdicts"
 
     @property
+    def judge_cache(self) -> Path:
+        return self.root / "judge" / "verdicts.sqlite"
+
+    @property
     def worklist_file(self) -> Path:
         return self.root / "worklist.json"
 
     @property
     def dagster_home(self) -> Path:
         return self.root / "dagster"
+
+    @property
+    def fixture_epoch_file(self) -> Path:
+        return self.root / "fixture-epoch.txt"

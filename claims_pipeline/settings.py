@@ -22,6 +22,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
+from claims_pipeline.home import HomeLayout
 from claims_pipeline.urls import domain_of_pattern
 
 ENV_CONFIG = "CLAIMS_PIPELINE_CONFIG"
@@ -596,15 +597,15 @@ class Settings(_Strict):
 
     @property
     def cache_db_url(self) -> str:
-        return self.cache.db_url or f"sqlite:///{self.home_dir / 'cache' / 'index.sqlite'}"
+        return self.cache.db_url or f"sqlite:///{HomeLayout(self.home_dir).cache_index}"
 
     @property
     def blob_dir(self) -> Path:
-        return self.cache.blob_dir or self.home_dir / "cache" / "blobs"
+        return self.cache.blob_dir or HomeLayout(self.home_dir).blobs_dir
 
     @property
     def reports_dir(self) -> Path:
-        return self.home_dir / "reports"
+        return HomeLayout(self.home_dir).reports_dir
 
     def primary_allowlist(self) -> frozenset[str]:
         """Hosts from the allowlist file (lines split at '#', stripped, blanks skipped) and the inline list."""

@@ -41,6 +41,21 @@ def test_demo_shows_every_prior_and_a_confirmed_change(tmp_path: Path):
     assert set(claims["last_verified_origin"]) == {"inline", "file", "none"}
     assert "stale-marker" in set(claims["stamp_kind"].dropna())
 
+    # every file and folder the demo (audits and verdicts) leaves in its home is one the home's layout names,
+    # or inside one, beside the demo's own config file (home.py owns the layout)
+    from claims_pipeline.home import HomeLayout
+
+    home = tmp_path / "demo"
+    named = {getattr(HomeLayout(home), n) for n, v in vars(HomeLayout).items() if isinstance(v, property)}
+
+    def covered(p: Path) -> bool:  # a named path, inside or above one, or its SQLite -wal/-shm companion
+        return any(p == n or n in p.parents or p in n.parents or (p.parent == n.parent and p.name.startswith(f"{n.name}-"))
+                   for n in named)
+
+    assert {p for p in home.rglob("*") if not covered(p)} == {home / "demo.yaml"}
+    assert (HomeLayout(home).judge_cache.is_file() and HomeLayout(home).cache_index.is_file()
+            and HomeLayout(home).fixture_epoch_file.is_file())
+
 
 def test_an_audit_on_the_written_demo_config_after_the_demo_reaches_a_fixture_web_of_its_own(tmp_path: Path):
     """README: after the demo, runs from the UI or `claims-pipeline audit --config <home>/demo.yaml` use the

@@ -200,12 +200,13 @@ def test_the_demo_epoch_file_is_read_bounded_and_capped(tmp_path, content):
     10**12 variant files. Now each is epoch 1 (a number over the cap is the cap), at once."""
     import threading
 
-    from claims_pipeline.demo.routes import EPOCH_FILE, save_epoch, saved_epoch
+    from claims_pipeline.demo.routes import save_epoch, saved_epoch
     from claims_pipeline.fixture_web.server import MAX_EPOCH
+    from claims_pipeline.home import HomeLayout
 
     save_epoch(tmp_path, 2)
     assert saved_epoch(tmp_path) == 2
-    path = tmp_path / EPOCH_FILE
+    path = HomeLayout(tmp_path).fixture_epoch_file
     path.unlink()
     if content == "fifo":
         os.mkfifo(path)

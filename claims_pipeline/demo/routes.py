@@ -7,11 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from claims_pipeline.home import HomeLayout
 from claims_pipeline.settings import DEMO_CORPUS_DIR, PACKAGE_DIR, Settings
 
 DEMO_CONFIG = PACKAGE_DIR / "demo" / "demo.yaml"
 DEMO_TLDS = ("xa", "xb", "xc")  # the demo corpus cites only fictional hosts under these TLDs
-EPOCH_FILE = "fixture-epoch.txt"
 
 
 def is_demo_corpus(settings: Settings) -> bool:
@@ -54,7 +54,7 @@ def saved_epoch(home: Path) -> int:
     from claims_pipeline.fixture_web.server import MAX_EPOCH
 
     try:
-        text = read_regular(home / EPOCH_FILE, 64).decode("ascii").strip()
+        text = read_regular(HomeLayout(home).fixture_epoch_file, 64).decode("ascii").strip()
     except (OSError, ValueError):
         return 1
     return min(int(text), MAX_EPOCH) if re.fullmatch(r"[1-9][0-9]{0,5}", text) else 1
@@ -63,4 +63,4 @@ def saved_epoch(home: Path) -> int:
 def save_epoch(home: Path, epoch: int) -> None:
     from claims_pipeline.store.files import write_text_atomically
 
-    write_text_atomically(home / EPOCH_FILE, f"{epoch}\n")
+    write_text_atomically(HomeLayout(home).fixture_epoch_file, f"{epoch}\n")

@@ -50,7 +50,9 @@ class VerdictCache:
 
     @classmethod
     def from_settings(cls, settings) -> VerdictCache:
-        return cls(settings.home_dir / "judge" / "verdicts.sqlite")
+        from claims_pipeline.home import HomeLayout
+
+        return cls(HomeLayout(settings.home_dir).judge_cache)
 
     def get(self, key: str) -> CachedAnswer | None:
         row = self._db.execute(
