@@ -19,9 +19,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import sqlalchemy.exc as db_exc
-from dagster._config import Field, StringSource
+from dagster import EventLogEntry, Field, StringSource
 from dagster._core.events import ASSET_CHECK_EVENTS, ASSET_EVENTS, EVENT_TYPE_TO_PIPELINE_RUN_STATUS
-from dagster._core.events.log import EventLogEntry
 from dagster._core.storage.event_log.schema import AssetKeyTable, SqlEventLogStorageTable
 from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
 from dagster._serdes import ConfigurableClassData
