@@ -365,7 +365,7 @@ def test_verify_writes_out_the_file_names_and_failures_it_prints(corpus_root, tm
         reads_a_file()
 
     failures = run_failures([hostile_job.execute_in_process(raise_on_error=False)])
-    assert len(failures) == 1 and failures[0].startswith("reads_a_file: ")
+    assert len(failures) == 1 and failures[0].startswith("reads_a_file: ValueError: cannot parse countries/evil")
     assert_no_raw_controls(failures[0])
 
 

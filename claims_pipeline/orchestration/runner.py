@@ -107,6 +107,10 @@ def run_failures(results: list[dg.ExecuteInProcessResult]) -> list[str]:
         for ev in r.all_events:
             if ev.is_step_failure:
                 err = ev.step_failure_data.error
+                # an exception the step raised comes wrapped ('Error occurred while executing op ...'): the line
+                # names its cause ('FileExistsError: [Errno 17] File exists: <home>/judge'), not the wrapper
+                while err is not None and err.cause is not None and err.cls_name == "DagsterExecutionStepExecutionError":
+                    err = err.cause
                 # the error may quote a file name or a page: written out, as every line the CLI prints
                 out.append(terminal_escaped(f"{ev.step_key}: {err.message.strip().splitlines()[-1] if err else 'failed'}"))
         for c in r.get_asset_check_evaluations():
