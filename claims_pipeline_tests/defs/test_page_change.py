@@ -91,6 +91,11 @@ def test_change_confirmed_on_second_sighting_and_stale_only_before(instance, dem
     assert checks["no_cited_page_changed"].description == "shared/exit/regional: 1 changed page(s); xa: 1 changed page(s)"
     assert "annual-levy.html" in checks["no_cited_page_changed"].metadata["claims"].value
     assert checks["recount_matches_headline"].passed is True
+    # and audit_tables' own panel (a click on its node) lists the changed pages by scope, beside by_scope
+    tables = {e.materialization.asset_key.to_user_string(): e.materialization
+              for e in r.get_asset_materialization_events()}["audit_tables"].metadata
+    rows = [line for line in tables["changed_pages"].value.splitlines() if "annual-levy.html" in line]
+    assert [row.split("|")[1].strip() for row in rows] == ["shared/exit/regional", "xa"]
 
 
 def test_unsynced_exactly_when_a_cited_page_changed(instance, demo_config, web):

@@ -62,6 +62,7 @@ def audit_metadata(audit: Any, tables_dir: Path) -> dict[str, Any]:
         "stale_changed": h["stale_changed"],
         "by_prior": dg.MetadataValue.json(h["by_prior"]),
         "by_scope": md_table(SCOPE_HEADERS, scope_rows(audit)),
+        "changed_pages": md_table(CHANGED_HEADERS, changed_page_rows(audit.priors)),  # which pages, by scope
         "headline": dg.MetadataValue.json(h),
         "tables": dg.MetadataValue.path(str(tables_dir)),
         "stale_changed_claims": md_table(STALE_HEADERS, stale_rows(audit.priors)),
