@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 
 from claims_pipeline.fixture_web.server import FixtureWeb
 from claims_pipeline.settings import load_settings
@@ -227,3 +228,25 @@ def test_the_demo_epoch_file_is_read_bounded_and_capped(tmp_path, content):
     web = FixtureWeb.__new__(FixtureWeb)  # the epoch is plain state: no server needed to check the cap
     web.set_epoch(10**12)
     assert web.epoch == MAX_EPOCH
+
+
+def test_a_home_sub_folder_that_cannot_be_made_mid_run_is_one_line_exit_1(tmp_path):
+    """What the check before the run cannot see (here the verdict cache's folder <home>/judge, a file in its
+    place) fails a step: the command says the cause in one line and exits 1. Dagster's console printed each
+    failed step with its ~90-line traceback, and the CLI's own line named only Dagster's wrapper error."""
+    corpus = tmp_path / "corpus" / "countries" / "xa"
+    corpus.mkdir(parents=True)
+    (corpus / "playbook.md").write_text("- VAT **18 %** ([t](https://tax.gov.xx/v))\n", encoding="utf-8")
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "judge").write_text("not a folder", encoding="utf-8")
+    cfg = tmp_path / "cfg.yaml"
+    cfg.write_text(yaml.safe_dump({"home": str(home), "extraction": {"corpus_dir": str(tmp_path / "corpus")},
+                                   "judge": {"provider": "openai-compatible", "base_url": "http://127.0.0.1:9/v1"}}),
+                   encoding="utf-8")
+    run = run_cli("verify", "--config", str(cfg), cwd=tmp_path, env=cli_env(tmp_path), timeout=120)
+    assert run.returncode == 1 and run.stdout == "", run.stderr[-3000:]
+    assert run.err_lines[-1] == f"claims-pipeline: verdicts: FileExistsError: [Errno 17] File exists: '{home / 'judge'}'"
+    assert "Traceback" not in run.stderr and "Stack Trace" not in run.stderr, run.stderr[-3000:]
+    assert all(line.startswith(("claims-pipeline: ", "[warning] ")) for line in run.err_lines), run.stderr[-3000:]
+    assert run.seconds < 60

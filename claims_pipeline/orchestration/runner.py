@@ -3,6 +3,8 @@ Dagster instance, with the resources of the CLI's settings and clock."""
 
 from __future__ import annotations
 
+import logging
+import sys
 from typing import Any
 
 import dagster as dg
@@ -11,6 +13,41 @@ from claims_pipeline.text_safety import terminal_escaped
 
 # The CLI prints its own summary; Dagster's per-event DEBUG lines would bury it (the UI keeps them all).
 QUIET_RUN_CONFIG: dict[str, Any] = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+# Failures the CLI says itself, one line each (run_failures): Dagster's console wrote each with its traceback
+_SAID_BY_THE_CLI = {"STEP_FAILURE", "PIPELINE_FAILURE", "RUN_FAILURE"}
+
+
+class _OneLine(logging.Formatter):
+    """A run's warning on the terminal: one line, '[warning] <step>: <message>', control and bidi characters
+    written out (a message may quote a corpus file's name or a page)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        meta = getattr(record, "dagster_meta", None) or {}
+        text = str(meta.get("orig_message") or record.getMessage())
+        text = " / ".join(line.strip() for line in text.strip().splitlines() if line.strip())
+        step = meta.get("step_key")
+        return terminal_escaped(f"[{record.levelname.lower()}] {f'{step}: ' if step else ''}{text}")
+
+
+def _not_said_by_the_cli(record: logging.LogRecord) -> bool:
+    meta = getattr(record, "dagster_meta", None) or {}
+    if getattr(meta.get("dagster_event"), "event_type_value", None) in _SAID_BY_THE_CLI:
+        return False
+    # the steps left out after a failure ('Dependencies for step X failed: [...]. Not executing.', a plain
+    # error line of Dagster's executor) follow from the failure the CLI names
+    message = str(meta.get("orig_message") or "")
+    return not (message.startswith("Dependencies for step ") and message.endswith("Not executing."))
+
+
+@dg.logger(config_schema={"log_level": dg.Field(str, is_required=False, default_value="WARNING")},
+           description="The CLI's console: one escaped line per warning; failures are said by the command.")
+def cli_console(init_context: dg.InitLoggerContext) -> logging.Logger:
+    logger = logging.Logger("claims_pipeline.run", level=init_context.logger_config["log_level"].upper())
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_OneLine())
+    handler.addFilter(_not_said_by_the_cli)
+    logger.addHandler(handler)
+    return logger
 
 
 def resources_for(config_path: str, *, clock: str = "", fixture_web: str = "auto") -> dict[str, Any]:
@@ -26,7 +63,7 @@ def definitions_with(resources: dict[str, Any]) -> dg.Definitions:
 
     loaded = defs()
     return dg.Definitions(assets=loaded.assets, asset_checks=loaded.asset_checks, jobs=loaded.jobs,
-                          resources=resources, executor=dg.in_process_executor)
+                          resources=resources, executor=dg.in_process_executor, loggers={"console": cli_console})
 
 
 def sync_scope_partitions(instance: dg.DagsterInstance, scopes: list[str]) -> None:
@@ -102,8 +139,9 @@ def run_worklist(instance: dg.DagsterInstance, resources: dict[str, Any], config
 
 
 def run_failures(results: list[dg.ExecuteInProcessResult]) -> list[str]:
-    out = []
+    out: list[str] = []
     for r in results:
+        before = len(out)
         for ev in r.all_events:
             if ev.is_step_failure:
                 err = ev.step_failure_data.error
@@ -116,6 +154,10 @@ def run_failures(results: list[dg.ExecuteInProcessResult]) -> list[str]:
         for c in r.get_asset_check_evaluations():
             if not c.passed and c.severity == dg.AssetCheckSeverity.ERROR:
                 out.append(f"check {c.check_name} failed")
+        if not r.success and len(out) == before:  # failed, and no step or check says why
+            said = [ev.message or "" for ev in r.all_events if ev.event_type_value in _SAID_BY_THE_CLI]
+            out.append(terminal_escaped(f"run failed: {(said[-1].strip().splitlines() or ['no reason given'])[0]}"
+                                        if said else "run failed"))
     return out
 
 
