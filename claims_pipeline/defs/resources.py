@@ -19,6 +19,11 @@ from pydantic import PrivateAttr
 
 from claims_pipeline.settings import ENV_CONFIG, Settings, find_config_file, load_settings, settings_source
 
+# The settings of the run executing in this process, by (run id, config_path): Dagster initializes a separate copy
+# of ClaimsConfig for each resource that holds one (page cache, fetcher, judge, IO manager), and every copy takes
+# the run's one read. Only the latest run is kept (a run worker executes one run; the CLI runs one after another).
+_RUN_SETTINGS: dict[tuple[str, str], Settings] = {}
+
 
 class ClaimsConfig(dg.ConfigurableResource):
     """Which settings file to use and what time it is.
@@ -34,7 +39,14 @@ class ClaimsConfig(dg.ConfigurableResource):
     _settings: Settings | None = PrivateAttr(default=None)
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
+        key = (context.run_id or "", self.config_path)
+        if context.run_id and key in _RUN_SETTINGS:
+            self._settings = _RUN_SETTINGS[key]
+            return
         settings = self.load()
+        if context.run_id:
+            _RUN_SETTINGS.clear()
+            _RUN_SETTINGS[key] = settings
         if context.log:
             context.log.info(f"settings: {settings_source(self.config_file())} · home {settings.home_dir}")
 
