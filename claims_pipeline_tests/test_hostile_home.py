@@ -250,3 +250,18 @@ def test_a_home_sub_folder_that_cannot_be_made_mid_run_is_one_line_exit_1(tmp_pa
     assert "Traceback" not in run.stderr and "Stack Trace" not in run.stderr, run.stderr[-3000:]
     assert all(line.startswith(("claims-pipeline: ", "[warning] ")) for line in run.err_lines), run.stderr[-3000:]
     assert run.seconds < 60
+
+
+def test_a_worklist_that_cannot_be_written_mid_run_is_one_line_exit_1(tmp_path):
+    """The worklist's run logs through the CLI's console too: an output folder that cannot be made (a file in
+    its place) is the command's one line naming the cause, not Dagster's 80-line traceback."""
+    corpus = tmp_path / "corpus" / "countries" / "xa"
+    corpus.mkdir(parents=True)
+    (corpus / "playbook.md").write_text("- VAT **18 %** ([t](https://tax.gov.xx/v))\n", encoding="utf-8")
+    cfg = tmp_path / "cfg.yaml"
+    cfg.write_text(yaml.safe_dump({"home": str(tmp_path / "home"), "extraction": {"corpus_dir": str(tmp_path / "corpus")}}),
+                   encoding="utf-8")
+    run = run_cli("worklist", "--config", str(cfg), "--out", str(cfg / "worklist.json"), cwd=tmp_path,
+                  env=cli_env(tmp_path), timeout=120)
+    assert run.returncode == 1 and run.stdout == "", run.stderr[-3000:]
+    assert run.err_lines == [f"claims-pipeline: worklist: FileExistsError: [Errno 17] File exists: '{cfg}'"], run.stderr[-3000:]

@@ -57,12 +57,15 @@ def resources_for(config_path: str, *, clock: str = "", fixture_web: str = "auto
     return default_resources(config_path, fixture_web=fixture_web, clock=clock)
 
 
-def definitions_with(resources: dict[str, Any]) -> dg.Definitions:
+CLI_WORKLIST_JOB = "cli_worklist"
+
+
+def definitions_with(resources: dict[str, Any], extra_jobs: list[Any] | None = None) -> dg.Definitions:
     """Every definition of the code location, bound to these resources instead of the deployment's."""
     from claims_pipeline.definitions import defs
 
     loaded = defs()
-    return dg.Definitions(assets=loaded.assets, asset_checks=loaded.asset_checks, jobs=loaded.jobs,
+    return dg.Definitions(assets=loaded.assets, asset_checks=loaded.asset_checks, jobs=[*(loaded.jobs or []), *(extra_jobs or [])],
                           resources=resources, executor=dg.in_process_executor, loggers={"console": cli_console})
 
 
@@ -130,12 +133,10 @@ def run_verify(instance: dg.DagsterInstance, resources: dict[str, Any], all_scop
 
 
 def run_worklist(instance: dg.DagsterInstance, resources: dict[str, Any], config: dict[str, Any]) -> dg.ExecuteInProcessResult:
-    defs = definitions_with(resources)
-    # definitions_with holds only plain assets: none is a CacheableAssetsDefinition, which materialize refuses
-    assets = [*(defs.assets or []), *(defs.asset_checks or [])]
-    return dg.materialize(assets, instance=instance, resources=resources,  # type: ignore[arg-type]
-                          selection=["worklist"], raise_on_error=False,
-                          run_config={**QUIET_RUN_CONFIG, "ops": {"worklist": {"config": config}}})
+    # a job of the worklist asset alone, in the CLI's definitions: its run logs through cli_console too
+    defs = definitions_with(resources, extra_jobs=[dg.define_asset_job(CLI_WORKLIST_JOB, selection=["worklist"])])
+    return defs.resolve_job_def(CLI_WORKLIST_JOB).execute_in_process(
+        instance=instance, raise_on_error=False, run_config={**QUIET_RUN_CONFIG, "ops": {"worklist": {"config": config}}})
 
 
 def run_failures(results: list[dg.ExecuteInProcessResult]) -> list[str]:
