@@ -45,7 +45,7 @@ def scope_items(settings: Settings, scope_claims: dict[str, Any], scope_pages: d
 
 
 def limited(judge: JudgeSettings, max_claims: int = 0) -> JudgeSettings:
-    """The judge settings of one run: `--max-claims N` lowers judge.max_claims_per_run."""
+    """The judge settings of one run: `--max-claims N` (N > 0) takes the place of judge.max_claims_per_run."""
     return judge.model_copy(update={"max_claims_per_run": max_claims}) if max_claims > 0 else judge
 
 
