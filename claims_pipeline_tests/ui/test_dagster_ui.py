@@ -321,6 +321,8 @@ def _report_metadata(page, base: str, reports_dir: Path, expect) -> None:
     body = page.inner_text("body")
     assert str(newest) in body, f"the metadata is not the run's report {newest.name}"  # report_dir
     summary = page.locator("tr").filter(has=page.get_by_text("summary", exact=True)).first
+    # the row shows before its markdown is rendered (an empty cell was read once): wait for the table's header
+    summary.get_by_text("figure", exact=True).wait_for()
     text = summary.inner_text()
     h = report["headline"]
     for figure, value in (("claims", h["total"]), ("flagged", h["flagged"]), ("TOKENS_ABSENT", h["tokens_absent"]),
