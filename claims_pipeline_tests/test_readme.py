@@ -165,6 +165,11 @@ def test_make_demo_puts_its_outputs_where_the_quick_start_says(sandbox: dict[str
     assert "-For the current year the levy is 0.8 % of the cadastral value." in text
     assert "+From this year the levy is 1.1 % of the cadastral value" in text
     assert "`countries/xa/playbook.md:23`" in text and "`countries/xa/playbook.md:18`" in text
+    # step 5: the scripted judge's verdicts and the suggested correction beside the report, never applied
+    assert (report / "verdicts.md").is_file()
+    assert "countries/xa/playbook.md:18  MISMATCH  0.8% -> 1.1%" in (report / "corrections.patch").read_text(encoding="utf-8")
+    corpus = ROOT / "claims_pipeline" / "demo" / "corpus" / "countries" / "xa" / "playbook.md"
+    assert "**0.8%** of the cadastral value" in corpus.read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("command", RUNNABLE, ids=str)
