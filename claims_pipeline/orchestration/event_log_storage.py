@@ -8,8 +8,8 @@ batch is two transactions in all (its run's shard, then the cross-run index), wi
 stock path writes, so every event, asset record, partition status and data version is kept; SQLite's default
 durability (WAL, synchronous=FULL) is unchanged.
 
-The instance template config/dagster.yaml selects this class; the database layout is the stock one
-($DAGSTER_HOME/history/runs/<run>.db + index.db), so an instance can switch back and forth.
+The instance template (claims_pipeline/orchestration/dagster.yaml) selects this class; the database layout is the
+stock one ($DAGSTER_HOME/history/runs/<run>.db + index.db), so an instance can switch back and forth.
 """
 
 from __future__ import annotations
