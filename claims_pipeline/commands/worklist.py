@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     # scope names come from file names: nothing a terminal would obey is printed raw (the same JSON)
     print(json_escaped(json.dumps({k: v for k, v in stats.items() if k != "tokens_absent"}, indent=2, ensure_ascii=False)))
     print(f"worklist → {out}  ({len(doc.get('items', []))} items)", file=sys.stderr)
-    print("NEXT: hand worklist.json to the LLM layer (quote-or-abstain verdicts).", file=sys.stderr)
+    print("NEXT: `claims-pipeline verify` asks the judge about the audited claims (docs/verification.md).", file=sys.stderr)
     n_absent = stats.get("tokens_absent_count", 0)
     if n_absent:
         print(f"⚠️ {n_absent} claim(s) whose figure is ABSENT from the cited page — check them first.", file=sys.stderr)

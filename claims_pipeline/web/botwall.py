@@ -1,5 +1,5 @@
 """Bot-wall detection without false alarms: ``cf-ray`` alone is just Cloudflare; ``cf-mitigated`` or a
-challenge <title> is a wall (the original flagged every Cloudflare page, §12)."""
+challenge <title> is a wall (the earlier verifier flagged every Cloudflare-served page as blocked: a known false positive)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Politeness primitives: which policy a host gets, per-host throttles, the global rate, circuit breakers.
 
-Reference behaviour (original §6.2): one throttle per host that spaces request STARTS by a minimum interval
+As the earlier verifier did: one throttle per host that spaces request STARTS by a minimum interval
 and caps concurrent requests; government hosts get a slower floor; overrides match exact or as a suffix;
 Crawl-delay may only raise a host's interval (up to the longest interval settings accept). We add a per-host
 circuit breaker so a dead host does not make each of its URLs wait out its own timeouts.

@@ -1,7 +1,7 @@
 """Turn a fetched body into text: the one entry point the fetcher calls (``extract_text``).
 
 Dispatch is by sniffing first, Content-Type second, because servers mislabel: a body starting with ``%PDF-``
-is read as a PDF whatever its type (the original filed octet-stream PDFs as BINARY); a "PDF" that is really an
+is read as a PDF whatever its type (the earlier verifier filed octet-stream PDFs as BINARY); a "PDF" that is really an
 HTML error page is read as HTML, with a note; images/zip/octet-stream are BINARY; JSON, XML and plain text are
 cleaned into text nodes, never returned as raw markup. The text's exact shape is described in
 ``claims_pipeline.web.html_text``.
@@ -54,7 +54,7 @@ def _media_type(content_type: str | None) -> str:
 
 
 def is_pdf_candidate(content_type: str | None, url: str) -> bool:
-    """Declared as PDF, or a URL path ending in .pdf (the query string ignored), as the original did."""
+    """Declared as PDF, or a URL path ending in .pdf (the query string ignored), as the earlier verifier did."""
     if _media_type(content_type) in ("application/pdf", "application/x-pdf"):
         return True
     try:

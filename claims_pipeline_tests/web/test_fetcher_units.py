@@ -98,7 +98,7 @@ def test_policy_resolution():
     assert policy_for("eur-lex.europa.eu", s.fetch).interval_ms == 10000  # longest match wins
     assert policy_for("ec.europa.eu", s.fetch).interval_ms == 9000
     assert policy_for("www.impots.gouv.fr", s.fetch) == s.fetch.gov_host
-    # one rule with primary-source gating (urls.is_gov_host): a bare gov.ky is government (the original missed
+    # one rule with primary-source gating (urls.is_gov_host): a bare gov.ky is government (the earlier verifier missed
     # it), irs.gov.com is not (anyone can register it)
     assert policy_for("gov.ky", s.fetch) == s.fetch.gov_host
     assert policy_for("irs.gov.com", s.fetch) == s.fetch.default_host
