@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
-from claims_pipeline.progress import FetchEvent, ProgressCallback, no_progress
+from claims_pipeline.progress import FetchEvent, ProgressCallback, current, no_progress
 from claims_pipeline.settings import Settings
 from claims_pipeline.store.cache import Basis, PageCache
 from claims_pipeline.store.clock import to_utc, utc_now
@@ -57,7 +57,7 @@ def refresh_pages(
     run_id: str | None = None,
     on_state: Callable[[PageState], None] | None = None,
     with_text: bool = True,
-    progress: ProgressCallback = no_progress,
+    progress: ProgressCallback | None = None,
 ) -> dict[str, PageState]:
     """Fetch what needs fetching and return {normalised url: PageState} for every URL the cache knows.
 
@@ -65,7 +65,9 @@ def refresh_pages(
     cannot be recorded is logged with its URL and left out; the others carry on. on_state, when given, gets
     each page's state as it is recorded, called from the cache's writer thread. with_text=False returns the
     states without their text (PageState.text None; read it by text_hash when needed). progress gets the
-    run's FetchEvents on the fetch loop's thread; one that raises is logged and not called again."""
+    run's FetchEvents on the fetch loop's thread (default: the display the command installed, progress.current());
+    one that raises is logged and not called again."""
+    progress = progress or current()
     wanted = unique_urls(urls)
     own_cache = cache is None
     cache = cache or PageCache.from_settings(settings)

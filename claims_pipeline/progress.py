@@ -20,10 +20,11 @@ Events come from the fetch run's event-loop thread: a callback must be quick and
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -48,6 +49,27 @@ ProgressCallback = Callable[[FetchEvent], None]
 
 def no_progress(event: FetchEvent) -> None:
     """The default: report nothing."""
+
+
+# The display a command installed for its whole process. `audit` and `worklist` fetch inside Dagster steps run
+# in-process, and a resource carries only configuration, no callable: so a fetch run with no callback of its own
+# reports to this one (none installed: nothing).
+_installed: ProgressCallback | None = None
+
+
+@contextlib.contextmanager
+def installed(callback: ProgressCallback) -> Iterator[ProgressCallback]:
+    """Every fetch run of this process reports to `callback` while the block runs."""
+    global _installed
+    previous, _installed = _installed, callback
+    try:
+        yield callback
+    finally:
+        _installed = previous
+
+
+def current() -> ProgressCallback:
+    return _installed or no_progress
 
 
 def _ci() -> bool:

@@ -203,3 +203,21 @@ def test_nothing_extra_in_a_pipe(web, tmp_path):
     assert p.returncode == 0
     assert p.stderr.startswith("claims-pipeline: config ") and len(p.stderr.splitlines()) == 1  # which config, nothing else
     assert [r["outcome"] for r in json.loads(p.stdout)] == ["OK", "OK"]
+
+
+@pytest.mark.parametrize("command", ["audit", "worklist"])
+def test_audit_and_worklist_draw_their_fetch_on_a_terminal(web, tmp_path, command):
+    """Their fetch runs inside Dagster steps in the same process: the display the command installs is the one
+    the fetch run reports to (progress.installed)."""
+    from claims_pipeline.commands.demo import write_runtime_config
+
+    home = tmp_path / "home"
+    home.mkdir()
+    config = write_runtime_config(home, f"127.0.0.1:{web.port}")
+    env = quiet_env(DAGSTER_HOME=str(tmp_path / "dagster"), CLAIMS_PIPELINE_HOME=str(tmp_path))
+    extra = ["--scope", "xa"] if command == "audit" else ["--sample", "6"]
+    rc, _, raw = run_with_stderr_on_a_pty([command, "--config", str(config), *extra], env)
+    assert rc == 0, raw[-2000:]
+    shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", raw)
+    label = "re-reading cited pages" if command == "audit" else "fetching the sample's pages"
+    assert label in shown and re.search(r"\d+/\d+ pages", shown), shown[-2000:]

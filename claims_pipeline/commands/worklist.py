@@ -27,6 +27,7 @@ def run(args: argparse.Namespace) -> int:
     from claims_pipeline.home import HomeLayout
     from claims_pipeline.orchestration.instance import open_instance
     from claims_pipeline.orchestration.runner import resources_for, run_failures, run_worklist
+    from claims_pipeline.progress import FetchProgressDisplay, installed
     from claims_pipeline.settings import find_config_file, load_settings
 
     if args.sample < 0:
@@ -45,7 +46,8 @@ def run(args: argparse.Namespace) -> int:
         "include_secondary": bool(args.include_secondary), "seed": args.seed, "out": str(out),
     }
     instance = open_instance(settings)
-    result = run_worklist(instance, resources_for(config_path, clock=args.now or ""), run_config)
+    with FetchProgressDisplay(label="fetching the sample's pages") as show, installed(show):  # drawn on a terminal only
+        result = run_worklist(instance, resources_for(config_path, clock=args.now or ""), run_config)
     for f in run_failures([result]):
         print(terminal_escaped(f"claims-pipeline: {f}"), file=sys.stderr)
     if not result.success:
