@@ -125,6 +125,8 @@ def _stale_line(report: dict) -> str:
 def test_ui_stale_scope_relaunch_one_scope_and_report_metadata(tmp_path: Path):
     from playwright.sync_api import expect, sync_playwright
 
+    expect.set_options(timeout=UI_WAIT_MS)  # expect's own default is 5 s: too short for a UI under a full test run
+
     env = {**os.environ, "CLAIMS_PIPELINE_HOME": str(tmp_path), "DAGSTER_HOME": str(tmp_path / "dagster"),
            "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
     (tmp_path / "dagster").mkdir()
