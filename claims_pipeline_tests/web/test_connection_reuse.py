@@ -331,11 +331,10 @@ def test_an_answer_sent_before_the_request_could_be_written_is_the_response(tcp_
     assert (r.status, r.http_status) == (FetchStatus.UNAVAILABLE, 503) and r.note.startswith("http 503"), r.note
 
 
-@pytest.fixture(scope="module")
-def idn_tls_server(tmp_path_factory):
+@pytest.fixture
+def idn_tls_server(tmp_path, tcp_server):
     """An HTTPS server on 127.0.0.1 that records the TLS server name (SNI) and Host header of every request."""
-    d = tmp_path_factory.mktemp("idn-tls")
-    key, cert = d / "key.pem", d / "cert.pem"
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
                     str(cert), "-days", "1", "-subj", "/CN=xn--fa-hia.test", "-addext",
                     "subjectAltName=DNS:xn--fa-hia.test"], check=True, capture_output=True, timeout=30)
@@ -344,27 +343,15 @@ def idn_tls_server(tmp_path_factory):
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(cert, key)
     ctx.sni_callback = lambda sock, name, _ctx: names.append(name)
-    srv = socket.socket()
-    srv.bind(("127.0.0.1", 0))
-    srv.listen(8)
 
-    def serve() -> None:
-        while True:
-            try:
-                raw, _ = srv.accept()
-            except OSError:
-                return
-            try:
-                with ctx.wrap_socket(raw, server_side=True) as conn:
-                    while head := read_request(conn):
-                        heads.append(head)
-                        conn.sendall(ok_answer("/idn"))
-            except OSError:
-                pass
+    def handler(raw: socket.socket) -> None:
+        with ctx.wrap_socket(raw, server_side=True) as conn:
+            while head := read_request(conn):
+                heads.append(head)
+                conn.sendall(ok_answer("/idn"))
 
-    threading.Thread(target=serve, daemon=True).start()
-    yield srv.getsockname()[1], cert, names, heads
-    srv.close()
+    port, _ = tcp_server(handler)
+    return port, cert, names, heads
 
 
 def test_an_idn_host_is_dialled_and_named_to_tls_by_its_ascii_name(idn_tls_server, monkeypatch):
