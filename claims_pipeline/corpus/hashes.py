@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import os
-import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from claims_pipeline.corpus.reading import open_regular
 
 if TYPE_CHECKING:
     from claims_pipeline.settings import Settings
@@ -17,10 +17,8 @@ def file_sha256(path: Path) -> str:
     """The bytes' sha256, read in blocks from a regular file only: the walker hands over no FIFO or device,
     and one swapped in since is an OSError here (unreadable), never a wait or a read without end."""
     h = hashlib.sha256()
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file")
+    fh, _ = open_regular(path)
+    with fh:
         while block := fh.read(1 << 20):
             h.update(block)
     return h.hexdigest()

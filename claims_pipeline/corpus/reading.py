@@ -7,6 +7,7 @@ import errno
 import os
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 from claims_pipeline.corpus.records import ExtractWarning
 
@@ -56,15 +57,27 @@ def read_markdown(path: Path, rel: str, max_bytes: int = DEFAULT_MAX_FILE_BYTES)
         return data.decode("utf-8-sig", "replace"), [ExtractWarning(rel, line, msg)]
 
 
+def open_regular(path: Path) -> tuple[BinaryIO, os.stat_result]:
+    """The file opened for reading, and its stat, when it is a regular file; else an OSError (EINVAL). Opened
+    with O_NONBLOCK, so a FIFO swapped in since the walk is refused at once, never waited on."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    fh = os.fdopen(fd, "rb")
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+    except BaseException:
+        fh.close()
+        raise
+    return fh, st
+
+
 def read_regular(path: Path, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> bytes:
     """The bytes of a regular file of at most max_bytes, or an OSError whose strerror says why not: a corpus file
     read again after the walk (the verdict step's claim lines and corrections) may have become a FIFO (never
     blocks: O_NONBLOCK), a link to /dev/zero or a 2 GB file since, and is then refused, not read."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    with os.fdopen(fd, "rb") as fh:
-        st = os.fstat(fh.fileno())
-        if not stat.S_ISREG(st.st_mode):
-            raise OSError(errno.EINVAL, "not a regular file")
+    fh, st = open_regular(path)
+    with fh:
         if st.st_size > max_bytes:
             raise OSError(errno.EFBIG, f"over extraction.max_file_bytes ({max_bytes:,})")
         data = fh.read(max_bytes + 1)
