@@ -93,12 +93,10 @@ def _diff_html(diff: str | None) -> str:
 
 def _page_group(group: ChangedPage) -> str:
     """One changed page: its link, times, diff (once), and the claims citing it."""
-    when = f"change reported on {utc_time(group.reported_at)}" if group.reported_at else (
-        "shown in this report" if group.new else "change reported in an earlier report")
     bits = [
         f'<section class="page{"" if group.new else " earlier"}">',
         f"<div>{link_html(group.url)}</div>",
-        f'<div class="meta">changed {h(utc_time(group.changed_at) or "at an unknown time")} · {h(when)} · '
+        f'<div class="meta">changed {h(utc_time(group.changed_at) or "at an unknown time")} · {h(group.note)} · '
         f"cited by {h(plural(len(group.claims), 'claim'))}</div>",
         _diff_html(group.diff) or "<p>(no diff stored)</p>",
         "<table><tr><th>scope</th><th>where</th><th>claim</th><th>prior</th><th>verified</th><th>stale_changed</th></tr>",

@@ -82,10 +82,8 @@ def _url(url: object) -> str:
 
 def _page_group(group: ChangedPage) -> list[str]:
     """One changed page: its link, times, diff (once), and the claims citing it."""
-    when = f"change reported on {utc_time(group.reported_at)}" if group.reported_at else (
-        "shown in this report" if group.new else "change reported in an earlier report")
     lines = [f"**{_url(group.url)}** — changed {md_cell(utc_time(group.changed_at)) or 'at an unknown time'}"
-             f"  ·  {md_cell(when)}  ·  cited by {plural(len(group.claims), 'claim')}", ""]
+             f"  ·  {md_cell(group.note)}  ·  cited by {plural(len(group.claims), 'claim')}", ""]
     lines += [md_code_block(group.diff, "diff") if group.diff else "_(no diff stored)_", ""]
     lines += _table(
         ["scope", "where", "claim", "prior", "verified", "stale_changed"],

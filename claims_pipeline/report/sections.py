@@ -64,6 +64,13 @@ class ChangedPage:
     diff: str
     claims: pd.DataFrame  # priors rows: every claim citing it (new), or the stale_changed ones (shown earlier)
 
+    @property
+    def note(self) -> str:
+        """Where its change is shown: this report, or the earlier one that showed it (change_note, for a page)."""
+        if self.reported_at:
+            return f"change reported on {utc_time(self.reported_at)}"
+        return "shown in this report" if self.new else "change reported in an earlier report"
+
 
 def changed_pages(audit: Audit) -> list[ChangedPage]:
     """Pages whose change this report shows, then pages an earlier report showed that stale_changed claims still
