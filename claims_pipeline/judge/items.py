@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 from typing import Any
@@ -10,6 +9,7 @@ from typing import Any
 from claims_pipeline.corpus.reading import DEFAULT_MAX_FILE_BYTES, read_regular, with_newlines
 from claims_pipeline.judge.model import ItemValue, JudgeItem
 from claims_pipeline.priors.build import CARRIER_TYPES
+from claims_pipeline.store.blobs import text_hash
 
 
 def _values(claim: Any) -> list[ItemValue]:
@@ -24,13 +24,12 @@ def judge_item(claim: Any, page: Any | None, prior: Any, *, stale_changed: bool 
                line_text: str = "") -> JudgeItem:
     """claim: a corpus ClaimRecord; page: its PageState (None when never fetched); prior: a Prior or its name."""
     text = (page.text or "") if page is not None else ""
-    text_hash = (page.text_hash if page is not None else None) or (
-        hashlib.sha256(text.encode("utf-8")).hexdigest() if text else "")
+    page_hash = (page.text_hash if page is not None else None) or (text_hash(text) if text else "")
     return JudgeItem(
         id=claim.id, scope=claim.scope, file=claim.file, line_no=claim.line_no, source_url=claim.source_url,
         claim_text=claim.claim_text, line_text=line_text or claim.claim_text, values=_values(claim),
         source_tier=claim.source_tier, prior=getattr(prior, "prior", prior) or "SOURCE_UNAVAILABLE",
-        stale_changed=bool(stale_changed), page_text=text, page_text_hash=text_hash,
+        stale_changed=bool(stale_changed), page_text=text, page_text_hash=page_hash,
         last_verified=claim.last_verified,
     )
 
