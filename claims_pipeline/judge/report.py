@@ -12,7 +12,6 @@ way before anyone reads the report.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from html.parser import HTMLParser
@@ -24,6 +23,7 @@ from claims_pipeline.judge.corrections import Correction
 from claims_pipeline.judge.model import CLASSES, VERDICTS, Verdict
 from claims_pipeline.judge.scripted_server import DEMO_MODEL
 from claims_pipeline.report.escape import claim_plain, h, link_html, md_cell, md_code, md_link
+from claims_pipeline.store.files import write_text_atomically
 from claims_pipeline.text_safety import json_escaped
 
 OUTCOMES: tuple[str, ...] = ("as_said", "downgraded", "reworded", "reclassified", "set_by_code")
@@ -275,9 +275,9 @@ def write_verdict_report(verdicts: Sequence[Verdict], run_info: Mapping[str, Any
         "verdicts": [v.model_dump(mode="json") for v in verdicts],
         "corrections": [asdict(c) for c in corrections],
     }
-    _write(paths["verdicts.json"], json_escaped(json.dumps(doc, indent=2, ensure_ascii=False)))
-    _write(paths["verdicts.md"], render_markdown(verdicts, run_info, counts, corrections))
-    _write(paths["verdicts.html"], render_html(verdicts, run_info, counts, corrections))
+    write_text_atomically(paths["verdicts.json"], json_escaped(json.dumps(doc, indent=2, ensure_ascii=False)))
+    write_text_atomically(paths["verdicts.md"], render_markdown(verdicts, run_info, counts, corrections))
+    write_text_atomically(paths["verdicts.html"], render_html(verdicts, run_info, counts, corrections))
     return paths
 
 
@@ -294,19 +294,13 @@ def no_judge_report(out_dir: Path, reason: str, run_info: Mapping[str, Any] | No
     info = dict(run_info or {})
     md = out_dir / "verdicts.md"
     js = out_dir / "verdicts.json"
-    _write(md, f"# {TITLE}\n\n**No judge ran.** {md_cell(reason)}\n\nThe audit's priors (report.md) are the only "
-               "findings of this run: tripwires, not verdicts.\n")
+    write_text_atomically(md, f"# {TITLE}\n\n**No judge ran.** {md_cell(reason)}\n\nThe audit's priors (report.md) "
+                              "are the only findings of this run: tripwires, not verdicts.\n")
     counts = verdict_counts([])
-    _write(js, json_escaped(json.dumps({"version": 1, "run": _json_safe(info), "judged": False, "reason": reason,
-                                        "counts": counts, "verification": verification_line(counts), "verdicts": []},
-                                       indent=2, ensure_ascii=False)))
+    doc = {"version": 1, "run": _json_safe(info), "judged": False, "reason": reason, "counts": counts,
+           "verification": verification_line(counts), "verdicts": []}
+    write_text_atomically(js, json_escaped(json.dumps(doc, indent=2, ensure_ascii=False)))
     return {"verdicts.md": md, "verdicts.json": js}
-
-
-def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 # ---- the audit's report.html ---------------------------------------------------------------------------------
@@ -398,7 +392,7 @@ def append_verdict_section(report_html_path: Path, verdicts: Sequence[Verdict], 
     if at < 0:
         at = len(base)
     updated = base[:at] + block + base[at:]
-    _write(path, updated)
+    write_text_atomically(path, updated)
     problems = validate_appended(base, path.read_text(encoding="utf-8"), section)
     if problems:
         path.write_bytes(original_bytes)
