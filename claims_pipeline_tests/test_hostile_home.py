@@ -44,12 +44,15 @@ class Home:
         self.mounted = done.returncode == 0
         return self.mounted
 
+    def _chmod_folders(self, mode: int) -> None:
+        for folder, _, _ in os.walk(self.path):
+            os.chmod(folder, mode)
+
     def read_only(self) -> None:
         if self.mounted:
             subprocess.run(["mount", "-o", "remount,ro", str(self.path)], check=True, timeout=30)
         else:
-            for folder, _, _ in os.walk(self.path):
-                os.chmod(folder, 0o555)
+            self._chmod_folders(0o555)
 
     def fill(self) -> None:
         """No byte left: write until the file system refuses (a whole MB, then 4 KB at a time)."""
@@ -68,15 +71,13 @@ class Home:
         if self.mounted:
             subprocess.run(["mount", "-o", "remount,rw", str(self.path)], check=True, timeout=30)
         else:
-            for folder, _, _ in os.walk(self.path):
-                os.chmod(folder, 0o755)
+            self._chmod_folders(0o755)
 
     def unmount(self) -> None:
         if self.mounted:
             subprocess.run(["umount", "-l", str(self.path)], capture_output=True, timeout=30)
         else:
-            for folder, _, _ in os.walk(self.path):
-                os.chmod(folder, 0o755)
+            self._chmod_folders(0o755)
 
     def snapshot(self) -> dict[str, tuple[int, int]]:
         """Every file and folder with its size and modification time: what 'nothing written' means."""
