@@ -114,8 +114,8 @@ def lint_corpus(settings: Settings, scopes: Iterable[str] | None = None,
         if wanted is not None and f.scope not in wanted:
             continue
         text, warnings = read_markdown(f.path, f.rel, opts.max_file_bytes)
-        problems += [w for w in warnings if text is None]  # a file not linted at all; repaired bytes are extract's
-        if text is None:
+        if text is None:  # a file not linted at all; repaired bytes are extract's
+            problems += warnings
             continue
         for c, _label in _findings(text, opts, roots):
             findings.append(LintFinding(f.rel, c.line_no, c.source_url, c.claim_text[:140], f.scope))
