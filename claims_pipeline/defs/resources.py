@@ -187,13 +187,16 @@ def default_resources(config_path: str | dg.EnvVar | None = None, *, fixture_web
     from claims_pipeline.demo.routes import is_demo_corpus
 
     config = ClaimsConfig(config_path=config_path or "", clock=clock)
-    if fixture_web == "auto":
+    try:  # the file a deployment names, read once here to choose its resources
         path = os.environ.get(ENV_CONFIG, "") if isinstance(config_path, dg.EnvVar) else (config_path or "")
-        demo = is_demo_corpus(ClaimsConfig(config_path=path).load())
-    else:
-        demo = fixture_web == "on"
+        loaded: Settings | None = ClaimsConfig(config_path=path).load()
+    except Exception:
+        if fixture_web == "auto":
+            raise  # which fetcher cannot be chosen: the file's own error, with file and key
+        loaded = None  # a bad config fails the run that loads it, with its own message
+    demo = is_demo_corpus(loaded) if fixture_web == "auto" and loaded is not None else fixture_web == "on"
     fetcher = DemoFetcherResource(config=config) if demo else FetcherResource(config=config)
-    judge = DemoJudgeResource(config=config) if demo else JudgeResource(config=config, api_key=judge_key(config_path))
+    judge = DemoJudgeResource(config=config) if demo else JudgeResource(config=config, api_key=judge_key(loaded))
     return {
         "judge": judge,
         "claims_config": config,
@@ -203,13 +206,11 @@ def default_resources(config_path: str | dg.EnvVar | None = None, *, fixture_web
     }
 
 
-def judge_key(config_path: str | dg.EnvVar | None) -> Any:
+def judge_key(settings: Settings | None) -> Any:
     """dg.EnvVar of the judge's key variable when it is set (the value is read at run time, never stored)."""
-    path = os.environ.get(ENV_CONFIG, "") if isinstance(config_path, dg.EnvVar) else (config_path or "")
-    try:
-        var = ClaimsConfig(config_path=path).load().judge.effective_api_key_env
-    except Exception:  # a bad config fails the run that loads it, with its own message
+    if settings is None:
         return None
+    var = settings.judge.effective_api_key_env
     return dg.EnvVar(var) if os.environ.get(var) else None
 
 

@@ -85,39 +85,33 @@ def run_audit(instance: dg.DagsterInstance, resources: dict[str, Any], all_scope
               scopes: list[str] | None = None) -> list[dg.ExecuteInProcessResult]:
     """The whole corpus: one audit_corpus run over the partition range. Named scopes: audit_scope for each, the
     audit and report once, after the last one. Returns the run results (the last one carries the audit)."""
-    from claims_pipeline.defs.jobs import scope_assets, scope_tags
-    from claims_pipeline.defs.partitions import range_tags
+    from claims_pipeline.defs.jobs import scope_assets
 
-    sync_scope_partitions(instance, all_scopes)
     defs = definitions_with(resources)
-    if scopes is None:
-        job = defs.resolve_job_def("audit_corpus")
-        return [job.execute_in_process(instance=instance, tags=range_tags(all_scopes), raise_on_error=False,
-                                       run_config=QUIET_RUN_CONFIG)]
-    job = defs.resolve_job_def("audit_scope")
     only_scope = list(scope_assets.resolve(defs.resolve_asset_graph()))
-    results = []
-    for i, scope in enumerate(scopes):
-        last = i == len(scopes) - 1
-        results.append(job.execute_in_process(instance=instance, partition_key=scope, tags=scope_tags(scope),
-                                              asset_selection=None if last else only_scope,
-                                              raise_on_error=False, run_config=QUIET_RUN_CONFIG))
-        if not results[-1].success:
-            break
-    return results
+    job = "audit_corpus" if scopes is None else "audit_scope"
+    return _run_by_scope(instance, defs, job, all_scopes, scopes, QUIET_RUN_CONFIG, only_scope)
 
 
 def run_verify(instance: dg.DagsterInstance, resources: dict[str, Any], all_scopes: list[str],
                scopes: list[str] | None = None, *, max_claims: int = 0) -> list[dg.ExecuteInProcessResult]:
     """verify_scope over every scope in one run (a partition range), or scope by scope; the verdict report once,
     after the last."""
+    run_config = {**QUIET_RUN_CONFIG, "ops": {"verdicts": {"config": {"max_claims": max_claims}}}}
+    return _run_by_scope(instance, definitions_with(resources), "verify_scope", all_scopes, scopes, run_config,
+                         [dg.AssetKey("verdicts")])
+
+
+def _run_by_scope(instance: dg.DagsterInstance, defs: dg.Definitions, job_name: str, all_scopes: list[str],
+                  scopes: list[str] | None, run_config: dict[str, Any],
+                  per_scope_only: list[dg.AssetKey]) -> list[dg.ExecuteInProcessResult]:
+    """Every scope: one run of `job_name` over the partition range. Named scopes: a run each, with only the
+    per-scope assets until the last, whose run adds the cross-scope ones; stops at the first failed run."""
     from claims_pipeline.defs.jobs import scope_tags
     from claims_pipeline.defs.partitions import range_tags
 
     sync_scope_partitions(instance, all_scopes)
-    defs = definitions_with(resources)
-    job = defs.resolve_job_def("verify_scope")
-    run_config = {**QUIET_RUN_CONFIG, "ops": {"verdicts": {"config": {"max_claims": max_claims}}}}
+    job = defs.resolve_job_def(job_name)
     if scopes is None:
         return [job.execute_in_process(instance=instance, tags=range_tags(all_scopes), raise_on_error=False,
                                        run_config=run_config)]
@@ -125,7 +119,7 @@ def run_verify(instance: dg.DagsterInstance, resources: dict[str, Any], all_scop
     for i, scope in enumerate(scopes):
         last = i == len(scopes) - 1
         results.append(job.execute_in_process(instance=instance, partition_key=scope, tags=scope_tags(scope),
-                                              asset_selection=None if last else [dg.AssetKey("verdicts")],
+                                              asset_selection=None if last else per_scope_only,
                                               raise_on_error=False, run_config=run_config))
         if not results[-1].success:
             break
