@@ -292,7 +292,14 @@ def _launch_one_scope(page, base: str, scope: str, expect) -> dict:
     expect(dialog.get_by_text("Partition selection")).to_be_visible()
     dialog.get_by_text("Select a partition or create one").click()
     page.get_by_text(scope, exact=True).filter(visible=True).last.click()  # the option in the partition menu
-    dialog.get_by_text("Partition selection").click()  # closes the menu, keeps the dialog
+    # Close the partition menu and keep the dialog. Escape goes to the menu's own filter field (the menu is portalled
+    # outside the dialog, so the dialog never sees the key); clicking the dialog's label instead fails when, on a
+    # busy machine, the menu opens upwards over it.
+    menu_filter = page.get_by_placeholder("Filter partitions")
+    if menu_filter.is_visible():
+        menu_filter.press("Escape")
+    expect(menu_filter).to_be_hidden()
+    expect(dialog.get_by_text("Partition selection")).to_be_visible()
     expect(dialog.get_by_text("1 partition", exact=True)).to_be_visible()
     launch = dialog.get_by_role("button", name="Launch 1 run", exact=True)
     expect(launch).to_be_enabled()
