@@ -1,9 +1,11 @@
 """The Dagster instance the CLI and `make dev` share.
 
 DAGSTER_HOME: used when set; otherwise <settings.home_dir>/dagster, a persistent folder, so run history
-survives and the UI started with the same DAGSTER_HOME shows the CLI's runs. A new folder gets the template
-shipped beside this module (one run at a time, the batching event log): an installed wheel gets the same
-instance as a checkout.
+survives and the UI started with the same DAGSTER_HOME shows the CLI's runs. A new folder gets a template
+shipped beside this module, so an installed wheel gets the same instance as a checkout. Which template:
+CLAIMS_PIPELINE_INSTANCE, `sqlite` (default: SQLite files under DAGSTER_HOME, one run at a time, the batching
+event log) or `postgres` (dagster-postgres, connection from the PG* variables, several runs at once;
+docs/deploy-postgres.md).
 """
 
 from __future__ import annotations
@@ -15,9 +17,24 @@ from pathlib import Path
 import dagster as dg
 
 from claims_pipeline.home import HomeLayout
-from claims_pipeline.settings import Settings
+from claims_pipeline.settings import ConfigError, Settings
 
-INSTANCE_TEMPLATE = Path(__file__).resolve().parent / "dagster.yaml"
+INSTANCE_ENV = "CLAIMS_PIPELINE_INSTANCE"
+_HERE = Path(__file__).resolve().parent
+INSTANCE_TEMPLATES = {"sqlite": _HERE / "dagster.yaml", "postgres": _HERE / "dagster-postgres.yaml"}
+INSTANCE_TEMPLATE = INSTANCE_TEMPLATES["sqlite"]
+
+
+def instance_kind() -> str:
+    """The instance CLAIMS_PIPELINE_INSTANCE names: sqlite (unset or empty) or postgres."""
+    kind = os.environ.get(INSTANCE_ENV, "").strip().lower() or "sqlite"
+    if kind not in INSTANCE_TEMPLATES:
+        raise ConfigError(f"{INSTANCE_ENV}={kind!r}: expected one of {', '.join(sorted(INSTANCE_TEMPLATES))}")
+    return kind
+
+
+def instance_template() -> Path:
+    return INSTANCE_TEMPLATES[instance_kind()]
 
 
 def dagster_home_for(settings: Settings) -> Path:
@@ -26,13 +43,21 @@ def dagster_home_for(settings: Settings) -> Path:
 
 
 def prepare_dagster_home(settings: Settings) -> Path:
-    """The instance folder, with dagster.yaml from the template when it has none (a user's own file is kept)."""
+    """The instance folder, with dagster.yaml from the chosen template when it has none. A file that is an
+    unedited copy of another shipped template is replaced (the switch changed: the SQLite history under
+    DAGSTER_HOME stays, for a switch back); a user's own file is kept as it is."""
     home = dagster_home_for(settings)
     home.mkdir(parents=True, exist_ok=True)
     yaml_path = home / "dagster.yaml"
-    if not yaml_path.exists():
-        shutil.copyfile(INSTANCE_TEMPLATE, yaml_path)
+    template = instance_template()
+    if not yaml_path.exists() or _is_other_template(yaml_path, template):
+        shutil.copyfile(template, yaml_path)
     return home
+
+
+def _is_other_template(path: Path, chosen: Path) -> bool:
+    current = path.read_bytes()
+    return any(t != chosen and current == t.read_bytes() for t in INSTANCE_TEMPLATES.values())
 
 
 def open_instance(settings: Settings) -> dg.DagsterInstance:
@@ -41,8 +66,8 @@ def open_instance(settings: Settings) -> dg.DagsterInstance:
 
 
 def ui_dagster_home() -> Path:
-    """The folder `make dev` gives the UI as DAGSTER_HOME: the CLI's instance, so the UI's runs queue one at a
-    time and share the CLI's run history. The settings come from the same default chain as the CLI's."""
+    """The folder `make dev` gives the UI as DAGSTER_HOME: the CLI's instance, so the UI's runs queue as the
+    instance says and share the CLI's run history. The settings come from the same default chain as the CLI's."""
     from claims_pipeline.settings import find_config_file, load_settings
 
     return prepare_dagster_home(load_settings(find_config_file(None)))
@@ -50,8 +75,6 @@ def ui_dagster_home() -> Path:
 
 if __name__ == "__main__":
     import sys
-
-    from claims_pipeline.settings import ConfigError
 
     try:
         print(ui_dagster_home())
