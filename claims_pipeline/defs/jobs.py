@@ -33,6 +33,18 @@ audit_scope = dg.define_asset_job(
     "claims and priors, then the cross-scope audit tables and the report. Pick the scope as the partition.",
 )
 
+# A backfill of many scopes as separate runs, several at once (the PostgreSQL instance's queue): each run
+# rebuilds its scope's values only. The cross-scope audit follows once, not once per run: runs that each
+# rebuilt it side by side would replace each other's tables between a table step and its report step.
+refresh_scopes = dg.define_asset_job(
+    name="refresh_scopes",
+    selection=scope_assets,
+    partitions_def=scope_partitions,
+    description="Re-read one scope's cited pages and rebuild its claims, pages and priors, without the "
+    "cross-scope audit: for a backfill of many scopes as separate runs. The audit follows once, by the "
+    "audit_automation sensor or a refresh_audit run.",
+)
+
 audit_corpus = dg.define_asset_job(
     name="audit_corpus",
     selection=audit_selection,
