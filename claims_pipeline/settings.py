@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
 from claims_pipeline.home import HomeLayout
 from claims_pipeline.urls import domain_of_pattern
@@ -415,6 +415,10 @@ class SamplingSettings(_Strict):
 class CacheSettings(_Strict):
     db_url: str | None = Field(None, description="SQLAlchemy URL; default sqlite under <home>/cache.")
     blob_dir: Path | None = Field(None, description="Default <home>/cache/blobs.")
+    blob_url: str | None = Field(
+        None, description="Where the blobs live, as a URL, instead of blob_dir: file:///absolute/folder, "
+        "s3://bucket/prefix or gs://bucket/prefix (credentials and endpoint from the environment: "
+        "docs/object-storage.md). Unset = blob_dir.")
     ttl_days: float = Field(30, ge=0, le=36_500, description="Worklist runs reuse fetches younger than this.")
     diff_context_lines: int = Field(2, ge=0, le=1000)
     max_diff_lines: int = Field(200, ge=1, le=1_000_000)
@@ -450,6 +454,25 @@ class CacheSettings(_Strict):
     @classmethod
     def _blob_dir_folder(cls, v: Path | None) -> Path | None:
         return _folder_or_absent(v)
+
+    @field_validator("blob_url")
+    @classmethod
+    def _blob_url_usable(cls, v: str | None) -> str | None:
+        if not v:
+            return None
+        from claims_pipeline.store.blobs import parse_blob_url
+
+        scheme, where = parse_blob_url(v)
+        if scheme == "file":
+            _folder_or_absent(Path(where))  # the same check as blob_dir: not an existing file
+            return Path(where).as_uri()
+        return f"{scheme}://{where}"
+
+    @model_validator(mode="after")
+    def _one_blob_place(self) -> CacheSettings:
+        if self.blob_dir is not None and self.blob_url is not None:
+            raise ValueError("set cache.blob_dir or cache.blob_url, not both")
+        return self
 
     @field_validator("ttl_days")
     @classmethod
@@ -602,6 +625,16 @@ class Settings(_Strict):
     @property
     def blob_dir(self) -> Path:
         return self.cache.blob_dir or HomeLayout(self.home_dir).blobs_dir
+
+    @property
+    def blob_location(self) -> Path | str:
+        """What the page cache's blob store opens: a local folder (a Path), or an s3:// or gs:// URL."""
+        if self.cache.blob_url is None:
+            return self.blob_dir
+        from claims_pipeline.store.blobs import parse_blob_url
+
+        scheme, where = parse_blob_url(self.cache.blob_url)
+        return Path(where) if scheme == "file" else self.cache.blob_url
 
     @property
     def reports_dir(self) -> Path:

@@ -7,6 +7,10 @@ content write identical files and the os.replace race between them is harmless.
 
 Writes are temp file + fsync + os.replace (+ directory fsync): a kill at any moment leaves either the complete
 blob or a stray `*.tmp` file, never a half blob under a final name.
+
+Where the blobs live is a URL (settings: cache.blob_url): `file:///abs/dir` (the default, this module's
+BlobStore) or `s3://bucket/prefix` / `gs://bucket/prefix` (object_blobs.ObjectBlobStore, same layout and bytes);
+open_blob_store picks one.
 """
 
 from __future__ import annotations
@@ -15,11 +19,17 @@ import contextlib
 import gzip
 import hashlib
 import os
+import re
 import secrets
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import unquote, urlsplit
+
+if TYPE_CHECKING:
+    from claims_pipeline.store.object_blobs import ObjectBlobStore
 
 KINDS = ("raw", "text")
 TEMP_SUFFIX = ".tmp"
@@ -48,15 +58,56 @@ def display_id(hash_hex: str | None) -> str:
 
 @dataclass(frozen=True, slots=True)
 class BlobFile:
-    path: Path
+    path: Path | str  # a Path in a local store, the object's URL on object storage
     hash: str
     kind: str
+
+
+BLOB_SCHEMES = ("file", "s3", "gs")
+
+
+def parse_blob_url(url: str) -> tuple[str, str]:
+    """(scheme, where): the absolute folder of a file:// URL, or the bucket/prefix of an s3:// or gs:// one.
+    ValueError says what is wrong; the URL's text is not echoed (a pasted URL may carry a secret)."""
+    parts = urlsplit(url.strip())
+    scheme = parts.scheme.lower()
+    if scheme not in BLOB_SCHEMES:
+        raise ValueError("a file:///absolute/folder, s3://bucket/prefix or gs://bucket/prefix URL")
+    if parts.query or parts.fragment or "@" in parts.netloc:
+        raise ValueError("no query, fragment or credentials in a blob store URL (credentials come from the "
+                         "environment: AWS_* or GOOGLE_* variables)")
+    if scheme == "file":
+        if parts.netloc not in ("", "localhost"):
+            raise ValueError("a file:// URL names a local folder: file:///absolute/folder")
+        folder = unquote(parts.path)
+        if not folder.startswith("/"):
+            raise ValueError("a file:// URL needs an absolute folder: file:///absolute/folder")
+        return scheme, folder
+    if not re.fullmatch(r"[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]", parts.netloc):
+        raise ValueError(f"{scheme}:// needs a bucket name (lowercase letters, digits, '.', '-', '_'): "
+                         f"{scheme}://bucket/prefix")
+    return scheme, f"{parts.netloc}{parts.path.rstrip('/')}"
+
+
+def open_blob_store(location: Path | str) -> BlobStore | ObjectBlobStore:
+    """The blob store at a folder (a Path, or a str without a scheme) or a URL (file://, s3://, gs://)."""
+    if isinstance(location, Path) or "://" not in location:
+        return BlobStore(location)
+    scheme, where = parse_blob_url(location)
+    if scheme == "file":
+        return BlobStore(where)
+    from claims_pipeline.store.object_blobs import ObjectBlobStore  # the client library only when used
+
+    return ObjectBlobStore(f"{scheme}://{where}")
 
 
 class BlobStore:
     def __init__(self, root: Path | str) -> None:
         self.root = Path(root).expanduser()
         self._root_text = str(self.root)
+
+    def __repr__(self) -> str:
+        return f"BlobStore({self.root.as_uri() if self.root.is_absolute() else str(self.root)!r})"
 
     def path(self, hash_hex: str, kind: str) -> Path:
         if kind not in KINDS:
@@ -143,6 +194,18 @@ class BlobStore:
         """Leftovers: temp files of interrupted writes, and blobs moved aside as damaged."""
         yield from self.root.glob(f"??/??/.*{TEMP_SUFFIX}")
         yield from self.root.glob(f"??/??/*{DAMAGED_SUFFIX}")
+
+    def remove_if_older(self, where: Path | str, cutoff: float) -> bool:
+        """Delete a file from iter_blobs/iter_temp_files when its mtime is at or before cutoff (epoch seconds);
+        False when it is younger or already gone."""
+        path = Path(where)
+        try:
+            if path.stat().st_mtime > cutoff:
+                return False
+            path.unlink()
+        except FileNotFoundError:
+            return False
+        return True
 
 
 _READ_ERRORS = (OSError, EOFError, gzip.BadGzipFile, zlib.error)

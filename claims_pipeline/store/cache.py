@@ -31,7 +31,7 @@ from sqlalchemy import Connection, CursorResult, Engine, and_, bindparam, func, 
 from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError, ProgrammingError
 
 from claims_pipeline.store import schema
-from claims_pipeline.store.blobs import BlobStore
+from claims_pipeline.store.blobs import open_blob_store
 from claims_pipeline.store.blobs import text_hash as text_hash_of
 from claims_pipeline.store.clock import iso, to_utc, utc_now
 from claims_pipeline.store.diffs import text_diff
@@ -168,7 +168,7 @@ class PageCache:
         # not import it). With it, a new text is first checked against the stable fetch's bytes read anew.
         self.reread = reread
         self.engine: Engine = make_engine(db_url)
-        self.blobs = BlobStore(blob_dir)
+        self.blobs = open_blob_store(blob_dir)  # a folder, or a URL: file://, s3://, gs://
         self._fast304 = NotModifiedWriter(self.engine) if is_sqlite(self.engine) else None
         self.diff_context_lines = diff_context_lines
         self.max_diff_lines = max_diff_lines
@@ -178,7 +178,7 @@ class PageCache:
     def from_settings(cls, settings: Any) -> PageCache:
         return cls(
             settings.cache_db_url,
-            settings.blob_dir,
+            settings.blob_location,
             diff_context_lines=settings.cache.diff_context_lines,
             max_diff_lines=settings.cache.max_diff_lines,
         )

@@ -3,6 +3,8 @@
 verify_cache: every fetch row's blobs exist and hash to their names, the index passes the database's own
 integrity check, and each URL's latest-fetch pointer is valid. Orphan blobs (written, row never committed) and
 temp files (write killed before its rename) are listed: they are harmless leftovers, and gc removes them.
+Both work on every blob store URL: on object storage the leftovers are objects (their URLs), aged by their
+Last-Modified, and there are no temp files (a PUT is atomic), only damaged blobs moved aside.
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ class CacheReport:
     rows_checked: int = 0
     blobs_checked: int = 0
     problems: list[str] = field(default_factory=list)  # real inconsistencies: must stay empty
-    orphan_blobs: list[Path] = field(default_factory=list)  # harmless leftovers
-    temp_files: list[Path] = field(default_factory=list)  # harmless leftovers
+    orphan_blobs: list[Path | str] = field(default_factory=list)  # harmless leftovers (object URLs on S3/GCS)
+    temp_files: list[Path | str] = field(default_factory=list)  # harmless leftovers
 
     @property
     def ok(self) -> bool:
@@ -57,23 +59,15 @@ def verify_cache(cache: PageCache) -> CacheReport:
     return report
 
 
-def gc(cache: PageCache, *, min_age_s: float = 3600.0) -> list[Path]:
+def gc(cache: PageCache, *, min_age_s: float = 3600.0) -> list[Path | str]:
     """Delete orphan blobs and temp files older than min_age_s; returns what was deleted.
 
     The age floor matters: a live writer's blob is an "orphan" until its row commits a moment later."""
     refs = cache.referenced_hashes()
     cutoff = time.time() - min_age_s
-    removed: list[Path] = []
     candidates = [b.path for b in cache.blobs.iter_blobs() if (b.hash, b.kind) not in refs]
     candidates += list(cache.blobs.iter_temp_files())
-    for path in candidates:
-        try:
-            if path.stat().st_mtime <= cutoff:
-                path.unlink()
-                removed.append(path)
-        except FileNotFoundError:
-            continue
-    return removed
+    return [where for where in candidates if cache.blobs.remove_if_older(where, cutoff)]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -57,7 +57,8 @@ def home_folders(settings, dagster_home: Path | None = None) -> dict[str, Path]:
     url = make_url(settings.cache_db_url)
     if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
         folders["the page cache index"] = Path(url.database).expanduser().parent
-    folders["the page cache blobs"] = settings.blob_dir
+    if isinstance(settings.blob_location, Path):  # blobs on object storage: no local folder to check
+        folders["the page cache blobs"] = settings.blob_location
     if dagster_home is not None:
         folders["the Dagster instance"] = dagster_home
     return folders
