@@ -1,0 +1,166 @@
+"""Fetch at scale: 20,000 URLs over 500 fixture hosts with a short per-host interval (issue 19's benchmark).
+
+Every fixture host is a name mapped to one of --servers fixture-web processes on 127.0.0.1 (one
+ThreadingHTTPServer tops out at a few hundred requests a second on this machine, so the hosts are spread over
+several). For each --interval-ms the script runs one cold fetch (``fetch_urls``, as bench_fetch.py's [1]) and
+prints, measured in that same run:
+
+  wall ÷ politeness bound, the bound computed as bench_fetch.py does: max over hosts of (request starts on
+  that host − 1) × interval, from the servers' own request logs (robots.txt starts included); the global rate
+  floor (fetch.req_per_sec) is printed beside it and set high so that per-host politeness is what binds;
+  where the time goes when the ratio is over 1.2: the client's CPU seconds (one process, one event loop: its
+  CPU time is a floor on its wall time) and the servers' CPU seconds (read from /proc through psutil), each
+  also as requests per CPU second, i.e. the most either side could serve on one core;
+  the shortest start-to-start gap per host seen by the servers (the interval must hold: ≥ interval).
+
+Usage: .venv/bin/python benchmarks/bench_fetch_scale.py [--urls 20000] [--hosts 500] [--interval-ms 250 1000]
+       [--servers 2] [--page-bytes 5000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import psutil
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_fetch import bound_for, no_dns, start_server  # noqa: E402
+
+import claims_pipeline  # noqa: E402
+from claims_pipeline.settings import settings_from_dict  # noqa: E402
+from claims_pipeline.web.fetcher import fetch_urls  # noqa: E402
+
+
+def machine_line() -> str:
+    return (f"nproc {psutil.cpu_count()}, Python {platform.python_version()}, "
+            f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, load average {os.getloadavg()[0]:.2f}")
+
+
+def read_logs(paths: list[Path], since: float) -> list[dict]:
+    rows = []
+    for path in paths:
+        if path.exists():
+            rows += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [r for r in rows if r["start"] >= since]
+
+
+def min_gap_by_host(rows: list[dict]) -> dict[str, float]:
+    """Each host's shortest start-to-start gap as the server saw it (hosts with one request left out)."""
+    starts: dict[str, list[float]] = defaultdict(list)
+    for r in rows:
+        starts[r["host"]].append(r["start"])
+    out = {}
+    for host, s in starts.items():
+        s.sort()
+        if len(s) > 1:
+            out[host] = min(b - a for a, b in zip(s, s[1:]))
+    return out
+
+
+def mean_gap_by_host(rows: list[dict]) -> dict[str, float]:
+    """Each host's (last start − first start) ÷ (starts − 1): the interval it actually got, on average."""
+    starts: dict[str, list[float]] = defaultdict(list)
+    for r in rows:
+        starts[r["host"]].append(r["start"])
+    return {h: (max(s) - min(s)) / (len(s) - 1) for h, s in starts.items() if len(s) > 1}
+
+
+def scale_settings(home: Path, address_map: dict[str, str], interval_ms: int) -> object:
+    return settings_from_dict({
+        "home": str(home),
+        "fetch": {
+            "address_map": address_map, "allow_networks": ["127.0.0.1/32"],
+            # global limits out of the way: the per-host interval is what must bind
+            "concurrency": 1024, "req_per_sec": 10_000,
+            "default_host": {"concurrency": 2, "interval_ms": interval_ms}, "per_host_overrides": {},
+            "connect_timeout_s": 5.0, "request_timeout_s": 10.0, "max_retries": 2,
+            "retry_backoff_s": [0.1], "retry_jitter_pct": 25, "breaker_failures": 3,
+        },
+    })
+
+
+def cpu_s(proc: psutil.Process) -> float:
+    t = proc.cpu_times()
+    return t.user + t.system
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--urls", type=int, default=20_000)
+    ap.add_argument("--hosts", type=int, default=500)
+    ap.add_argument("--interval-ms", type=int, nargs="+", default=[250, 1000])
+    ap.add_argument("--servers", type=int, default=2, help="fixture-web processes the hosts are spread over")
+    ap.add_argument("--page-bytes", type=int, default=5000)
+    args = ap.parse_args(argv)
+    per_host = args.urls // args.hosts
+    print(f"bench_fetch_scale: {per_host * args.hosts} URLs over {args.hosts} hosts, {args.servers} fixture-web "
+          f"processes; {machine_line()}")
+    print(f"    claims_pipeline from {Path(claims_pipeline.__file__).parent}")
+    with tempfile.TemporaryDirectory() as tmp_s:
+        tmp = Path(tmp_s)
+        (tmp / "sites").mkdir()
+        logs = [tmp / f"requests-{i}.jsonl" for i in range(args.servers)]
+        servers = [start_server(tmp / "sites", log) for log in logs]
+        try:
+            hosts = [f"s{i:03d}.fixture" for i in range(args.hosts)]
+            address_map = {h: f"127.0.0.1:{servers[i % len(servers)][1]}" for i, h in enumerate(hosts)}
+            # host-interleaved order, as a corpus cites them: every host has work from the start
+            urls = [f"http://{h}/_/page/p{j}?size={args.page_bytes}" for j in range(per_host) for h in hosts]
+            for interval_ms in args.interval_ms:
+                run(tmp, urls, hosts, address_map, interval_ms, logs, [psutil.Process(p.pid) for p, _ in servers])
+        finally:
+            for proc, _ in servers:
+                proc.kill()
+                proc.wait()
+
+
+def run(tmp: Path, urls: list[str], hosts: list[str], address_map: dict[str, str], interval_ms: int,
+        logs: list[Path], servers: list[psutil.Process]) -> None:
+    settings = scale_settings(tmp / f"home-{interval_ms}", address_map, interval_ms)
+    server_cpu0 = [cpu_s(p) for p in servers]
+    t0 = time.time()
+    c0 = time.process_time()
+    w0 = time.monotonic()
+    results = fetch_urls(settings, urls, resolver=no_dns)
+    wall = time.monotonic() - w0
+    client_cpu = time.process_time() - c0
+    time.sleep(0.3)  # the servers log a request just after answering it
+    server_cpu = [cpu_s(p) - c for p, c in zip(servers, server_cpu0)]
+    rows = read_logs(logs, t0)
+    interval = interval_ms / 1000
+    bound = bound_for(rows, set(hosts), interval)
+    rate_floor = max(0.0, (len(rows) - 10_000) / 10_000)  # token bucket: capacity = rate = 10,000/s
+    statuses = Counter(r.status.value for r in results)
+    gaps = min_gap_by_host(rows)
+    short = sum(g < interval for g in gaps.values())
+    print(f"[interval {interval_ms} ms] {dict(statuses)}; {len(rows)} requests seen by the servers "
+          f"(robots.txt included)")
+    print(f"    wall {wall:.2f} s, politeness bound {bound:.2f} s (global-rate floor {rate_floor:.2f} s): "
+          f"wall / bound {wall / bound:.3f}  (target <= 1.2)")
+    print(f"    client CPU {client_cpu:.2f} s ({len(rows) / client_cpu:.0f} requests per CPU s; its floor on the "
+          f"wall: {client_cpu / bound:.2f}x the bound); servers' CPU "
+          f"{' + '.join(f'{c:.2f}' for c in server_cpu)} s ({len(rows) / max(sum(server_cpu), 1e-9):.0f} requests "
+          f"per CPU s over all servers); client + servers {(client_cpu + sum(server_cpu)) / wall:.2f} cores busy "
+          f"on average of {psutil.cpu_count()}")
+    mean_gap = statistics.mean(mean_gap_by_host(rows).values())
+    windows = Counter(int(r["start"] * 10) for r in rows)  # requests arriving in each 100 ms
+    busiest = sorted(windows.values())
+    print(f"    mean start-to-start gap per host {mean_gap:.3f} s: each request adds {mean_gap - interval:.3f} s to "
+          f"its host's interval; requests per 100 ms at the servers: median {statistics.median(busiest):.0f}, "
+          f"busiest {busiest[-1]} (the mean over the run: {len(rows) / wall / 10:.0f})")
+    print(f"    interval held: {short} of {len(gaps)} hosts had a start-to-start gap under {interval_ms} ms "
+          f"(shortest gap seen: {min(gaps.values()) * 1000:.0f} ms)")
+
+
+if __name__ == "__main__":
+    main()
