@@ -26,6 +26,12 @@ Prints ratios measured in this one run (no absolute targets are asserted anywher
 Usage: .venv/bin/python benchmarks/bench_fetch.py [--interval-ms 250] [--hosts 50] [--per-host 10] [--pairs 5]
        [--text-pages 120]
        .venv/bin/python benchmarks/bench_fetch.py --ab REV [--rounds 3]
+       .venv/bin/python benchmarks/bench_fetch.py --gaps [--procs 2] [--overlap] [--shared-db] [--rounds 3]
+    --gaps: [1]'s workload (hosts × per-host pages) fetched by --procs processes at once on one fixture web, each
+    on its own hosts (side by side, as two runs on one machine) or, with --overlap, all on the same hosts (then
+    --shared-db gives them one page-cache database to share each host's throttle through). From the server's
+    request log: per host, start-to-start gaps under the interval (count, minimum) and the most requests in flight
+    at once; each process's wall ÷ its own politeness bound.
     --ab: only [1r], A/B in one run: the working tree's claims_pipeline against REV's (exported with git archive),
     each run in a fresh process on the same fixture web and pages, alternating, REV first in each round; prints
     every run's wall ÷ bound, the medians and their ratio (working tree ÷ REV; above 1.05 = more than 5 % worse).
@@ -210,6 +216,90 @@ def child_main(spec: str) -> None:
     print(json.dumps(got))
 
 
+def gap_child_main(spec: str) -> None:
+    """One process of --gaps: fetch its URLs (through the shared database when one is named), print its wall."""
+    c = json.loads(spec)
+    settings = make_settings(c["port"], c["interval_ms"], Path(c["home"]))
+    leases = None
+    if c.get("db"):
+        from claims_pipeline.store.host_leases import HostLeases
+
+        leases = HostLeases.for_url(c["db"], settings.fetch)
+    # the client's own view: when each request head's write returned (wall clock, comparable with the server's)
+    from claims_pipeline.web import politeness
+
+    sent: list[tuple[str, float]] = []
+    done = politeness.HostThrottle._send_done
+
+    def recorded(self: politeness.HostThrottle, ok: bool) -> None:
+        done(self, ok)
+        if ok:
+            sent.append((self.host, time.time()))
+
+    politeness.HostThrottle._send_done = recorded  # type: ignore[method-assign]
+    w0 = time.monotonic()
+    results = fetch_urls(settings, c["urls"], resolver=no_dns, **({"host_leases": leases} if leases else {}))
+    print(json.dumps({"wall": time.monotonic() - w0, "ok": sum(r.status == "OK" for r in results), "sent": sent}))
+
+
+def host_gaps(rows: list[dict]) -> tuple[list[float], int]:
+    """Start-to-start gaps per host (all hosts' gaps in one list) and the most requests in flight on one host."""
+    by_host: dict[str, list[dict]] = {}
+    for r in rows:
+        by_host.setdefault(r["host"], []).append(r)
+    gaps: list[float] = []
+    most = 0
+    for rs in by_host.values():
+        starts = sorted(r["start"] for r in rs)
+        gaps += [b - a for a, b in zip(starts, starts[1:])]
+        edges = sorted([(r["start"], 1) for r in rs] + [(r["end"], -1) for r in rs])  # an end before a start at a tie
+        level = 0
+        for _, d in edges:
+            level += d
+            most = max(most, level)
+    return gaps, most
+
+
+def gaps_main(args: argparse.Namespace) -> None:
+    interval = args.interval_ms / 1000
+    with tempfile.TemporaryDirectory() as tmp_s:
+        tmp = Path(tmp_s)
+        (tmp / "sites").mkdir()
+        log = tmp / "requests.jsonl"
+        proc, port = start_server(tmp / "sites", log)
+        try:
+            for k in range(args.rounds):
+                t0 = time.time()
+                children = []
+                for i in range(args.procs):
+                    prefix = "g" if args.overlap else f"g{k}p{i}-"
+                    hosts = [f"{prefix}{k}h{j:02d}.fixture" for j in range(args.hosts)]
+                    urls = [f"http://{h}/_/page/p{j}?size={args.page_bytes}&from={i}" for h in hosts
+                            for j in range(args.per_host)]
+                    spec = {"port": port, "interval_ms": args.interval_ms, "home": str(tmp / f"home-{k}-{i}"),
+                            "urls": urls, "db": f"sqlite:///{tmp}/shared-{k}.db" if args.shared_db else None}
+                    children.append(subprocess.Popen([sys.executable, __file__, "--gap-child", json.dumps(spec)],
+                                                     stdout=subprocess.PIPE, text=True))
+                outs = [json.loads(c.communicate(timeout=600)[0].splitlines()[-1]) for c in children]
+                rows = read_log(log, t0)
+                gaps, most = host_gaps(rows)
+                short = [g for g in gaps if g < interval]
+                walls = " ".join(f"{o['wall']:.2f}" for o in outs)
+                sent, _ = host_gaps([{"host": h, "start": t, "end": t} for o in outs for h, t in o["sent"]])
+                print(f"[gaps] round {k + 1}: {args.procs} processes, {'the same' if args.overlap else 'own'} "
+                      f"{args.hosts} hosts × {args.per_host} pages, interval {args.interval_ms} ms"
+                      f"{', shared database' if args.shared_db else ''}: {len(rows)} requests, {len(gaps)} gaps; "
+                      f"under the interval {len(short)}, under 200 ms {sum(g < 0.2 for g in gaps)}, "
+                      f"min gap {min(gaps) * 1000:.0f} ms; most in flight on a host {most}; "
+                      f"walls {walls} s; OK {sum(o['ok'] for o in outs)}")
+                if sent:
+                    print(f"    client side (request head's write returned): {len(sent)} gaps, under the interval "
+                          f"{sum(g < interval for g in sent)}, min gap {min(sent) * 1000:.0f} ms")
+        finally:
+            proc.kill()
+            proc.wait()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--interval-ms", type=int, default=250)
@@ -221,9 +311,18 @@ def main() -> None:
     ap.add_argument("--ab", metavar="REV", help="only [1r], this working tree against REV's claims_pipeline")
     ap.add_argument("--rounds", type=int, default=3, help="--ab: runs of each stack")
     ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--gaps", action="store_true", help="server-side gaps of --procs processes fetching at once")
+    ap.add_argument("--procs", type=int, default=2)
+    ap.add_argument("--overlap", action="store_true", help="--gaps: every process fetches the same hosts")
+    ap.add_argument("--shared-db", action="store_true", help="--gaps: the processes share one cache database")
+    ap.add_argument("--gap-child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         return child_main(args.child)
+    if args.gap_child:
+        return gap_child_main(args.gap_child)
+    if args.gaps:
+        return gaps_main(args)
     if args.ab:
         return ab_main(args)
     interval = args.interval_ms / 1000

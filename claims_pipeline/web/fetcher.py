@@ -40,7 +40,14 @@ from claims_pipeline.web.body import (
 )
 from claims_pipeline.web.charset import charset_from_content_type
 from claims_pipeline.web.pdf_text import MAGIC_WINDOW, has_pdf_magic
-from claims_pipeline.web.politeness import GlobalGate, HostRegistry, WaitListener, domain_matcher, host_matches
+from claims_pipeline.web.politeness import (
+    GlobalGate,
+    HostRegistry,
+    Start,
+    WaitListener,
+    domain_matcher,
+    host_matches,
+)
 from claims_pipeline.web.records import FetchResult, FetchStatus
 from claims_pipeline.web.robots import RobotsAnswer, RobotsCache, RobotsStore
 from claims_pipeline.web.ssrf import AddressGuard, AddressRefused
@@ -189,7 +196,8 @@ class Fetcher:
             self._transport = None
 
     @contextlib.asynccontextmanager
-    async def _get(self, url: str, headers: dict[str, str], timeouts: dict | None = None) -> AsyncIterator[httpx.Response]:
+    async def _get(self, url: str, headers: dict[str, str], start: Start,
+                   timeouts: dict | None = None) -> AsyncIterator[httpx.Response]:
         """One GET on httpx's transport API, the response streamed and closed on exit.
 
         Not httpx.AsyncClient: the fetcher follows redirects itself (one hop at a time, each through robots,
@@ -203,7 +211,8 @@ class Fetcher:
         target = httpx.URL(url)
         # httpx normalises each pair on its own, str or bytes; its hint asks for one kind throughout
         request = httpx.Request("GET", target, headers=[(b"Host", target.netloc), *self._base_headers, *headers.items()],  # type: ignore[arg-type]
-                                extensions={"timeout": timeouts or self._timeouts}, stream=_NO_BODY)
+                                extensions={"timeout": timeouts or self._timeouts, "trace": start.trace},
+                                stream=_NO_BODY)
         if self._cookies.jar:
             self._cookies.set_cookie_header(request)
         response = await self._transport.handle_async_request(request)
@@ -403,10 +412,10 @@ class Fetcher:
         if last_modified:
             headers["If-Modified-Since"] = last_modified
         throttle = self._hosts.throttle(host)
-        async with throttle.slot(self._gate):  # host interval, then global concurrency and rate
+        async with throttle.slot(self._gate) as start:  # host interval, then global concurrency and rate
             remaining = self._deadline - asyncio.get_running_loop().time()
             async with asyncio.timeout(min(f.request_timeout_s, max(remaining, 0.001))):
-                async with self._get(current, headers) as resp:
+                async with self._get(current, headers, start) as resp:
                     self._hosts.breaker(host).record_response()
                     outcome = await self._classify(url, current, resp, validator)
         if isinstance(outcome, _Downloaded):
@@ -578,9 +587,9 @@ class Fetcher:
                 # crawler treat redirects it does not follow: the origin answered (no server or network error),
                 # and its own pages still pass the excluded-hosts check at every hop
                 return RobotsAnswer(None, failure=f"redirected to excluded host {host}")
-            async with self._hosts.throttle(host).slot(self._gate):
+            async with self._hosts.throttle(host).slot(self._gate) as start:
                 async with asyncio.timeout(self.fetch.robots_timeout_s):
-                    async with self._get(target, headers, self._robots_timeouts) as resp:
+                    async with self._get(target, headers, start, self._robots_timeouts) as resp:
                         status = resp.status_code
                         if status in _REDIRECTS and resp.headers.get("location"):
                             await self._peek(resp)

@@ -13,6 +13,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from claims_pipeline.settings import FetchSettings, HostPolicy
 from claims_pipeline.urls import domain_of_pattern, is_gov_host
@@ -58,19 +59,58 @@ def _max_interval_s() -> float:
 MAX_INTERVAL_S = _max_interval_s()
 
 
+# httpcore's trace events around writing a request's head to the socket (the "trace" request extension)
+SENDING, SENT, SEND_FAILED = (f"http11.send_request_headers.{e}" for e in ("started", "complete", "failed"))
+
+
+class Start:
+    """One booked request start, whose ``trace`` the request carries (``extensions={"trace": start.trace}``).
+
+    Booking spaces the starts, but the bytes leave later: after a connect, or once a busy event loop gets to
+    them. So the host's interval is also held at the socket: just before the head is written, the request waits
+    until the host's previous head left at least the interval ago, and no two heads are written at once; the
+    interval then counts from the moment the write returned. A stalled send pushes the next one back instead of
+    leaving the two closer together at the server than the interval."""
+
+    __slots__ = ("_throttle", "_turn")
+
+    def __init__(self, throttle: HostThrottle) -> None:
+        self._throttle = throttle
+        self._turn = False  # holds the host's send turn (between SENDING and SENT/SEND_FAILED)
+
+    async def trace(self, name: str, info: object) -> None:
+        if name == SENDING:
+            await self._throttle._send_turn()
+            self._turn = True
+        elif name in (SENT, SEND_FAILED):
+            self.end(sent=name == SENT)
+
+    def end(self, sent: bool = False) -> None:
+        """Give the send turn back (also when the request stopped between the two events: cancelled)."""
+        if self._turn:
+            self._turn = False
+            self._throttle._send_done(sent)
+
+
 class HostThrottle:
-    """Per-host gate: at most ``concurrency`` requests in flight and ``interval`` seconds between starts."""
+    """Per-host gate: at most ``concurrency`` requests in flight and ``interval`` seconds between starts, a start
+    being when the request's bytes leave (see Start)."""
 
     def __init__(self, concurrency: int, interval_s: float, *, host: str = "",
                  on_wait: WaitListener | None = None) -> None:
         self.concurrency = concurrency
         self.interval_s = interval_s
-        self._host, self._on_wait = host, on_wait  # on_wait: told of each wait (a progress display shows it)
+        self.host = host
+        self._on_wait = on_wait  # on_wait: told of each wait (a progress display shows it)
         self.crawl_delay: float | None = None  # what robots.txt asked, once it raised the interval (for notes)
         self._sem = asyncio.Semaphore(concurrency)
         self._lock = asyncio.Lock()
-        self._next_start = 0.0  # monotonic time before which no request may start
+        self.next_start = 0.0  # monotonic time before which no request may start
         self._last_start: float | None = None
+        self._sending = asyncio.Lock()  # one request head written at a time
+        self.last_sent: float | None = None  # monotonic time the host's last request head left
+        self.lease: HostLeaseHolder | None = None  # shared with other processes through a database, when set
+        self.users = 0  # slot users (waiting or in flight): a lease is given back when none is left
 
     def raise_interval(self, seconds: float) -> None:
         """Crawl-delay: only ever slows a host down, and no further than the longest interval settings accept
@@ -80,42 +120,91 @@ class HostThrottle:
             self.interval_s = honoured
             self.crawl_delay = seconds
             if self._last_start is not None:  # the start booked at robots.txt used the old interval: move it
-                self._next_start = max(self._next_start, self._last_start + honoured)
+                self.next_start = max(self.next_start, self._last_start + honoured)
 
     def defer(self, seconds: float) -> None:
         """Retry-After from this host: hold every request to it, not only the one that was told."""
-        self._next_start = max(self._next_start, time.monotonic() + seconds)
+        self.next_start = max(self.next_start, time.monotonic() + seconds)
+
+    async def _send_turn(self) -> None:
+        """Until this host may have a request head written (see Start); the caller writes it at once."""
+        await self._sending.acquire()
+        try:
+            while self.last_sent is not None and (wait := self.last_sent + self.interval_s - time.monotonic()) > 0:
+                await asyncio.sleep(wait)
+        except BaseException:
+            self._sending.release()
+            raise
+
+    def _send_done(self, sent: bool) -> None:
+        if sent:  # booking is not moved: the next head waits here only as long as this one was late
+            self.last_sent = time.monotonic()
+        self._sending.release()
+
+    def earliest_start(self) -> float:
+        """The monotonic time before which no request of this host may start, bookings and sends both counted."""
+        sent = self.last_sent + self.interval_s if self.last_sent is not None else 0.0
+        return max(self.next_start, sent)
 
     @asynccontextmanager
-    async def slot(self, gate: GlobalGate) -> AsyncIterator[None]:
-        """Enter when this host's concurrency, its interval and then the global gate allow a start.
+    async def slot(self, gate: GlobalGate) -> AsyncIterator[Start]:
+        """Enter when this host's concurrency, its interval and then the global gate allow a start; yields the
+        Start, whose ``trace`` the request must carry (``extensions={"trace": start.trace}``).
 
         The start is booked only once the global gate is passed: booked before (while a token was still to
         come), two starts on one host could be squeezed together when the global rate is the bottleneck. The
-        global place is held until the request ends."""
+        global place is held until the request ends. With a lease (shared politeness), the host is first made
+        this process's, and what other processes left (next start, Retry-After, breaker) is taken over."""
         passed = False
-        async with self._sem:
-            try:
-                async with self._lock:  # serialise start reservations so starts are spaced exactly
-                    while True:
-                        # look again after each sleep: defer() (a Retry-After) may have moved _next_start meanwhile
-                        while (wait := self._next_start - time.monotonic()) > 0:
-                            if self._on_wait is not None:
-                                self._on_wait(self._host, wait)
-                            await asyncio.sleep(wait)
-                        await gate.acquire()
-                        passed = True
-                        if time.monotonic() >= self._next_start:
-                            break
-                        # a Retry-After came while we queued at the gate: wait it out without holding a global place
-                        passed = False
+        start: Start | None = None
+        self.users += 1
+        try:
+            async with self._sem:
+                try:
+                    async with self._lock:  # serialise start reservations so starts are spaced exactly
+                        while True:
+                            if self.lease is not None:
+                                await self.lease.hold(self)  # may move next_start (another process's last start)
+                            # look again after each sleep: defer() (a Retry-After) may have moved next_start meanwhile
+                            if (wait := self.next_start - time.monotonic()) > 0:
+                                if self._on_wait is not None:
+                                    self._on_wait(self.host, wait)
+                                await asyncio.sleep(wait)
+                                continue
+                            await gate.acquire()
+                            passed = True
+                            if time.monotonic() >= self.next_start and (self.lease is None or self.lease.covers()):
+                                break
+                            # a Retry-After came (or the lease ran short) while we queued at the gate: wait it out
+                            # without holding a global place
+                            passed = False
+                            gate.release()
+                        self._last_start = time.monotonic()
+                        self.next_start = max(self.next_start, self._last_start + self.interval_s)
+                        start = Start(self)
+                    yield start
+                finally:
+                    if start is not None:
+                        start.end()
+                    if passed:
                         gate.release()
-                    self._last_start = time.monotonic()
-                    self._next_start = max(self._next_start, self._last_start + self.interval_s)
-                yield
-            finally:
-                if passed:
-                    gate.release()
+        finally:
+            self.users -= 1
+            if self.lease is not None and self.users == 0:
+                self.lease.idle(self)
+
+
+class HostLeaseHolder(Protocol):
+    """What a throttle needs from a lease on its host shared with other processes (store/host_leases.py)."""
+
+    async def hold(self, throttle: HostThrottle) -> None:
+        """Return once this process holds the host's lease for at least one request's duration."""
+
+    def covers(self) -> bool:
+        """Whether the lease held still covers a request started now (else hold() renews it)."""
+
+    def idle(self, throttle: HostThrottle) -> None:
+        """No request of this process waits for or is in flight on the host: the lease may be given back."""
 
 
 class TokenBucket:
