@@ -225,6 +225,13 @@ class FetchSettings(_Strict):
     max_pdf_bytes: int = Field(12_000_000, ge=1024, le=1_000_000_000)
     run_budget_s: float = Field(3600.0, gt=0, le=604_800, description="Wall-time bound for one fetch run (at most a week).")
     breaker_failures: int = Field(3, ge=1, le=1000, description="Consecutive timeouts/connection failures that open a host's breaker.")
+    host_lease_s: float = Field(
+        30.0, ge=0, le=3600,
+        description="Politeness shared across processes and machines through the page cache's database: a process "
+        "fetching from a host holds that host for this long, renewing while it has work for it, so a killed process "
+        "holds its hosts at most this long. Never shorter than twice (request_timeout_s + the host's interval + "
+        "0.5 s). 0 = each process keeps its own politeness (then run one fetch at a time).",
+    )
     verify_tls: bool = True
     event_loop: Literal["auto", "uvloop", "asyncio"] = Field(
         "auto", description="auto = uvloop when installed (it is a dependency on Linux and macOS), else asyncio's.")
