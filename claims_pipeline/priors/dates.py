@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from claims_pipeline.priors.scan import digit_starts, finditer_at
 from claims_pipeline.priors.spans import SpanSet
 
 # Month names (lower-cased) in the languages of the corpus → month number.
@@ -92,12 +93,14 @@ def tokenize_dates(text: str) -> list[DateToken]:
             out.append(DateToken(y, m, d, match.start(), match.end(), match.group(0)))
 
     m: re.Match[str] | None  # the loops below bind matches, the month-word look-ups may find none
-    for m in _ISO_RE.finditer(text):
+    # the digit-led patterns are tried only where a run of digits starts (priors/scan.py): the same matches
+    starts = digit_starts(text)
+    for m in finditer_at(_ISO_RE, text, starts):
         add(int(m.group(1)), int(m.group(2)), int(m.group(3)), m)
     if "." in text or "/" in text:
-        for m in _YMD_RE.finditer(text):
+        for m in finditer_at(_YMD_RE, text, starts):
             add(int(m.group(1)), int(m.group(3)), int(m.group(4)), m)
-    for m in _DMY_RE.finditer(text):
+    for m in finditer_at(_DMY_RE, text, starts):
         add(int(m.group(3)), MONTHS[m.group(2).lower()], int(m.group(1)), m)
     # Patterns that start with a month name are tried only where a month word stands (a dict look-up per
     # word), not at every character: a 45-way case-insensitive alternation per position is slow on big pages.
@@ -110,14 +113,14 @@ def tokenize_dates(text: str) -> list[DateToken]:
     for g in _GLUED_MONTH_RE.finditer(text):
         if g.group(0).lower() in MONTHS and (m := _MDY_GLUED_RE.match(text, g.start())):
             add(int(m.group(3)), MONTHS[m.group(1).lower()], int(m.group(2)), m)
-    for m in _DM_NOYEAR_RE.finditer(text):
+    for m in finditer_at(_DM_NOYEAR_RE, text, starts):
         if 1 <= int(m.group(1)) <= 31:
             out.append(DateToken(NO_YEAR, MONTHS[m.group(2).lower()], int(m.group(1)), m.start(), m.end(), m.group(0)))
     for pos in month_starts:
         m = _MD_NOYEAR_RE.match(text, pos)
         if m and 1 <= int(m.group(2)) <= 31:
             out.append(DateToken(NO_YEAR, MONTHS[m.group(1).lower()], int(m.group(2)), m.start(), m.end(), m.group(0)))
-    for m in _NUMERIC_RE.finditer(text):
+    for m in finditer_at(_NUMERIC_RE, text, starts):
         a, b, y = int(m.group(1)), int(m.group(3)), int(m.group(4))
         add(y, b, a, m)  # day first (most of the world)
         if a != b and a <= 12:
