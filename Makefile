@@ -19,7 +19,8 @@ system-deps:
 	  else echo "note: install poppler-utils (pdftotext) for the best PDF text; using pypdf meanwhile"; fi; }
 
 # The browser test drives Debian's chromium headless through Playwright; the cache tests also run on a
-# throwaway PostgreSQL server (Debian's postgresql; the tests start and stop their own on 127.0.0.1).
+# throwaway PostgreSQL server (Debian's postgresql; the tests start and stop their own on 127.0.0.1), and the
+# Celery executor test on a throwaway Redis broker (Debian's redis-server, likewise).
 test-deps: system-deps
 	@command -v chromium >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
@@ -27,6 +28,9 @@ test-deps: system-deps
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
 	  else echo "note: install postgresql for the cache-on-PostgreSQL tests"; fi; }
+	@command -v redis-server >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; \
+	  else echo "note: install redis-server for the Celery executor test"; fi; }
 
 setup: $(STAMP) system-deps
 
