@@ -15,14 +15,20 @@ from claims_pipeline.priors import PRIOR_KINDS
 from claims_pipeline.report.chart import COLOURS, priors_by_scope_svg
 from claims_pipeline.report.escape import claim_plain, h, link_html, s, url_html
 from claims_pipeline.report.sections import (
+    BY_SCOPE_NOTE,
+    CARDS_MAX,
+    LISTED_MAX,
     ChangedPage,
+    ScopeCount,
     change_note,
     changed_page_count,
     changed_pages,
+    counts_by_scope,
     pages_and_claims,
     plural,
     sorted_rows,
     table_rows,
+    unreadable_labels,
     utc_time,
 )
 
@@ -137,6 +143,40 @@ def _claim_card(row: Any, *, stale: bool) -> str:
     return "".join(bits)
 
 
+def _claim_rows(rows: Any, *, stale: bool) -> str:
+    """Claims as table rows instead of cards (a section past CARDS_MAX): every claim still listed, in full, without
+    its excerpts; a changed page's diff is in its own section."""
+    extra = "<th>changed (UTC)</th><th>change shown</th>" if stale else "<th>prior</th><th>missing</th>"
+    bits = ["<table><tr><th>scope</th><th>where</th><th>claim</th><th>verified</th>" + extra + "<th>source</th></tr>"]
+    for r in table_rows(rows):
+        cells = (f"<td>{h(utc_time(r.changed_at))}</td><td>{h(change_note(r))}</td>" if stale
+                 else f"<td>{_badge(r.prior)}</td><td>{h(', '.join(json.loads(r.missing)))}</td>")
+        bits.append(f"<tr><td><code>{url_html(r.scope)}</code></td><td>{url_html(s(r.file))}:{int(r.line_no)}</td>"
+                    f"<td>{h(claim_plain(r.claim))}</td><td>{h(s(r.last_verified)[:10] or 'never')}</td>{cells}"
+                    f"<td>{link_html(r.url)}</td></tr>")
+    bits.append("</table>")
+    return "\n".join(bits)
+
+
+def _claims(rows: Any, *, stale: bool) -> list[str]:
+    if not len(rows):
+        return ["<p>None.</p>"]
+    if len(rows) > CARDS_MAX:
+        return [_claim_rows(rows, stale=stale)]
+    return [_claim_card(r, stale=stale) for r in table_rows(rows)]
+
+
+def _by_scope(counts: list[ScopeCount], n: int, what: str) -> str:
+    """A section too long to list: its claims counted by scope, with the most frequent labels."""
+    bits = [f"<p>{h(BY_SCOPE_NOTE.format(n=n, what=what))}</p>",
+            f"<table><tr><th>scope</th><th>claims</th><th>most frequent {h(what)}</th></tr>"]
+    bits += [f"<tr><td><code>{url_html(c.scope)}</code></td><td>{c.claims}</td>"
+             f"<td>{h(c.top_text)}</td></tr>"
+             for c in counts]
+    bits.append("</table>")
+    return "\n".join(bits)
+
+
 def render_html(audit: Audit, previous_run: str | None = None) -> str:
     hd = audit.headline
     stale = sorted_rows(audit.bucket("stale_changed"))
@@ -178,18 +218,23 @@ def render_html(audit: Audit, previous_run: str | None = None) -> str:
         "</table>",
         f"<h2>Re-verify first: source changed after its Last verified date ({len(stale)})</h2>",
     ]
-    parts += [_claim_card(r, stale=True) for r in table_rows(stale)] or ["<p>None.</p>"]
+    parts += _claims(stale, stale=True)
     parts.append(f"<h2>Cited page CHANGED ({h(pages_and_claims(new))})</h2>")
     parts += [_page_group(g) for g in new] or ["<p>None.</p>"]
     if earlier:
         parts.append(f"<h2>Changed before, shown by an earlier report: claims still stale ({h(pages_and_claims(earlier))})</h2>")
         parts += [_page_group(g) for g in earlier]
     parts.append(f"<h2>Figure not on cited page: TOKENS_ABSENT ({len(absent)})</h2>")
-    parts += [_claim_card(r, stale=False) for r in table_rows(absent)] or ["<p>None.</p>"]
+    parts += _claims(absent, stale=False)
     parts.append(f"<h2>Figures only partly on cited page: WEAK_MATCH ({len(weak)})</h2>")
-    parts += [_claim_card(r, stale=False) for r in table_rows(weak)] or ["<p>None.</p>"]
+    if len(weak) > LISTED_MAX:
+        parts.append(_by_scope(counts_by_scope(weak, weak["file"]), len(weak), "files"))
+    else:
+        parts += _claims(weak, stale=False)
     parts.append(f"<h2>Not readable: unavailable, binary or scanned sources ({len(unreadable)})</h2>")
-    if len(unreadable):
+    if len(unreadable) > LISTED_MAX:
+        parts.append(_by_scope(counts_by_scope(unreadable, unreadable_labels(unreadable)), len(unreadable), "notes"))
+    elif len(unreadable):
         parts.append("<table><tr><th>scope</th><th>where</th><th>prior</th><th>note</th><th>source</th></tr>")
         parts += [
             f"<tr><td><code>{url_html(r.scope)}</code></td><td>{url_html(s(r.file))}:{int(r.line_no)}</td><td>{_badge(r.prior)}</td>"

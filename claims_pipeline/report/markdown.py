@@ -10,13 +10,18 @@ from claims_pipeline.audit import Audit
 from claims_pipeline.report.escape import claim_plain, md_cell, md_code, md_link, s
 from claims_pipeline.report.md_tables import md_code_block
 from claims_pipeline.report.sections import (
+    BY_SCOPE_NOTE,
+    LISTED_MAX,
     ChangedPage,
+    ScopeCount,
     change_note,
     changed_pages,
+    counts_by_scope,
     pages_and_claims,
     plural,
     sorted_rows,
     table_rows,
+    unreadable_labels,
     utc_time,
 )
 
@@ -66,6 +71,16 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(r) + " |" for r in rows]
     return out
+
+
+def _by_scope(counts: list[ScopeCount], n: int, what: str) -> list[str]:
+    """A section too long to list: its claims counted by scope, with the most frequent labels."""
+    lines = [BY_SCOPE_NOTE.format(n=n, what=what), ""]
+    return lines + _table(
+        ["scope", "claims", f"most frequent {what}"],
+        [[md_code(c.scope), str(c.claims), md_cell(c.top_text, 200)]
+         for c in counts],
+    )
 
 
 def _missing_scopes(audit: Audit) -> list[str]:
@@ -143,7 +158,7 @@ def render_markdown(audit: Audit, previous_run: str | None = None) -> str:
 
     weak = sorted_rows(audit.bucket("weak_match"))
     lines += ["", f"## Figures only partly on cited page — `WEAK_MATCH` ({len(weak)})", "", WEAK_TEXT, ""]
-    lines += _table(
+    lines += _by_scope(counts_by_scope(weak, weak["file"]), len(weak), "files") if len(weak) > LISTED_MAX else _table(
         ["scope", "where", "claim", "found", "missing", "verified", "url"],
         [
             [md_code(r.scope), _where(r), _claim(r.claim, 100), md_cell(", ".join(json.loads(r.matched)[:6])),
@@ -153,6 +168,7 @@ def render_markdown(audit: Audit, previous_run: str | None = None) -> str:
     )
 
     binary = int(h["by_prior"].get("SOURCE_BINARY", 0))
+    unreadable = sorted_rows(audit.priors[audit.priors["prior"].isin(UNREADABLE_PRIORS)])
     lines += [
         "",
         f"## PDF with no text layer ({h['pdf_no_text']})  ·  Source unavailable ({h['source_unavailable']})"
@@ -160,11 +176,12 @@ def render_markdown(audit: Audit, previous_run: str | None = None) -> str:
         "",
         UNAVAILABLE_TEXT,
         "",
-        *_table(
+        *(_by_scope(counts_by_scope(unreadable, unreadable_labels(unreadable)), len(unreadable), "notes")
+          if len(unreadable) > LISTED_MAX else _table(
             ["scope", "where", "prior", "note", "url"],
             [[md_code(r.scope), _where(r), md_code(r.prior), md_cell(r.fetch_note, 120), _url(r.url)]
-             for r in table_rows(sorted_rows(audit.priors[audit.priors["prior"].isin(UNREADABLE_PRIORS)]))],
-        ),
+             for r in table_rows(unreadable)],
+        )),
         "",
         ACTION,
         "",

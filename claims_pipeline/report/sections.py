@@ -93,6 +93,45 @@ def changed_page_count(audit: Audit) -> int:
     return int(audit.bucket("content_changed")["url"].nunique())
 
 
+# A large audit's report stays readable, and report.html a few MB (100k claims: docs/scale.md): every flagged
+# claim is still listed, but past CARDS_MAX in a section as a table row rather than a card with its excerpts,
+# and past LISTED_MAX the claims that are not flags (WEAK_MATCH, unreadable sources) are counted by scope. A
+# small audit's report (the demo's, a real corpus of ~1,000 claims) is unchanged. report.json and
+# priors.parquet beside the report keep every claim.
+CARDS_MAX = 300
+LISTED_MAX = 500
+BY_SCOPE_NOTE = ("Too many to list ({n}): counted by scope, with the most frequent {what}. Every claim is in "
+                 "report.json and priors.parquet beside this report.")
+
+
+@dataclass(frozen=True)
+class ScopeCount:
+    """One scope's rows of a section that is counted rather than listed, with its most frequent labels."""
+
+    scope: str
+    claims: int
+    top: list[tuple[str, int]]  # (label, how many), at most three, most frequent first
+
+    @property
+    def top_text(self) -> str:
+        return "; ".join(f"{label or '(none)'} ×{n}" for label, n in self.top)
+
+
+def counts_by_scope(rows: pd.DataFrame, labels: pd.Series) -> list[ScopeCount]:
+    """Rows of one section per scope (scope order), each with its three most frequent labels (a file, a note)."""
+    frame = pd.DataFrame({"scope": rows["scope"].astype(str), "label": labels.fillna("").astype(str)})
+    out = []
+    for scope, group in frame.groupby("scope", sort=True):
+        common = group["label"].value_counts(sort=True).head(3)
+        out.append(ScopeCount(str(scope), len(group), [(str(k), int(v)) for k, v in common.items()]))
+    return out
+
+
+def unreadable_labels(rows: pd.DataFrame) -> pd.Series:
+    """'PRIOR: note' per row, what an unreadable source's count is broken down by."""
+    return rows["prior"].astype(str) + ": " + rows["fetch_note"].fillna("").astype(str).str.slice(0, 80)
+
+
 def plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 

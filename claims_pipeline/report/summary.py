@@ -1,5 +1,5 @@
-"""report.json: the headline numbers plus the rows of every bucket (the earlier verifier's audit_report shape), and what
-report.md and report.html show besides: the changed pages with their diff and claims, the change notes, times
+"""report.json: the headline numbers plus the rows of every bucket (the earlier verifier's audit_report shape), every
+claim with its prior (`claims`), and what report.md and report.html show besides: the changed pages with their diff and claims, the change notes, times
 in UTC (report/sections.py)."""
 
 from __future__ import annotations
@@ -59,6 +59,16 @@ def report_json(audit: Audit, previous_run: str | None = None) -> dict[str, Any]
     }
     for name in BUCKETS:
         doc[name] = _rows(audit.bucket(name))
+    # every claim, the ones no bucket lists too (TOKENS_PRESENT): report.md and report.html count a large
+    # audit's unflagged claims by scope, this file keeps each one
+    p = audit.priors
+    doc["claims"] = [
+        {"id": r.claim_id, "scope": r.scope, "file": s(r.file), "line_no": int(r.line_no), "url": r.url,
+         "prior": r.prior, "stale_changed": bool(r.stale_changed), "content_changed": bool(r.content_changed),
+         "missing": json.loads(r.missing)[:6]}
+        for r in table_rows(p[["claim_id", "scope", "file", "line_no", "url", "prior", "stale_changed",
+                               "content_changed", "missing"]])
+    ]
     doc["changed_pages"] = [
         {"url": g.url, "new": g.new, "changed_at": g.changed_at, "changed_at_utc": utc_time(g.changed_at),
          "change_reported_at": g.reported_at, "change_reported_at_utc": utc_time(g.reported_at), "diff": g.diff,

@@ -8,6 +8,7 @@ from pathlib import Path
 from claims_pipeline.audit import Audit
 from claims_pipeline.report.html_report import render_html
 from claims_pipeline.report.markdown import render_markdown
+from claims_pipeline.report.sections import LISTED_MAX
 from claims_pipeline.report.summary import report_json
 from claims_pipeline.text_safety import json_escaped
 
@@ -25,7 +26,9 @@ def write_reports(audit: Audit, out_dir: Path, *, previous_run: str | None = Non
         "priors.parquet": out_dir / "priors.parquet",
     }
     paths["report.md"].write_text(render_markdown(audit, previous_run), encoding="utf-8")
-    doc = json.dumps(report_json(audit, previous_run), indent=2, ensure_ascii=False, default=str)
+    # indented for a person reading a small one; a large one (a row per claim) on one line, much smaller
+    indent = 2 if len(audit.priors) <= LISTED_MAX else None
+    doc = json.dumps(report_json(audit, previous_run), indent=indent, ensure_ascii=False, default=str)
     paths["report.json"].write_text(json_escaped(doc), encoding="utf-8")
     paths["report.html"].write_text(render_html(audit, previous_run), encoding="utf-8")
     audit.claims.to_parquet(paths["claims.parquet"], index=False)
