@@ -62,33 +62,50 @@ def current_scope_hashes(config: ClaimsConfig) -> dict[str, str]:
     return {s: combined_hash(scope_file_hashes(files, settings.corpus_dir)) for s, files in list_scopes(settings).items()}
 
 
+# Past this many scopes due in one tick, and when they are most of the corpus (a new deployment, a corpus moved or
+# reformatted), one audit_corpus run replaces a run per scope: each audit_scope run ends with the cross-scope audit
+# and a report, so 1,000 new scopes meant 1,000 queued runs writing 1,000 reports (benchmarks/bench_scopes_1000.py).
+MANY_DUE = 20
+
+
+def many_due(due: int, scopes: int) -> bool:
+    return due > MANY_DUE and 2 * due > scopes
+
+
 @dg.sensor(
     name="corpus_sensor",
     minimum_interval_seconds=60,
-    jobs=[jobs.audit_scope, jobs.refresh_audit],
+    jobs=[jobs.audit_scope, jobs.refresh_audit, jobs.audit_corpus],
     default_status=dg.DefaultSensorStatus.RUNNING,
     description="Keeps one partition per corpus scope, and runs audit_scope for each scope whose files changed "
-    "(cursor = per-scope file hashes); when scopes are removed, it re-runs the audit and report without them.",
+    "(cursor = per-scope file hashes), or one audit_corpus run when most scopes are due at once (a new "
+    "deployment); when scopes are removed, it re-runs the audit and report without them.",
 )
 def corpus_sensor(context: dg.SensorEvaluationContext, claims_config: ClaimsConfig) -> dg.SensorResult:
     current = current_scope_hashes(claims_config)
     seen, tick = _read_cursor(context.cursor)
-    existing = set(context.instance.get_dynamic_partitions(SCOPE_PARTITIONS_NAME))
-    added = sorted(set(current) - existing)
-    removed = sorted(existing - set(current))
+    existing = list(context.instance.get_dynamic_partitions(SCOPE_PARTITIONS_NAME))  # in partition order
+    added = sorted(set(current) - set(existing))
+    removed = sorted(set(existing) - set(current))
     home = HomeLayout(claims_config.load().home_dir).root
     # A scope is due when its files differ from what the sensor last saw AND from what was last materialized
     # (so starting the UI after a CLI audit does not re-fetch scopes that are already up to date).
     changed = sorted(s for s, h in current.items() if seen.get(s) != h and stored_scope_hash(home, s) != h)
-    requests = [
-        # the tick number keeps the key unique when a scope's files go back to an earlier state (an edit
-        # reverted): with the hash alone Dagster skipped that run as already done, and the stored claims kept
-        # the edited text
-        dg.RunRequest(run_key=f"{s}:{current[s]}:{tick}", partition_key=s, job_name=jobs.audit_scope.name)
-        for s in changed
-    ]
-    if removed:  # the audit and report without them
-        requests.append(dg.RunRequest(run_key=f"removed:{','.join(removed)}:{tick}", job_name=jobs.refresh_audit.name))
+    if many_due(len(changed), len(current)):
+        # one run over every scope (the partitions as they will be once this tick's requests are applied), which
+        # also rebuilds the audit without any removed scope
+        keys = [k for k in existing if k not in removed] + added
+        requests = [dg.RunRequest(run_key=f"corpus:{tick}", job_name=jobs.audit_corpus.name, tags=range_tags(keys))]
+    else:
+        requests = [
+            # the tick number keeps the key unique when a scope's files go back to an earlier state (an edit
+            # reverted): with the hash alone Dagster skipped that run as already done, and the stored claims kept
+            # the edited text
+            dg.RunRequest(run_key=f"{s}:{current[s]}:{tick}", partition_key=s, job_name=jobs.audit_scope.name)
+            for s in changed
+        ]
+        if removed:  # the audit and report without them
+            requests.append(dg.RunRequest(run_key=f"removed:{','.join(removed)}:{tick}", job_name=jobs.refresh_audit.name))
     partition_requests: list[dg.AddDynamicPartitionsRequest | dg.DeleteDynamicPartitionsRequest] = []
     if added:
         partition_requests.append(scope_partitions.build_add_request(added))
