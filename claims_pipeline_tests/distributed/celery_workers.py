@@ -1,8 +1,9 @@
-"""Celery workers for the distributed tests: celery's own CLI with dagster_celery's app (what `dagster-celery
-worker start` runs, minus its wrapper process: one Python start-up fewer per worker on a 2-core machine).
+"""Celery workers for the distributed tests, started both ways docs/deploy-distributed.md shows: dagster-celery's
+CLI with deploy/celery/worker.yaml (it runs `celery worker` as its child), or celery's own CLI with
+dagster_celery's app and the broker from the environment (one Python start-up fewer).
 
 Each worker runs in its own process group, so stopping one stops exactly the processes this test started, by
-their group id. The solo pool runs each step in the worker's main process, whose pid the test knows.
+their group id. The solo pool runs each step in the worker's celery process, a descendant the test can list.
 """
 
 from __future__ import annotations
@@ -66,20 +67,30 @@ class Workers:
             app.close()
 
 
+WORKER_YAML = Path(__file__).resolve().parents[2] / "deploy" / "celery" / "worker.yaml"
+BROKER_ENV, BACKEND_ENV = "CLAIMS_PIPELINE_CELERY_BROKER", "CLAIMS_PIPELINE_CELERY_BACKEND"
+_WORKER_ARGS = ["--pool=solo", "--without-gossip", "--without-mingle", "--without-heartbeat"]
+
+
+def _command(name: str, how: str, env: Mapping[str, str]) -> list[str]:
+    if how == "dagster-celery":
+        return [str(Path(sys.executable).parent / "dagster-celery"), "worker", "start", "-A", "dagster_celery.app",
+                "-y", str(WORKER_YAML), "-n", name, "-l", "INFO", "--", *_WORKER_ARGS]
+    return [sys.executable, "-m", "celery", "-A", "dagster_celery.app", "-b", env[BROKER_ENV], "--result-backend",
+            env[BACKEND_ENV], "worker", "-n", f"{name}@%h", "--prefetch-multiplier=1", "-l", "INFO", *_WORKER_ARGS]
+
+
 @contextmanager
-def celery_workers(names: list[str], broker: str, backend: str, env: Mapping[str, str], cwd: Path,
-                   log_dir: Path) -> Iterator[Workers]:
-    """Starts one worker per name (node name <name>@<host>) on dagster_celery's queue."""
+def celery_workers(workers: dict[str, str], env: Mapping[str, str], cwd: Path, log_dir: Path) -> Iterator[Workers]:
+    """Starts each worker name -> "dagster-celery" or "celery" (its CLI); env holds the broker variables."""
     procs: dict[str, subprocess.Popen[bytes]] = {}
+    full_env = {**os.environ, **env, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     try:
-        for name in names:
+        for name, how in workers.items():
             with (log_dir / f"{name}.log").open("wb") as log:
-                procs[name] = subprocess.Popen(
-                    [sys.executable, "-m", "celery", "-A", "dagster_celery.app", "-b", broker, "--result-backend",
-                     backend, "worker", "-n", f"{name}@%h", "--pool=solo", "--prefetch-multiplier=1", "-l", "INFO",
-                     "--without-gossip", "--without-mingle", "--without-heartbeat"],
-                    cwd=cwd, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        yield Workers(procs, broker=broker)
+                procs[name] = subprocess.Popen(_command(name, how, full_env), cwd=cwd, env=full_env, stdout=log,
+                                               stderr=subprocess.STDOUT, start_new_session=True)
+        yield Workers(procs, broker=full_env[BROKER_ENV])
     finally:
         for proc in procs.values():
             _stop(proc)

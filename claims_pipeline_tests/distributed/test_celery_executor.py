@@ -1,8 +1,9 @@
 """The same audit, in one process and on two Celery workers (dagster-celery, Redis broker), gives the same tables.
 
-Everything is real: Debian's redis-server on 127.0.0.1, two `dagster-celery worker start` processes loading the
-code location, runs launched with `dg launch` from the project (as an operator would), a SQLite Dagster instance
-and the claims home on local disk shared by all processes, the fixture web playing the cited sites.
+Everything is real: Debian's redis-server on 127.0.0.1, two Celery workers loading the code location (one started
+with dagster-celery's CLI, one with celery's), runs executed by `dagster job execute` on the code location with
+the deployment's own run config (deploy/celery/run_config.yaml), a SQLite Dagster instance and the claims home on
+local disk shared by every process, the fixture web playing the cited sites.
 """
 
 from __future__ import annotations
@@ -24,10 +25,11 @@ from claims_pipeline.corpus.scopes import list_scopes
 from claims_pipeline.fixture_web.server import FixtureWeb
 from claims_pipeline.orchestration.runner import sync_scope_partitions
 from claims_pipeline.settings import DEMO_CORPUS_DIR, ENV_CONFIG, load_settings
-from claims_pipeline_tests.distributed.celery_workers import celery_workers
+from claims_pipeline_tests.distributed.celery_workers import BACKEND_ENV, BROKER_ENV, WORKER_YAML, celery_workers
 from claims_pipeline_tests.distributed.redis_server import redis_server
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
+RUN_CONFIG = PROJECT_ROOT / "deploy" / "celery" / "run_config.yaml"
 LAUNCH_TIMEOUT_S = 120
 # columns that say when or in which run, not what was found
 VOLATILE = {"run_at", "run_at_utc", "previous_run", "previous_run_utc", "fetched_at", "stable_since", "changed_at",
@@ -98,19 +100,18 @@ def test_celery_run_gives_the_in_process_tables_with_steps_in_the_workers(tmp_pa
         with dg.DagsterInstance.get() as instance:
             sync_scope_partitions(instance, scopes)
 
-        celery = {"broker": f"{redis_url}/0", "backend": f"{redis_url}/1"}
-        env_celery = {ENV_CONFIG: str(config_celery), "DAGSTER_HOME": str(dagster_home)}
+        # the broker URLs reach the run and the workers as the deployment files say: environment variables
+        broker = {BROKER_ENV: f"{redis_url}/0", BACKEND_ENV: f"{redis_url}/1"}
+        env_celery = {ENV_CONFIG: str(config_celery), "DAGSTER_HOME": str(dagster_home), **broker}
 
-        with celery_workers(["w1", "w2"], celery["broker"], celery["backend"], env_celery, PROJECT_ROOT, tmp_path) as workers:
+        with celery_workers({"w1": "dagster-celery", "w2": "celery"}, env_celery, PROJECT_ROOT, tmp_path) as workers:
             # the in-process run (the default executor) goes on while the workers start
             local = _launch(scopes, {ENV_CONFIG: str(config_local), "DAGSTER_HOME": str(dagster_home)})
             nodes = workers.wait_ready()
             _finish(local)
             assert [n.split("@")[0] for n in nodes] == ["w1", "w2"]
 
-            run_yaml = tmp_path / "run_celery.yaml"  # the run config: this executor's celery branch
-            run_yaml.write_text(yaml.safe_dump({"execution": {"config": {"celery": celery}}}), encoding="utf-8")
-            run = _launch(scopes, env_celery, run_yaml)
+            run = _launch(scopes, env_celery, RUN_CONFIG)
             run_pid = run.pid
             _finish(run)
             worker_pids = workers.pids()
@@ -119,10 +120,12 @@ def test_celery_run_gives_the_in_process_tables_with_steps_in_the_workers(tmp_pa
             runs = {r.run_id: r for r in instance.get_runs()}
             assert len(runs) == 2 and all(r.status == dg.DagsterRunStatus.SUCCESS for r in runs.values())
             by_executor = {("celery" in json.dumps(r.run_config.get("execution", {}))): rid for rid, r in runs.items()}
+            # the stored run config names the broker's variable, not its URL (which may hold a password)
+            assert redis_url not in json.dumps(runs[by_executor[True]].run_config)
             logs = instance.all_logs(by_executor[True])
             local_logs = instance.all_logs(by_executor[False])
 
-    # the celery run: orchestrated in the `dg launch` process, every step executed in a worker process
+    # the celery run: orchestrated in the `dagster job execute` process, every step executed in a worker process
     starts = {e.step_key: e.dagster_event.pid for e in logs
               if e.dagster_event and e.dagster_event.event_type == dg.DagsterEventType.STEP_START}
     run_start = [e.dagster_event.pid for e in logs
@@ -141,3 +144,24 @@ def test_celery_run_gives_the_in_process_tables_with_steps_in_the_workers(tmp_pa
     assert set(local_tables) >= {"priors"} and local_tables == celery_tables
     assert len(celery_tables["priors"]) > 10
     assert _report_rows(tmp_path / "home_local") == _report_rows(tmp_path / "home_celery")
+
+
+def test_in_process_stays_the_default_and_celery_is_chosen_by_run_config(monkeypatch):
+    from dagster_celery.cli import get_validated_config
+
+    from claims_pipeline.definitions import defs
+    from claims_pipeline.defs.executor import in_process_or_celery
+
+    job = defs().resolve_job_def("audit_corpus")
+    assert job.executor_def is in_process_or_celery
+    assert list(dg.validate_run_config(job, {})["execution"]["in_process_or_celery"]) == ["in_process"]
+    monkeypatch.setenv(BROKER_ENV, "redis://127.0.0.1:1/0")
+    monkeypatch.setenv(BACKEND_ENV, "redis://127.0.0.1:1/1")
+    run_config = yaml.safe_load(RUN_CONFIG.read_text(encoding="utf-8"))
+    chosen = dg.validate_run_config(job, run_config)["execution"]["in_process_or_celery"]
+    assert chosen["celery"]["broker"] == "redis://127.0.0.1:1/0" and chosen["celery"]["backend"] == "redis://127.0.0.1:1/1"
+    # the workers' file (dagster-celery's CLI reads it) resolves to the same broker and backend
+    worker = get_validated_config(str(WORKER_YAML))
+    assert (worker["broker"], worker["backend"]) == (chosen["celery"]["broker"], chosen["celery"]["backend"])
+    with pytest.raises(dg.DagsterInvalidConfigError):  # one executor at a time; unknown names refused
+        dg.validate_run_config(job, {"execution": {"config": {"multiprocess": {}}}})
