@@ -22,7 +22,7 @@ import os
 import re
 import secrets
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -119,6 +119,10 @@ class BlobStore:
             raise ValueError(f"unknown blob kind {kind!r}")
         # the same file as path(), as a plain string: asked for every page at the end of each run
         return os.path.isfile(os.path.join(self._root_text, hash_hex[:2], hash_hex[2:4], f"{hash_hex}.{kind}.gz"))
+
+    def exists_many(self, blobs: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
+        """Which of these (hash, kind) exist (the object store asks them in parallel; here a stat is cheap)."""
+        return {(h, kind) for h, kind in blobs if self.exists(h, kind)}
 
     def put(self, data: bytes, kind: str) -> str:
         """Store data (if not already there, intact) and return its hash."""

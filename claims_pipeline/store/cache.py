@@ -470,9 +470,12 @@ class PageCache:
             .outerjoin(c, c.c.id == u.c.last_change_id)
             .where(u.c.url.in_(chunk))
         )
-        return {row["url"]: self._page_state(row, with_text) for row in conn.execute(stmt).mappings()}
+        rows = conn.execute(stmt).mappings().all()
+        present = None if with_text else self.blobs.exists_many(  # one batch: parallel requests on object storage
+            (r["stable_hash"], "text") for r in rows if r["fetch_status"] in USABLE and r["fetch_text_hash"])
+        return {row["url"]: self._page_state(row, with_text, present) for row in rows}
 
-    def _page_state(self, row: Any, with_text: bool = True) -> PageState:
+    def _page_state(self, row: Any, with_text: bool = True, present: set[tuple[str, str]] | None = None) -> PageState:
         status, note = row["fetch_status"], row["note"] or ""
         text = None
         if status in USABLE:
@@ -481,6 +484,8 @@ class PageCache:
                 if with_text:
                     text = self.blobs.get_text(row["stable_hash"])
                     found = text is not None
+                elif present is not None:
+                    found = (row["stable_hash"], "text") in present
                 else:
                     found = self.blobs.exists(row["stable_hash"], "text")
             if not found:
@@ -556,10 +561,10 @@ class PageCache:
                 )
                 stmt = select(f.c.url, f.c.raw_hash, f.c.text_hash, f.c.content_type, f.c.content_kind, f.c.etag,
                               f.c.last_modified).join(latest, latest.c.id == f.c.id)
-                for url, *fields in conn.execute(stmt):
-                    basis = Basis(*fields)
-                    if (basis.etag or basis.last_modified) and self.blobs.exists(basis.text_hash, "text"):
-                        out[url] = basis
+                bases = {url: Basis(*fields) for url, *fields in conn.execute(stmt)}
+                bases = {url: b for url, b in bases.items() if b.etag or b.last_modified}
+                present = self.blobs.exists_many((b.text_hash, "text") for b in bases.values())
+                out.update((url, b) for url, b in bases.items() if (b.text_hash, "text") in present)
         return out
 
     def fresh_urls(self, urls: Iterable[str], ttl_days: float, now: str | datetime | None = None) -> set[str]:

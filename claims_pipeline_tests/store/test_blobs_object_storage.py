@@ -68,6 +68,8 @@ def test_store_read_exists_and_list_both_kinds_in_the_local_layout(s3, bucket, t
                              (h_text, "text", f"{store.url}/{store.key(h_text, 'text')}")])
     assert list(store.iter_temp_files()) == []
     missing = sha256_hex(b"never stored")
+    asked = [(h_raw, "raw"), (h_text, "text"), (missing, "raw"), (h_raw, "text")] * 5
+    assert store.exists_many(asked) == {(h_raw, "raw"), (h_text, "text")}  # parallel HEADs, each asked once
     assert store.get(missing, "raw") is None and not store.exists(missing, "raw")
     assert store.verify(missing, "raw") == f"missing raw blob {store.url}/{store.key(missing, 'raw')}"
     # another prefix in the same bucket is another store: it sees none of these
