@@ -15,6 +15,7 @@ stock one ($DAGSTER_HOME/history/runs/<run>.db + index.db), so an instance can s
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -50,6 +51,7 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
 
     def __init__(self, base_dir: str | None = None, inst_data: ConfigurableClassData | None = None):
         super().__init__(base_dir or _dagster_home_runs_dir(), inst_data=inst_data)
+        self._partitions: dict[str, tuple[float, tuple[str, ...], frozenset[str]]] = {}  # name -> (read at, keys, set)
         # Every process that opens this instance (CLI, webserver, daemon, run worker) then hands its
         # per-partition events over in batches; a batch only waits for events Dagster emits back to back.
         enable_event_batching()
@@ -62,6 +64,43 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
     @classmethod
     def from_config_value(cls, inst_data: ConfigurableClassData | None, config_value: Any) -> BatchingSqliteEventLogStorage:
         return cls(inst_data=inst_data, **config_value)
+
+    # Dynamic partitions, read once per moment. In a run over N scopes, each scope's metadata
+    # (context.add_asset_metadata(partition_key=...)) makes Dagster check the run's partition range again: the
+    # list of every key and a lookup of each end, each on a new SQLite engine after a has_table check. With 1,000
+    # scopes that was most of each per-scope step (benchmarks/bench_scopes_1000.py). So a process keeps the list
+    # it read for PARTITIONS_TTL_S: its own adds and deletes drop it, a key not in it is looked up afresh (one
+    # another process just added is never missed), and another process's delete is seen within the TTL.
+    PARTITIONS_TTL_S = 2.0
+
+    def _cached_partitions(self, partitions_def_name: str) -> tuple[tuple[str, ...], frozenset[str]] | None:
+        hit = self._partitions.get(partitions_def_name)
+        if hit is None or time.monotonic() - hit[0] >= self.PARTITIONS_TTL_S:
+            return None
+        return hit[1], hit[2]
+
+    def get_dynamic_partitions(self, partitions_def_name: str) -> Sequence[str]:
+        cached = self._cached_partitions(partitions_def_name)
+        if cached is not None:
+            return list(cached[0])
+        read_at = time.monotonic()
+        keys = tuple(super().get_dynamic_partitions(partitions_def_name))
+        self._partitions[partitions_def_name] = (read_at, keys, frozenset(keys))
+        return list(keys)
+
+    def has_dynamic_partition(self, partitions_def_name: str, partition_key: str) -> bool:
+        cached = self._cached_partitions(partitions_def_name)
+        if cached is not None and partition_key in cached[1]:
+            return True
+        return super().has_dynamic_partition(partitions_def_name, partition_key)
+
+    def add_dynamic_partitions(self, partitions_def_name: str, partition_keys: Sequence[str]) -> None:
+        self._partitions.pop(partitions_def_name, None)
+        super().add_dynamic_partitions(partitions_def_name, partition_keys)
+
+    def delete_dynamic_partition(self, partitions_def_name: str, partition_key: str) -> None:
+        self._partitions.pop(partitions_def_name, None)
+        super().delete_dynamic_partition(partitions_def_name, partition_key)
 
     def store_event_batch(self, events: Sequence[EventLogEntry]) -> None:
         # Consecutive asset events (planned, materialized, observed) of one run go in bulk; anything else
