@@ -260,41 +260,55 @@ def host_gaps(rows: list[dict]) -> tuple[list[float], int]:
     return gaps, most
 
 
-def gaps_main(args: argparse.Namespace) -> None:
+def gaps_round(args: argparse.Namespace, tmp: Path, log: Path, port: int, k: int, shared: bool) -> float:
+    """One --gaps round: the processes at once, their figures printed; returns the slowest one's wall."""
     interval = args.interval_ms / 1000
+    t0 = time.time()
+    children = []
+    for i in range(args.procs):
+        prefix = f"g{int(shared)}" if args.overlap else f"g{int(shared)}{k}p{i}-"
+        hosts = [f"{prefix}{k}h{j:02d}.fixture" for j in range(args.hosts)]
+        urls = [f"http://{h}/_/page/p{j}?size={args.page_bytes}&from={i}" for h in hosts
+                for j in range(args.per_host)]
+        spec = {"port": port, "interval_ms": args.interval_ms, "home": str(tmp / f"home-{k}-{i}"),
+                "urls": urls, "db": f"sqlite:///{tmp}/shared-{k}.db" if shared else None}
+        spec["home"] = str(tmp / f"home-{k}-{i}-{int(shared)}")
+        children.append(subprocess.Popen([sys.executable, __file__, "--gap-child", json.dumps(spec)],
+                                         stdout=subprocess.PIPE, text=True))
+    outs = [json.loads(c.communicate(timeout=600)[0].splitlines()[-1]) for c in children]
+    rows = read_log(log, t0)
+    gaps, most = host_gaps(rows)
+    short = [g for g in gaps if g < interval]
+    walls = " ".join(f"{o['wall']:.2f}" for o in outs)
+    sent, _ = host_gaps([{"host": h, "start": t, "end": t} for o in outs for h, t in o["sent"]])
+    print(f"[gaps] round {k + 1}: {args.procs} processes, {'the same' if args.overlap else 'own'} "
+          f"{args.hosts} hosts × {args.per_host} pages, interval {args.interval_ms} ms"
+          f"{', shared database' if shared else ''}: {len(rows)} requests, {len(gaps)} gaps; "
+          f"under the interval {len(short)}, under 200 ms {sum(g < 0.2 for g in gaps)}, "
+          f"min gap {min(gaps) * 1000:.0f} ms; most in flight on a host {most}; "
+          f"walls {walls} s; OK {sum(o['ok'] for o in outs)}")
+    if sent:
+        print(f"    client side (request head's write returned): {len(sent)} gaps, under the interval "
+              f"{sum(g < interval for g in sent)}, min gap {min(sent) * 1000:.0f} ms")
+    return max(o["wall"] for o in outs)
+
+
+def gaps_main(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp_s:
         tmp = Path(tmp_s)
         (tmp / "sites").mkdir()
         log = tmp / "requests.jsonl"
         proc, port = start_server(tmp / "sites", log)
         try:
+            variants = [False, True] if args.lease_ab else [args.shared_db]
+            walls_of: dict[bool, list[float]] = {v: [] for v in variants}
             for k in range(args.rounds):
-                t0 = time.time()
-                children = []
-                for i in range(args.procs):
-                    prefix = "g" if args.overlap else f"g{k}p{i}-"
-                    hosts = [f"{prefix}{k}h{j:02d}.fixture" for j in range(args.hosts)]
-                    urls = [f"http://{h}/_/page/p{j}?size={args.page_bytes}&from={i}" for h in hosts
-                            for j in range(args.per_host)]
-                    spec = {"port": port, "interval_ms": args.interval_ms, "home": str(tmp / f"home-{k}-{i}"),
-                            "urls": urls, "db": f"sqlite:///{tmp}/shared-{k}.db" if args.shared_db else None}
-                    children.append(subprocess.Popen([sys.executable, __file__, "--gap-child", json.dumps(spec)],
-                                                     stdout=subprocess.PIPE, text=True))
-                outs = [json.loads(c.communicate(timeout=600)[0].splitlines()[-1]) for c in children]
-                rows = read_log(log, t0)
-                gaps, most = host_gaps(rows)
-                short = [g for g in gaps if g < interval]
-                walls = " ".join(f"{o['wall']:.2f}" for o in outs)
-                sent, _ = host_gaps([{"host": h, "start": t, "end": t} for o in outs for h, t in o["sent"]])
-                print(f"[gaps] round {k + 1}: {args.procs} processes, {'the same' if args.overlap else 'own'} "
-                      f"{args.hosts} hosts × {args.per_host} pages, interval {args.interval_ms} ms"
-                      f"{', shared database' if args.shared_db else ''}: {len(rows)} requests, {len(gaps)} gaps; "
-                      f"under the interval {len(short)}, under 200 ms {sum(g < 0.2 for g in gaps)}, "
-                      f"min gap {min(gaps) * 1000:.0f} ms; most in flight on a host {most}; "
-                      f"walls {walls} s; OK {sum(o['ok'] for o in outs)}")
-                if sent:
-                    print(f"    client side (request head's write returned): {len(sent)} gaps, under the interval "
-                          f"{sum(g < interval for g in sent)}, min gap {min(sent) * 1000:.0f} ms")
+                for shared in variants:
+                    walls_of[shared].append(gaps_round(args, tmp, log, port, k, shared))
+            if args.lease_ab:
+                med = {v: statistics.median(w) for v, w in walls_of.items()}
+                print(f"[gaps A/B] slowest process's wall, median of {args.rounds}: own politeness {med[False]:.2f} s, "
+                      f"shared through the database {med[True]:.2f} s; shared / own = {med[True] / med[False]:.3f}")
         finally:
             proc.kill()
             proc.wait()
@@ -315,6 +329,7 @@ def main() -> None:
     ap.add_argument("--procs", type=int, default=2)
     ap.add_argument("--overlap", action="store_true", help="--gaps: every process fetches the same hosts")
     ap.add_argument("--shared-db", action="store_true", help="--gaps: the processes share one cache database")
+    ap.add_argument("--lease-ab", action="store_true", help="--gaps: each round without, then with --shared-db")
     ap.add_argument("--gap-child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:

@@ -30,6 +30,7 @@ from claims_pipeline.settings import Settings
 from claims_pipeline.store.cache import Basis, PageCache
 from claims_pipeline.store.clock import to_utc, utc_now
 from claims_pipeline.store.fast304 import NotModifiedGroup
+from claims_pipeline.store.host_leases import HostLeases
 from claims_pipeline.store.records import PageState
 from claims_pipeline.store.robots import RobotsTable
 from claims_pipeline.urls import normalize_url, url_host
@@ -129,8 +130,11 @@ async def _fetch_and_record(
             flusher = _GroupFlusher(group, recorder) if group is not None and on_state is None else None
             try:
                 # robots.txt is kept in the same index across runs (fetch.robots_cache_hours), on the same clock as the pages
+                # each host's politeness is shared with every run using the same cache database (fetch.host_lease_s)
+                leases = HostLeases(cache.engine, settings.fetch) if settings.fetch.host_lease_s > 0 else None
                 async with Fetcher(settings, resolver=resolver, robots_store=RobotsTable(cache.engine),
-                                   robots_now=fixed_now, on_wait=report.wait if report.active else None) as fetcher:
+                                   robots_now=fixed_now, on_wait=report.wait if report.active else None,
+                                   host_leases=leases) as fetcher:
                     async for result in fetcher.fetch_many(urls, validators):
                         report.page(result)
                         basis = bases.get(result.url)

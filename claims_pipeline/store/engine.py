@@ -8,11 +8,13 @@ serialise their read-settle-write instead of both reading the old row.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, Table, create_engine, event, text
 from sqlalchemy.engine import make_url
 
 BUSY_TIMEOUT_MS = 30_000
@@ -67,6 +69,29 @@ def lock_schema(conn: Connection) -> None:
     new database; a transaction-scoped advisory lock orders them. SQLite: BEGIN IMMEDIATE already did."""
     if conn.dialect.name == "postgresql":
         conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK_KEY})
+
+
+def insert_if_missing(conn: Connection, table: Table, values: dict[str, Any] | list[dict[str, Any]]) -> None:
+    """INSERT rows unless one with their primary key exists (another process may insert it at the same moment)."""
+    if conn.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+        conn.execute(pg_insert(table).values(values).on_conflict_do_nothing())
+    elif conn.dialect.name == "sqlite":
+        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+        conn.execute(sqlite_insert(table).values(values).on_conflict_do_nothing())
+    else:
+        raise NotImplementedError(f"insert_if_missing on {conn.dialect.name}")
+
+
+def database_time(conn: Connection) -> float:
+    """Now, in epoch seconds, on the clock every process sharing this database agrees on: PostgreSQL's own
+    (clock_timestamp(), the moment of the call, not of the transaction's start), so machines' clocks may
+    differ; SQLite's file is one machine's, so its clock (time.time())."""
+    if conn.dialect.name == "postgresql":
+        return float(conn.execute(text("SELECT extract(epoch from clock_timestamp())")).scalar_one())
+    return time.time()
 
 
 def is_sqlite(engine: Engine) -> bool:

@@ -6,6 +6,7 @@ Postgres); hashes are full sha256 hex of the stored bytes.
 - changes: every confirmed content change with its diff.
 - runs: fetch runs, so an interrupted run can be resumed (pages.refresh_pages(run_id=...)).
 - robots: robots.txt per origin across runs (store/robots.py).
+- host_leases: each host's politeness state shared by every process fetching (store/host_leases.py).
 """
 
 from __future__ import annotations
@@ -104,4 +105,22 @@ robots = Table(
     Column("fetched_at", DateTime, nullable=False),
     Column("etag", Text, nullable=True),
     Column("last_modified", Text, nullable=True),
+)
+
+# Politeness shared across processes and machines (store/host_leases.py), one row per host: who holds the host and
+# until when, and the throttle state the holder leaves for the next one. Times are epoch seconds on the DATABASE's
+# clock (PostgreSQL's clock_timestamp(); SQLite, one machine: time.time()), floats for the lease arithmetic.
+host_leases = Table(
+    "host_leases",
+    metadata,
+    Column("host", Text, primary_key=True),
+    Column("holder", String(64), nullable=True),  # the holding fetch run's token; None = free
+    Column("lease_until", Float, nullable=False, default=0.0),  # the holder may start no request needing longer
+    Column("next_start", Float, nullable=False, default=0.0),  # no request to the host starts before
+    Column("retry_after_until", Float, nullable=False, default=0.0),  # the host's last Retry-After, until
+    Column("interval_s", Float, nullable=True),  # an interval raised by Crawl-delay
+    Column("crawl_delay", Float, nullable=True),  # what robots.txt asked (the interval is capped)
+    Column("breaker_failures", Integer, nullable=False, default=0),  # consecutive failures; at the threshold: open
+    Column("breaker_note", Text, nullable=False, default=""),  # the last failure
+    Column("breaker_at", Float, nullable=False, default=0.0),  # when the two above were written
 )

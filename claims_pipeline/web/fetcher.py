@@ -41,7 +41,9 @@ from claims_pipeline.web.body import (
 from claims_pipeline.web.charset import charset_from_content_type
 from claims_pipeline.web.pdf_text import MAGIC_WINDOW, has_pdf_magic
 from claims_pipeline.web.politeness import (
+    CircuitOpen,
     GlobalGate,
+    HostLeaseFactory,
     HostRegistry,
     Start,
     WaitListener,
@@ -150,10 +152,12 @@ class Fetcher:
     def __init__(self, settings: Settings, resolver: Resolver | None = None, *,
                  inner_backend: httpcore.AsyncNetworkBackend | None = None,
                  robots_store: RobotsStore | None = None, robots_now: datetime | None = None,
-                 on_wait: WaitListener | None = None) -> None:
+                 on_wait: WaitListener | None = None, host_leases: HostLeaseFactory | None = None) -> None:
         """robots_store keeps robots.txt across runs (fetch.robots_cache_hours); without one, every run asks
         each origin once. robots_now fixes the clock its TTL is measured with (tests and backfills). on_wait
-        (host, seconds) is told when a request waits for its host's interval or a retry's backoff (progress)."""
+        (host, seconds) is told when a request waits for its host's interval or a retry's backoff (progress).
+        host_leases (store/host_leases.py) shares each host's politeness with the other runs using the same
+        database; without it, politeness holds within this process only."""
         self.settings = settings
         self.fetch = settings.fetch
         self.user_agent = self.fetch.user_agent.replace("{version}", package_version())
@@ -165,6 +169,7 @@ class Fetcher:
         self._robots_store = robots_store
         self._robots_now = robots_now
         self._on_wait = on_wait
+        self._host_leases = host_leases
         self._excluded = domain_matcher(self.fetch.excluded_hosts)  # asked at every hop
 
     async def __aenter__(self) -> Fetcher:
@@ -230,7 +235,7 @@ class Fetcher:
         validators = {normalize_url(k): v for k, v in (validators or {}).items()}
         loop = asyncio.get_running_loop()
         self._deadline = loop.time() + self.fetch.run_budget_s
-        self._hosts = HostRegistry(self.fetch, on_wait=self._on_wait)
+        self._hosts = HostRegistry(self.fetch, on_wait=self._on_wait, leases=self._host_leases)
         self._gate = GlobalGate(self.fetch.concurrency, self.fetch.req_per_sec)
         fixed_now = self._robots_now
         if fixed_now is not None and fixed_now.tzinfo is not None:  # the store holds naive UTC
@@ -250,10 +255,12 @@ class Fetcher:
                 queues[host].append(url)
         if self.fetch.robots_enabled:
             await self._robots.preload([u for q in queues.values() for u in q])
+        await self._hosts.open([h for h in queues if not self._excluded(h)])
         workers = []
         for host, queue in queues.items():
             n = min(self._hosts.throttle(host).concurrency, len(queue))
-            workers += [asyncio.create_task(self._worker(queue, validators, results)) for _ in range(n)]
+            self._hosts.workers[host] += n
+            workers += [asyncio.create_task(self._worker(host, queue, validators, results)) for _ in range(n)]
         try:
             for _ in range(expected):
                 yield await results.get()
@@ -262,8 +269,16 @@ class Fetcher:
                 w.cancel()
             await asyncio.gather(*workers, return_exceptions=True)
             await self._robots.flush()  # the robots.txt answers still being stored, for the next run
+            await self._hosts.close()  # hosts shared with other runs are given back
 
-    async def _worker(self, queue: deque[str], validators: Validators, out: asyncio.Queue[FetchResult]) -> None:
+    async def _worker(self, host: str, queue: deque[str], validators: Validators,
+                      out: asyncio.Queue[FetchResult]) -> None:
+        try:
+            await self._drain(queue, validators, out)
+        finally:
+            self._hosts.worker_done(host)  # the last one gives its host's shared lease back
+
+    async def _drain(self, queue: deque[str], validators: Validators, out: asyncio.Queue[FetchResult]) -> None:
         while queue:
             url = queue.popleft()
             started = time.monotonic()
@@ -367,6 +382,9 @@ class Fetcher:
                 if refreshed and isinstance(outcome, FetchResult):
                     outcome.note = "; ".join(filter(None, [outcome.note, f"via meta refresh from {refreshed[-1]}"]))
                 return outcome
+            except CircuitOpen as exc:  # opened by another run, learnt on taking the host over: nothing was sent
+                sent[0] -= 1
+                return self._result(url, FetchStatus.UNAVAILABLE, final_url=current, note=f"{exc}{via}")
             except _Redirect as redirect:
                 if redirect.refresh:
                     refreshed.append(current)
@@ -566,6 +584,8 @@ class Fetcher:
             headers["If-Modified-Since"] = last_modified
         try:
             return await self._robots_hops(target, headers)
+        except CircuitOpen as exc:  # another run found the host down: the page requests will say so
+            return RobotsAnswer(None, failure=str(exc))
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
             # no connection at all (DNS, refused, TLS, no answer to the connect): nothing of the site was reached,
             # and the page request will meet the same failure and report it as what it is, so this is no
@@ -614,12 +634,13 @@ class Fetcher:
 
 def fetch_urls(settings: Settings, urls: Iterable[str], *, validators: Validators | None = None,
                on_result: Callable[[FetchResult], None] | None = None, resolver: Resolver | None = None,
-               robots_store: RobotsStore | None = None) -> list[FetchResult]:
+               robots_store: RobotsStore | None = None,
+               host_leases: HostLeaseFactory | None = None) -> list[FetchResult]:
     """Synchronous wrapper: fetch every URL, call ``on_result`` as each one settles, return them all."""
 
     async def run() -> list[FetchResult]:
         out: list[FetchResult] = []
-        async with Fetcher(settings, resolver=resolver, robots_store=robots_store) as fetcher:
+        async with Fetcher(settings, resolver=resolver, robots_store=robots_store, host_leases=host_leases) as fetcher:
             async for result in fetcher.fetch_many(urls, validators):
                 if on_result is not None:
                     on_result(result)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -106,6 +107,7 @@ class HostThrottle:
         self._sem = asyncio.Semaphore(concurrency)
         self._lock = asyncio.Lock()
         self.next_start = 0.0  # monotonic time before which no request may start
+        self.retry_after_until = 0.0  # monotonic end of the host's last Retry-After (folded into next_start too)
         self._last_start: float | None = None
         self._sending = asyncio.Lock()  # one request head written at a time
         self.last_sent: float | None = None  # monotonic time the host's last request head left
@@ -124,7 +126,8 @@ class HostThrottle:
 
     def defer(self, seconds: float) -> None:
         """Retry-After from this host: hold every request to it, not only the one that was told."""
-        self.next_start = max(self.next_start, time.monotonic() + seconds)
+        self.retry_after_until = max(self.retry_after_until, time.monotonic() + seconds)
+        self.next_start = max(self.next_start, self.retry_after_until)
 
     async def _send_turn(self) -> None:
         """Until this host may have a request head written (see Start); the caller writes it at once."""
@@ -192,6 +195,10 @@ class HostThrottle:
             self.users -= 1
             if self.lease is not None and self.users == 0:
                 self.lease.idle(self)
+
+
+class CircuitOpen(Exception):
+    """The host's breaker was found open on taking over its shared lease (another run opened it)."""
 
 
 class HostLeaseHolder(Protocol):
@@ -282,22 +289,60 @@ class CircuitBreaker:
         return f"circuit open: {self.failures} consecutive failures on this host (last: {self.last_failure})"
 
 
-class HostRegistry:
-    """Lazily created throttle + breaker per host, shared by every worker of one run."""
+class HostLeaseFactory(Protocol):
+    """Makes a host's shared lease (store/host_leases.py HostLeases), when politeness is shared with other runs."""
 
-    def __init__(self, fetch: FetchSettings, on_wait: WaitListener | None = None) -> None:
+    def lease(self, host: str, throttle: HostThrottle, breaker: CircuitBreaker,
+              has_work: Callable[[], bool]) -> HostLeaseHolder: ...
+
+    async def take_many(self, hosts: list[str]) -> None: ...
+
+    async def release_all(self) -> None: ...
+
+
+class HostRegistry:
+    """Lazily created throttle + breaker per host, shared by every worker of one run; with ``leases``, each host's
+    throttle first takes the host's lease shared with other runs (processes, machines)."""
+
+    def __init__(self, fetch: FetchSettings, on_wait: WaitListener | None = None,
+                 leases: HostLeaseFactory | None = None) -> None:
         self._fetch = fetch
         self._on_wait = on_wait
+        self._leases = leases
         self.throttles: dict[str, HostThrottle] = {}
         self.breakers: dict[str, CircuitBreaker] = {}
+        self.workers: Counter[str] = Counter()  # the fetcher's workers still draining each host's queue
 
     def throttle(self, host: str) -> HostThrottle:
         if host not in self.throttles:
             p = policy_for(host, self._fetch)
-            self.throttles[host] = HostThrottle(p.concurrency, p.interval_ms / 1000, host=host, on_wait=self._on_wait)
+            throttle = HostThrottle(p.concurrency, p.interval_ms / 1000, host=host, on_wait=self._on_wait)
+            if self._leases is not None:
+                throttle.lease = self._leases.lease(host, throttle, self.breaker(host),
+                                                    has_work=lambda: self.workers[host] > 0)
+            self.throttles[host] = throttle
         return self.throttles[host]
 
     def breaker(self, host: str) -> CircuitBreaker:
         if host not in self.breakers:
             self.breakers[host] = CircuitBreaker(self._fetch.breaker_failures)
         return self.breakers[host]
+
+    def worker_done(self, host: str) -> None:
+        """One of the fetcher's workers for ``host`` has emptied its queue; the last one frees a shared host."""
+        self.workers[host] -= 1
+        throttle = self.throttles.get(host)
+        if throttle is not None and throttle.lease is not None and not self.workers[host] and not throttle.users:
+            throttle.lease.idle(throttle)
+
+    async def open(self, hosts: list[str]) -> None:
+        """The run's hosts are known: those free are taken at once (one database transaction, not one each)."""
+        if self._leases is not None:
+            for host in hosts:
+                self.throttle(host)
+            await self._leases.take_many(hosts)
+
+    async def close(self) -> None:
+        """The run is over: the hosts it holds are given back to the other runs."""
+        if self._leases is not None:
+            await self._leases.release_all()

@@ -1,0 +1,337 @@
+"""Politeness shared across processes and machines, through the page cache's database (the `host_leases` table).
+
+A fetch run takes an exclusive, SHORT lease on a host before its first request there, and then throttles that
+host in memory as a lone process would (web/politeness.py): no database round trip per request. It renews the
+lease (one small write) only when the lease left would not cover a whole request, and gives the host back once
+it has nothing more for it, writing what the next holder needs: the next permitted request start, a Retry-After,
+a Crawl-delay-raised interval, the circuit breaker's count. A process that wants a host held elsewhere looks
+again every POLL_S (a read, no lock) and takes it over with that state. Requests in flight across processes stay
+within the host's concurrency because only the holder sends, and it starts a request only while its lease
+covers the request's whole deadline plus the host's interval: when a holder is killed, nothing of it is still in
+flight, nor was sent less than an interval ago, once its lease has run out, and its hosts wait at most the lease.
+
+Times: lease ends and next starts are stored on the database's clock (engine.database_time: PostgreSQL's
+clock_timestamp(), so machines' clocks may disagree; SQLite: one machine's clock). Each transaction measures
+the database's time against this process's monotonic clock; the unknown round-trip part is always counted
+against us (a lease is taken to end earlier, another's next start to come later), so a transfer is never early.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Engine, select, update
+
+from claims_pipeline.settings import FetchSettings
+from claims_pipeline.store import schema
+from claims_pipeline.store.engine import (
+    database_time,
+    insert_if_missing,
+    lock_schema,
+    make_engine,
+    write_transaction,
+)
+from claims_pipeline.web.politeness import CircuitBreaker, CircuitOpen, HostThrottle
+
+log = logging.getLogger(__name__)
+
+_T = schema.host_leases
+POLL_S = 0.25  # a host held elsewhere is looked at again this often (at most): the handover's latency
+MARGIN_S = 0.5  # slack between a lease check and the request's start (a busy event loop)
+LINGER_S = 0.5  # a host with URLs still queued here is kept this long between requests (a page's extraction)
+# A breaker opened by one run is open for the others for this long after the run last wrote it: a host that was
+# down in the morning is tried again by the evening's run (each run's own breaker stays open for the run).
+BREAKER_MEMORY_S = 900.0
+
+
+_CHUNK = 500  # hosts per statement (under the databases' bound-parameter limits)
+
+
+def _new_row(host: str) -> dict[str, Any]:
+    return {"host": host, "holder": None, "lease_until": 0.0, "next_start": 0.0, "retry_after_until": 0.0,
+            "interval_s": None, "crawl_delay": None, "breaker_failures": 0, "breaker_note": "", "breaker_at": 0.0}
+
+
+@dataclass
+class _Clock:
+    """The database's time read within [m0, m1] of this process's monotonic clock."""
+
+    db_now: float
+    m0: float
+    m1: float
+
+    def to_db(self, mono: float) -> float:  # later than the truth: a next start we leave is never early
+        return mono + (self.db_now - self.m0)
+
+    def to_mono(self, db: float) -> float:  # later than the truth: a next start we take over is never early
+        return db - (self.db_now - self.m1)
+
+
+def _read_clock(conn: Any) -> _Clock:
+    m0 = time.monotonic()
+    now = database_time(conn)
+    return _Clock(now, m0, time.monotonic())
+
+
+@dataclass
+class _State:
+    """What a holder leaves for the next one (monotonic times of the writing process)."""
+
+    next_start: float
+    retry_after_until: float
+    interval_s: float | None
+    crawl_delay: float | None
+    breaker_failures: int
+    breaker_note: str
+
+    def row(self, clock: _Clock) -> dict[str, Any]:
+        return {"next_start": clock.to_db(self.next_start), "retry_after_until": clock.to_db(self.retry_after_until),
+                "interval_s": self.interval_s, "crawl_delay": self.crawl_delay,
+                "breaker_failures": self.breaker_failures, "breaker_note": self.breaker_note,
+                "breaker_at": clock.db_now}
+
+
+class HostLeases:
+    """One fetch run's side of the shared host state: ``Fetcher(settings, host_leases=HostLeases(engine, fetch))``.
+
+    The table is created with the rest of the cache (PageCache); ``for_url`` creates it for a bare database."""
+
+    def __init__(self, engine: Engine, fetch: FetchSettings) -> None:
+        self.engine = engine
+        self.fetch = fetch
+        self.token = uuid.uuid4().hex  # this run's name in the holder column
+        self._leases: list[HostLease] = []
+        self._to_release: dict[str, HostLease] = {}  # idle hosts waiting for the next release transaction
+        self._releasing = asyncio.Lock()
+
+    @classmethod
+    def for_url(cls, db_url: str, fetch: FetchSettings) -> HostLeases:
+        engine = make_engine(db_url)
+        with write_transaction(engine) as conn:
+            lock_schema(conn)
+            _T.create(conn, checkfirst=True)
+        return cls(engine, fetch)
+
+    def lease(self, host: str, throttle: HostThrottle, breaker: CircuitBreaker,
+              has_work: Callable[[], bool]) -> HostLease:
+        made = HostLease(self, host, throttle, breaker, has_work)
+        self._leases.append(made)
+        return made
+
+    async def take_many(self, hosts: list[str]) -> None:
+        """The run's start: every host of these free now is taken in one transaction, instead of one each (a
+        lone process's only database work before its first request on each host). The others queue up later."""
+        leases = {lease.host: lease for lease in self._leases if lease.host in set(hosts) and lease.until is None}
+        if not leases:
+            return
+        lengths = {host: lease._length() for host, lease in leases.items()}
+        try:
+            got = await asyncio.to_thread(self._take_many, lengths)
+        except Exception:  # each host is then taken on its own, where an error is the URL's to report
+            log.exception("host leases: cannot take the run's hosts at once")
+            return
+        for host, (row, clock) in got.items():
+            leases[host].until = clock.m0 + lengths[host]
+            leases[host]._take_over(row, clock)
+
+    async def release_all(self) -> None:
+        """End of the run: every host still held is given back, in one transaction (a failure leaves them to
+        run out)."""
+        leases, self._leases = self._leases, []
+        for lease in leases:
+            if lease._releaser is not None:
+                lease._releaser.cancel()
+        self._to_release.update({lease.host: lease for lease in leases if lease.until is not None})
+        await self._flush_releases()
+
+    async def _release_soon(self, lease: HostLease) -> None:
+        """Hosts given back at about the same moment (a run's end) share one transaction: the first caller
+        writes all that queued up while it waited for the thread."""
+        self._to_release[lease.host] = lease
+        await self._flush_releases()
+
+    async def _flush_releases(self) -> None:
+        async with self._releasing:
+            batch, self._to_release = self._to_release, {}
+            locked: list[HostLease] = []
+            states: dict[str, _State] = {}
+            try:
+                for item in batch.values():
+                    # its lock held through the write: a hold() meanwhile waits, then takes the host afresh
+                    await item._lock.acquire()
+                    locked.append(item)
+                    if item.until is not None and not item._throttle.users:
+                        item.until = None
+                        states[item.host] = item._state()
+                if states:
+                    await asyncio.to_thread(self._release_many, states)
+            except Exception:  # the leases then run out by themselves
+                log.exception("host leases: cannot give hosts back")
+            finally:
+                for item in locked:
+                    item._lock.release()
+
+    # ---- transactions (run in a worker thread) -------------------------------------------------------
+    def _take(self, host: str, length: float) -> tuple[dict[str, Any], _Clock] | float:
+        """Hold ``host`` for ``length`` seconds: (the row as left, the clock) or, while another run holds it, the
+        seconds to wait before looking again."""
+        with self.engine.connect() as conn:  # a look without a lock: waiting costs the others no write lock
+            clock = _read_clock(conn)
+            row = conn.execute(select(_T).where(_T.c.host == host)).mappings().first()
+            conn.rollback()
+        if row is not None and (wait := self._held_elsewhere(row, clock)) is not None:
+            return wait
+        with write_transaction(self.engine) as conn:
+            insert_if_missing(conn, _T, _new_row(host))
+            # FOR UPDATE: PostgreSQL's row lock; SQLite's BEGIN IMMEDIATE already holds the file's write lock
+            row = conn.execute(select(_T).where(_T.c.host == host).with_for_update()).mappings().one()
+            clock = _read_clock(conn)
+            if (wait := self._held_elsewhere(row, clock)) is not None:
+                return wait
+            conn.execute(update(_T).where(_T.c.host == host).values(holder=self.token,
+                                                                     lease_until=clock.db_now + length))
+        return dict(row), clock
+
+    def _take_many(self, lengths: dict[str, float]) -> dict[str, tuple[dict[str, Any], _Clock]]:
+        hosts = sorted(lengths)
+        taken: dict[str, tuple[dict[str, Any], _Clock]] = {}
+        with write_transaction(self.engine) as conn:
+            for i in range(0, len(hosts), _CHUNK):
+                chunk = hosts[i:i + _CHUNK]
+                insert_if_missing(conn, _T, [_new_row(h) for h in chunk])
+                rows = conn.execute(select(_T).where(_T.c.host.in_(chunk)).order_by(_T.c.host)
+                                    .with_for_update()).mappings().all()
+                clock = _read_clock(conn)
+                for row in rows:
+                    open_breaker = row["breaker_failures"] >= self.fetch.breaker_failures and \
+                        clock.db_now - row["breaker_at"] < BREAKER_MEMORY_S  # left to hold(), which says so
+                    if self._held_elsewhere(row, clock) is None and not open_breaker:
+                        taken[row["host"]] = (dict(row), clock)
+            for length in set(lengths[h] for h in taken):
+                mine = [h for h in taken if lengths[h] == length]
+                for i in range(0, len(mine), _CHUNK):
+                    conn.execute(update(_T).where(_T.c.host.in_(mine[i:i + _CHUNK]))
+                                 .values(holder=self.token, lease_until=_read_clock(conn).db_now + length))
+        return taken
+
+    def _release_many(self, states: dict[str, _State]) -> None:
+        with write_transaction(self.engine) as conn:
+            clock = _read_clock(conn)
+            for host, state in states.items():
+                conn.execute(update(_T).where(_T.c.host == host, _T.c.holder == self.token)
+                             .values(holder=None, lease_until=clock.db_now, **state.row(clock)))
+
+    def _held_elsewhere(self, row: Any, clock: _Clock) -> float | None:
+        if row["holder"] is None or row["holder"] == self.token or row["lease_until"] <= clock.db_now:
+            return None
+        return min(POLL_S, row["lease_until"] - clock.db_now)
+
+    def _renew(self, host: str, length: float, state: _State) -> _Clock | None:
+        """Extend our lease (and leave the state so far, should we be killed); None when it is no longer ours."""
+        with write_transaction(self.engine) as conn:
+            clock = _read_clock(conn)
+            done = conn.execute(update(_T).where(_T.c.host == host, _T.c.holder == self.token)
+                                .values(lease_until=clock.db_now + length, **state.row(clock)))
+        return clock if done.rowcount == 1 else None
+
+    def _release(self, host: str, state: _State) -> None:
+        with write_transaction(self.engine) as conn:
+            clock = _read_clock(conn)
+            conn.execute(update(_T).where(_T.c.host == host, _T.c.holder == self.token)
+                         .values(holder=None, lease_until=clock.db_now, **state.row(clock)))
+
+
+class HostLease:
+    """One host's lease for one run, used by that host's HostThrottle (its ``lease``): see the module's doc."""
+
+    def __init__(self, leases: HostLeases, host: str, throttle: HostThrottle, breaker: CircuitBreaker,
+                 has_work: Callable[[], bool]) -> None:
+        self._leases, self.host = leases, host
+        self._throttle, self._breaker, self._has_work = throttle, breaker, has_work
+        self.until: float | None = None  # monotonic end of the lease we hold (never later than the truth)
+        self._lock = asyncio.Lock()  # one database step of this host at a time
+        self._releaser: asyncio.Task[None] | None = None
+        self._lingering = False  # the releaser waits out LINGER_S first
+
+    def _need(self) -> float:
+        """How much lease a request started now needs: its deadline, then the host's interval after it."""
+        return self._leases.fetch.request_timeout_s + self._throttle.interval_s + MARGIN_S
+
+    def _length(self) -> float:
+        return max(self._leases.fetch.host_lease_s, 2 * self._need())
+
+    def covers(self) -> bool:
+        return self.until is not None and time.monotonic() + self._need() <= self.until
+
+    async def hold(self, throttle: HostThrottle) -> None:
+        async with self._lock:
+            if self.covers():
+                return
+            if self.until is not None:  # ours but running short: renew (a killed run would leave this state)
+                length = self._length()
+                clock = await asyncio.to_thread(self._leases._renew, self.host, length, self._state())
+                if clock is not None:
+                    self.until = clock.m0 + length
+                    return
+                self.until = None  # it ran out and another run took it meanwhile: queue up like anyone
+            while True:  # bounded by the run's deadline (the fetcher's timeout around each URL)
+                length = self._length()
+                got = await asyncio.to_thread(self._leases._take, self.host, length)
+                if not isinstance(got, float):
+                    break
+                if throttle._on_wait is not None:
+                    throttle._on_wait(self.host, got)
+                await asyncio.sleep(got)
+            row, clock = got
+            self.until = clock.m0 + length
+            self._take_over(row, clock)
+            if self._breaker.open:
+                raise CircuitOpen(self._breaker.note() + " (opened by another run)")
+
+    def _take_over(self, row: dict[str, Any], clock: _Clock) -> None:
+        """What the last holder left, merged into our throttle and breaker (never loosening them)."""
+        t = self._throttle
+        t.next_start = max(t.next_start, clock.to_mono(row["next_start"]), clock.to_mono(row["retry_after_until"]))
+        t.retry_after_until = max(t.retry_after_until, clock.to_mono(row["retry_after_until"]))
+        if row["interval_s"] is not None and row["interval_s"] > t.interval_s:
+            t.interval_s, t.crawl_delay = row["interval_s"], row["crawl_delay"]
+        b = self._breaker
+        if not b.open:  # consecutive failures: the last holder knows best, if it spoke lately (else a fresh start)
+            recent = clock.db_now - row["breaker_at"] < BREAKER_MEMORY_S
+            b.failures, b.last_failure = (row["breaker_failures"], row["breaker_note"]) if recent else (0, "")
+
+    def _state(self) -> _State:
+        t, b = self._throttle, self._breaker
+        raised = t.crawl_delay is not None
+        return _State(t.earliest_start(), t.retry_after_until, t.interval_s if raised else None,
+                      t.crawl_delay, b.failures, b.last_failure)
+
+    def idle(self, throttle: HostThrottle) -> None:
+        """No request of ours waits for or is in flight on the host: give it back, at once when no URL of the host
+        is left here, else after LINGER_S (the next URL is usually on its way: a page's text being extracted)."""
+        if self.until is None:
+            return
+        linger = self._has_work()
+        if self._releaser is not None and not self._releaser.done():
+            if linger or not self._lingering:
+                return
+            self._releaser.cancel()  # the host's last worker is done: no need to wait out the linger
+        self._lingering = linger
+        self._releaser = asyncio.get_running_loop().create_task(self._release_when_idle(linger))
+
+    async def _release_when_idle(self, linger: bool) -> None:
+        if linger:
+            await asyncio.sleep(LINGER_S)
+        self._lingering = False
+        await self.release()
+
+    async def release(self) -> None:
+        """Give the host back, if we hold it and nothing of ours uses it (with the run's other idle hosts)."""
+        if self.until is not None and not self._throttle.users:
+            await self._leases._release_soon(self)
