@@ -36,8 +36,8 @@ from claims_pipeline.store import schema as cache_schema
 from claims_pipeline_tests.defs.conftest import config_with
 from claims_pipeline_tests.store.postgres_server import postgres_server
 
-# Two runs at once are polite only when their scopes cite disjoint hosts: politeness is kept per process until
-# it is shared through the database (issue 19 §2). xa, xb and xc cite *.xa, *.xb and *.xc only; the shared
+# Scopes that cite disjoint hosts (*.xa, *.xb, *.xc), so that the runs overlap all the way: runs sharing a
+# host take turns on it (its lease in the cache's database), which this test does not measure. The shared
 # file, which cites a host of each, is left out of this corpus for that reason.
 SCOPES = ["xa", "xb", "xc"]
 CACHE_URL = "postgresql+psycopg:///?options=-csearch_path%3Dclaims_cache"  # host, user, db: from PG*
