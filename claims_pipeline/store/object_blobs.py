@@ -26,6 +26,7 @@ import gzip
 import os
 import re
 import secrets
+import time
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -53,6 +54,7 @@ _BLOB_KEY = re.compile(r"[0-9a-f]{2}/[0-9a-f]{2}/([0-9a-f]{64})\.([a-z]+)\.gz")
 # over 3 minutes (each request also has the library's own 30 s timeout and 5 s connect timeout).
 _RETRY: Any = {"max_retries": 3, "retry_timeout": timedelta(seconds=30)}
 _MISSING = (FileNotFoundError, NotFoundError)
+_TRIP, _COOL_S = 3, 30.0
 _PARALLEL = 16  # requests in flight for exists_many (the client's one connection pool serves them all)
 
 
@@ -65,6 +67,7 @@ class ObjectBlobStore:
         self.url = url.rstrip("/")
         self._store: Any = None
         self._pid = -1
+        self._failures, self._down_until, self._last_error = 0, 0.0, ""  # see _errors
 
     def __repr__(self) -> str:
         return f"ObjectBlobStore({self.url!r})"
@@ -87,13 +90,22 @@ class ObjectBlobStore:
 
     @contextmanager
     def _errors(self) -> Iterator[None]:
+        """obstore's errors as one BlobStoreError line naming the URL. After _TRIP failed calls in a row (each
+        past its own retries) the store is taken as down: calls fail at once for _COOL_S, so a run of 20,000
+        pages against a dead endpoint logs its failures in seconds instead of retrying each page."""
+        if self._failures >= _TRIP and time.monotonic() < self._down_until:
+            raise BlobStoreError(f"blob store {self.url}: not answering ({self._last_error})")
         try:
             yield
         except _MISSING:
+            self._failures = 0
             raise
         except (BaseError, OSError) as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            self._failures += 1
+            self._last_error, self._down_until = first, time.monotonic() + _COOL_S
             raise BlobStoreError(f"blob store {self.url}: {first}") from exc
+        self._failures = 0
 
     def exists(self, hash_hex: str, kind: str) -> bool:
         try:

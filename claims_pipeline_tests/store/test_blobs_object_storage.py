@@ -242,6 +242,11 @@ def test_unusable_store_is_a_cache_error_naming_the_url(tmp_path, monkeypatch):
     monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{_closed_port()}")
     monkeypatch.setenv("AWS_ALLOW_HTTP", "true")
     store = open_blob_store("s3://no-such-bucket/p")
-    with pytest.raises(BlobStoreError, match="blob store s3://no-such-bucket/p"):
-        store.put(b"x", "raw")
+    for _ in range(3):  # each after its bounded retries
+        with pytest.raises(BlobStoreError, match="blob store s3://no-such-bucket/p: ") as caught:
+            store.put(b"x", "raw")
+        assert "not answering" not in str(caught.value)
+    # then taken as down: the next calls fail at once, naming the last error, instead of retrying each page
+    with pytest.raises(BlobStoreError, match="blob store s3://no-such-bucket/p: not answering"):
+        store.exists(sha256_hex(b"x"), "raw")
     assert issubclass(BlobStoreError, CacheError)  # what the CLI and the consistency command print as one line
