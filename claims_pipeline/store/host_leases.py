@@ -91,7 +91,10 @@ class _State:
     breaker_note: str
 
     def row(self, clock: _Clock) -> dict[str, Any]:
-        return {"next_start": clock.to_db(self.next_start), "retry_after_until": clock.to_db(self.retry_after_until),
+        def db(mono: float) -> float:  # 0: never set
+            return clock.to_db(mono) if mono else 0.0
+
+        return {"next_start": db(self.next_start), "retry_after_until": db(self.retry_after_until),
                 "interval_s": self.interval_s, "crawl_delay": self.crawl_delay,
                 "breaker_failures": self.breaker_failures, "breaker_note": self.breaker_note,
                 "breaker_at": clock.db_now}
@@ -144,9 +147,15 @@ class HostLeases:
         """End of the run: every host still held is given back, in one transaction (a failure leaves them to
         run out)."""
         leases, self._leases = self._leases, []
+        busy = []
         for lease in leases:
-            if lease._releaser is not None:
+            if lease._releaser is None or lease._releaser.done():
+                continue
+            if lease._lingering:  # only sleeping: the release below covers it
                 lease._releaser.cancel()
+            else:  # writing: a cancelled write might never run, with the host marked as given back
+                busy.append(lease._releaser)
+        await asyncio.gather(*busy, return_exceptions=True)
         self._to_release.update({lease.host: lease for lease in leases if lease.until is not None})
         await self._flush_releases()
 
@@ -169,8 +178,8 @@ class HostLeases:
                     if item.until is not None and not item._throttle.users:
                         item.until = None
                         states[item.host] = item._state()
-                if states:
-                    await asyncio.to_thread(self._release_many, states)
+                if states:  # shielded: once the hosts are marked as given back, the write must happen
+                    await asyncio.shield(asyncio.to_thread(self._release_many, states))
             except Exception:  # the leases then run out by themselves
                 log.exception("host leases: cannot give hosts back")
             finally:
