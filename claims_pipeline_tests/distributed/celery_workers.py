@@ -19,7 +19,7 @@ from pathlib import Path
 
 import psutil
 
-READY_TIMEOUT_S = 40
+READY_TIMEOUT_S = 60
 STOP_TIMEOUT_S = 10
 
 

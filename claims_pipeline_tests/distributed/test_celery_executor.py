@@ -30,7 +30,7 @@ from claims_pipeline_tests.distributed.redis_server import redis_server
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 RUN_CONFIG = PROJECT_ROOT / "deploy" / "celery" / "run_config.yaml"
-LAUNCH_TIMEOUT_S = 120
+LAUNCH_TIMEOUT_S = 150
 # columns that say when or in which run, not what was found
 VOLATILE = {"run_at", "run_at_utc", "previous_run", "previous_run_utc", "fetched_at", "stable_since", "changed_at",
             "change_reported_at", "cache_identity"}
