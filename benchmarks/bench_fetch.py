@@ -27,11 +27,15 @@ Usage: .venv/bin/python benchmarks/bench_fetch.py [--interval-ms 250] [--hosts 5
        [--text-pages 120]
        .venv/bin/python benchmarks/bench_fetch.py --ab REV [--rounds 3]
        .venv/bin/python benchmarks/bench_fetch.py --gaps [--procs 2] [--overlap] [--shared-db] [--rounds 3]
+           [--send-ab] [--lease-ab]
     --gaps: [1]'s workload (hosts × per-host pages) fetched by --procs processes at once on one fixture web, each
     on its own hosts (side by side, as two runs on one machine) or, with --overlap, all on the same hosts (then
     --shared-db gives them one page-cache database to share each host's throttle through). From the server's
     request log: per host, start-to-start gaps under the interval (count, minimum) and the most requests in flight
-    at once; each process's wall ÷ its own politeness bound.
+    at once; each process's wall. The same gaps from the clients' side (when each request head's write returned).
+    --send-ab: each round first runs the processes without the send gate (starts spaced by their bookings only, as
+    before the stalled-send fix). --lease-ab: each round runs them with their own politeness, then sharing it
+    through one database, and prints the ratio of the slowest process's wall (shared ÷ own).
     --ab: only [1r], A/B in one run: the working tree's claims_pipeline against REV's (exported with git archive),
     each run in a fresh process on the same fixture web and pages, alternating, REV first in each round; prints
     every run's wall ÷ bound, the medians and their ratio (working tree ÷ REV; above 1.05 = more than 5 % worse).
@@ -237,6 +241,11 @@ def gap_child_main(spec: str) -> None:
             sent.append((self.host, time.time()))
 
     politeness.HostThrottle._send_done = recorded  # type: ignore[method-assign]
+    if c.get("no_send_gate"):  # as before the stalled-send fix: starts spaced by their bookings only
+        async def untraced(self: politeness.Start, name: str, info: object) -> None:
+            return None
+
+        politeness.Start.trace = untraced  # type: ignore[method-assign]
     w0 = time.monotonic()
     results = fetch_urls(settings, c["urls"], resolver=no_dns, **({"host_leases": leases} if leases else {}))
     print(json.dumps({"wall": time.monotonic() - w0, "ok": sum(r.status == "OK" for r in results), "sent": sent}))
@@ -260,19 +269,21 @@ def host_gaps(rows: list[dict]) -> tuple[list[float], int]:
     return gaps, most
 
 
-def gaps_round(args: argparse.Namespace, tmp: Path, log: Path, port: int, k: int, shared: bool) -> float:
+def gaps_round(args: argparse.Namespace, tmp: Path, log: Path, port: int, k: int, shared: bool,
+               send_gate: bool = True) -> float:
     """One --gaps round: the processes at once, their figures printed; returns the slowest one's wall."""
     interval = args.interval_ms / 1000
     t0 = time.time()
     children = []
     for i in range(args.procs):
-        prefix = f"g{int(shared)}" if args.overlap else f"g{int(shared)}{k}p{i}-"
+        prefix = f"g{int(shared)}{int(send_gate)}" if args.overlap else f"g{int(shared)}{int(send_gate)}{k}p{i}-"
         hosts = [f"{prefix}{k}h{j:02d}.fixture" for j in range(args.hosts)]
         urls = [f"http://{h}/_/page/p{j}?size={args.page_bytes}&from={i}" for h in hosts
                 for j in range(args.per_host)]
         spec = {"port": port, "interval_ms": args.interval_ms, "home": str(tmp / f"home-{k}-{i}"),
                 "urls": urls, "db": f"sqlite:///{tmp}/shared-{k}.db" if shared else None}
-        spec["home"] = str(tmp / f"home-{k}-{i}-{int(shared)}")
+        spec["home"] = str(tmp / f"home-{k}-{i}-{int(shared)}-{int(send_gate)}")
+        spec["no_send_gate"] = not send_gate
         children.append(subprocess.Popen([sys.executable, __file__, "--gap-child", json.dumps(spec)],
                                          stdout=subprocess.PIPE, text=True))
     outs = [json.loads(c.communicate(timeout=600)[0].splitlines()[-1]) for c in children]
@@ -283,7 +294,7 @@ def gaps_round(args: argparse.Namespace, tmp: Path, log: Path, port: int, k: int
     sent, _ = host_gaps([{"host": h, "start": t, "end": t} for o in outs for h, t in o["sent"]])
     print(f"[gaps] round {k + 1}: {args.procs} processes, {'the same' if args.overlap else 'own'} "
           f"{args.hosts} hosts × {args.per_host} pages, interval {args.interval_ms} ms"
-          f"{', shared database' if shared else ''}: {len(rows)} requests, {len(gaps)} gaps; "
+          f"{', shared database' if shared else ''}{'' if send_gate else ', NO send gate'}: {len(rows)} requests, {len(gaps)} gaps; "
           f"under the interval {len(short)}, under 200 ms {sum(g < 0.2 for g in gaps)}, "
           f"min gap {min(gaps) * 1000:.0f} ms; most in flight on a host {most}; "
           f"walls {walls} s; OK {sum(o['ok'] for o in outs)}")
@@ -303,6 +314,8 @@ def gaps_main(args: argparse.Namespace) -> None:
             variants = [False, True] if args.lease_ab else [args.shared_db]
             walls_of: dict[bool, list[float]] = {v: [] for v in variants}
             for k in range(args.rounds):
+                if args.send_ab:  # the same workload before the stalled-send fix, in the same round
+                    gaps_round(args, tmp, log, port, k, args.shared_db, send_gate=False)
                 for shared in variants:
                     walls_of[shared].append(gaps_round(args, tmp, log, port, k, shared))
             if args.lease_ab:
@@ -330,6 +343,8 @@ def main() -> None:
     ap.add_argument("--overlap", action="store_true", help="--gaps: every process fetches the same hosts")
     ap.add_argument("--shared-db", action="store_true", help="--gaps: the processes share one cache database")
     ap.add_argument("--lease-ab", action="store_true", help="--gaps: each round without, then with --shared-db")
+    ap.add_argument("--send-ab", action="store_true",
+                    help="--gaps: each round first without the send gate (as before the stalled-send fix)")
     ap.add_argument("--gap-child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:

@@ -229,8 +229,8 @@ class FetchSettings(_Strict):
         30.0, ge=0, le=3600,
         description="Politeness shared across processes and machines through the page cache's database: a process "
         "fetching from a host holds that host for this long, renewing while it has work for it, so a killed process "
-        "holds its hosts at most this long. Never shorter than twice (request_timeout_s + the host's interval + "
-        "0.5 s). 0 = each process keeps its own politeness (then run one fetch at a time).",
+        "holds its hosts at most this long. Never shorter than twice (request_timeout_s + twice the host's "
+        "interval + 0.5 s). 0 = each process keeps its own politeness (then run one fetch at a time).",
     )
     verify_tls: bool = True
     event_loop: Literal["auto", "uvloop", "asyncio"] = Field(

@@ -269,8 +269,9 @@ class HostLease:
         self._lingering = False  # the releaser waits out LINGER_S first
 
     def _need(self) -> float:
-        """How much lease a request started now needs: its deadline, then the host's interval after it."""
-        return self._leases.fetch.request_timeout_s + self._throttle.interval_s + MARGIN_S
+        """How much lease a request started now needs: its wait for the send turn (at most an interval), its
+        deadline, then the host's interval after it."""
+        return self._leases.fetch.request_timeout_s + 2 * self._throttle.interval_s + MARGIN_S
 
     def _length(self) -> float:
         return max(self._leases.fetch.host_lease_s, 2 * self._need())

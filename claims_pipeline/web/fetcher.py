@@ -432,7 +432,7 @@ class Fetcher:
         throttle = self._hosts.throttle(host)
         async with throttle.slot(self._gate) as start:  # host interval, then global concurrency and rate
             remaining = self._deadline - asyncio.get_running_loop().time()
-            async with asyncio.timeout(min(f.request_timeout_s, max(remaining, 0.001))):
+            async with start.deadline(min(f.request_timeout_s, max(remaining, 0.001))):
                 async with self._get(current, headers, start) as resp:
                     self._hosts.breaker(host).record_response()
                     outcome = await self._classify(url, current, resp, validator)
@@ -608,7 +608,7 @@ class Fetcher:
                 # and its own pages still pass the excluded-hosts check at every hop
                 return RobotsAnswer(None, failure=f"redirected to excluded host {host}")
             async with self._hosts.throttle(host).slot(self._gate) as start:
-                async with asyncio.timeout(self.fetch.robots_timeout_s):
+                async with start.deadline(self.fetch.robots_timeout_s):
                     async with self._get(target, headers, start, self._robots_timeouts) as resp:
                         status = resp.status_code
                         if status in _REDIRECTS and resp.headers.get("location"):

@@ -73,16 +73,30 @@ class Start:
     interval then counts from the moment the write returned. A stalled send pushes the next one back instead of
     leaving the two closer together at the server than the interval."""
 
-    __slots__ = ("_throttle", "_turn")
+    __slots__ = ("_throttle", "_turn", "_timeout", "_seconds")
 
     def __init__(self, throttle: HostThrottle) -> None:
         self._throttle = throttle
         self._turn = False  # holds the host's send turn (between SENDING and SENT/SEND_FAILED)
+        self._timeout: asyncio.Timeout | None = None
+        self._seconds = 0.0
+
+    def deadline(self, seconds: float) -> asyncio.Timeout:
+        """The request's deadline: ``seconds`` from when its bytes may leave. A wait for the send turn (at most the
+        interval after the host's previous head, when that one left late) is not the server's slowness, and
+        counted against the request it made overloaded runs time out and retry; the wait is bounded by the
+        interval, so the deadline first allows for it."""
+        self._seconds = seconds
+        self._timeout = asyncio.timeout(seconds + self._throttle.interval_s)
+        return self._timeout
 
     async def trace(self, name: str, info: object) -> None:
         if name == SENDING:
             await self._throttle._send_turn()
             self._turn = True
+            if self._timeout is not None and not self._timeout.expired() and (when := self._timeout.when()) is not None:
+                # never later than first allowed: the run budget capped it, and the host's lease covers it
+                self._timeout.reschedule(min(when, asyncio.get_running_loop().time() + self._seconds))
         elif name in (SENT, SEND_FAILED):
             self.end(sent=name == SENT)
 
