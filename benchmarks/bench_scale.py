@@ -97,6 +97,7 @@ def child(work: Path, home: Path) -> dict[str, Any]:
     s = bench_settings(work, home)
     phases: dict[str, float] = {}
     cpu: dict[str, float] = {}
+    rss: dict[str, float] = {}  # peak RSS (MB) once each phase is done
     t0 = t = time.perf_counter()
     c = time.process_time()
 
@@ -104,6 +105,7 @@ def child(work: Path, home: Path) -> dict[str, Any]:
         nonlocal t, c
         now, now_cpu = time.perf_counter(), time.process_time()
         phases[name], cpu[name] = now - t, now_cpu - c
+        rss[name] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         t, c = now, now_cpu
 
     scopes = sorted(list_scopes(s))
@@ -126,7 +128,7 @@ def child(work: Path, home: Path) -> dict[str, Any]:
     report_claims = len(json.loads(published.files["report.json"].read_text(encoding="utf-8")).get("claims", []))
     return {
         "claims": done.audit.headline["total"], "headline": done.audit.headline, "scopes": len(scopes),
-        "phases": phases, "cpu": cpu, "total": total,
+        "phases": phases, "cpu": cpu, "rss_after": rss, "total": total,
         "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "worker_rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
         "sizes": sizes, "report_json_claims": report_claims, "ui_metadata_bytes": ui_bytes,
@@ -162,7 +164,8 @@ def main() -> int:
         for n, work in works.items():  # sizes alternate, so a busy spell on the machine hits both
             r = run_child(work, rep)
             results[n].append(r)
-            ph = " · ".join(f"{k} {v:.2f} (CPU {r['cpu'][k]:.2f})" for k, v in r["phases"].items())
+            ph = " · ".join(f"{k} {v:.2f} (CPU {r['cpu'][k]:.2f}, RSS {r['rss_after'][k]:.0f} MB)"
+                            for k, v in r["phases"].items())
             print(f"  rep {rep + 1}, {r['claims']} claims, {r['scopes']} scopes: total {r['total']:.2f} s ({ph}); "
                   f"peak RSS {r['rss_mb']:.0f} MB (largest extraction worker {r['worker_rss_mb']:.0f} MB)", flush=True)
     print("\n| claims | scopes | total (median) | extract | pages | priors | audit | report | peak RSS | report.html "
@@ -170,6 +173,8 @@ def main() -> int:
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     med: dict[int, float] = {}
     for n, rs in results.items():
+        if not rs:
+            continue
         med[n] = statistics.median(r["total"] for r in rs)
         p = {k: statistics.median(r["phases"][k] for r in rs) for k in rs[0]["phases"]}
         last = rs[-1]

@@ -1,5 +1,8 @@
 """Small helpers that turn records into Dagster UI metadata (markdown tables, counts, diffs).
 
+Bounded: a table or list shows its first MAX_TABLE_ROWS rows, then how many more and where the full table is,
+so a materialization of a 100k-claim, 1,000-scope audit stays a few tens of kB (tests/scale).
+
 Cells hold text from fetched pages (notes, diffs) and the corpus: it is escaped like the report's markdown,
 so a hostile page cannot put links, images or HTML into the UI.
 """
@@ -25,13 +28,45 @@ from claims_pipeline.report.md_tables import (  # noqa: F401
 )
 
 
-def md_table(headers: list[str], rows: Iterable[list[Any]], *, empty: str = "_(none)_") -> dg.MetadataValue:
-    return dg.MetadataValue.md(markdown_table(headers, rows, empty=empty))
+def md_table(headers: list[str], rows: Iterable[list[Any]], *, empty: str = "_(none)_",
+             full: str | None = None) -> dg.MetadataValue:
+    """At most MAX_TABLE_ROWS rows, then how many more and, when given, where the full table is (`full`)."""
+    more = f"the full table: {full}" if full else "see the stored files / report"
+    return dg.MetadataValue.md(markdown_table(headers, rows, empty=empty, more=more))
 
 
 def md_list(items: Iterable[Any], *, empty: str = "_(none)_") -> dg.MetadataValue:
-    """A bullet list of names (files, scopes), each as a code span unless it could break out of one."""
-    return dg.MetadataValue.md(markdown_list(items, empty=empty))
+    """A bullet list of names (files, scopes), each as a code span unless it could break out of one; at most
+    MAX_TABLE_ROWS of them, then how many more."""
+    items = list(items)
+    text = markdown_list(items[:MAX_TABLE_ROWS], empty=empty)
+    if len(items) > MAX_TABLE_ROWS:
+        text += f"\n\n_…and {len(items) - MAX_TABLE_ROWS} more_"
+    return dg.MetadataValue.md(text)
+
+
+MAX_DIFFS = 10  # changed pages whose diff a scope's page_changes shows; the report shows every one
+MAX_DIFF_LINES = 60
+
+
+def first_lines(text: str, limit: int = MAX_DIFF_LINES) -> str:
+    """A diff cut to its first `limit` lines, saying how many more the report shows."""
+    lines = text.splitlines()
+    return text if len(lines) <= limit else "\n".join([*lines[:limit], f"… {len(lines) - limit} more lines"])
+
+
+def first(items: list[Any], limit: int = MAX_TABLE_ROWS) -> list[Any]:
+    """A list for JSON metadata: its first `limit` items, then one string saying how many more there are (a
+    corpus of 1,000 scopes must not put 1,000 names into every materialization)."""
+    return items if len(items) <= limit else [*items[:limit], f"…and {len(items) - limit} more"]
+
+
+def some_scopes(by_scope: dict[str, int], what: str, limit: int = 20) -> str:
+    """'xa: 2 stale_changed; xb: 1 stale_changed' for the scopes with the most, at most `limit` of them, then how
+    many more scopes: a check's one-line description, read in the lineage."""
+    top = sorted(by_scope.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+    text = "; ".join(f"{scope}: {n} {what}" for scope, n in sorted(top))
+    return text + (f"; and {len(by_scope) - limit} more scopes" if len(by_scope) > limit else "")
 
 
 def counts(values: Iterable[str]) -> dict[str, int]:

@@ -83,19 +83,18 @@ def flagged_claims_markdown(audit: Audit, limit: int = 25) -> str:
 
 def scope_status_rows(audit: Audit) -> list[dict[str, Any]]:
     """Per audited scope (those without claims too): claims, flagged, stale_changed, tokens_absent, weak_match and
-    changed_pages (distinct pages whose change this report shows), as plain ints."""
+    changed_pages (distinct pages whose change this report shows), as plain ints. Counted by one group-by each,
+    not one scan of the table per scope (1,000 scopes of 100k claims)."""
     p = audit.priors
-    out = []
-    for scope in audit.audited_scopes():
-        mine = p[p["scope"] == scope]
-        flagged = mine[(mine["prior"] == TOKENS_ABSENT) | mine["content_changed"]]
-        out.append({
-            "scope": scope,
-            "claims": int(len(mine)),
-            "flagged": int(len(flagged.drop_duplicates(subset=["file", "line_no", "url"]))),
-            "stale_changed": int(mine["stale_changed"].sum()),
-            "tokens_absent": int((mine["prior"] == TOKENS_ABSENT).sum()),
-            "weak_match": int((mine["prior"] == WEAK_MATCH).sum()),
-            "changed_pages": int(mine.loc[mine["content_changed"], "url"].nunique()),
-        })
-    return out
+    scope = p["scope"]
+    flagged = p[(p["prior"] == TOKENS_ABSENT) | p["content_changed"]].drop_duplicates(subset=["file", "line_no", "url"])
+    columns = {
+        "claims": scope.value_counts(),
+        "flagged": flagged["scope"].value_counts(),
+        "stale_changed": p["stale_changed"].groupby(scope).sum(),
+        "tokens_absent": (p["prior"] == TOKENS_ABSENT).groupby(scope).sum(),
+        "weak_match": (p["prior"] == WEAK_MATCH).groupby(scope).sum(),
+        "changed_pages": p.loc[p["content_changed"]].groupby("scope")["url"].nunique(),
+    }
+    counts = {name: {str(k): int(v) for k, v in col.items()} for name, col in columns.items()}
+    return [{"scope": s, **{name: by.get(s, 0) for name, by in counts.items()}} for s in audit.audited_scopes()]

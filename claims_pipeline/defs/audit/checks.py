@@ -16,7 +16,7 @@ from claims_pipeline.defs.audit.ui import (
     changed_page_rows,
     stale_rows,
 )
-from claims_pipeline.defs.metadata import md_list, md_table
+from claims_pipeline.defs.metadata import MAX_TABLE_ROWS, md_list, md_table, some_scopes
 from claims_pipeline.defs.partitions import SCOPE_PARTITIONS_NAME
 from claims_pipeline.defs.resources import ClaimsConfig
 
@@ -64,14 +64,14 @@ def review_warning(rows: list[list[object]], headers: list[str], what: str) -> d
     """A WARN result listing what to look at; its description names the scopes ("xa: 2 stale_changed"), so the
     lineage and the catalog show where without opening the check."""
     by_scope = Counter(str(r[0]) for r in rows)
-    description = ("; ".join(f"{scope}: {n} {what}" for scope, n in sorted(by_scope.items()))
-                   if rows else f"no {what} in any scope")
+    description = some_scopes(dict(by_scope), what) if rows else f"no {what} in any scope"
+    top = dict(sorted(sorted(by_scope.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_TABLE_ROWS]))  # bounded
     return dg.AssetCheckResult(
         passed=not rows,
         severity=dg.AssetCheckSeverity.WARN,
         description=description,
-        metadata={"count": len(rows), "scopes": dg.MetadataValue.json(dict(sorted(by_scope.items()))),
-                  "claims": md_table(headers, rows)},
+        metadata={"count": len(rows), "scopes": dg.MetadataValue.json(top), "scopes_count": len(by_scope),
+                  "claims": md_table(headers, rows, full="the report (report.md, report.html) and priors.parquet")},
     )
 
 

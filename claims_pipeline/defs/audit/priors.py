@@ -19,8 +19,12 @@ def priors(context: dg.AssetExecutionContext, claims_config: ClaimsConfig, page_
     with page_cache.open() as cache:
         result = priors_by_scope(claims_config.load(), claims, fetched_pages, cache)
 
+    by_scope: dict[str, list[tuple[Any, dict[str, Any]]]] = {}  # grouped once: a 1,000-scope run is not 1,000 scans
+    for s, c, p in result.rows:
+        by_scope.setdefault(s, []).append((c, p))
+
     def metadata_of(scope: str) -> dict[str, Any]:
-        rows = [(c, p) for s, c, p in result.rows if s == scope]
+        rows = by_scope.get(scope, [])
         absent = [(c, p) for c, p in rows if p["prior"] == "TOKENS_ABSENT"]
         return {
             "claims": len(rows),

@@ -10,7 +10,7 @@ from typing import Any
 
 import dagster as dg
 
-from claims_pipeline.defs.metadata import Link, md_table, prose, where
+from claims_pipeline.defs.metadata import Link, first, md_table, prose, where
 
 ABSENT_HEADERS = ["scope", "where", "claim", "missing", "url"]
 STALE_HEADERS = ["scope", "where", "claim", "verified", "changed", "url"]
@@ -50,23 +50,26 @@ def scope_rows(audit: Any) -> list[list[Any]]:
 
 
 def audit_metadata(audit: Any, tables_dir: Path) -> dict[str, Any]:
+    """The headline, then the top rows of each table with a pointer to the full one (priors.parquet has every
+    claim): bounded whatever the audit's size."""
     h = audit.headline
+    full = str(tables_dir / "priors.parquet")
     return {
         "run_at": audit.run_at,  # which audit's tables these are: the report checks it (audit_report)
         "scopes": len(audit.scopes),
-        "scopes_missing": dg.MetadataValue.json(audit.scopes_missing),
+        "scopes_missing": dg.MetadataValue.json(first(audit.scopes_missing)),
         "claims": h["total"],
         "flagged": h["flagged"],
         "tokens_absent": h["tokens_absent"],
         "content_changed": h["content_changed"],
         "stale_changed": h["stale_changed"],
         "by_prior": dg.MetadataValue.json(h["by_prior"]),
-        "by_scope": md_table(SCOPE_HEADERS, scope_rows(audit)),
-        "changed_pages": md_table(CHANGED_HEADERS, changed_page_rows(audit.priors)),  # which pages, by scope
+        "by_scope": md_table(SCOPE_HEADERS, scope_rows(audit), full=full),
+        "changed_pages": md_table(CHANGED_HEADERS, changed_page_rows(audit.priors), full=full),  # which pages, by scope
         "headline": dg.MetadataValue.json(h),
         "tables": dg.MetadataValue.path(str(tables_dir)),
-        "stale_changed_claims": md_table(STALE_HEADERS, stale_rows(audit.priors)),
-        "tokens_absent_claims": md_table(ABSENT_HEADERS, absent_rows(audit.priors)),
+        "stale_changed_claims": md_table(STALE_HEADERS, stale_rows(audit.priors), full=full),
+        "tokens_absent_claims": md_table(ABSENT_HEADERS, absent_rows(audit.priors), full=full),
     }
 
 

@@ -7,7 +7,17 @@ from typing import Any
 import dagster as dg
 
 from claims_pipeline.defs.fetch_runs import fetch_run_id
-from claims_pipeline.defs.metadata import Link, counts, md_cell, md_code_block, md_table, prose, where
+from claims_pipeline.defs.metadata import (
+    MAX_DIFFS,
+    Link,
+    counts,
+    first_lines,
+    md_cell,
+    md_code_block,
+    md_table,
+    prose,
+    where,
+)
 from claims_pipeline.defs.resources import ClaimsConfig, FetcherResource, PageCacheResource
 from claims_pipeline.defs.scoped import SCOPE_ASSET_ARGS, SCOPES_GROUP, scoped_output
 from claims_pipeline.scope_values import page_changes_by_scope, refresh_scope_pages
@@ -52,7 +62,9 @@ def page_changes(context: dg.AssetExecutionContext, claims: dict[str, Any], fetc
     def metadata_of(scope: str) -> dict[str, Any]:
         changed, stale = changes[scope]["changed_pages"], changes[scope]["stale_changed"]
         diffs = "\n\n".join(f"**{md_cell(c['url'], 300)}** (changed {md_cell(str(c['changed_at'])[:10])})\n"
-                            f"{md_code_block(c['diff'] or '', 'diff')}" for c in changed)
+                            f"{md_code_block(first_lines(c['diff'] or ''), 'diff')}" for c in changed[:MAX_DIFFS])
+        if len(changed) > MAX_DIFFS:  # bounded: the report has every diff
+            diffs += f"\n\n_…and {len(changed) - MAX_DIFFS} more changed pages: their diffs are in the report_"
         return {
             "changed_pages": len(changed),  # pages; the audit's content_changed counts claims
             "stale_changed": len(stale),
