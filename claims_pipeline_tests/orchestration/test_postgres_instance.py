@@ -186,9 +186,9 @@ def test_a_backfill_of_three_scopes_runs_as_separate_runs_two_at_once_each_row_o
             assert all(s is not None and e is not None for s, e in spans)
             overlapping = [(a, b) for i, a in enumerate(spans) for b in spans[i + 1:] if b[0] < a[1] and a[0] < b[1]]
             assert overlapping, f"no two runs overlapped: {spans}"
-            # each in its own process (the default run launcher): one pid per run in its engine event
+            # each in its own process (the default run launcher), none in the daemon, the code server or this one
             pids = {r.dagster_run.run_id: _run_pid(instance, r.dagster_run.run_id) for r in runs}
-            assert len(set(pids.values())) == len(SCOPES) and os.getpid() not in pids.values()
+            assert len(set(pids.values())) == len(SCOPES) and not {os.getpid(), *(p.pid for p in started)} & set(pids.values())
 
             launched = [int(n) for n in re.findall(r"QueuedRunCoordinatorDaemon - .*Launched (\d+) runs?", daemon_log.read_text())]
             assert sum(launched) == len(SCOPES), daemon_log.read_text()[-3000:]  # all three, by the daemon
@@ -216,11 +216,12 @@ def test_a_backfill_of_three_scopes_runs_as_separate_runs_two_at_once_each_row_o
 
 
 def _run_pid(instance: dg.DagsterInstance, run_id: str) -> int:
+    """The process that executed the run: RUN_START is emitted by the run's own process."""
     for e in instance.get_records_for_run(run_id).records:
         ev = e.event_log_entry.dagster_event
-        if ev is not None and ev.event_type == dg.DagsterEventType.ENGINE_EVENT and ev.pid is not None:
+        if ev is not None and ev.event_type == T.RUN_START and ev.pid is not None:
             return ev.pid
-    raise AssertionError(f"run {run_id}: no engine event with a pid")
+    raise AssertionError(f"run {run_id}: no RUN_START event with a pid")
 
 
 def _every_row_once(home: Path, web: FixtureWeb) -> None:
