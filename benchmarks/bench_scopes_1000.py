@@ -197,8 +197,11 @@ def measure(tmp: Path, name: str, args: argparse.Namespace, scopes: int, files: 
             whole = defs.resolve_job_def("audit_corpus").execute_in_process(
                 instance=instance, tags=range_tags(keys), run_config=QUIET_RUN_CONFIG, raise_on_error=False)
             out["whole_run"] = time.perf_counter() - t0
+            whole_steps = sorted(((e.step_key, e.event_specific_data.duration_ms / 1000) for e in whole.all_events
+                                  if e.event_type_value == "STEP_SUCCESS"), key=lambda kv: -kv[1])
             print(f"    [2] audit_corpus over {len(keys)} scopes: success {whole.success}, {out['whole_run']:.1f} s, "
-                  f"{len(whole.all_events)} events")
+                  f"{len(whole.all_events)} events; slowest steps: "
+                  f"{', '.join(f'{k} {v:.1f} s' for k, v in whole_steps[:6])}")
 
             # [3] steady-state ticks, then one file edited
             cursor = first.cursor
