@@ -25,6 +25,7 @@ import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -44,6 +45,21 @@ from claims_pipeline.web.fetcher import fetch_urls  # noqa: E402
 def machine_line() -> str:
     return (f"nproc {psutil.cpu_count()}, Python {platform.python_version()}, "
             f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, load average {os.getloadavg()[0]:.2f}")
+
+
+def code_state() -> str:
+    """Which fetcher ran: the checkout's commit, and whether its web/ folder had uncommitted changes."""
+    repo = Path(__file__).resolve().parents[1]
+    if Path(claims_pipeline.__file__).resolve().parents[1] != repo:
+        return "not this checkout"
+    try:
+        head = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, timeout=30).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--", "claims_pipeline/web"],
+                               capture_output=True, text=True, timeout=30).stdout.strip()
+    except OSError:
+        return "not a git checkout"
+    return f"commit {head}" + (", claims_pipeline/web/ with uncommitted changes" if dirty else "")
 
 
 def read_logs(paths: list[Path], since: float) -> list[dict]:
@@ -105,7 +121,7 @@ def main(argv: list[str] | None = None) -> None:
     per_host = args.urls // args.hosts
     print(f"bench_fetch_scale: {per_host * args.hosts} URLs over {args.hosts} hosts, {args.servers} fixture-web "
           f"processes; {machine_line()}")
-    print(f"    claims_pipeline from {Path(claims_pipeline.__file__).parent}")
+    print(f"    claims_pipeline from {Path(claims_pipeline.__file__).parent} ({code_state()})")
     with tempfile.TemporaryDirectory() as tmp_s:
         tmp = Path(tmp_s)
         (tmp / "sites").mkdir()
