@@ -11,6 +11,10 @@ from claims_pipeline.defs.partitions import scope_partitions
 from claims_pipeline.defs.scoped import AUDIT_GROUP, SCOPES_GROUP
 
 SCOPE_TAG = "claims_pipeline/scope"
+# On every run of a job that rebuilds the cross-scope audit tables and the report: the instance's queue lets one
+# such run go at a time (orchestration/dagster.yaml), since another landing between a run's tables and its report
+# fails that report step.
+CROSS_SCOPE_TAGS = {"claims_pipeline/cross_scope_audit": "true"}
 
 VERDICTS_GROUP = "verdicts"
 
@@ -27,6 +31,7 @@ def scope_tags(scope: str) -> dict[str, str]:
 
 audit_scope = dg.define_asset_job(
     name="audit_scope",
+    run_tags=CROSS_SCOPE_TAGS,
     selection=audit_selection,
     partitions_def=scope_partitions,
     description="Re-audit one scope (a country, or a shared file group): re-read its cited pages, rebuild its "
@@ -47,6 +52,7 @@ refresh_scopes = dg.define_asset_job(
 
 audit_corpus = dg.define_asset_job(
     name="audit_corpus",
+    run_tags=CROSS_SCOPE_TAGS,
     selection=audit_selection,
     partitions_def=scope_partitions,
     description="Audit every scope in one run (a partition range over all scopes), then the tables and the "
@@ -55,6 +61,7 @@ audit_corpus = dg.define_asset_job(
 
 refresh_audit = dg.define_asset_job(
     name="refresh_audit",
+    run_tags=CROSS_SCOPE_TAGS,
     selection=audit_assets,
     description="Rebuild the cross-scope audit tables and the report from the scopes' stored values (after a "
     "scope was removed from the corpus).",
@@ -70,6 +77,7 @@ verify_scope = dg.define_asset_job(
 
 audit_and_verify_corpus = dg.define_asset_job(
     name="audit_and_verify_corpus",
+    run_tags=CROSS_SCOPE_TAGS,
     selection=audit_selection | verdict_assets,
     partitions_def=scope_partitions,
     description="audit_corpus, then the verdicts of every scope: what the monthly schedule launches when "

@@ -3,13 +3,14 @@
 DAGSTER_HOME: used when set; otherwise <settings.home_dir>/dagster, a persistent folder, so run history
 survives and the UI started with the same DAGSTER_HOME shows the CLI's runs. A new folder gets a template
 shipped beside this module, so an installed wheel gets the same instance as a checkout. Which template:
-CLAIMS_PIPELINE_INSTANCE, `sqlite` (default: SQLite files under DAGSTER_HOME, one run at a time, the batching
-event log) or `postgres` (dagster-postgres, connection from the PG* variables, several runs at once;
+CLAIMS_PIPELINE_INSTANCE, `sqlite` (default: SQLite files under DAGSTER_HOME, up to four runs at once, the
+batching event log) or `postgres` (dagster-postgres, connection from the PG* variables, several runs at once;
 docs/deploy-postgres.md).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 from pathlib import Path
@@ -23,6 +24,12 @@ INSTANCE_ENV = "CLAIMS_PIPELINE_INSTANCE"
 _HERE = Path(__file__).resolve().parent
 INSTANCE_TEMPLATES = {"sqlite": _HERE / "dagster.yaml", "postgres": _HERE / "dagster-postgres.yaml"}
 INSTANCE_TEMPLATE = INSTANCE_TEMPLATES["sqlite"]
+# sha256 of templates shipped before (the SQLite one with max_concurrent_runs: 1, before politeness was shared
+# across runs): an unedited copy of one is brought up to date like a copy of the other template
+_SUPERSEDED_TEMPLATES = frozenset({
+    "1845127092b70654599db9fda6183cb904ae94a254e893e595f4ff980af6d94f",
+    "186520af26cf24838ec2f1d1c2375465aef9404b7ed6e0d8541a4cf4721f203e",
+})
 
 
 def instance_kind() -> str:
@@ -44,8 +51,8 @@ def dagster_home_for(settings: Settings) -> Path:
 
 def prepare_dagster_home(settings: Settings) -> Path:
     """The instance folder, with dagster.yaml from the chosen template when it has none. A file that is an
-    unedited copy of another shipped template is replaced (the switch changed: the SQLite history under
-    DAGSTER_HOME stays, for a switch back); a user's own file is kept as it is."""
+    unedited copy of another shipped template (the switch changed: the SQLite history under DAGSTER_HOME stays,
+    for a switch back) or of an older release's is replaced; a user's own file is kept as it is."""
     home = dagster_home_for(settings)
     home.mkdir(parents=True, exist_ok=True)
     yaml_path = home / "dagster.yaml"
@@ -57,6 +64,8 @@ def prepare_dagster_home(settings: Settings) -> Path:
 
 def _is_other_template(path: Path, chosen: Path) -> bool:
     current = path.read_bytes()
+    if hashlib.sha256(current).hexdigest() in _SUPERSEDED_TEMPLATES:
+        return True
     return any(t != chosen and current == t.read_bytes() for t in INSTANCE_TEMPLATES.values())
 
 

@@ -161,9 +161,11 @@ def test_sensor_requests_nothing_for_scopes_already_materialized_with_the_same_f
     assert sorted(first.dynamic_partitions_requests[0].partition_keys) == ["shared/exit/regional", "xa", "xb", "xc"]
 
 
-def test_the_instance_template_runs_one_fetch_run_at_a_time(tmp_path, monkeypatch):
-    """Politeness is per process: two queued runs at once would each keep the host interval and together
-    halve it. The instance the CLI creates (config/dagster.yaml) queues runs one at a time."""
+def test_the_instance_queues_runs_one_per_scope_and_one_cross_scope_audit_at_a_time(tmp_path, monkeypatch):
+    """Politeness is shared across runs through the page cache's host leases, so the instance the CLI creates
+    (from orchestration/dagster.yaml) lets several runs go at once, as Dagster loads it: at most one per scope and
+    one of the jobs that rebuild the cross-scope audit (their run tag)."""
+    from claims_pipeline.defs.jobs import CROSS_SCOPE_TAGS
     from claims_pipeline.orchestration.instance import open_instance
     from claims_pipeline.settings import settings_from_dict
 
@@ -172,7 +174,12 @@ def test_the_instance_template_runs_one_fetch_run_at_a_time(tmp_path, monkeypatc
     try:
         coordinator = instance.run_coordinator
         assert isinstance(coordinator, dg.QueuedRunCoordinator)
-        assert coordinator.get_run_queue_config().max_concurrent_runs == 1
+        queue = coordinator.get_run_queue_config()
+        assert queue.max_concurrent_runs == 4
+        limits = {(lim["key"], str(lim.get("value"))): lim["limit"] for lim in queue.tag_concurrency_limits}
+        [(key, _)] = CROSS_SCOPE_TAGS.items()
+        assert limits[(key, "None")] == 1
+        assert limits[("dagster/partition", str({"applyLimitPerUniqueValue": True}))] == 1
     finally:
         instance.dispose()
 
@@ -192,7 +199,7 @@ def test_make_dev_gives_the_ui_the_clis_instance(tmp_path, monkeypatch):
     assert out.returncode == 0, out.stderr
     home = Path(out.stdout.strip())
     assert home == tmp_path / "dagster"
-    assert "max_concurrent_runs: 1" in (home / "dagster.yaml").read_text(encoding="utf-8")
+    assert "max_concurrent_runs: 4" in (home / "dagster.yaml").read_text(encoding="utf-8")
     makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text(encoding="utf-8")
     assert 'home="$$($(BIN)/python -m claims_pipeline.orchestration.instance)" && DAGSTER_HOME="$$home" $(BIN)/dg dev' in makefile
     bad = tmp_path / "bad.yaml"

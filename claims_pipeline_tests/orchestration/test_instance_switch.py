@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import yaml
@@ -69,3 +70,42 @@ def test_the_postgres_template_takes_every_connection_field_from_the_environment
     assert limits["dagster/asset_partition_range_start"]["limit"] == 1
     # the SQLite default is unchanged by the switch's existence
     assert "BatchingSqliteEventLogStorage" in INSTANCE_TEMPLATES["sqlite"].read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_both_templates_queue_several_runs_one_per_scope_and_one_cross_scope_audit(kind):
+    """Politeness is shared across runs (the page cache's host leases), so several runs may go at once; what must
+    not overlap is two runs of one scope, and two runs that rebuild the cross-scope tables and report."""
+    from claims_pipeline.defs.jobs import CROSS_SCOPE_TAGS
+
+    queue = yaml.safe_load(INSTANCE_TEMPLATES[kind].read_text(encoding="utf-8"))["run_coordinator"]
+    assert queue["class"] == "QueuedRunCoordinator" and queue["config"]["max_concurrent_runs"] == 4
+    limits = {lim["key"]: lim for lim in queue["config"]["tag_concurrency_limits"]}
+    assert limits["dagster/partition"]["limit"] == 1 and limits["dagster/partition"]["value"] == {
+        "applyLimitPerUniqueValue": True}
+    [(key, _)] = CROSS_SCOPE_TAGS.items()
+    assert limits[key] == {"key": key, "limit": 1}
+
+
+def test_jobs_that_rebuild_the_audit_carry_the_cross_scope_tag_and_the_others_do_not():
+    from claims_pipeline.definitions import defs
+    from claims_pipeline.defs.jobs import CROSS_SCOPE_TAGS
+
+    tagged = {job.name for job in defs().resolve_all_job_defs()
+              if CROSS_SCOPE_TAGS.items() <= dict(job.run_tags or {}).items()}
+    assert tagged == {"audit_scope", "audit_corpus", "refresh_audit", "audit_and_verify_corpus"}
+
+
+def test_an_unedited_copy_of_an_older_template_is_brought_up_to_date(tmp_path, monkeypatch):
+    # the SQLite template as shipped before politeness was shared across runs
+    old = (Path(__file__).with_name("dagster_yaml_before_shared_politeness.yaml")).read_bytes()
+    assert b"max_concurrent_runs: 1" in old
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
+    monkeypatch.delenv(INSTANCE_ENV, raising=False)
+    (tmp_path / "dagster").mkdir()
+    (tmp_path / "dagster" / "dagster.yaml").write_bytes(old)
+    prepare_dagster_home(settings_from_dict({"home": str(tmp_path / "home")}))
+    assert (tmp_path / "dagster" / "dagster.yaml").read_bytes() == INSTANCE_TEMPLATES["sqlite"].read_bytes()
+    (tmp_path / "dagster" / "dagster.yaml").write_bytes(old + b"# mine\n")
+    prepare_dagster_home(settings_from_dict({"home": str(tmp_path / "home")}))
+    assert (tmp_path / "dagster" / "dagster.yaml").read_bytes() == old + b"# mine\n"
