@@ -47,7 +47,7 @@ lint: $(STAMP)
 
 test: $(STAMP) test-deps lint
 	$(BIN)/dg check defs
-	$(BIN)/python -m pytest -q -p no:cacheprovider
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n 2
 
 bench: setup
 	$(BIN)/python benchmarks/bench_extract.py
