@@ -19,7 +19,7 @@ while every host's own interval is the same in both. Printed, measured in this o
   every host's interval, from the fixture web's request log: start-to-start gaps under the interval, per setup.
 
 Usage: .venv/bin/python benchmarks/bench_parallel_runs.py [--urls 2000] [--hosts 80] [--req-per-sec 10]
-       [--interval-ms 1000] [--host-concurrency 1]
+       [--interval-ms 1000] [--host-concurrency 1] [--host-lease-s S]
 """
 
 from __future__ import annotations
@@ -55,6 +55,7 @@ def write_config(path: Path, synthetic: dict, home: Path, port: int, args: argpa
             "allow_networks": ["127.0.0.1/32"],
             "req_per_sec": args.req_per_sec,
             "default_host": policy, "gov_host": policy, "per_host_overrides": {},
+            **({"host_lease_s": args.host_lease_s} if args.host_lease_s is not None else {}),
         },
     }
     path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
@@ -145,6 +146,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--req-per-sec", type=float, default=10.0, help="fetch.req_per_sec (per process; default the project's)")
     ap.add_argument("--interval-ms", type=int, default=1000, help="every host's interval (default: the project's gov_host)")
     ap.add_argument("--host-concurrency", type=int, default=1)
+    ap.add_argument("--host-lease-s", type=float, default=None,
+                    help="fetch.host_lease_s (default: the project's; 0 = each process keeps its own politeness, "
+                    "safe here since the groups share no host)")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
@@ -162,7 +166,8 @@ def main(argv: list[str] | None = None) -> None:
               f"{manifest['urls']} URLs over {manifest['hosts']} hosts {manifest['url_kinds']}; groups of "
               f"{[len(g) for g in groups]} scopes over {[len(h) for h in group_hosts]} disjoint hosts")
         print(f"    fetch: req_per_sec {args.req_per_sec:g} per process, every host {args.host_concurrency} at a time "
-              f"and {args.interval_ms} ms apart")
+              f"and {args.interval_ms} ms apart; host_lease_s "
+              f"{'default' if args.host_lease_s is None else f'{args.host_lease_s:g}'}")
         ordered = [s for g in groups for s in g]
         logs = [tmp / "requests.jsonl"]
         server, port = start_server(tmp / "synth" / "sites", logs[0])
