@@ -47,6 +47,12 @@ def machine_line() -> str:
             f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, load average {os.getloadavg()[0]:.2f}")
 
 
+# The fixture web stamps a request when its handler thread has read the request line: a little after the bytes
+# arrived, by however long that thread waited for the GIL among the server's other threads. The politeness tests
+# (claims_pipeline_tests/web/test_shared_politeness.py) allow this much.
+STAMP_NOISE_S = 0.02
+
+
 def code_state() -> str:
     """Which fetcher ran: the checkout's commit, and whether its web/ folder had uncommitted changes."""
     repo = Path(__file__).resolve().parents[1]
@@ -81,6 +87,21 @@ def min_gap_by_host(rows: list[dict]) -> dict[str, float]:
         if len(s) > 1:
             out[host] = min(b - a for a, b in zip(s, s[1:]))
     return out
+
+
+def first_gap_short(rows: list[dict], interval: float) -> tuple[int, int]:
+    """(gaps under the interval that follow a host's first request, all gaps under the interval)."""
+    starts: dict[str, list[float]] = defaultdict(list)
+    for r in rows:
+        starts[r["host"]].append(r["start"])
+    after_first = total = 0
+    for s in starts.values():
+        s.sort()
+        for i, (a, b) in enumerate(zip(s, s[1:])):
+            if b - a < interval:
+                total += 1
+                after_first += i == 0
+    return after_first, total
 
 
 def mean_gap_by_host(rows: list[dict]) -> dict[str, float]:
@@ -174,8 +195,12 @@ def run(tmp: Path, urls: list[str], hosts: list[str], address_map: dict[str, str
     print(f"    mean start-to-start gap per host {mean_gap:.3f} s: each request adds {mean_gap - interval:.3f} s to "
           f"its host's interval; requests per 100 ms at the servers: median {statistics.median(busiest):.0f}, "
           f"busiest {busiest[-1]} (the mean over the run: {len(rows) / wall / 10:.0f})")
+    first = first_gap_short(rows, interval)
+    beyond = sum(g < interval - STAMP_NOISE_S for g in gaps.values())
     print(f"    interval held: {short} of {len(gaps)} hosts had a start-to-start gap under {interval_ms} ms "
-          f"(shortest gap seen: {min(gaps.values()) * 1000:.0f} ms)")
+          f"(shortest gap seen: {min(gaps.values()) * 1000:.0f} ms), {beyond} more than {STAMP_NOISE_S * 1000:.0f} ms "
+          f"under it (the fixture web's timestamp noise, as the politeness tests allow); of all gaps under it, "
+          f"{first[0]} of {first[1]} follow the host's first request (its new connection)")
 
 
 if __name__ == "__main__":
