@@ -8,7 +8,9 @@ from collections import defaultdict
 from claims_pipeline.web.records import FetchStatus
 from claims_pipeline_tests.web.conftest import run_fetch
 
-TOLERANCE_S = 0.02  # server-side timestamps lag the client's start by a little thread-scheduling noise
+# Server-side timestamps lag the client's start by thread-scheduling noise: the fixture web shares its process (and
+# GIL) with the fetcher, and `make test` runs two test workers on two cores (one such lag of 21 ms was seen).
+TOLERANCE_S = 0.04
 
 
 def _by_host(log: list[dict]) -> dict[str, list[dict]]:
@@ -31,8 +33,8 @@ def _max_overlap(entries: list[dict]) -> int:
 
 def test_per_host_concurrency_and_interval_never_violated(web, settings_for):
     settings = settings_for(
-        default_host={"concurrency": 2, "interval_ms": 60},
-        gov_host={"concurrency": 1, "interval_ms": 120},
+        default_host={"concurrency": 2, "interval_ms": 100},
+        gov_host={"concurrency": 1, "interval_ms": 150},
         per_host_overrides={"slowpoke.fixture": {"concurrency": 1, "interval_ms": 200}},
     )
     hosts = {"a.fixture": 8, "b.fixture": 8, "tax.gov.xa": 5, "docs.slowpoke.fixture": 4}
@@ -42,7 +44,7 @@ def test_per_host_concurrency_and_interval_never_violated(web, settings_for):
     results = run_fetch(settings, urls)
     assert all(r.status == FetchStatus.OK for r in results), [r.note for r in results if r.status != "OK"]
     log = _by_host(web.requests())
-    expected = {"a.fixture": (2, 0.06), "b.fixture": (2, 0.06), "tax.gov.xa": (1, 0.12), "docs.slowpoke.fixture": (1, 0.2)}
+    expected = {"a.fixture": (2, 0.1), "b.fixture": (2, 0.1), "tax.gov.xa": (1, 0.15), "docs.slowpoke.fixture": (1, 0.2)}
     for host, (concurrency, interval) in expected.items():
         entries = log[host]
         assert len(entries) == hosts[host] + 1, (host, [e["path"] for e in entries])  # + robots.txt, once
