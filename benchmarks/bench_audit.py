@@ -106,7 +106,7 @@ def plain_library(config: Path) -> dict:
 def use_dagster_home(path: Path, *, stock_event_log: bool = False) -> None:
     """Point the CLI at this instance folder; its dagster.yaml is the project's template (optionally without
     the batching event log, for the stock comparison)."""
-    from claims_pipeline.orchestration.runner import INSTANCE_TEMPLATE
+    from claims_pipeline.orchestration.instance import INSTANCE_TEMPLATE
 
     path.mkdir(parents=True, exist_ok=True)
     text = INSTANCE_TEMPLATE.read_text(encoding="utf-8")
