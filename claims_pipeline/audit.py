@@ -218,28 +218,36 @@ class Audit:
         )
 
 
+def _column(values: Any) -> pd.Series:
+    """One table column from its Python values, inferred as the frame constructor infers a column (text →
+    pandas' string dtype). Built one column at a time, so a 100k-claim table never holds a dict per row, nor
+    every column's Python strings at once (each column's strings are freed once converted)."""
+    return pd.Series(list(values))
+
+
+def _frame(columns: dict[str, pd.Series], order: list[str]) -> pd.DataFrame:
+    return pd.DataFrame({name: columns[name] for name in order}, columns=order)
+
+
 def claims_table(claims: list[ClaimRecord]) -> pd.DataFrame:
-    rows = [
-        {
-            "id": c.id,
-            "scope": c.scope,
-            "section": c.section,
-            "line_no": int(c.line_no),
-            "file": c.file,
-            "claim_text": c.claim_text,
-            "source_url": c.source_url,
-            "source_host": c.source_host,
-            "source_tier": c.source_tier,
-            "link_kind": c.link_kind,
-            "last_verified": c.last_verified,
-            "last_verified_origin": c.last_verified_origin,
-            "stamp_date": c.inline_stamp.date if c.inline_stamp else None,
-            "stamp_kind": c.inline_stamp.kind if c.inline_stamp else None,
-            "values": _json([v.to_dict() for v in c.values]),
-        }
-        for c in claims
-    ]
-    return pd.DataFrame(rows, columns=CLAIM_COLUMNS).astype({"line_no": "int64"})
+    cols = {
+        "id": _column(c.id for c in claims),
+        "scope": _column(c.scope for c in claims),
+        "section": _column(c.section for c in claims),
+        "line_no": _column(int(c.line_no) for c in claims),
+        "file": _column(c.file for c in claims),
+        "claim_text": _column(c.claim_text for c in claims),
+        "source_url": _column(c.source_url for c in claims),
+        "source_host": _column(c.source_host for c in claims),
+        "source_tier": _column(c.source_tier for c in claims),
+        "link_kind": _column(c.link_kind for c in claims),
+        "last_verified": _column(c.last_verified for c in claims),
+        "last_verified_origin": _column(c.last_verified_origin for c in claims),
+        "stamp_date": _column(c.inline_stamp.date if c.inline_stamp else None for c in claims),
+        "stamp_kind": _column(c.inline_stamp.kind if c.inline_stamp else None for c in claims),
+        "values": _column(_json([v.to_dict() for v in c.values]) for c in claims),
+    }
+    return _frame(cols, CLAIM_COLUMNS).astype({"line_no": "int64"})
 
 
 def pages_table(pages: dict[str, PageState]) -> pd.DataFrame:
@@ -270,12 +278,13 @@ def build_audit(
     claims: list[ClaimRecord], pages: dict[str, PageState], priors: dict[str, Prior], *, run_at: datetime
 ) -> Audit:
     """Tables for every claim, and headline numbers counted while building them."""
-    rows: list[dict[str, Any]] = []
     by_prior: dict[str, int] = {}
     counts = {"tokens_absent": 0, "content_changed": 0, "stale_changed": 0, "pdf_no_text": 0, "source_unavailable": 0}
     flagged: set[tuple[str, int, str]] = set()
     seen: set[str] = set()
     unique_claims: list[ClaimRecord] = []
+    # per claim, what its row needs besides the claim: (prior, page, content_changed, changed_at, stale_changed)
+    rows: list[tuple[Prior, PageState | None, bool, str | None, bool]] = []
     for c in claims:
         if c.id in seen:
             continue  # an id is a claim; a duplicate would double-count every number
@@ -294,35 +303,34 @@ def build_audit(
         counts["stale_changed"] += stale
         if prior.prior == TOKENS_ABSENT or changed:
             flagged.add((c.file, int(c.line_no), c.source_url))
-        rows.append(
-            {
-                "claim_id": c.id,
-                "scope": c.scope,
-                "line_no": int(c.line_no),
-                "file": c.file,
-                "section": c.section,
-                "url": c.source_url,
-                "claim": c.claim_text,
-                "last_verified": c.last_verified,
-                "last_verified_origin": c.last_verified_origin,
-                "prior": prior.prior,
-                "matched": _json(prior.matched_tokens),
-                "strong_matched": _json(prior.strong_matched),
-                "missing": _json(prior.missing_tokens),
-                "excerpts": _json(prior.excerpts),
-                "hits": _json([h.to_dict() for h in prior.hits]),
-                "fetch_note": prior.fetch_note,
-                "fetch_status": str(page.fetch_status) if page else "NOT_FETCHED",
-                "content_changed": changed,
-                "changed_at": changed_at,
-                "stale_changed": stale,
-                "diff": page.diff if page and (changed or stale) else None,
-                "change_reported_at": page.change_reported_at if page and stale and not changed else None,
-            }
-        )
-    priors_df = pd.DataFrame(rows, columns=PRIOR_COLUMNS).astype(
-        {"line_no": "int64", "content_changed": "bool", "stale_changed": "bool"}
-    )
+        rows.append((prior, page, changed, changed_at, stale))
+    cols = {
+        "claim_id": _column(c.id for c in unique_claims),
+        "scope": _column(c.scope for c in unique_claims),
+        "line_no": _column(int(c.line_no) for c in unique_claims),
+        "file": _column(c.file for c in unique_claims),
+        "section": _column(c.section for c in unique_claims),
+        "url": _column(c.source_url for c in unique_claims),
+        "claim": _column(c.claim_text for c in unique_claims),
+        "last_verified": _column(c.last_verified for c in unique_claims),
+        "last_verified_origin": _column(c.last_verified_origin for c in unique_claims),
+        "prior": _column(r[0].prior for r in rows),
+        "matched": _column(_json(r[0].matched_tokens) for r in rows),
+        "strong_matched": _column(_json(r[0].strong_matched) for r in rows),
+        "missing": _column(_json(r[0].missing_tokens) for r in rows),
+        "excerpts": _column(_json(r[0].excerpts) for r in rows),
+        "hits": _column(_json([h.to_dict() for h in r[0].hits]) for r in rows),
+        "fetch_note": _column(r[0].fetch_note for r in rows),
+        "fetch_status": _column(str(page.fetch_status) if page else "NOT_FETCHED" for _, page, *_ in rows),
+        "content_changed": _column(r[2] for r in rows),
+        "changed_at": _column(r[3] for r in rows),
+        "stale_changed": _column(r[4] for r in rows),
+        "diff": _column(page.diff if page and (changed or stale) else None for _, page, changed, _, stale in rows),
+        "change_reported_at": _column(page.change_reported_at if page and stale and not changed else None
+                                      for _, page, changed, _, stale in rows),
+    }
+    priors_df = _frame(cols, PRIOR_COLUMNS).astype({"line_no": "int64", "content_changed": "bool", "stale_changed": "bool"})
+    del cols, rows
     headline = {
         "total": len(seen),
         "by_prior": dict(sorted(by_prior.items())),
