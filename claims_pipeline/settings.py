@@ -373,6 +373,11 @@ class PdfSettings(_Strict):
 class PriorSettings(_Strict):
     excerpt_window_chars: int = Field(400, ge=40, le=100_000)
     max_excerpts_per_claim: int = Field(4, ge=1, le=1000)
+    workers: int = Field(
+        0, ge=0, le=64,
+        description="Processes computing the priors of a big batch (fork pool, by scope; same values as serial). "
+        "0 = auto (the CPUs, only for thousands of claims in a process without other threads), 1 = always serial.",
+    )
 
 
 class LinterSettings(_Strict):
