@@ -8,6 +8,7 @@ one run (one scope, or many in a single-run backfill) and returns {scope: value}
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,6 +19,8 @@ from claims_pipeline.corpus.records import ClaimRecord
 from claims_pipeline.records_json import claims_from_json, page_from_json, page_to_json
 from claims_pipeline.settings import Settings
 from claims_pipeline.store.records import PageState
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -133,6 +136,23 @@ def page_changes_by_scope(claims: dict[str, Any], fetched_pages: dict[str, Any])
     return out
 
 
+def _scope_priors(settings: Settings, claim_rows: list[dict[str, Any]], pages_json: dict[str, Any],
+                  cache: Any) -> list[tuple[ClaimRecord, dict[str, Any]]]:
+    from claims_pipeline.priors import build_prior
+
+    pages = {u: page_from_json(p, cache) for u, p in pages_json.items()}
+    return [(c, {"id": c.id, **build_prior(c, pages.get(c.source_url), settings).to_dict()})
+            for c in claims_from_json(claim_rows)]
+
+
+def _local_blobs(cache: Any) -> bool:
+    """Forked workers read page texts from the inherited cache: only a local blob store is safe to share (an
+    object store's client and its connections are not)."""
+    from claims_pipeline.store.blobs import BlobStore
+
+    return isinstance(getattr(cache, "blobs", None), BlobStore)
+
+
 @dataclass
 class ScopePriors:
     values: dict[str, list[dict[str, Any]]]  # scope -> [{"id": claim id, **prior}]
@@ -140,16 +160,29 @@ class ScopePriors:
 
 
 def priors_by_scope(settings: Settings, claims: dict[str, Any], fetched_pages: dict[str, Any], cache: Any) -> ScopePriors:
-    """Per claim: does the cited page still carry the figure? (priors/build.py)"""
-    from claims_pipeline.priors import build_prior
+    """Per claim: does the cited page still carry the figure? (priors/build.py) A big batch is computed by a
+    fork pool (`priors.workers`, priors/pool.py); the values are the serial ones, in the same order."""
+    from claims_pipeline.priors.pool import map_scopes, pool_size
 
+    def one_scope(scope: str) -> list[tuple[ClaimRecord, dict[str, Any]]]:
+        return _scope_priors(settings, claims[scope]["claims"], fetched_pages.get(scope, {}), cache)
+
+    def values_of(scope: str) -> list[dict[str, Any]]:  # what a worker sends back: the claims are rebuilt here
+        return [v for _, v in one_scope(scope)]
+
+    scopes = list(claims)
+    workers = pool_size(settings.priors.workers, len(scopes), sum(len(v["claims"]) for v in claims.values()))
+    pooled: list[list[dict[str, Any]]] | None = None
+    if workers > 1 and _local_blobs(cache):
+        try:
+            pooled = map_scopes(values_of, scopes, workers)
+        except Exception as exc:  # a worker killed, a result that cannot be pickled: the serial loop gives the same
+            log.warning("priors pool of %d failed (%r); computing serially", workers, exc)
     values: dict[str, list[dict[str, Any]]] = {}
     rows: list[tuple[str, ClaimRecord, dict[str, Any]]] = []
-    for scope, v in claims.items():
-        pages = {u: page_from_json(p, cache) for u, p in fetched_pages.get(scope, {}).items()}
-        values[scope] = []
-        for c in claims_from_json(v["claims"]):
-            prior = build_prior(c, pages.get(c.source_url), settings).to_dict()
-            values[scope].append({"id": c.id, **prior})
-            rows.append((scope, c, prior))
+    for k, scope in enumerate(scopes):
+        pairs = (list(zip(claims_from_json(claims[scope]["claims"]), pooled[k], strict=True)) if pooled is not None
+                 else one_scope(scope))
+        values[scope] = [v for _, v in pairs]
+        rows += [(scope, c, v) for c, v in pairs]
     return ScopePriors(values, rows)

@@ -1,0 +1,86 @@
+"""The priors of a big audit in a small fork-based process pool.
+
+A claim's prior depends only on the claim, its page and the settings, so the scopes are split in contiguous
+chunks, computed in forked processes and put back in scope order: the same values as the serial loop. The rules
+are extraction's (corpus/pool.py): the calling process is one of the workers, each process takes the next chunk
+nobody has taken, a small batch (one Dagster partition, the CLI on a country) never forks, and auto never forks
+a process that runs other threads (a Dagster run, the webserver): a child forked while another thread holds a
+lock can hang. Any pool failure raises; the caller then computes serially.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any, cast
+
+from claims_pipeline.corpus.pool import LOCK_TIMEOUT_S, MAX_AUTO_WORKERS, chunked, usable_cpus
+
+MIN_CLAIMS = 2_000  # below this a pool does not pay for its start-up and the results' pickling
+CHUNKS_PER_WORKER = 16
+
+ScopeFn = Callable[[str], Any]  # one scope's result (picklable)
+
+_worker_state: tuple[ScopeFn, list[Sequence[str]], Any] | None = None
+
+
+def pool_size(setting: int, scopes: int, claims: int) -> int:
+    """Processes to use: 1 (serial) unless forking is available and either auto finds a big batch, more than
+    one CPU and no other thread in this process, or an explicit count > 1 is set (whatever the batch)."""
+    if setting == 1 or scopes < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    if setting == 0 and (claims < MIN_CLAIMS or threading.active_count() > 1):
+        return 1
+    workers = min(usable_cpus(), MAX_AUTO_WORKERS) if setting == 0 else setting
+    return max(1, min(workers, scopes))
+
+
+def _init_worker(fn: ScopeFn, chunks: list[Sequence[str]], next_chunk: Any) -> None:
+    global _worker_state
+    _worker_state = (fn, chunks, next_chunk)  # inherited through fork: never pickled
+
+
+def _claim(next_chunk: Any) -> int:
+    lock = next_chunk.get_lock()
+    if not lock.acquire(timeout=LOCK_TIMEOUT_S):  # a process died holding it: the caller goes serial
+        raise RuntimeError("priors pool: chunk counter lock never released")
+    try:
+        i = next_chunk.value
+        next_chunk.value = i + 1
+    finally:
+        lock.release()
+    return i
+
+
+def _drain(fn: ScopeFn, chunks: list[Sequence[str]], next_chunk: Any) -> list[tuple[int, list[Any]]]:
+    done = []
+    while (i := _claim(next_chunk)) < len(chunks):
+        done.append((i, [fn(scope) for scope in chunks[i]]))
+    return done
+
+
+def _run_worker(_: int) -> list[tuple[int, list[Any]]]:
+    assert _worker_state is not None
+    return _drain(*_worker_state)
+
+
+def map_scopes(fn: ScopeFn, scopes: Sequence[str], workers: int) -> list[Any]:
+    """[fn(scope) for scope in scopes], computed by `workers` processes (this one and `workers - 1` forked)."""
+    ctx = multiprocessing.get_context("fork")
+    # extraction's chunking, typed for its file jobs: any sequence is cut the same way
+    chunks = cast(list[Sequence[str]], chunked(cast(Any, list(scopes)), workers * CHUNKS_PER_WORKER))
+    next_chunk = ctx.Value("l", 0)
+    results: list[list[Any] | None] = [None] * len(chunks)
+    with ProcessPoolExecutor(max_workers=max(1, workers - 1), mp_context=ctx, initializer=_init_worker,
+                             initargs=(fn, chunks, next_chunk)) as pool:
+        futures = [pool.submit(_run_worker, k) for k in range(max(1, workers - 1))]
+        for i, result in _drain(fn, chunks, next_chunk):
+            results[i] = result
+        for future in futures:
+            for i, result in future.result():
+                results[i] = result
+    if any(r is None for r in results):  # never return a partial batch
+        raise RuntimeError("priors pool lost a chunk")
+    return [value for chunk in results for value in chunk]  # type: ignore[union-attr]

@@ -1,0 +1,57 @@
+"""The priors of many scopes computed by the fork pool (priors/pool.py) are the serial ones, in the same order:
+on a small synthetic corpus, its page texts read from a real page cache's blobs, some pages missing."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from claims_pipeline.corpus.extract import list_scopes
+from claims_pipeline.priors.pool import map_scopes, pool_size
+from claims_pipeline.records_json import page_to_json
+from claims_pipeline.scope_values import claims_by_scope, priors_by_scope
+from claims_pipeline.settings import load_settings
+from claims_pipeline.store.cache import PageCache
+from claims_pipeline.web.html_text import html_to_text
+from claims_pipeline_tests.report.factories import page
+from claims_pipeline_tests.scale.test_synthetic_corpus import generator
+
+
+def test_pool_gives_the_serial_priors_in_scope_order(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    out = tmp_path / "synth"
+    generator().generate(out, claims=400, files=40, urls=100, hosts=20, scopes=12)
+    base = load_settings(out / "synthetic.yaml")
+    base = base.model_copy(update={"home": tmp_path / "home"})
+    claims = claims_by_scope(base, sorted(list_scopes(base))).values
+    with PageCache.from_settings(base) as cache:
+        fetched: dict[str, dict] = {}
+        for scope, v in claims.items():
+            for url in sorted({c["source_url"] for c in v["claims"]}):
+                html = out / "sites" / url.split("/", 3)[2] / url.split("/", 3)[3]
+                if not html.is_file():
+                    continue  # a dead or walled URL: no state, as a page not fetched
+                text = html_to_text(html.read_text(encoding="utf-8"))
+                state = replace(page(url, text), text_hash=cache.blobs.put_text(text))
+                fetched.setdefault(scope, {})[url] = page_to_json(state)
+        results = {}
+        for workers in (1, 2):
+            settings = base.model_copy(update={"priors": base.priors.model_copy(update={"workers": workers})})
+            results[workers] = priors_by_scope(settings, claims, fetched, cache)
+    assert "priors pool" not in caplog.text  # the pool ran: it did not fall back to the serial loop
+    serial, pooled = results[1], results[2]
+    assert list(serial.values) == list(pooled.values) == list(claims)
+    assert serial.values == pooled.values
+    assert serial.rows == pooled.rows
+    assert sum(len(v) for v in pooled.values.values()) == 400
+    priors = {p["prior"] for v in pooled.values.values() for p in v}
+    assert "TOKENS_PRESENT" in priors and "SOURCE_UNAVAILABLE" in priors  # pages read, and pages missing
+
+
+def test_pool_size_and_map_scopes() -> None:
+    assert pool_size(1, 50, 100_000) == 1  # serial asked
+    assert pool_size(0, 50, 100) == 1  # too small for auto
+    assert pool_size(3, 2, 100) == 2  # an explicit count, at most one process a scope
+    scopes = [f"s{i:02d}" for i in range(40)]
+    assert map_scopes(str.upper, scopes, 2) == [s.upper() for s in scopes]
