@@ -105,12 +105,13 @@ def _init_worker(fn: ChunkFn, opts: Any, chunks: list[Sequence[FileJob]], next_c
     _worker_state = (fn, opts, chunks, next_chunk)  # inherited through fork: never pickled
 
 
-def _claim(next_chunk: Any) -> int:
-    """The next chunk index (shared by all the processes). The lock is held for microseconds: failing to get
-    it in LOCK_TIMEOUT_S means a process died holding it, and raising sends the caller to the serial pass."""
+def claim_chunk(next_chunk: Any, pool: str = "extraction pool") -> int:
+    """The next chunk index (shared by all the processes; the priors' pool uses it too). The lock is held for
+    microseconds: failing to get it in LOCK_TIMEOUT_S means a process died holding it, and raising sends the
+    caller to the serial pass."""
     lock = next_chunk.get_lock()
     if not lock.acquire(timeout=LOCK_TIMEOUT_S):
-        raise RuntimeError("extraction pool: chunk counter lock never released")
+        raise RuntimeError(f"{pool}: chunk counter lock never released")
     try:
         i = next_chunk.value
         next_chunk.value = i + 1
@@ -122,7 +123,7 @@ def _claim(next_chunk: Any) -> int:
 def _drain(fn: ChunkFn, opts: Any, chunks: list[Sequence[FileJob]], next_chunk: Any) -> list[tuple[int, ChunkResult]]:
     """Claim the next chunk not yet taken by any process and extract it, until none is left."""
     done = []
-    while (i := _claim(next_chunk)) < len(chunks):
+    while (i := claim_chunk(next_chunk)) < len(chunks):
         done.append((i, fn(chunks[i], opts)))
     return done
 

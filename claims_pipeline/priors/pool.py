@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, cast
 
-from claims_pipeline.corpus.pool import LOCK_TIMEOUT_S, MAX_AUTO_WORKERS, chunked, usable_cpus
+from claims_pipeline.corpus.pool import MAX_AUTO_WORKERS, chunked, claim_chunk, usable_cpus
 
 MIN_CLAIMS = 2_000  # below this a pool does not pay for its start-up and the results' pickling
 CHUNKS_PER_WORKER = 16
@@ -42,21 +42,9 @@ def _init_worker(fn: ScopeFn, chunks: list[Sequence[str]], next_chunk: Any) -> N
     _worker_state = (fn, chunks, next_chunk)  # inherited through fork: never pickled
 
 
-def _claim(next_chunk: Any) -> int:
-    lock = next_chunk.get_lock()
-    if not lock.acquire(timeout=LOCK_TIMEOUT_S):  # a process died holding it: the caller goes serial
-        raise RuntimeError("priors pool: chunk counter lock never released")
-    try:
-        i = next_chunk.value
-        next_chunk.value = i + 1
-    finally:
-        lock.release()
-    return i
-
-
 def _drain(fn: ScopeFn, chunks: list[Sequence[str]], next_chunk: Any) -> list[tuple[int, list[Any]]]:
     done = []
-    while (i := _claim(next_chunk)) < len(chunks):
+    while (i := claim_chunk(next_chunk, "priors pool")) < len(chunks):
         done.append((i, [fn(scope) for scope in chunks[i]]))
     return done
 
