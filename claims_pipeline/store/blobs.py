@@ -101,7 +101,26 @@ def open_blob_store(location: Path | str) -> BlobStore | ObjectBlobStore:
     return ObjectBlobStore(f"{scheme}://{where}")
 
 
-class BlobStore:
+class TextBlobs:
+    """Texts over a store's put/get: the local store and the object store (object_blobs.py) share these."""
+
+    def put(self, data: bytes, kind: str) -> str:
+        raise NotImplementedError
+
+    def get(self, hash_hex: str, kind: str) -> bytes | None:
+        raise NotImplementedError
+
+    def put_text(self, text: str) -> str:
+        return self.put(text_bytes(text), "text")
+
+    def get_text(self, hash_hex: str | None) -> str | None:
+        if not hash_hex:
+            return None
+        data = self.get(hash_hex, "text")
+        return None if data is None else data.decode("utf-8", "replace")
+
+
+class BlobStore(TextBlobs):
     def __init__(self, root: Path | str) -> None:
         self.root = Path(root).expanduser()
         self._root_text = str(self.root)
@@ -150,9 +169,6 @@ class BlobStore:
         _fsync_dir(final.parent)
         return hash_hex
 
-    def put_text(self, text: str) -> str:
-        return self.put(text_bytes(text), "text")
-
     def get(self, hash_hex: str, kind: str) -> bytes | None:
         """The blob's content, or None when the file is missing or damaged. A damaged file is moved aside
         (`<name>.damaged`), so the page's next fetch is unconditional and stores it again: a cache never
@@ -167,12 +183,6 @@ class BlobStore:
                 if (data := _content(aside, hash_hex)) is not None:
                     os.replace(aside, path)
         return data
-
-    def get_text(self, hash_hex: str | None) -> str | None:
-        if not hash_hex:
-            return None
-        data = self.get(hash_hex, "text")
-        return None if data is None else data.decode("utf-8", "replace")
 
     def verify(self, hash_hex: str, kind: str) -> str | None:
         """None when the blob exists and its content hashes to its name, else what is wrong (nothing is moved)."""

@@ -44,8 +44,8 @@ from claims_pipeline.store.blobs import (
     DAMAGED_SUFFIX,
     KINDS,
     BlobFile,
+    TextBlobs,
     sha256_hex,
-    text_bytes,
 )
 from claims_pipeline.store.errors import CacheError
 
@@ -62,7 +62,7 @@ class BlobStoreError(CacheError):
     """The object store refused or did not answer (credentials, bucket, network): one line naming the URL."""
 
 
-class ObjectBlobStore:
+class ObjectBlobStore(TextBlobs):
     def __init__(self, url: str) -> None:
         self.url = url.rstrip("/")
         self._store: Any = None
@@ -133,9 +133,6 @@ class ObjectBlobStore:
             obstore.put(self.store, self.key(hash_hex, kind), body, use_multipart=False)
         return hash_hex
 
-    def put_text(self, text: str) -> str:
-        return self.put(text_bytes(text), "text")
-
     def get(self, hash_hex: str, kind: str) -> bytes | None:
         """The blob's content, or None when missing or damaged; a damaged object is moved aside, as locally."""
         key = self.key(hash_hex, kind)
@@ -156,12 +153,6 @@ class ObjectBlobStore:
             except _MISSING:
                 pass  # someone else moved it first
         return data
-
-    def get_text(self, hash_hex: str | None) -> str | None:
-        if not hash_hex:
-            return None
-        data = self.get(hash_hex, "text")
-        return None if data is None else data.decode("utf-8", "replace")
 
     def verify(self, hash_hex: str, kind: str) -> str | None:
         """None when the blob exists and its content hashes to its name, else what is wrong (nothing is moved)."""
