@@ -39,9 +39,12 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parents[1]))  # the checkout: the tests' sensor helper
 from bench_fetch import start_server  # noqa: E402
 from bench_fetch_scale import machine_line  # noqa: E402
 from make_synthetic_corpus import generate  # noqa: E402
+
+from claims_pipeline_tests.defs.sensor_results import apply_partition_requests  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 PROBE_ASSET = "fetched_pages"  # a per-scope (partitioned) asset: its page is the one with the partitions bar
@@ -140,17 +143,6 @@ def evaluate_sensor(instance, config: Path, cursor: str | None):  # -> (SensorRe
     return result, time.perf_counter() - t0
 
 
-def apply_partitions(instance, result) -> None:
-    import dagster as dg
-
-    for req in result.dynamic_partitions_requests or []:
-        if isinstance(req, dg.AddDynamicPartitionsRequest):
-            instance.add_dynamic_partitions(req.partitions_def_name, list(req.partition_keys))
-        else:
-            for k in req.partition_keys:
-                instance.delete_dynamic_partition(req.partitions_def_name, k)
-
-
 def measure(tmp: Path, name: str, args: argparse.Namespace, scopes: int, files: int, claims: int, urls: int,
             hosts: int) -> dict:
     """Everything [1]–[5] for one corpus size on its own instance."""
@@ -186,7 +178,7 @@ def measure(tmp: Path, name: str, args: argparse.Namespace, scopes: int, files: 
             print(f"    [1] first sensor tick: {t_first:.2f} s; {added} partitions added, "
                   f"{len(first.run_requests)} run requests")
             t0 = time.perf_counter()
-            apply_partitions(instance, first)
+            apply_partition_requests(instance, first)
             print(f"        adding the {added} partitions to the instance: {time.perf_counter() - t0:.2f} s")
             keys = list(instance.get_dynamic_partitions(SCOPE_PARTITIONS_NAME))
 

@@ -14,6 +14,7 @@ from claims_pipeline.definitions import defs as build_definitions
 from claims_pipeline.defs.automation import corpus_sensor, monthly_audit_schedule
 from claims_pipeline.defs.resources import ClaimsConfig
 from claims_pipeline_tests.defs.conftest import config_with
+from claims_pipeline_tests.defs.sensor_results import apply_partition_requests
 
 DEMO_CORPUS = Path(__file__).resolve().parents[2] / "claims_pipeline" / "demo" / "corpus"
 
@@ -73,22 +74,13 @@ def _evaluate(instance, config_path: Path, cursor: str | None) -> dg.SensorResul
     return corpus_sensor(ctx)
 
 
-def _apply_partitions(instance, result: dg.SensorResult) -> None:
-    for req in result.dynamic_partitions_requests or []:
-        if isinstance(req, dg.AddDynamicPartitionsRequest):
-            instance.add_dynamic_partitions(req.partitions_def_name, list(req.partition_keys))
-        else:
-            for k in req.partition_keys:
-                instance.delete_dynamic_partition(req.partitions_def_name, k)
-
-
 def test_sensor_syncs_partitions_and_requests_runs_for_changed_scopes(instance, demo_config, corpus):
     config = config_with(demo_config, extraction__corpus_dir=str(corpus))
 
     first = _evaluate(instance, config, None)  # everything is new
     assert {r.partition_key for r in first.run_requests} == {"xa", "xb", "xc", "shared/exit/regional"}
     assert sorted(first.dynamic_partitions_requests[0].partition_keys) == ["shared/exit/regional", "xa", "xb", "xc"]
-    _apply_partitions(instance, first)
+    apply_partition_requests(instance, first)
 
     quiet = _evaluate(instance, config, first.cursor)  # nothing changed
     assert quiet.run_requests == [] and not quiet.dynamic_partitions_requests
@@ -117,7 +109,7 @@ def test_an_edit_reverted_is_requested_again_with_a_new_run_key(instance, demo_c
     whose key it has already seen, which left the stored claims on the reverted edit)."""
     config = config_with(demo_config, extraction__corpus_dir=str(corpus))
     first = _evaluate(instance, config, None)
-    _apply_partitions(instance, first)
+    apply_partition_requests(instance, first)
     play = corpus / "countries" / "xa" / "playbook.md"
     original = play.read_text()
     keys = [r.run_key for r in first.run_requests if r.partition_key == "xa"]

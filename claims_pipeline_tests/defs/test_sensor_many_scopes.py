@@ -12,6 +12,7 @@ from claims_pipeline.defs.automation import MANY_DUE, corpus_sensor
 from claims_pipeline.defs.partitions import SCOPE_PARTITIONS_NAME
 from claims_pipeline.defs.resources import ClaimsConfig
 from claims_pipeline_tests.defs.conftest import config_with
+from claims_pipeline_tests.defs.sensor_results import apply_partition_requests
 
 N_SCOPES = MANY_DUE + 5
 
@@ -38,15 +39,6 @@ def _runs(result: dg.SensorResult) -> list[dg.RunRequest]:
     return list(result.run_requests or [])
 
 
-def _apply(instance: dg.DagsterInstance, result: dg.SensorResult) -> None:
-    for req in result.dynamic_partitions_requests or []:
-        if isinstance(req, dg.AddDynamicPartitionsRequest):
-            instance.add_dynamic_partitions(req.partitions_def_name, list(req.partition_keys))
-        else:
-            for k in req.partition_keys:
-                instance.delete_dynamic_partition(req.partitions_def_name, k)
-
-
 def _range(instance: dg.DagsterInstance, request: dg.RunRequest) -> list[str]:
     """The partition keys a run request's range tags cover on this instance (dynamic partitions: in the order
     they were added)."""
@@ -62,7 +54,7 @@ def test_most_scopes_due_at_once_is_one_run_over_every_scope(instance, demo_conf
 
     first = _tick(instance, config, None)  # every scope new
     assert [r.job_name for r in _runs(first)] == ["audit_corpus"]
-    _apply(instance, first)
+    apply_partition_requests(instance, first)
     assert sorted(_range(instance, _runs(first)[0])) == scopes
 
     # a few scopes edited: a run each, as before
@@ -82,7 +74,7 @@ def test_most_scopes_due_at_once_is_one_run_over_every_scope(instance, demo_conf
         (folder / "playbook.md").write_text(f"# C{i}\n\n- Fee **{i}%** ([Tax](http://www.tax.gov.xa/f{i}.html)).\n")
     moved = _tick(instance, config, few.cursor)
     assert [r.job_name for r in _runs(moved)] == ["audit_corpus"]
-    _apply(instance, moved)
+    apply_partition_requests(instance, moved)
     now = [f"c{i:02d}" for i in range(N_SCOPES - 3, 2 * N_SCOPES)]
     assert sorted(instance.get_dynamic_partitions("scope")) == now
     assert sorted(_range(instance, _runs(moved)[0])) == now
