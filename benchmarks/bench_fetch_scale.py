@@ -11,10 +11,16 @@ prints, measured in that same run:
   where the time goes when the ratio is over 1.2: the client's CPU seconds (one process, one event loop: its
   CPU time is a floor on its wall time) and the servers' CPU seconds (read from /proc through psutil), each
   also as requests per CPU second, i.e. the most either side could serve on one core;
-  the shortest start-to-start gap per host seen by the servers (the interval must hold: ≥ interval).
+  the shortest start-to-start gap per host seen by the servers (the interval must hold: ≥ interval);
+  this machine's CPU floor: (client + servers' CPU seconds) ÷ cores ÷ bound, the ratio no spreading of the work
+  over processes could beat here, since the fixture web runs on the same cores as the client.
+
+--processes N (default 1) fetches with N client processes at once, the hosts split between them, over one shared
+home (page cache and host leases), as N runs over scopes with disjoint hosts would: each process imports first
+and they start fetching together, so the wall is the fetch alone, first start to last end.
 
 Usage: .venv/bin/python benchmarks/bench_fetch_scale.py [--urls 20000] [--hosts 500] [--interval-ms 250 1000]
-       [--servers 2] [--page-bytes 5000]
+       [--servers 2] [--page-bytes 5000] [--processes 1]
 """
 
 from __future__ import annotations
@@ -138,10 +144,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--interval-ms", type=int, nargs="+", default=[250, 1000])
     ap.add_argument("--servers", type=int, default=2, help="fixture-web processes the hosts are spread over")
     ap.add_argument("--page-bytes", type=int, default=5000)
+    ap.add_argument("--processes", type=int, default=1, help="client processes, the hosts split between them")
     args = ap.parse_args(argv)
     per_host = args.urls // args.hosts
     print(f"bench_fetch_scale: {per_host * args.hosts} URLs over {args.hosts} hosts, {args.servers} fixture-web "
-          f"processes; {machine_line()}")
+          f"processes, {args.processes} client process(es); {machine_line()}")
     print(f"    claims_pipeline from {Path(claims_pipeline.__file__).parent} ({code_state()})")
     with tempfile.TemporaryDirectory() as tmp_s:
         tmp = Path(tmp_s)
@@ -154,30 +161,74 @@ def main(argv: list[str] | None = None) -> None:
             # host-interleaved order, as a corpus cites them: every host has work from the start
             urls = [f"http://{h}/_/page/p{j}?size={args.page_bytes}" for j in range(per_host) for h in hosts]
             for interval_ms in args.interval_ms:
-                run(tmp, urls, hosts, address_map, interval_ms, logs, [psutil.Process(p.pid) for p, _ in servers])
+                run(tmp, urls, hosts, address_map, interval_ms, logs, [psutil.Process(p.pid) for p, _ in servers],
+                    args.processes)
         finally:
             for proc, _ in servers:
                 proc.kill()
                 proc.wait()
 
 
+def fetch_in_processes(home: Path, urls: list[str], address_map: dict[str, str], interval_ms: int,
+                       processes: int) -> tuple[float, float, Counter]:
+    """Fetch `urls` with `processes` client processes, each holding whole hosts: (wall, client CPU, statuses)."""
+    spec = home.parent / f"spec-{interval_ms}.json"
+    spec.write_text(json.dumps({"home": str(home), "address_map": address_map, "interval_ms": interval_ms}))
+    host_of = {u: u.split("/")[2] for u in urls}
+    hosts = sorted(set(host_of.values()))
+    part = {h: i % processes for i, h in enumerate(hosts)}
+    go = home.parent / f"go-{interval_ms}"
+    procs = []
+    for k in range(processes):
+        mine = home.parent / f"urls-{interval_ms}-{k}.json"
+        mine.write_text(json.dumps([u for u in urls if part[host_of[u]] == k]))
+        procs.append(subprocess.Popen([sys.executable, __file__, "--child", str(spec), str(mine), str(go)],
+                                      stdout=subprocess.PIPE, text=True))
+    while sum((home.parent / f"{go.name}.ready-{p.pid}").exists() for p in procs) < processes:
+        if any(p.poll() is not None for p in procs):
+            raise SystemExit("a client process ended before fetching")
+        time.sleep(0.05)
+    w0 = time.monotonic()
+    go.touch()  # every client has imported: they start together
+    outs = [json.loads(p.communicate(timeout=3600)[0].strip().splitlines()[-1]) for p in procs]
+    wall = time.monotonic() - w0
+    return wall, sum(o["cpu"] for o in outs), sum((Counter(o["statuses"]) for o in outs), Counter())
+
+
+def child(spec_path: Path, urls_path: Path, go: Path) -> None:
+    spec = json.loads(spec_path.read_text())
+    settings = scale_settings(Path(spec["home"]), spec["address_map"], spec["interval_ms"])
+    urls = json.loads(urls_path.read_text())
+    (go.parent / f"{go.name}.ready-{os.getpid()}").touch()
+    deadline = time.monotonic() + 600
+    while not go.exists() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    c0 = time.process_time()
+    results = fetch_urls(settings, urls, resolver=no_dns)
+    print(json.dumps({"cpu": time.process_time() - c0, "statuses": Counter(r.status.value for r in results)}))
+
+
 def run(tmp: Path, urls: list[str], hosts: list[str], address_map: dict[str, str], interval_ms: int,
-        logs: list[Path], servers: list[psutil.Process]) -> None:
-    settings = scale_settings(tmp / f"home-{interval_ms}", address_map, interval_ms)
+        logs: list[Path], servers: list[psutil.Process], processes: int = 1) -> None:
+    home = tmp / f"home-{interval_ms}"
+    settings = scale_settings(home, address_map, interval_ms)
     server_cpu0 = [cpu_s(p) for p in servers]
     t0 = time.time()
-    c0 = time.process_time()
-    w0 = time.monotonic()
-    results = fetch_urls(settings, urls, resolver=no_dns)
-    wall = time.monotonic() - w0
-    client_cpu = time.process_time() - c0
+    if processes > 1:
+        wall, client_cpu, statuses = fetch_in_processes(home, urls, address_map, interval_ms, processes)
+    else:
+        c0 = time.process_time()
+        w0 = time.monotonic()
+        results = fetch_urls(settings, urls, resolver=no_dns)
+        wall = time.monotonic() - w0
+        client_cpu = time.process_time() - c0
+        statuses = Counter(r.status.value for r in results)
     time.sleep(0.3)  # the servers log a request just after answering it
     server_cpu = [cpu_s(p) - c for p, c in zip(servers, server_cpu0)]
     rows = read_logs(logs, t0)
     interval = interval_ms / 1000
     bound = bound_for(rows, set(hosts), interval)
     rate_floor = max(0.0, (len(rows) - 10_000) / 10_000)  # token bucket: capacity = rate = 10,000/s
-    statuses = Counter(r.status.value for r in results)
     gaps = min_gap_by_host(rows)
     short = sum(g < interval for g in gaps.values())
     print(f"[interval {interval_ms} ms] {dict(statuses)}; {len(rows)} requests seen by the servers "
@@ -189,6 +240,10 @@ def run(tmp: Path, urls: list[str], hosts: list[str], address_map: dict[str, str
           f"{' + '.join(f'{c:.2f}' for c in server_cpu)} s ({len(rows) / max(sum(server_cpu), 1e-9):.0f} requests "
           f"per CPU s over all servers); client + servers {(client_cpu + sum(server_cpu)) / wall:.2f} cores busy "
           f"on average of {psutil.cpu_count()}")
+    floor = (client_cpu + sum(server_cpu)) / psutil.cpu_count() / bound
+    print(f"    this machine's CPU floor (client + servers' CPU ÷ {psutil.cpu_count()} cores ÷ bound): {floor:.2f}x the "
+          f"bound; with {processes} client process(es) the client's own floor is "
+          f"{client_cpu / min(processes, psutil.cpu_count()) / bound:.2f}x")
     mean_gap = statistics.mean(mean_gap_by_host(rows).values())
     windows = Counter(int(r["start"] * 10) for r in rows)  # requests arriving in each 100 ms
     busiest = sorted(windows.values())
@@ -204,4 +259,7 @@ def run(tmp: Path, urls: list[str], hosts: list[str], address_map: dict[str, str
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) == 5 and sys.argv[1] == "--child":
+        child(Path(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4]))
+    else:
+        main()
