@@ -13,11 +13,7 @@ import json
 import os
 import re
 import shutil
-import signal
-import socket
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import dagster as dg
@@ -40,6 +36,16 @@ from claims_pipeline.orchestration.runner import (
 from claims_pipeline.settings import DEMO_CORPUS_DIR, ENV_CONFIG, load_settings
 from claims_pipeline.store import schema as cache_schema
 from claims_pipeline_tests.defs.conftest import config_with
+from claims_pipeline_tests.orchestration.deployment import (
+    SENSORS,
+    cli,
+    failures,
+    finish,
+    start_code_server,
+    start_daemon,
+    stop,
+    wait_runs,
+)
 from claims_pipeline_tests.store.postgres_server import postgres_server
 
 # Scopes that cite disjoint hosts (*.xa, *.xb, *.xc), so that the runs overlap all the way: runs sharing a
@@ -48,72 +54,7 @@ from claims_pipeline_tests.store.postgres_server import postgres_server
 SCOPES = ["xa", "xb", "xc"]
 CACHE_URL = "postgresql+psycopg:///?options=-csearch_path%3Dclaims_cache"  # host, user, db: from PG*
 SCOPE_ASSETS = ["corpus_documents", "claims", "citation_lint", "fetched_pages", "page_changes", "priors"]
-BIN = Path(sys.executable).parent
 T = dg.DagsterEventType
-WAIT_S = 120  # every wait below is bounded; the whole test took 55-65 s on 2 busy cores
-
-
-def _cli(*args: str, env: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
-    return subprocess.Popen([str(BIN / "dagster"), *args], env=env, cwd=cwd, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
-
-
-def _finish(proc: subprocess.Popen[str]) -> str:
-    out, _ = proc.communicate(timeout=WAIT_S)
-    assert proc.returncode == 0, out
-    return out
-
-
-def _start(cmd: list[str], env: dict[str, str], cwd: Path, log: Path) -> subprocess.Popen[bytes]:
-    with log.open("wb") as out:
-        return subprocess.Popen(cmd, env=env, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_listening(port: int, log: Path) -> None:
-    deadline = time.monotonic() + WAIT_S
-    while time.monotonic() < deadline:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.2)
-    raise AssertionError(f"the code server did not listen in {WAIT_S} s:\n{log.read_text()[-4000:]}")
-
-
-def _failures(instance: dg.DagsterInstance, runs: list[dg.RunRecord]) -> list[str]:
-    out = []
-    for r in runs:
-        for e in instance.get_records_for_run(r.dagster_run.run_id).records:
-            entry = e.event_log_entry
-            if entry.is_dagster_event and entry.dagster_event_type in (dg.DagsterEventType.STEP_FAILURE,
-                                                                        dg.DagsterEventType.RUN_FAILURE):
-                out.append(f"{r.dagster_run.tags.get('dagster/partition')}: {entry.message}")
-    return out
-
-
-def _wait_runs(instance: dg.DagsterInstance, job: str, count: int, log: Path) -> list[dg.RunRecord]:
-    deadline = time.monotonic() + WAIT_S
-    while time.monotonic() < deadline:
-        records = instance.get_run_records(dg.RunsFilter(job_name=job))
-        if len(records) >= count and all(r.dagster_run.is_finished for r in records):
-            return list(records)
-        time.sleep(0.5)
-    raise AssertionError(f"{job}: {count} runs not finished in {WAIT_S} s; daemon log:\n{log.read_text()[-4000:]}")
 
 
 def test_a_backfill_of_three_scopes_runs_as_separate_runs_two_at_once_each_row_once(tmp_path, monkeypatch):
@@ -150,32 +91,23 @@ def test_a_backfill_of_three_scopes_runs_as_separate_runs_two_at_once_each_row_o
             assert isinstance(instance.run_coordinator, dg.QueuedRunCoordinator)
             sync_scope_partitions(instance, SCOPES)
 
-            # One code server, as a deployment runs it (`dagster api grpc`): the CLI calls and the daemon load the
-            # definitions from it, and it starts each run's own process for the default run launcher.
-            port = _free_port()
-            server = _start([str(BIN / "dagster"), "api", "grpc", "-m", "claims_pipeline.definitions", "-h", "127.0.0.1",
-                             "-p", str(port), "--location-name", "claims_pipeline"], env, tmp_path, tmp_path / "server.log")
+            # the whole test took 55-65 s on 2 busy cores; every wait is bounded (deployment.WAIT_S)
+            server, ws = start_code_server(env, tmp_path)
             started.append(server)
-            workspace = tmp_path / "workspace.yaml"
-            workspace.write_text("load_from:\n  - grpc_server:\n      host: 127.0.0.1\n"
-                                 f"      port: {port}\n      location_name: claims_pipeline\n", encoding="utf-8")
-            ws = ["-w", str(workspace)]
-            _wait_listening(port, tmp_path / "server.log")
-            # the sensors would launch runs of their own on their first tick (the corpus sensor audits every
-            # scope it has not seen; the automation sensor rebuilds the audit): stopped, as an operator would
-            calls = [_cli("sensor", "stop", name, *ws, env=env, cwd=tmp_path) for name in ("corpus_sensor", "audit_automation")]
-            backfill = _cli("job", "backfill", "-j", "refresh_scopes", "--partitions", ",".join(SCOPES), "--noprompt",
-                            *ws, env=env, cwd=tmp_path)
+            # the sensors would launch runs of their own on their first tick: stopped, as an operator would
+            calls = [cli("sensor", "stop", name, *ws, env=env, cwd=tmp_path) for name in SENSORS]
+            backfill = cli("job", "backfill", "-j", "refresh_scopes", "--partitions", ",".join(SCOPES), "--noprompt",
+                           *ws, env=env, cwd=tmp_path)
             for p in calls:
-                _finish(p)
-            started.append(_start([str(BIN / "dagster-daemon"), "run", *ws], env, tmp_path, daemon_log))
-            backfill_id = re.search(r"Launched backfill job `([^`]+)`", _finish(backfill))
+                finish(p)
+            started.append(start_daemon(ws, env, tmp_path, daemon_log))
+            backfill_id = re.search(r"Launched backfill job `([^`]+)`", finish(backfill))
             assert backfill_id, "no backfill id printed"
 
-            runs = _wait_runs(instance, "refresh_scopes", len(SCOPES), daemon_log)
+            runs = wait_runs(instance, "refresh_scopes", len(SCOPES), daemon_log)
             assert sorted(r.dagster_run.tags["dagster/partition"] for r in runs) == SCOPES  # separate runs, one each
             assert {r.dagster_run.tags["dagster/backfill"] for r in runs} == {backfill_id.group(1)}
-            assert all(r.dagster_run.status == dg.DagsterRunStatus.SUCCESS for r in runs), _failures(instance, runs)
+            assert all(r.dagster_run.status == dg.DagsterRunStatus.SUCCESS for r in runs), failures(instance, runs)
             # each went through the queue: enqueued by the backfill, dequeued (started) by the daemon
             lifecycle = [T.RUN_ENQUEUED, T.RUN_STARTING, T.RUN_START, T.RUN_SUCCESS]
             for r in runs:
@@ -208,7 +140,7 @@ def test_a_backfill_of_three_scopes_runs_as_separate_runs_two_at_once_each_row_o
                     assert len(mats) == 1, (key, scope, len(mats))
         finally:
             for proc in reversed(started):  # each in its own session: it and the processes it started
-                _stop(proc)
+                stop(proc)
             instance.dispose()
 
         _every_row_once(home, web)

@@ -1,0 +1,110 @@
+"""A deployment as a user runs it, for the tests that need a real daemon: a code server (`dagster api grpc`),
+the `dagster` CLI talking to it, and `dagster-daemon run`, each a real process started and stopped here, every
+wait bounded."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import dagster as dg
+
+BIN = Path(sys.executable).parent
+WAIT_S = 120  # the bound of every wait below; the tests that use it finish well inside it
+# The sensors launch runs of their own on their first tick (the corpus sensor audits every scope it has not
+# seen; the automation sensor rebuilds the audit): a test that counts the runs it launched stops them first.
+SENSORS = ("corpus_sensor", "audit_automation")
+
+
+def cli(*args: str, env: dict[str, str], cwd: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen([str(BIN / "dagster"), *args], env=env, cwd=cwd, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+
+
+def finish(proc: subprocess.Popen[str]) -> str:
+    out, _ = proc.communicate(timeout=WAIT_S)
+    assert proc.returncode == 0, out
+    return out
+
+
+def start(cmd: list[str], env: dict[str, str], cwd: Path, log: Path) -> subprocess.Popen[bytes]:
+    with log.open("wb") as out:
+        return subprocess.Popen(cmd, env=env, cwd=cwd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """Stop a process started by start() and whatever it started (its own session)."""
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_listening(port: int, log: Path) -> None:
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.2)
+    raise AssertionError(f"the code server did not listen in {WAIT_S} s:\n{log.read_text()[-4000:]}")
+
+
+def start_code_server(env: dict[str, str], cwd: Path) -> tuple[subprocess.Popen[bytes], list[str]]:
+    """One code server, as a deployment runs it: the CLI calls and the daemon load the definitions from it,
+    and it starts each run's own process for the default run launcher. Returns it and the CLI's -w arguments
+    (call wait_listening(port) before using them: see code_server_port)."""
+    port = free_port()
+    log = cwd / "server.log"
+    server = start([str(BIN / "dagster"), "api", "grpc", "-m", "claims_pipeline.definitions", "-h", "127.0.0.1",
+                    "-p", str(port), "--location-name", "claims_pipeline"], env, cwd, log)
+    workspace = cwd / "workspace.yaml"
+    workspace.write_text("load_from:\n  - grpc_server:\n      host: 127.0.0.1\n"
+                         f"      port: {port}\n      location_name: claims_pipeline\n", encoding="utf-8")
+    try:
+        wait_listening(port, log)
+    except BaseException:
+        stop(server)
+        raise
+    return server, ["-w", str(workspace)]
+
+
+def start_daemon(ws: list[str], env: dict[str, str], cwd: Path, log: Path) -> subprocess.Popen[bytes]:
+    return start([str(BIN / "dagster-daemon"), "run", *ws], env, cwd, log)
+
+
+def failures(instance: dg.DagsterInstance, runs: list[dg.RunRecord]) -> list[str]:
+    """The step and run failure messages of these runs, each named by its partition."""
+    out = []
+    for r in runs:
+        for e in instance.get_records_for_run(r.dagster_run.run_id).records:
+            entry = e.event_log_entry
+            if entry.is_dagster_event and entry.dagster_event_type in (dg.DagsterEventType.STEP_FAILURE,
+                                                                        dg.DagsterEventType.RUN_FAILURE):
+                out.append(f"{r.dagster_run.tags.get('dagster/partition')}: {entry.message}")
+    return out
+
+
+def wait_runs(instance: dg.DagsterInstance, job: str, count: int, log: Path) -> list[dg.RunRecord]:
+    """The job's runs once `count` of them exist and all have finished (log: the daemon's, shown on timeout)."""
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline:
+        records = instance.get_run_records(dg.RunsFilter(job_name=job))
+        if len(records) >= count and all(r.dagster_run.is_finished for r in records):
+            return list(records)
+        time.sleep(0.5)
+    raise AssertionError(f"{job}: {count} runs not finished in {WAIT_S} s; daemon log:\n{log.read_text()[-4000:]}")
