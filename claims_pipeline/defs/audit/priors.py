@@ -19,12 +19,8 @@ def priors(context: dg.AssetExecutionContext, claims_config: ClaimsConfig, page_
     with page_cache.open() as cache:
         result = priors_by_scope(claims_config.load(), claims, fetched_pages, cache)
 
-    by_scope: dict[str, list[tuple[Any, dict[str, Any]]]] = {}  # grouped once: a 1,000-scope run is not 1,000 scans
-    for s, c, p in result.rows:
-        by_scope.setdefault(s, []).append((c, p))
-
     def metadata_of(scope: str) -> dict[str, Any]:
-        rows = by_scope.get(scope, [])
+        rows = result.claim_rows(scope)  # the claims as stored (JSON dicts), not rebuilt as records
         absent = [(c, p) for c, p in rows if p["prior"] == "TOKENS_ABSENT"]
         return {
             "claims": len(rows),
@@ -32,8 +28,8 @@ def priors(context: dg.AssetExecutionContext, claims_config: ClaimsConfig, page_
             "tokens_absent": len(absent),
             "tokens_absent_claims": md_table(
                 ["where", "claim", "missing", "url"],
-                ([where(c.file, c.line_no), prose(c.claim_text), ", ".join(p["missing_tokens"][:6]), Link(c.source_url)]
-                 for c, p in absent)),
+                ([where(c.get("file", ""), int(c["line_no"])), prose(c["claim_text"]),
+                  ", ".join(p["missing_tokens"][:6]), Link(c["source_url"])] for c, p in absent)),
         }
 
     return scoped_output(context, result.values, metadata_of)
