@@ -13,7 +13,10 @@ from claims_pipeline.defs.scoped import AUDIT_GROUP, SCOPES_GROUP
 SCOPE_TAG = "claims_pipeline/scope"
 # On every run of a job that rebuilds the cross-scope audit tables and the report: the instance's queue lets one
 # such run go at a time (orchestration/dagster.yaml), since another landing between a run's tables and its report
-# fails that report step.
+# fails that report step. Given as the jobs' `tags`, not `run_tags`: Dagster 1.13 puts `run_tags` only on the runs
+# of sensors and schedules, while `dagster job launch`, a launch through GraphQL (the UI), a job backfill and a
+# re-execution copy the job's `tags` (dagster-io/dagster#28813), so such a run went beside another; `tags` without
+# `run_tags` are put on every run of the job (test_run_queue_limits launches with the CLI).
 CROSS_SCOPE_TAGS = {"claims_pipeline/cross_scope_audit": "true"}
 
 VERDICTS_GROUP = "verdicts"
@@ -31,7 +34,7 @@ def scope_tags(scope: str) -> dict[str, str]:
 
 audit_scope = dg.define_asset_job(
     name="audit_scope",
-    run_tags=CROSS_SCOPE_TAGS,
+    tags=CROSS_SCOPE_TAGS,
     selection=audit_selection,
     partitions_def=scope_partitions,
     description="Re-audit one scope (a country, or a shared file group): re-read its cited pages, rebuild its "
@@ -52,7 +55,7 @@ refresh_scopes = dg.define_asset_job(
 
 audit_corpus = dg.define_asset_job(
     name="audit_corpus",
-    run_tags=CROSS_SCOPE_TAGS,
+    tags=CROSS_SCOPE_TAGS,
     selection=audit_selection,
     partitions_def=scope_partitions,
     description="Audit every scope in one run (a partition range over all scopes), then the tables and the "
@@ -61,7 +64,7 @@ audit_corpus = dg.define_asset_job(
 
 refresh_audit = dg.define_asset_job(
     name="refresh_audit",
-    run_tags=CROSS_SCOPE_TAGS,
+    tags=CROSS_SCOPE_TAGS,
     selection=audit_assets,
     description="Rebuild the cross-scope audit tables and the report from the scopes' stored values (after a "
     "scope was removed from the corpus).",
@@ -77,7 +80,7 @@ verify_scope = dg.define_asset_job(
 
 audit_and_verify_corpus = dg.define_asset_job(
     name="audit_and_verify_corpus",
-    run_tags=CROSS_SCOPE_TAGS,
+    tags=CROSS_SCOPE_TAGS,
     selection=audit_selection | verdict_assets,
     partitions_def=scope_partitions,
     description="audit_corpus, then the verdicts of every scope: what the monthly schedule launches when "
