@@ -1,6 +1,6 @@
 """A deployment as a user runs it, for the tests that need a real daemon: a code server (`dagster api grpc`),
-the `dagster` CLI talking to it, and `dagster-daemon run`, each a real process started and stopped here, every
-wait bounded."""
+the `dagster` CLI or the UI's server (`dagster-webserver`, its GraphQL API) talking to it, and `dagster-daemon
+run`, each a real process started and stopped here, every wait bounded."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import dagster as dg
+import httpx
 
 BIN = Path(sys.executable).parent
 WAIT_S = 120  # the bound of every wait below; the tests that use it finish well inside it
@@ -39,10 +40,18 @@ def start(cmd: list[str], env: dict[str, str], cwd: Path, log: Path) -> subproce
 
 def stop(proc: subprocess.Popen[bytes]) -> None:
     """Stop a process started by start() and whatever it started (its own session)."""
-    if proc.poll() is None:
+    stop_all([proc])
+
+
+def stop_all(procs: list[subprocess.Popen[bytes]]) -> None:
+    """Stop processes started by start(), all at once (each shuts down in seconds: in turn they added up)."""
+    running = [p for p in procs if p.poll() is None]
+    for proc in running:
         os.killpg(proc.pid, signal.SIGTERM)
+    deadline = time.monotonic() + 30
+    for proc in running:
         try:
-            proc.wait(timeout=30)
+            proc.wait(timeout=max(0.1, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(timeout=10)
@@ -61,7 +70,7 @@ def wait_listening(port: int, log: Path) -> None:
             if s.connect_ex(("127.0.0.1", port)) == 0:
                 return
         time.sleep(0.2)
-    raise AssertionError(f"the code server did not listen in {WAIT_S} s:\n{log.read_text()[-4000:]}")
+    raise AssertionError(f"{log.stem}: nothing listened on {port} in {WAIT_S} s:\n{log.read_text()[-4000:]}")
 
 
 def start_code_server(env: dict[str, str], cwd: Path) -> tuple[subprocess.Popen[bytes], list[str]]:
@@ -81,6 +90,43 @@ def start_code_server(env: dict[str, str], cwd: Path) -> tuple[subprocess.Popen[
         stop(server)
         raise
     return server, ["-w", str(workspace)]
+
+
+def start_webserver(ws: list[str], env: dict[str, str], cwd: Path) -> tuple[subprocess.Popen[bytes], int]:
+    """The UI's server on the code server's workspace; returns it and its port, once it answers GraphQL."""
+    port = free_port()
+    log = cwd / "webserver.log"
+    proc = start([str(BIN / "dagster-webserver"), "-h", "127.0.0.1", "-p", str(port), *ws], env, cwd, log)
+    try:
+        wait_listening(port, log)
+        graphql(port, "{ version }")
+    except BaseException:
+        stop(proc)
+        raise
+    return proc, port
+
+
+def graphql(port: int, query: str, variables: dict[str, object] | None = None) -> dict[str, object]:
+    """One request to the webserver's GraphQL API, as the UI sends it; the data, or an assertion naming the errors."""
+    reply = httpx.post(f"http://127.0.0.1:{port}/graphql", json={"query": query, "variables": variables or {}},
+                       timeout=60).json()
+    assert not reply.get("errors"), reply["errors"]
+    return dict(reply["data"])
+
+
+_SENSOR_ID = """query ($s: SensorSelector!) { sensorOrError(sensorSelector: $s) { __typename ... on Sensor { id } } }"""
+_STOP_SENSOR = """mutation ($id: String) { stopSensor(id: $id) { __typename
+    ... on StopSensorMutationResult { instigationState { status } } ... on PythonError { message } } }"""
+
+
+def stop_sensors(port: int, names: tuple[str, ...] = SENSORS, location: str = "claims_pipeline") -> None:
+    """Stop these sensors as the UI's toggle does (before a daemon starts: they would tick at once)."""
+    for name in names:
+        selector = {"repositoryLocationName": location, "repositoryName": "__repository__", "sensorName": name}
+        found = graphql(port, _SENSOR_ID, {"s": selector})["sensorOrError"]
+        assert isinstance(found, dict) and found["__typename"] == "Sensor", found
+        stopped = graphql(port, _STOP_SENSOR, {"id": found["id"]})["stopSensor"]
+        assert stopped == {"__typename": "StopSensorMutationResult", "instigationState": {"status": "STOPPED"}}, stopped
 
 
 def start_daemon(ws: list[str], env: dict[str, str], cwd: Path, log: Path) -> subprocess.Popen[bytes]:
