@@ -124,14 +124,21 @@ _RANGE_BETWEEN_RE = re.compile(r"\s?(?:[–—‑-]|to|bis|à|au)\s?[€£$¥₹
 
 def _with_range_units(tokens: list[NumberToken], text: str) -> list[NumberToken]:
     """A range's lower bound takes the unit and magnitude written once after the upper one: in "2.0–4.8 %"
-    the 2.0 is a percentage, in "1.2–1.5 million" 1.2 million (as well as 1.2: both readings are kept)."""
+    the 2.0 is a percentage, in "1.2–1.5 million" 1.2 million (as well as 1.2: both readings are kept).
+    Only on a text with a range word or dash somewhere (_RANGE_HINT_RE), asked at the first range found: a
+    search of the whole page that most pages never need (a tenth of a page's index when run on every page)."""
     out = list(tokens)
+    hinted: bool | None = None
     for k in range(len(out) - 1):
         lo, hi = out[k], out[k + 1]
         if lo.magnitude != 1.0 or hi.start < lo.end or (hi.unit is None and hi.magnitude == 1.0):
             continue
         if _RANGE_BETWEEN_RE.fullmatch(text, lo.end, hi.start) is None:
             continue
+        if hinted is None:
+            hinted = _RANGE_HINT_RE.search(text) is not None
+        if not hinted:
+            return tokens
         values = lo.values if hi.magnitude == 1.0 else lo.values + tuple(v * hi.magnitude for v in lo.values)
         decimals = lo.decimals if hi.magnitude == 1.0 else lo.decimals * 2
         out[k] = replace(lo, values=values, decimals=decimals, unit=lo.unit or hi.unit)
@@ -173,7 +180,7 @@ def tokenize_numbers(text: str) -> list[NumberToken]:
                 NumberToken((float(p.group(0)),), None, offset + p.start(), offset + p.end(), p.group(0), (0,))
                 for p in re.finditer(r"\d+", num)
             ]
-    if len(numbers) > 1 and _RANGE_HINT_RE.search(text) is not None:
+    if len(numbers) > 1:
         numbers = _with_range_units(numbers, text)
     if not parts:
         return numbers

@@ -1,0 +1,98 @@
+"""The page index's fast paths (priors/page_index.py, dates.py, scan.py, numbers.py) give what the plain loops
+they replaced gave, on texts chosen to break them (case folds that change length, letters outside the date
+reader's alphabet, full-width digits, a range without its hint) and on the fixture web's own pages."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from claims_pipeline.priors import dates, numbers, page_index, scan
+from claims_pipeline.web.html_text import html_to_text
+
+SITES = Path(page_index.__file__).resolve().parents[1] / "fixture_web" / "sites"
+
+TRICKY = [
+    "",
+    "   ",
+    "2024",
+    "Straße STRASSE straße ﬁnance ﬁnances İstanbul ISTANBUL Σίσυφος ΣΊΣΥΦΟΣ",  # casefold grows or differs
+    "Kelvin oKt (U+212A) and ſeptember with a long s; µmay, ºmay, ×May 2 2024 and May÷3 2024",
+    "Due 12 May 2024, 3 juin 2023, März 2022, 1er août 2021 and Déc. 5, 2020; mai 2019.",
+    "SoccerMay 1 2019 and Sport September 3 2020",
+    "令和６年 ６．３２％ ٦٫٣٢٪ 2024‑1039 ２０２４年３月１日 民國113年",
+    "price €1.2–1.5 million, 2.0–4.8 %, 5 to 10 %, 5to €6 %, 7 bis 9 %",
+    "word_with_underscores x2y 3abc abc3 a1b2c3 ___ __init__",
+    "é" * 7 + " " + "É" * 3 + "\u00e9\u0301 combining marks",
+    "\t\nmultiple\u00a0spaces\u2009and\u202fnarrow 12\u00a0345 67 890",
+    "plafond de 77 700 € par foyer; 6,32 % du prix; 1.234,5 EUR; 1'000'000 CHF",
+]
+
+
+def fixture_pages() -> list[str]:
+    texts = []
+    for path in sorted(SITES.rglob("*")):
+        if path.is_file() and path.suffix in ("", ".html", ".htm", ".txt", ".v2") or path.name.endswith(".html.v2"):
+            raw = path.read_text(encoding="utf-8", errors="replace")
+            texts.append(html_to_text(raw) if "<" in raw else raw)
+    return texts
+
+
+TEXTS = TRICKY + fixture_pages()
+
+
+def old_search_form(text: str) -> str:
+    return text if text.isascii() else text.translate(page_index._FOLD)
+
+
+def old_words(text: str) -> dict[str, list[int]]:
+    out: dict[str, list[int]] = {}
+    for m in re.finditer(r"[^\W\d_]+", text):
+        out.setdefault(page_index.word_stem(m.group(0)), []).append(m.start())
+    return out
+
+
+def old_month_starts(text: str) -> list[int]:
+    return [w.start() for w in dates._WORD_RE.finditer(text) if w.group(0).lower() in dates.MONTHS]
+
+
+def old_digit_starts(text: str) -> list[int]:
+    return [m.start() for m in re.finditer(r"(?<!\d)\d", text)]
+
+
+def test_the_fixture_pages_are_read() -> None:
+    assert len(fixture_pages()) >= 10
+
+
+@pytest.mark.parametrize("text", TEXTS, ids=range(len(TEXTS)))
+def test_fast_paths_equal_the_plain_loops(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert page_index.search_form(text) == old_search_form(text)
+    assert page_index.word_positions(text) == old_words(text)
+    assert dates._month_starts(text) == old_month_starts(text)
+    assert scan.digit_starts(text) == old_digit_starts(text)
+    folded = old_search_form(text)
+    new = numbers.tokenize_numbers(folded)
+    ranges = numbers._with_range_units  # as before: the hint searched first, on every text
+    monkeypatch.setattr(numbers, "_with_range_units",
+                        lambda tokens, t: ranges(tokens, t) if numbers._RANGE_HINT_RE.search(t) else tokens)
+    assert new == numbers.tokenize_numbers(folded)
+
+
+def test_tricky_texts_exercise_the_fast_paths() -> None:
+    """The texts above do reach the branches: folds, months found and not, stems that casefold grows."""
+    assert page_index.search_form("６．３２％") == "6.32%"
+    assert page_index.search_form("€ 5 and ü") == "€ 5 and ü"
+    assert dates._month_starts("nothing here but 2024") == []
+    assert [TRICKY[5][i:i + 3] for i in dates._month_starts(TRICKY[5])] == ["May", "jui", "Mär", "aoû", "Déc", "mai"]
+    assert page_index.word_positions("Straße STRASSE")["strass"] == [0, 7]
+
+
+def test_a_range_without_its_hint_keeps_its_bounds_apart() -> None:
+    """A range's unit is shared only on a text with a range word or dash (the hint): "5to €6 %" has none
+    (no word boundary inside "5to"), so its 5 stays unitless, while "5 to €6 %" makes it a percentage."""
+    unhinted = numbers.tokenize_numbers("fees 5to €6 %")
+    hinted = numbers.tokenize_numbers("fees 5 to €6 %")
+    assert [t.unit for t in unhinted] == [None, "pct"]
+    assert [t.unit for t in hinted] == ["pct", "pct"]
