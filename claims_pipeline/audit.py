@@ -20,14 +20,22 @@ Rules:
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import date, datetime
 from typing import Any
 
 import pandas as pd
 
-from claims_pipeline.corpus.records import ClaimRecord
-from claims_pipeline.priors import PDF_NO_TEXT, SOURCE_BINARY, SOURCE_UNAVAILABLE, TOKENS_ABSENT, WEAK_MATCH, Prior
+from claims_pipeline.corpus.records import ClaimRecord, Value
+from claims_pipeline.priors import (
+    PDF_NO_TEXT,
+    SOURCE_BINARY,
+    SOURCE_UNAVAILABLE,
+    TOKENS_ABSENT,
+    WEAK_MATCH,
+    Hit,
+    Prior,
+)
 from claims_pipeline.store.records import PageState
 
 CLAIM_COLUMNS = [
@@ -82,6 +90,27 @@ def newest_page_states(by_scope: dict[str, dict[str, PageState]]) -> dict[str, P
     return out
 
 
+def combined_pages(pages_by_scope: dict[str, dict[str, PageState]], current: dict[str, PageState],
+                   keys: dict[str, str], reported: Any) -> dict[str, PageState]:
+    """Per cited URL the page's state is `current` (the page cache's now: it holds every fetch, another scope's
+    run or `claims-pipeline fetch` included), else the newest snapshot (newest_page_states; a page the cache does
+    not hold has no change this cache confirmed); its CONTENT_CHANGED says whether no written report showed its
+    change yet (store/recent_changes.py, `reported`, ledger keys `keys`)."""
+    from dataclasses import replace
+
+    from claims_pipeline.store.recent_changes import mark_unreported
+
+    snapshots = {u: replace(p, content_changed=False) for u, p in newest_page_states(pages_by_scope).items()}
+    return {**snapshots, **mark_unreported(current, keys, reported)}
+
+
+def read_again(own: PageState | None, newest: PageState | None) -> bool:
+    """Is a claim read again on the newest state of its page? When its scope held another state of it (another
+    text, or a failed fetch), or none."""
+    return newest is not None and (own is None or own.text_hash != newest.text_hash
+                                   or own.fetch_status != newest.fetch_status)
+
+
 def combine_scopes(
     claims_by_scope: dict[str, list[ClaimRecord]],
     pages_by_scope: dict[str, dict[str, PageState]],
@@ -91,33 +120,47 @@ def combine_scopes(
     reported: Any,
     keys: dict[str, str],
 ) -> tuple[dict[str, PageState], dict[str, Prior], int]:
-    """The scopes' own snapshots as one audit's input. Per cited URL the page's state is `current` (the page
-    cache's now: it holds every fetch, another scope's run or `claims-pipeline fetch` included), else the newest
-    snapshot (newest_page_states; a page the cache does not hold has no change this cache confirmed); its
-    CONTENT_CHANGED says whether no written report showed its change yet (store/recent_changes.py, `reported`,
-    ledger keys `keys`); and the claims whose scope held another state of their page (another text, or a failed
-    fetch) are read again on it. Returns (pages, priors, how many claims were read again)."""
-    from dataclasses import replace
-
+    """The scopes' own snapshots as one audit's input: the pages (combined_pages), and the claims whose scope
+    held another state of their page read again on it (read_again). Returns (pages, priors, how many claims
+    were read again)."""
     from claims_pipeline.priors import build_prior
-    from claims_pipeline.store.recent_changes import mark_unreported
 
-    snapshots = {u: replace(p, content_changed=False) for u, p in newest_page_states(pages_by_scope).items()}
-    pages = {**snapshots, **mark_unreported(current, keys, reported)}
+    pages = combined_pages(pages_by_scope, current, keys, reported)
     priors = dict(prior_of)
     reread = 0
     for scope, claims in claims_by_scope.items():
         for c in claims:
-            own, newest = pages_by_scope.get(scope, {}).get(c.source_url), pages.get(c.source_url)
-            if newest is not None and (own is None or own.text_hash != newest.text_hash
-                                       or own.fetch_status != newest.fetch_status):
+            newest = pages.get(c.source_url)
+            if read_again(pages_by_scope.get(scope, {}).get(c.source_url), newest):
                 priors[c.id] = build_prior(c, newest, settings)
                 reread += 1
     return pages, priors, reread
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False)  # json.dumps(x, ensure_ascii=False), without an encoder per call
+
+
 def _json(x: Any) -> str:
-    return json.dumps(x, ensure_ascii=False)
+    return _ENCODER.encode(x)
+
+
+# The stored values' keys in the order Value.to_dict and Hit.to_dict write them: a stored list whose every item
+# has them is written to the tables as it is (the usual case); any other shape (an older version's) goes through
+# the record, so the tables read as the records' to_dict would.
+_VALUE_KEYS = tuple(f.name for f in fields(Value))
+_HIT_KEYS = tuple(f.name for f in fields(Hit))
+
+
+def _values_json(values: list[dict[str, Any]]) -> str:
+    if all(tuple(v) == _VALUE_KEYS for v in values):
+        return _json(values)
+    return _json([Value.from_dict(v).to_dict() for v in values])
+
+
+def _hits_json(hits: list[dict[str, Any]]) -> str:
+    if all(tuple(h) == _HIT_KEYS for h in hits):
+        return _json(hits)
+    return _json([Hit(**h).to_dict() for h in hits])
 
 
 @dataclass
@@ -229,28 +272,36 @@ def _frame(columns: dict[str, pd.Series], order: list[str]) -> pd.DataFrame:
     return pd.DataFrame({name: columns[name] for name in order}, columns=order)
 
 
-def claims_table(claims: list[ClaimRecord]) -> pd.DataFrame:
+def claims_table(claims: list[dict[str, Any]]) -> pd.DataFrame:
+    """The claims table from the claims' stored values (ClaimRecord.to_dict's shape; the defaults are
+    ClaimRecord.from_dict's)."""
+    def stamp(c: dict[str, Any], key: str) -> Any:
+        return c["inline_stamp"][key] if c.get("inline_stamp") else None
+
     cols = {
-        "id": _column(c.id for c in claims),
-        "scope": _column(c.scope for c in claims),
-        "section": _column(c.section for c in claims),
-        "line_no": _column(int(c.line_no) for c in claims),
-        "file": _column(c.file for c in claims),
-        "claim_text": _column(c.claim_text for c in claims),
-        "source_url": _column(c.source_url for c in claims),
-        "source_host": _column(c.source_host for c in claims),
-        "source_tier": _column(c.source_tier for c in claims),
-        "link_kind": _column(c.link_kind for c in claims),
-        "last_verified": _column(c.last_verified for c in claims),
-        "last_verified_origin": _column(c.last_verified_origin for c in claims),
-        "stamp_date": _column(c.inline_stamp.date if c.inline_stamp else None for c in claims),
-        "stamp_kind": _column(c.inline_stamp.kind if c.inline_stamp else None for c in claims),
-        "values": _column(_json([v.to_dict() for v in c.values]) for c in claims),
+        "id": _column(c["id"] for c in claims),
+        "scope": _column(c["scope"] for c in claims),
+        "section": _column(c["section"] for c in claims),
+        "line_no": _column(int(c["line_no"]) for c in claims),
+        "file": _column(c.get("file", "") for c in claims),
+        "claim_text": _column(c["claim_text"] for c in claims),
+        "source_url": _column(c["source_url"] for c in claims),
+        "source_host": _column(c["source_host"] for c in claims),
+        "source_tier": _column(c["source_tier"] for c in claims),
+        "link_kind": _column(c.get("link_kind", "markdown") for c in claims),
+        "last_verified": _column(c.get("last_verified") for c in claims),
+        "last_verified_origin": _column(c.get("last_verified_origin", "none") for c in claims),
+        "stamp_date": _column(stamp(c, "date") for c in claims),
+        "stamp_kind": _column(stamp(c, "kind") for c in claims),
+        "values": _column(_values_json(c.get("values", [])) for c in claims),
     }
     return _frame(cols, CLAIM_COLUMNS).astype({"line_no": "int64"})
 
 
-def pages_table(pages: dict[str, PageState]) -> pd.DataFrame:
+def pages_table(pages: dict[str, PageState], text_chars: dict[str, int] | None = None) -> pd.DataFrame:
+    """text_chars: the length of pages' texts the states no longer carry (audit_scopes reads them a chunk at a
+    time); a state with its text is measured."""
+    chars = text_chars or {}
     rows = [
         {
             "url": url,
@@ -261,7 +312,7 @@ def pages_table(pages: dict[str, PageState]) -> pd.DataFrame:
             "fetched_at": p.fetched_at,
             "text_hash": p.text_hash,
             "raw_hash": p.raw_hash,
-            "text_chars": len(p.text) if p.text else 0,
+            "text_chars": len(p.text) if p.text else chars.get(url, 0),
             "content_changed": bool(p.content_changed),
             "changed_at": p.changed_at,
             "stable_since": p.stable_since,
@@ -277,50 +328,70 @@ def pages_table(pages: dict[str, PageState]) -> pd.DataFrame:
 def build_audit(
     claims: list[ClaimRecord], pages: dict[str, PageState], priors: dict[str, Prior], *, run_at: datetime
 ) -> Audit:
-    """Tables for every claim, and headline numbers counted while building them."""
+    """Tables for every claim, and headline numbers counted while building them (build_audit_of_values)."""
+    return build_audit_of_values([c.to_dict() for c in claims], pages, {k: p.to_dict() for k, p in priors.items()},
+                                 run_at=run_at)
+
+
+# a claim with no prior (none stored, none computed) reads as an unavailable source
+_NO_PRIOR = Prior(SOURCE_UNAVAILABLE, fetch_note="no prior computed").to_dict()
+
+
+def build_audit_of_values(
+    claims: list[dict[str, Any]],
+    pages: dict[str, PageState],
+    priors: dict[str, dict[str, Any]],
+    *,
+    run_at: datetime,
+    text_chars: dict[str, int] | None = None,
+) -> Audit:
+    """build_audit from the claims' and priors' stored values (ClaimRecord.to_dict and Prior.to_dict shapes, as
+    the claims and priors assets store them), read as they are: no record is rebuilt per claim, which at 100k
+    claims cost the audit step a third of its time and memory. text_chars: see pages_table."""
     by_prior: dict[str, int] = {}
     counts = {"tokens_absent": 0, "content_changed": 0, "stale_changed": 0, "pdf_no_text": 0, "source_unavailable": 0}
     flagged: set[tuple[str, int, str]] = set()
     seen: set[str] = set()
-    unique_claims: list[ClaimRecord] = []
+    unique_claims: list[dict[str, Any]] = []
     # per claim, what its row needs besides the claim: (prior, page, content_changed, changed_at, stale_changed)
-    rows: list[tuple[Prior, PageState | None, bool, str | None, bool]] = []
+    rows: list[tuple[dict[str, Any], PageState | None, bool, str | None, bool]] = []
     for c in claims:
-        if c.id in seen:
+        if c["id"] in seen:
             continue  # an id is a claim; a duplicate would double-count every number
-        seen.add(c.id)
+        seen.add(c["id"])
         unique_claims.append(c)
-        page = pages.get(c.source_url)
-        prior = priors.get(c.id) or Prior(SOURCE_UNAVAILABLE, fetch_note="no prior computed")
+        page = pages.get(c["source_url"])
+        prior = priors.get(c["id"]) or _NO_PRIOR
+        kind = prior["prior"]
         changed = bool(page.content_changed) if page else False
         changed_at = page.changed_at if page else None
-        stale = is_stale_changed(c.last_verified, changed_at, changed)
-        by_prior[prior.prior] = by_prior.get(prior.prior, 0) + 1
-        counts["tokens_absent"] += prior.prior == TOKENS_ABSENT
-        counts["pdf_no_text"] += prior.prior == PDF_NO_TEXT
-        counts["source_unavailable"] += prior.prior == SOURCE_UNAVAILABLE
+        stale = is_stale_changed(c.get("last_verified"), changed_at, changed)
+        by_prior[kind] = by_prior.get(kind, 0) + 1
+        counts["tokens_absent"] += kind == TOKENS_ABSENT
+        counts["pdf_no_text"] += kind == PDF_NO_TEXT
+        counts["source_unavailable"] += kind == SOURCE_UNAVAILABLE
         counts["content_changed"] += changed
         counts["stale_changed"] += stale
-        if prior.prior == TOKENS_ABSENT or changed:
-            flagged.add((c.file, int(c.line_no), c.source_url))
+        if kind == TOKENS_ABSENT or changed:
+            flagged.add((c.get("file", ""), int(c["line_no"]), c["source_url"]))
         rows.append((prior, page, changed, changed_at, stale))
     cols = {
-        "claim_id": _column(c.id for c in unique_claims),
-        "scope": _column(c.scope for c in unique_claims),
-        "line_no": _column(int(c.line_no) for c in unique_claims),
-        "file": _column(c.file for c in unique_claims),
-        "section": _column(c.section for c in unique_claims),
-        "url": _column(c.source_url for c in unique_claims),
-        "claim": _column(c.claim_text for c in unique_claims),
-        "last_verified": _column(c.last_verified for c in unique_claims),
-        "last_verified_origin": _column(c.last_verified_origin for c in unique_claims),
-        "prior": _column(r[0].prior for r in rows),
-        "matched": _column(_json(r[0].matched_tokens) for r in rows),
-        "strong_matched": _column(_json(r[0].strong_matched) for r in rows),
-        "missing": _column(_json(r[0].missing_tokens) for r in rows),
-        "excerpts": _column(_json(r[0].excerpts) for r in rows),
-        "hits": _column(_json([h.to_dict() for h in r[0].hits]) for r in rows),
-        "fetch_note": _column(r[0].fetch_note for r in rows),
+        "claim_id": _column(c["id"] for c in unique_claims),
+        "scope": _column(c["scope"] for c in unique_claims),
+        "line_no": _column(int(c["line_no"]) for c in unique_claims),
+        "file": _column(c.get("file", "") for c in unique_claims),
+        "section": _column(c["section"] for c in unique_claims),
+        "url": _column(c["source_url"] for c in unique_claims),
+        "claim": _column(c["claim_text"] for c in unique_claims),
+        "last_verified": _column(c.get("last_verified") for c in unique_claims),
+        "last_verified_origin": _column(c.get("last_verified_origin", "none") for c in unique_claims),
+        "prior": _column(r[0]["prior"] for r in rows),
+        "matched": _column(_json(r[0].get("matched_tokens", [])) for r in rows),
+        "strong_matched": _column(_json(r[0].get("strong_matched", [])) for r in rows),
+        "missing": _column(_json(r[0].get("missing_tokens", [])) for r in rows),
+        "excerpts": _column(_json(r[0].get("excerpts", [])) for r in rows),
+        "hits": _column(_hits_json(r[0].get("hits", [])) for r in rows),
+        "fetch_note": _column(r[0].get("fetch_note", "") for r in rows),
         "fetch_status": _column(str(page.fetch_status) if page else "NOT_FETCHED" for _, page, *_ in rows),
         "content_changed": _column(r[2] for r in rows),
         "changed_at": _column(r[3] for r in rows),
@@ -339,7 +410,7 @@ def build_audit(
     }
     return Audit(
         claims=claims_table(unique_claims),
-        pages=pages_table(pages),
+        pages=pages_table(pages, text_chars),
         priors=priors_df,
         run_at=run_at.isoformat(),
         headline={k: headline[k] for k in HEADLINE_KEYS},
