@@ -45,7 +45,7 @@ from claims_pipeline_tests.orchestration.deployment import (
 # Each scope cites one page on a host of its own (runs that share a host take turns on its lease, which would
 # serialize them for another reason than the queue), answered after DELAY_S seconds.
 HOSTS = {"xa": "slow.gov.xa", "xb": "slow.gov.xb", "xc": "slow.gov.xc"}
-DELAY_S = {"xa": 4, "xb": 3, "xc": 0}  # xc's run is only ever the second of a pair: its length matters to no assertion
+DELAY_S = {"xa": 5, "xb": 3, "xc": 0}  # xc's run is only ever the second of a pair: its length matters to no assertion
 S = dg.DagsterRunStatus
 # What is launched, before the daemon starts so that its first dequeue sees them all: (job, scope), highest
 # dagster/priority first. The daemon launches the runs it dequeues one after another, each launch waiting for the
