@@ -340,3 +340,14 @@ def test_a_claim_written_in_full_width_digits_is_found_as_written_on_the_page(vt
     # the page is folded for matching; the claim's figure must be read the same way
     p = prior_of(f"The figure is {raw} here", [value(vtype, raw)], FILLER + f"規定は{raw}です。" + FILLER)
     assert p.prior == TOKENS_PRESENT, p.to_dict()
+
+
+def test_a_page_in_another_scripts_digits_is_read_not_fatal() -> None:
+    """Devanagari digits with a decimal point ("३.५ %") once broke the page's index (a split on ASCII digits
+    left "." to read as a number), and with it the priors step; now they are numbers like any other."""
+    from claims_pipeline.priors.numbers import tokenize_numbers
+
+    assert [(t.values, t.unit) for t in tokenize_numbers("दर ३.५ % और १,२३४ EUR")] == [
+        ((3.5,), "pct"), ((1234.0, 1.234), "money")]
+    p = prior_of("rate 3.5 %", [value("pct", "3.5 %")], FILLER + " दर ३.५ % है। " + FILLER)
+    assert p.prior == TOKENS_PRESENT

@@ -93,7 +93,7 @@ def _interpretations(num: str) -> list[tuple[float, str, int]]:
     digits_only = "".join(c for c in num if c.isdigit())
     if not seps:
         return [(float(num), digits_only, 0)]
-    groups = re.split(r"[^0-9]", num)
+    groups = re.split(r"\D", num)  # the digits NUMBER_RE reads: any script's ("३.५"), as seps above
     if len(seps) == 1:
         sep = seps[0]
         int_part, frac = groups[0], groups[1]
