@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from claims_pipeline.priors import dates, numbers, page_index, scan
+from claims_pipeline.priors import build, dates, numbers, page_index, scan
 from claims_pipeline.web.html_text import html_to_text
 
 SITES = Path(page_index.__file__).resolve().parents[1] / "fixture_web" / "sites"
@@ -28,6 +28,7 @@ TRICKY = [
     "é" * 7 + " " + "É" * 3 + "\u00e9\u0301 combining marks",
     "\t\nmultiple\u00a0spaces\u2009and\u202fnarrow 12\u00a0345 67 890",
     "plafond de 77 700 € par foyer; 6,32 % du prix; 1.234,5 EUR; 1'000'000 CHF",
+    " ", "\n", " a", "a ", "\u00a0x\u2009y\u3000", "\x1c\x1d a \x85", "x\u200by",  # whitespace of every kind
 ]
 
 
@@ -72,6 +73,7 @@ def test_fast_paths_equal_the_plain_loops(text: str, monkeypatch: pytest.MonkeyP
     assert page_index.word_positions(text) == old_words(text)
     assert dates._month_starts(text) == old_month_starts(text)
     assert scan.digit_starts(text) == old_digit_starts(text)
+    assert build._squash(text) == re.sub(r"\s+", " ", text)
     folded = old_search_form(text)
     new = numbers.tokenize_numbers(folded)
     ranges = numbers._with_range_units  # as before: the hint searched first, on every text
@@ -96,3 +98,39 @@ def test_a_range_without_its_hint_keeps_its_bounds_apart() -> None:
     hinted = numbers.tokenize_numbers("fees 5 to €6 %")
     assert [t.unit for t in unhinted] == [None, "pct"]
     assert [t.unit for t in hinted] == ["pct", "pct"]
+
+
+def test_statutes_found_by_the_shared_shape_are_the_ones_their_own_pattern_finds() -> None:
+    """matching._statute_matches against the compiled _statute_pattern, over seeded random pages built from
+    the characters that decide a match (digits, separators, spaces, letters, other digits) and identifiers
+    with empty parts ("2024--5"); the same spans in the same order, and matches do occur."""
+    import random
+
+    from claims_pipeline.priors.matching import _DIGITS_IDENT_RE, _statute_matches, _statute_pattern
+
+    rng = random.Random(19)
+    alphabet = ["1", "2", "0", "12", "2024", "-", ".", "/", ":", " ", "  ", "\u00a0", "a", "B", "ſ", "३", "_", ",", "\n"]
+    found = 0
+    pinned = [("1-1", "1 - 1 - 1"),  # a second match would start inside the first: finditer skips it
+              ("2024-5", "३2024-5 and 2024-5"),  # a digit that is not ASCII before: still a start
+              ("2024--5", "2024- -5, 2024--5, 2024-5")]
+    for ident, text in pinned:
+        index = page_index.build_index(text)
+        expected = [m.span() for m in _statute_pattern(ident).finditer(index.search_text)]
+        assert [m.span() for m in _statute_matches(ident, index)] == expected, (ident, text)
+        assert expected
+    for _ in range(1500):
+        ident = rng.choice(["1", "2", "12", "2024", "0"]) + "".join(
+            rng.choice(["-", ".", "/", ":", "1", "2", "0"]) for _ in range(rng.randrange(5)))
+        ident = ident.rstrip(".,;:)(/-") or "1"
+        assert _DIGITS_IDENT_RE.fullmatch(ident)
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 40)))
+        if rng.random() < 0.5:  # plant it, with its separators swapped or spaced
+            planted = "".join(rng.choice(["-", ".", " / ", ":"]) if ch in "-./:" else ch for ch in ident)
+            cut = rng.randrange(len(text) + 1)
+            text = text[:cut] + planted + text[cut:]
+        index = page_index.build_index(text)
+        expected = [m.span() for m in _statute_pattern(ident).finditer(index.search_text)]
+        assert [m.span() for m in _statute_matches(ident, index)] == expected, (ident, text)
+        found += bool(expected)
+    assert found > 300

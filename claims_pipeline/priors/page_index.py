@@ -20,6 +20,7 @@ from claims_pipeline.priors.numbers import NumberToken, tokenize_numbers
 from claims_pipeline.priors.spans import SpanSet
 
 _WORD_SPLIT_RE = re.compile(r"([^\W\d_]+)")  # split keeps the words: [gap, word, gap, word, ..., gap]
+_ASCII_DIGITS_RE = re.compile(r"[0-9]+")
 _CACHE_SIZE = 1024
 STEM_CHARS = 6  # a crude stem: "département" ~ "départements", "commune" ~ "communale"
 _STEM = itemgetter(slice(None, STEM_CHARS))
@@ -39,6 +40,13 @@ class PageIndex:
     by_value: list[tuple[float, int]] = field(default_factory=list)
     _values_only: list[float] = field(default_factory=list)
     search_text: str = ""  # search_form(text): what the statute and needle matchers search
+    _ascii_digit_starts: list[int] | None = None  # computed when a statute is first looked for
+
+    def ascii_digit_starts(self) -> list[int]:
+        """Where each run of ASCII digits in search_text starts (where a statute's number can start)."""
+        if self._ascii_digit_starts is None:
+            self._ascii_digit_starts = [m.start() for m in _ASCII_DIGITS_RE.finditer(self.search_text)]
+        return self._ascii_digit_starts
 
     def numbers_between(self, lo: float, hi: float) -> list[NumberToken]:
         i = bisect.bisect_left(self._values_only, lo)
