@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from claims_pipeline.home import HomeLayout
 from claims_pipeline.store.files import locked, replace_atomically
@@ -49,12 +51,31 @@ def read_tables(directory: Path) -> dict[str, pd.DataFrame]:
     missing = [n for n in TABLE_NAMES if not (directory / f"{n}.parquet").is_file()]
     if missing:
         raise FileNotFoundError(f"audit tables missing in {directory}: {', '.join(missing)} (materialize audit_tables first)")
-    return {n: _nulls_as_none(pd.read_parquet(directory / f"{n}.parquet")) for n in TABLE_NAMES}
+    return {n: read_table(directory / f"{n}.parquet") for n in TABLE_NAMES}
+
+
+# Arrow types a text column is stored as (null: a column with no value at all, pandas' object dtype)
+_TEXT_TYPES = (pa.types.is_string, pa.types.is_large_string, pa.types.is_string_view, pa.types.is_null)
+
+
+def read_table(path: Path) -> pd.DataFrame:
+    """One stored table, its text columns as Python strings with None for missing: the core's records use None,
+    so "missing" stays falsy (pandas' string dtype reads NaN, which is truthy). Read a column at a time, a text
+    column straight from Arrow to Python strings, so a 100k-claim table is never held as Arrow data, pandas
+    strings and Python strings at once; any other column as pandas reads it."""
+    stored = pq.ParquetFile(path)
+    columns: dict[str, pd.Series] = {}
+    for field in stored.schema_arrow:
+        if any(is_type(field.type) for is_type in _TEXT_TYPES):
+            values = stored.read(columns=[field.name]).column(0).to_numpy(zero_copy_only=False)
+            columns[field.name] = pd.Series(values, dtype=object, name=field.name)
+        else:
+            columns[field.name] = _nulls_as_none(pd.read_parquet(path, columns=[field.name]))[field.name]
+    return pd.DataFrame(columns, columns=list(columns))
 
 
 def _nulls_as_none(df: pd.DataFrame) -> pd.DataFrame:
-    """Text columns come back from parquet with NaN for missing (pandas' string dtype); the core's records
-    use None, so "missing" stays falsy (NaN is truthy)."""
+    """Text columns as Python objects with None for missing (pandas' string dtype reads NaN, which is truthy)."""
     df = df.copy()
     for col in df.columns:
         if df[col].dtype == object or pd.api.types.is_string_dtype(df[col]):

@@ -110,7 +110,7 @@ def _page_group(group: ChangedPage) -> str:
     bits += [
         f"<tr><td><code>{url_html(r.scope)}</code></td><td>{url_html(s(r.file))}:{int(r.line_no)}</td><td>{h(claim_plain(r.claim))}</td>"
         f"<td>{_badge(r.prior)}</td><td>{h(s(r.last_verified)[:10] or 'never')}</td><td>{'yes' if r.stale_changed else 'no'}</td></tr>"
-        for r in table_rows(group.claims)
+        for r in group.claims
     ]
     bits.append("</table></section>")
     return "".join(bits)

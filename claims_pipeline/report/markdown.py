@@ -103,7 +103,7 @@ def _page_group(group: ChangedPage) -> list[str]:
     lines += _table(
         ["scope", "where", "claim", "prior", "verified", "stale_changed"],
         [[md_code(r.scope), _where(r), _claim(r.claim, 100), md_code(r.prior), md_cell(s(r.last_verified)[:10] or "never"),
-          "yes" if r.stale_changed else "no"] for r in table_rows(group.claims)],
+          "yes" if r.stale_changed else "no"] for r in group.claims],
     )
     return lines + [""]
 

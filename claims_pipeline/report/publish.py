@@ -49,7 +49,7 @@ def publish_report(home_dir: Path, reports_dir: Path, *, own_tables_run_at: str 
         previous = previous_audit_run(home_dir)
         if previous == audit.run_at:  # the report of the same audit rendered again: it keeps the run before it
             previous = _report_field(out_dir, "previous_run")
-        files = write_reports(audit, out_dir, previous_run=previous)
+        files = write_reports(audit, out_dir, previous_run=previous, tables_dir=home.tables_dir)
         write_text_atomically(home.last_run_file, audit.run_at + "\n")
         # what this report showed is reported: the next one shows only changes it did not (store/recent_changes.py)
         save_reported(home_dir, with_report(load_reported(home_dir, audit.cache_identity), audit.covered_changes,

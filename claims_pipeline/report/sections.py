@@ -62,7 +62,7 @@ class ChangedPage:
     changed_at: str
     reported_at: str  # when an earlier report showed it ('' when new, or not known)
     diff: str
-    claims: pd.DataFrame  # priors rows: every claim citing it (new), or the stale_changed ones (shown earlier)
+    claims: list[Any]  # priors rows (table_rows): every claim citing it (new), or the stale_changed ones (shown earlier)
 
     @property
     def note(self) -> str:
@@ -74,18 +74,29 @@ class ChangedPage:
 
 def changed_pages(audit: Audit) -> list[ChangedPage]:
     """Pages whose change this report shows, then pages an earlier report showed that stale_changed claims still
-    cite; each with its claims (priors rows), in url order."""
+    cite; each with its claims (priors rows, in sorted_rows' order), in url order."""
     p = audit.priors
-    rows = p[p["content_changed"] | p["stale_changed"]]
-    out = []
-    for url, group in rows.groupby("url", sort=True):
-        group = sorted_rows(group)
-        new = bool(group["content_changed"].any())
-        first = group.iloc[0]
-        diff = next((s(d) for d in group["diff"] if s(d)), "")
-        when = "" if new else next((reported_at(r) for r in table_rows(group) if reported_at(r)), "")
-        out.append(ChangedPage(str(url), new, s(first["changed_at"]), when, diff, group))
+    rows = p[(p["content_changed"] | p["stale_changed"]) & p["url"].notna()]
+    # one stable sort by url then sorted_rows' keys, split where the url changes: the same groups and order as a
+    # group-by url with a sort per page, which at 1,000 changed pages (100k claims) took most of the report's time
+    rows = rows.sort_values(["url", "scope", "file", "line_no"], kind="stable")
+    out: list[ChangedPage] = []
+    group: list[Any] = []
+    for r in table_rows(rows):
+        if group and r.url != group[0].url:
+            out.append(_changed_page(group))
+            group = []
+        group.append(r)
+    if group:
+        out.append(_changed_page(group))
     return sorted(out, key=lambda g: (not g.new, g.url))
+
+
+def _changed_page(group: list[Any]) -> ChangedPage:
+    new = any(bool(r.content_changed) for r in group)
+    diff = next((s(r.diff) for r in group if s(r.diff)), "")
+    when = "" if new else next((reported_at(r) for r in group if reported_at(r)), "")
+    return ChangedPage(str(group[0].url), new, s(group[0].changed_at), when, diff, group)
 
 
 def changed_page_count(audit: Audit) -> int:

@@ -72,7 +72,7 @@ def report_json(audit: Audit, previous_run: str | None = None) -> dict[str, Any]
     doc["changed_pages"] = [
         {"url": g.url, "new": g.new, "changed_at": g.changed_at, "changed_at_utc": utc_time(g.changed_at),
          "change_reported_at": g.reported_at, "change_reported_at_utc": utc_time(g.reported_at), "diff": g.diff,
-         "claims": [r.claim_id for r in table_rows(g.claims)]}
+         "claims": [r.claim_id for r in g.claims]}
         for g in changed_pages(audit)
     ]
     return doc

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
+
+import pyarrow.parquet as pq
 
 from claims_pipeline.audit import Audit
 from claims_pipeline.report.html_report import render_html
@@ -13,8 +16,13 @@ from claims_pipeline.report.summary import report_json
 from claims_pipeline.text_safety import json_escaped
 
 
-def write_reports(audit: Audit, out_dir: Path, *, previous_run: str | None = None) -> dict[str, Path]:
-    """report.md, report.json, report.html and the claims/pages/priors parquet tables; returns name → path."""
+def write_reports(audit: Audit, out_dir: Path, *, previous_run: str | None = None,
+                  tables_dir: Path | None = None) -> dict[str, Path]:
+    """report.md, report.json, report.html and the claims/pages/priors parquet tables; returns name → path.
+
+    tables_dir: where the audit's tables were read from (publish_report, under the audit lock); each one is
+    copied beside the report when it has the audit's columns, instead of written again from the frames (at 100k
+    claims a second and 0.3 GB): the same frames when read back."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {
@@ -31,7 +39,10 @@ def write_reports(audit: Audit, out_dir: Path, *, previous_run: str | None = Non
     doc = json.dumps(report_json(audit, previous_run), indent=indent, ensure_ascii=False, default=str)
     paths["report.json"].write_text(json_escaped(doc), encoding="utf-8")
     paths["report.html"].write_text(render_html(audit, previous_run), encoding="utf-8")
-    audit.claims.to_parquet(paths["claims.parquet"], index=False)
-    audit.pages.to_parquet(paths["pages.parquet"], index=False)
-    audit.priors.to_parquet(paths["priors.parquet"], index=False)
+    for name, df in (("claims", audit.claims), ("pages", audit.pages), ("priors", audit.priors)):
+        stored = tables_dir / f"{name}.parquet" if tables_dir is not None else None
+        if stored is not None and stored.is_file() and pq.read_schema(stored).names == list(df.columns):
+            shutil.copyfile(stored, paths[f"{name}.parquet"])
+        else:  # an audit built in memory, or tables of a version before a column (from_tables added it)
+            df.to_parquet(paths[f"{name}.parquet"], index=False)
     return paths
