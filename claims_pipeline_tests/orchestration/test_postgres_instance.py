@@ -43,7 +43,7 @@ from claims_pipeline_tests.orchestration.deployment import (
     finish,
     start_code_server,
     start_daemon,
-    stop,
+    stop_all,
     wait_runs,
 )
 from claims_pipeline_tests.store.postgres_server import postgres_server
@@ -139,8 +139,7 @@ def test_a_backfill_of_three_scopes_runs_as_separate_runs_two_at_once_each_row_o
                         dg.AssetRecordsFilter(asset_key=dg.AssetKey(key), asset_partitions=[scope]), limit=10).records
                     assert len(mats) == 1, (key, scope, len(mats))
         finally:
-            for proc in reversed(started):  # each in its own session: it and the processes it started
-                stop(proc)
+            stop_all(started)  # each in its own session: it and the processes it started
             instance.dispose()
 
         _every_row_once(home, web)
