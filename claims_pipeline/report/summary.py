@@ -4,14 +4,20 @@ in UTC (report/sections.py)."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pandas as pd
 
 from claims_pipeline.audit import Audit
 from claims_pipeline.report.escape import s
-from claims_pipeline.report.sections import change_note, changed_page_count, changed_pages, table_rows, utc_time
+from claims_pipeline.report.sections import (
+    change_note,
+    changed_page_count,
+    changed_pages,
+    json_list,
+    table_rows,
+    utc_time,
+)
 
 BUCKETS = ("stale_changed", "content_changed", "tokens_absent", "weak_match", "pdf_no_text", "source_unavailable",
            "source_binary")
@@ -29,13 +35,13 @@ def _rows(df: pd.DataFrame) -> list[dict[str, Any]]:
                 "claim": str(r.claim)[:140],
                 "url": r.url,
                 "prior": r.prior,
-                "missing": json.loads(r.missing)[:6],
+                "missing": json_list(r.missing)[:6],
                 "stamp": s(r.last_verified),
                 "changed_at": s(r.changed_at),
                 "changed_at_utc": utc_time(r.changed_at),
                 "change_note": change_note(r) if r.stale_changed else "",
                 "change_reported_at": s(getattr(r, "change_reported_at", None)),
-                "matched": json.loads(r.matched)[:6],
+                "matched": json_list(r.matched)[:6],
                 "fetch_note": s(r.fetch_note),
             }
         )
@@ -65,7 +71,7 @@ def report_json(audit: Audit, previous_run: str | None = None) -> dict[str, Any]
     doc["claims"] = [
         {"id": r.claim_id, "scope": r.scope, "file": s(r.file), "line_no": int(r.line_no), "url": r.url,
          "prior": r.prior, "stale_changed": bool(r.stale_changed), "content_changed": bool(r.content_changed),
-         "missing": json.loads(r.missing)[:6]}
+         "missing": json_list(r.missing)[:6]}
         for r in table_rows(p[["claim_id", "scope", "file", "line_no", "url", "prior", "stale_changed",
                                "content_changed", "missing"]])
     ]
