@@ -100,7 +100,9 @@ def combined_pages(pages_by_scope: dict[str, dict[str, PageState]], current: dic
 
     from claims_pipeline.store.recent_changes import mark_unreported
 
-    snapshots = {u: replace(p, content_changed=False) for u, p in newest_page_states(pages_by_scope).items()}
+    # a snapshot the cache's state replaces keeps only its place in the order
+    snapshots = {u: p if u in current else replace(p, content_changed=False)
+                 for u, p in newest_page_states(pages_by_scope).items()}
     return {**snapshots, **mark_unreported(current, keys, reported)}
 
 
@@ -141,6 +143,8 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False)  # json.dumps(x, ensure_ascii=Fa
 
 
 def _json(x: Any) -> str:
+    if isinstance(x, list) and not x:
+        return "[]"  # many claims' missing, strong_matched or hits: no encoder call
     return _ENCODER.encode(x)
 
 
