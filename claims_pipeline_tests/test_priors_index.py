@@ -73,6 +73,11 @@ def test_fast_paths_equal_the_plain_loops(text: str, monkeypatch: pytest.MonkeyP
     assert page_index.word_positions(text) == old_words(text)
     assert dates._month_starts(text) == old_month_starts(text)
     assert scan.digit_starts(text) == old_digit_starts(text)
+    split = re.split(r"([^\W\d_]+)", text)
+    if dates.words_are_runs(text):
+        assert dates.month_starts_of_split(split) == old_month_starts(text)
+    else:
+        assert re.findall(r"[^\W\d_]+", text) != dates._WORD_RE.findall(text) or re.search("[×÷]", text)
     assert build._squash(text) == re.sub(r"\s+", " ", text)
     folded = old_search_form(text)
     new = numbers.tokenize_numbers(folded)
@@ -89,6 +94,8 @@ def test_tricky_texts_exercise_the_fast_paths() -> None:
     assert dates._month_starts("nothing here but 2024") == []
     assert [TRICKY[5][i:i + 3] for i in dates._month_starts(TRICKY[5])] == ["May", "jui", "Mär", "aoû", "Déc", "mai"]
     assert page_index.word_positions("Straße STRASSE")["strass"] == [0, 7]
+    assert dates.words_are_runs(TRICKY[5]) and not dates.words_are_runs(TRICKY[4])
+    assert not dates.words_are_runs(TRICKY[3]) and not dates.words_are_runs(TRICKY[7])
 
 
 def test_a_range_without_its_hint_keeps_its_bounds_apart() -> None:
@@ -134,3 +141,20 @@ def test_statutes_found_by_the_shared_shape_are_the_ones_their_own_pattern_finds
         assert [m.span() for m in _statute_matches(ident, index)] == expected, (ident, text)
         found += bool(expected)
     assert found > 300
+
+
+def test_words_are_runs_exactly_when_they_are() -> None:
+    """dates.words_are_runs, for every character up to U+3000 between two letters and beside a month name:
+    never true when the page's words and the date reader's letter runs differ (false when they are the same
+    only costs the slower path: it is so for few characters, all letters outside the runs' alphabet)."""
+    wrong, cautious = [], []
+    for code in range(1, 0x3000):
+        for text in (f"a{chr(code)}b", f"{chr(code)}May 2 2024", "May" + chr(code)):
+            same = re.findall(r"[^\W\d_]+", text) == dates._WORD_RE.findall(text)
+            if dates.words_are_runs(text) and not same:
+                wrong.append(code)
+            elif same and not dates.words_are_runs(text):
+                cautious.append(code)
+    assert not wrong, [hex(c) for c in wrong[:10]]
+    assert all(re.match(r"[^\W\d_]", chr(c)) for c in cautious)
+    assert not dates.words_are_runs("aµb") and dates.words_are_runs("a€b")

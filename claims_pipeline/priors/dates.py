@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import accumulate, compress
 
 from claims_pipeline.priors.scan import digit_starts, finditer_at
 from claims_pipeline.priors.spans import SpanSet
@@ -85,16 +86,42 @@ def _valid(y: int, m: int | None, d: int | None) -> bool:
 
 
 def _month_starts(text: str) -> list[int]:
-    """Where a word that is a month name starts. Most pages name no month at all: a C-level pass over the
-    words (findall, lower, a set test) says so at half the CPU of the per-word loop, which runs only when it
-    finds one."""
+    """Where a word that is a month name starts. Many pages name no month: a C-level pass over the words
+    (findall, lower, a set test) says so at half the CPU of the per-word loop, which runs only when it finds one."""
     if MONTHS.keys().isdisjoint(map(str.lower, _WORD_RE.findall(text))):
         return []
     return [w.start() for w in _WORD_RE.finditer(text) if w.group(0).lower() in MONTHS]
 
 
-def tokenize_dates(text: str) -> list[DateToken]:
-    """Every date in text (several readings of one span when the numeric form is ambiguous)."""
+def month_starts_of_split(parts: list[str]) -> list[int]:
+    """_month_starts of a text from its split into [gap, word, gap, ..., word, gap] (the page index's), for a
+    text whose words are exactly this module's letter runs (_WORDS_ARE_RUNS says when): no scan of the text
+    and no loop in Python, where the page index splits it anyway."""
+    lowered = list(map(str.lower, parts[1::2]))
+    if MONTHS.keys().isdisjoint(lowered):
+        return []
+    return list(compress(list(accumulate(map(len, parts)))[0:-1:2], map(MONTHS.__contains__, lowered)))
+
+
+_NON_ASCII_RE = re.compile(r"[^\x00-\x7f]+")
+_LETTER_RE = re.compile(r"[^\W\d_]")
+
+
+def words_are_runs(text: str) -> bool:
+    """Are the words of text (runs of [^\\W\\d_]) exactly its runs of _L letters? Not when it has a letter
+    outside _L (Greek, CJK, "º") or a non-letter inside it ("×", "÷"). Only the non-ASCII characters can be
+    either, and a page has few distinct ones: checking those is a tenth of a regex scan of the whole text."""
+    if text.isascii():
+        return True
+    for ch in set("".join(_NON_ASCII_RE.findall(text))):
+        if ch in "×÷" or (not "\u00c0" <= ch <= "\u024f" and _LETTER_RE.match(ch)):
+            return False
+    return True
+
+
+def tokenize_dates(text: str, month_starts: list[int] | None = None) -> list[DateToken]:
+    """Every date in text (several readings of one span when the numeric form is ambiguous). month_starts:
+    where its month words start, when the caller knows (month_starts_of_split)."""
     out: list[DateToken] = []
 
     def add(y: int, m: int | None, d: int | None, match: re.Match[str]) -> None:
@@ -113,7 +140,8 @@ def tokenize_dates(text: str) -> list[DateToken]:
         add(int(m.group(3)), MONTHS[m.group(2).lower()], int(m.group(1)), m)
     # Patterns that start with a month name are tried only where a month word stands (a dict look-up per
     # word), not at every character: a 45-way case-insensitive alternation per position is slow on big pages.
-    month_starts = _month_starts(text)
+    if month_starts is None:
+        month_starts = _month_starts(text)
     for pos in month_starts:
         if m := _MDY_RE.match(text, pos):
             add(int(m.group(3)), MONTHS[m.group(1).lower()], int(m.group(2)), m)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from operator import itemgetter
 
-from claims_pipeline.priors.dates import DateToken, tokenize_dates
+from claims_pipeline.priors.dates import DateToken, month_starts_of_split, tokenize_dates, words_are_runs
 from claims_pipeline.priors.numbers import NumberToken, tokenize_numbers
 from claims_pipeline.priors.spans import SpanSet
 
@@ -95,12 +95,15 @@ def search_form(text: str) -> str:
 
 
 def word_positions(text: str) -> dict[str, list[int]]:
-    """{word_stem(word): start of each of its words, in order} for the words of text.
+    """{word_stem(word): start of each of its words, in order} for the words of text."""
+    return _positions_of_split(_WORD_SPLIT_RE.split(text))
 
-    The same as a finditer loop calling word_stem per word, at two thirds of its CPU (a fifth of a page's
-    index): one split gives words and gaps, their lengths give the positions, one casefold of all the words
-    (joined by NUL, which is no letter and no fold of one) their stems."""
-    parts = _WORD_SPLIT_RE.split(text)
+
+def _positions_of_split(parts: list[str]) -> dict[str, list[int]]:
+    """word_positions from the text's split into [gap, word, gap, ..., word, gap]. The same as a finditer loop
+    calling word_stem per word, at two thirds of its CPU (a fifth of a page's index): the lengths of the parts
+    give the positions, one casefold of all the words (joined by NUL, which is no letter and no fold of one)
+    their stems."""
     words: dict[str, list[int]] = {}
     if len(parts) == 1:
         return words
@@ -115,11 +118,12 @@ def word_positions(text: str) -> dict[str, list[int]]:
 
 def build_index(text: str) -> PageIndex:
     folded = search_form(text)
-    dates = tokenize_dates(folded)
+    split = _WORD_SPLIT_RE.split(text)  # folding changes no letter: the same words in text and folded
+    dates = tokenize_dates(folded, month_starts_of_split(split) if words_are_runs(text) else None)
     date_spans = SpanSet((d.start, d.end) for d in dates)
     # numbers that are part of a date ("2024-11-19", "19 Nov 2024") are the date, not figures
     numbers = [n for n in tokenize_numbers(folded) if not date_spans.covers(n.start, n.end)]
-    words = word_positions(text)
+    words = _positions_of_split(split)
     by_value = sorted((v, i) for i, n in enumerate(numbers) for v in n.values)
     return PageIndex(text, numbers, dates, words, by_value, [v for v, _ in by_value], folded)
 
