@@ -90,6 +90,7 @@ def _statute_matches(ident: str, index: PageIndex) -> Iterator[re.Match[str]]:
             yield m
 
 
+@lru_cache(maxsize=8192)
 def statute_identifier(raw: str) -> str | None:
     rest = _STATUTE_RAW_RE.sub("", raw, count=1)
     m = _IDENT_RE.search(rest)
@@ -124,7 +125,7 @@ def _statute_occurrences(value: Value, index: PageIndex) -> list[Occurrence]:
     ident = statute_identifier(value.raw)
     if ident is None:
         return []
-    has_sep = bool(re.search(r"[-./:]", ident))
+    has_sep = _SEP_SPLIT_RE.search(ident) is not None
     out: list[Occurrence] = []
     text = index.search_text
     # ASCII digits and separators ("2024-1039", most of them) by the shared shape; others (letters, other
@@ -188,10 +189,15 @@ def _needle_occurrences(value: Value, index: PageIndex) -> list[Occurrence]:
     return out
 
 
+@lru_cache(maxsize=8192)  # a claim's value is read on each page it cites; a "€" makes most values non-ASCII
+def _folded(value: Value) -> Value:
+    return replace(value, raw=search_form(value.raw), needles=tuple(search_form(n) for n in value.needles))
+
+
 def find_occurrences(value: Value, index: PageIndex) -> list[Occurrence]:
     """Every place the value's figure appears on the page (see module doc for what counts)."""
     if not value.raw.isascii():  # read the claim the way the page is read: full-width digits, other dashes
-        value = replace(value, raw=search_form(value.raw), needles=tuple(search_form(n) for n in value.needles))
+        value = _folded(value)
     if value.type in _NUMERIC_TYPES:
         occ = _number_occurrences(value, index)
         if occ or _claim_number(value.raw, value.type, value.number) is not None:
