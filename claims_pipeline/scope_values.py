@@ -173,6 +173,7 @@ class ScopePriors:
 def priors_by_scope(settings: Settings, claims: dict[str, Any], fetched_pages: dict[str, Any], cache: Any) -> ScopePriors:
     """Per claim: does the cited page still carry the figure? (priors/build.py) A big batch is computed by a
     fork pool (`priors.workers`, priors/pool.py); the values are the serial ones, in the same order."""
+    from claims_pipeline.priors.gc_passes import fewer_gc_passes
     from claims_pipeline.priors.pool import map_scopes, pool_size
 
     def one_scope(scope: str) -> list[dict[str, Any]]:
@@ -180,9 +181,10 @@ def priors_by_scope(settings: Settings, claims: dict[str, Any], fetched_pages: d
 
     scopes = list(claims)
     workers = pool_size(settings.priors.workers, len(scopes), sum(len(v["claims"]) for v in claims.values()))
-    if workers > 1 and _local_blobs(cache):
-        try:
-            return ScopePriors(dict(zip(scopes, map_scopes(one_scope, scopes, workers), strict=True)), claims)
-        except Exception as exc:  # a worker killed, a result that cannot be pickled: the serial loop gives the same
-            log.warning("priors pool of %d failed (%r); computing serially", workers, exc)
-    return ScopePriors({scope: one_scope(scope) for scope in scopes}, claims)
+    with fewer_gc_passes():  # the forked workers inherit it
+        if workers > 1 and _local_blobs(cache):
+            try:
+                return ScopePriors(dict(zip(scopes, map_scopes(one_scope, scopes, workers), strict=True)), claims)
+            except Exception as exc:  # a worker killed, a result that cannot be pickled: the serial loop gives the same
+                log.warning("priors pool of %d failed (%r); computing serially", workers, exc)
+        return ScopePriors({scope: one_scope(scope) for scope in scopes}, claims)

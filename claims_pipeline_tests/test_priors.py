@@ -351,3 +351,17 @@ def test_a_page_in_another_scripts_digits_is_read_not_fatal() -> None:
         ((3.5,), "pct"), ((1234.0, 1.234), "money")]
     p = prior_of("rate 3.5 %", [value("pct", "3.5 %")], FILLER + " दर ३.५ % है। " + FILLER)
     assert p.prior == TOKENS_PRESENT
+
+
+def test_a_hit_as_a_dict_has_every_field_in_order_and_its_own_list() -> None:
+    """Hit.to_dict is written out field by field: it must name every field, in the dataclass's order (the
+    stored JSON's key order), and copy the list so the dict does not share it with the hit."""
+    from dataclasses import astuple, fields
+
+    from claims_pipeline.priors import Hit
+
+    hit = Hit("6.32 %", "pct", True, True, "6,32 %", 10, 4, ["taux"], 1.5, 2, 0, 3, 9)
+    d = hit.to_dict()
+    assert list(d) == [f.name for f in fields(Hit)]
+    assert list(d.values()) == list(astuple(hit))
+    assert d["near_words"] is not hit.near_words

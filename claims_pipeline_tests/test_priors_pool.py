@@ -55,3 +55,20 @@ def test_pool_size_and_map_scopes() -> None:
     assert pool_size(3, 2, 100) == 2  # an explicit count, at most one process a scope
     scopes = [f"s{i:02d}" for i in range(40)]
     assert map_scopes(str.upper, scopes, 2) == [s.upper() for s in scopes]
+
+
+def test_fewer_gc_passes_raises_the_threshold_for_the_block_only() -> None:
+    import gc
+
+    from claims_pipeline.priors.gc_passes import YOUNG_THRESHOLD, fewer_gc_passes
+
+    before = gc.get_threshold()
+    with fewer_gc_passes():
+        assert gc.get_threshold() == (max(YOUNG_THRESHOLD, before[0]), before[1], before[2])
+        with fewer_gc_passes(10):  # nested: never lowered, restored once by the outer block
+            assert gc.get_threshold()[0] == max(YOUNG_THRESHOLD, before[0])
+        assert gc.get_threshold()[0] == max(YOUNG_THRESHOLD, before[0])
+    assert gc.get_threshold() == before
+    with pytest.raises(RuntimeError), fewer_gc_passes():
+        raise RuntimeError("a failed batch")
+    assert gc.get_threshold() == before

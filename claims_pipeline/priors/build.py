@@ -14,7 +14,7 @@ Decision rule (documented, tested):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 from claims_pipeline.corpus.records import ClaimRecord, Value
@@ -55,11 +55,12 @@ class Hit:
     excerpt_end: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        # field by field: dataclasses.asdict deep-copies recursively, 10 % of an audit's priors step at 100k claims
-        return {f: list(v) if isinstance(v := getattr(self, f), list) else v for f in _HIT_FIELDS}
-
-
-_HIT_FIELDS = tuple(f.name for f in fields(Hit))
+        # written out, in field order (test_priors checks it against the fields): dataclasses.asdict deep-copies
+        # recursively (10 % of the priors step at 100k claims), a loop over the fields with getattr is 3x this
+        return {"value": self.value, "type": self.type, "found": self.found, "strong": self.strong,
+                "matched_text": self.matched_text, "position": self.position, "proximity_chars": self.proximity_chars,
+                "near_words": list(self.near_words), "score": self.score, "occurrences": self.occurrences,
+                "excerpt_index": self.excerpt_index, "excerpt_start": self.excerpt_start, "excerpt_end": self.excerpt_end}
 
 
 @dataclass(slots=True)
