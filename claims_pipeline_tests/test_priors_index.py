@@ -71,6 +71,9 @@ def test_the_fixture_pages_are_read() -> None:
 def test_fast_paths_equal_the_plain_loops(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
     assert page_index.search_form(text) == old_search_form(text)
     assert page_index.word_positions(text) == old_words(text)
+    index = page_index.build_index(text)  # its own split (ASCII letters when the page has no other) and dates
+    assert index.words == old_words(text)
+    assert index.dates == dates.tokenize_dates(old_search_form(text))
     assert dates._month_starts(text) == old_month_starts(text)
     assert scan.digit_starts(text) == old_digit_starts(text)
     split = re.split(r"([^\W\d_]+)", text)

@@ -104,16 +104,19 @@ def month_starts_of_split(parts: list[str]) -> list[int]:
 
 
 _NON_ASCII_RE = re.compile(r"[^\x00-\x7f]+")
-_LETTER_RE = re.compile(r"[^\W\d_]")
+_LETTER_RE = re.compile(r"[^\W\d_]")  # a character of a word, as the page index reads words
 
 
-def words_are_runs(text: str) -> bool:
+def non_ascii_chars(text: str) -> set[str]:
+    """The distinct non-ASCII characters of text (a page has few)."""
+    return set() if text.isascii() else set("".join(_NON_ASCII_RE.findall(text)))
+
+
+def words_are_runs(text: str, non_ascii: set[str] | None = None) -> bool:
     """Are the words of text (runs of [^\\W\\d_]) exactly its runs of _L letters? Not when it has a letter
-    outside _L (Greek, CJK, "º") or a non-letter inside it ("×", "÷"). Only the non-ASCII characters can be
-    either, and a page has few distinct ones: checking those is a tenth of a regex scan of the whole text."""
-    if text.isascii():
-        return True
-    for ch in set("".join(_NON_ASCII_RE.findall(text))):
+    outside _L (Greek, CJK, "º") or a non-letter inside it ("×", "÷"). Only non-ASCII characters can be either:
+    checking the distinct ones (non_ascii_chars(text), given when known) is a tenth of a scan of the text."""
+    for ch in non_ascii_chars(text) if non_ascii is None else non_ascii:
         if ch in "×÷" or (not "\u00c0" <= ch <= "\u024f" and _LETTER_RE.match(ch)):
             return False
     return True
