@@ -61,7 +61,7 @@ def child(work: Path, arm: str) -> dict[str, Any]:
             priors = priors_by_scope(s, claims, pages, cache)
             out["wall"], out["cpu"] = time.perf_counter() - t, time.process_time() - c
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            out["worker_cpu"] = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+            out["worker_cpu"] = max(0.0, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
             out["builds"] = page_index.INDEX_CACHE.builds
             if arm == "serial":
                 c = time.process_time()
