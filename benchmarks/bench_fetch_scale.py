@@ -16,8 +16,10 @@ prints, measured in that same run:
   over processes could beat here, since the fixture web runs on the same cores as the client.
 
 --processes N (default 1) fetches with N client processes at once, the hosts split between them, over one shared
-home (page cache and host leases), as N runs over scopes with disjoint hosts would: each process imports first
-and they start fetching together, so the wall is the fetch alone, first start to last end.
+home, each host's politeness shared through one SQLite database of host leases (store/host_leases.py), as N runs
+over scopes with disjoint hosts would: each process imports first and they start fetching together, so the wall is
+the fetch alone, first start to last end. The client side's gaps are recorded as bench_fetch.py --gaps records
+them (when each request head's write returned), so the servers' stamping lag can be told from the client's sends.
 
 Usage: .venv/bin/python benchmarks/bench_fetch_scale.py [--urls 20000] [--hosts 500] [--interval-ms 250 1000]
        [--servers 2] [--page-bytes 5000] [--processes 1]
@@ -169,9 +171,28 @@ def main(argv: list[str] | None = None) -> None:
                 proc.wait()
 
 
+def record_sends() -> list[tuple[str, float]]:
+    """The client's own view, as bench_fetch.py --gaps records it: (host, wall time) when each request head's
+    write returned (HostThrottle._send_done), comparable with the servers' stamps."""
+    from claims_pipeline.web import politeness
+
+    sent: list[tuple[str, float]] = []
+    done = politeness.HostThrottle._send_done
+
+    def recorded(self: politeness.HostThrottle, ok: bool) -> None:
+        now = time.time()  # before the gate hears of it: a recorded send is never later than the one it gated
+        done(self, ok)
+        if ok:
+            sent.append((self.host, now))
+
+    politeness.HostThrottle._send_done = recorded  # type: ignore[method-assign]
+    return sent
+
+
 def fetch_in_processes(home: Path, urls: list[str], address_map: dict[str, str], interval_ms: int,
-                       processes: int) -> tuple[float, float, Counter]:
-    """Fetch `urls` with `processes` client processes, each holding whole hosts: (wall, client CPU, statuses)."""
+                       processes: int) -> tuple[float, float, Counter, list[tuple[str, float]]]:
+    """Fetch `urls` with `processes` client processes, each holding whole hosts: (wall, client CPU, statuses,
+    the clients' send times)."""
     spec = home.parent / f"spec-{interval_ms}.json"
     spec.write_text(json.dumps({"home": str(home), "address_map": address_map, "interval_ms": interval_ms}))
     host_of = {u: u.split("/")[2] for u in urls}
@@ -192,20 +213,27 @@ def fetch_in_processes(home: Path, urls: list[str], address_map: dict[str, str],
     go.touch()  # every client has imported: they start together
     outs = [json.loads(p.communicate(timeout=3600)[0].strip().splitlines()[-1]) for p in procs]
     wall = time.monotonic() - w0
-    return wall, sum(o["cpu"] for o in outs), sum((Counter(o["statuses"]) for o in outs), Counter())
+    return (wall, sum(o["cpu"] for o in outs), sum((Counter(o["statuses"]) for o in outs), Counter()),
+            [tuple(x) for o in outs for x in o["sent"]])
 
 
 def child(spec_path: Path, urls_path: Path, go: Path) -> None:
     spec = json.loads(spec_path.read_text())
     settings = scale_settings(Path(spec["home"]), spec["address_map"], spec["interval_ms"])
     urls = json.loads(urls_path.read_text())
+    sent = record_sends()
     (go.parent / f"{go.name}.ready-{os.getpid()}").touch()
     deadline = time.monotonic() + 600
     while not go.exists() and time.monotonic() < deadline:
         time.sleep(0.005)
+    from claims_pipeline.store.host_leases import HostLeases
+
+    # the hosts are this process's alone, yet their politeness goes through the shared database, as N runs' does
+    leases = HostLeases.for_url(f"sqlite:///{spec['home']}/host-leases.sqlite", settings.fetch)
     c0 = time.process_time()
-    results = fetch_urls(settings, urls, resolver=no_dns)
-    print(json.dumps({"cpu": time.process_time() - c0, "statuses": Counter(r.status.value for r in results)}))
+    results = fetch_urls(settings, urls, resolver=no_dns, host_leases=leases)
+    print(json.dumps({"cpu": time.process_time() - c0, "statuses": Counter(r.status.value for r in results),
+                      "sent": sent}))
 
 
 def run(tmp: Path, urls: list[str], hosts: list[str], address_map: dict[str, str], interval_ms: int,
@@ -215,8 +243,9 @@ def run(tmp: Path, urls: list[str], hosts: list[str], address_map: dict[str, str
     server_cpu0 = [cpu_s(p) for p in servers]
     t0 = time.time()
     if processes > 1:
-        wall, client_cpu, statuses = fetch_in_processes(home, urls, address_map, interval_ms, processes)
+        wall, client_cpu, statuses, sent = fetch_in_processes(home, urls, address_map, interval_ms, processes)
     else:
+        sent = record_sends()
         c0 = time.process_time()
         w0 = time.monotonic()
         results = fetch_urls(settings, urls, resolver=no_dns)
@@ -256,6 +285,10 @@ def run(tmp: Path, urls: list[str], hosts: list[str], address_map: dict[str, str
           f"(shortest gap seen: {min(gaps.values()) * 1000:.0f} ms), {beyond} more than {STAMP_NOISE_S * 1000:.0f} ms "
           f"under it (the fixture web's timestamp noise, as the politeness tests allow); of all gaps under it, "
           f"{first[0]} of {first[1]} follow the host's first request (its new connection)")
+    client_gaps = min_gap_by_host([{"host": h, "start": t} for h, t in sent])
+    print(f"    client side (when each request head's write returned): {sum(g < interval for g in client_gaps.values())} "
+          f"of {len(client_gaps)} hosts had a gap under {interval_ms} ms (shortest {min(client_gaps.values()) * 1000:.0f} "
+          f"ms); a gap shorter at the servers than here is their stamping lag, not the client's")
 
 
 if __name__ == "__main__":
