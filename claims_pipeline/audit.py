@@ -276,6 +276,20 @@ def _frame(columns: dict[str, pd.Series], order: list[str]) -> pd.DataFrame:
     return pd.DataFrame({name: columns[name] for name in order}, columns=order)
 
 
+# a stored claim's optional keys and their values when absent (ClaimRecord.from_dict's defaults)
+_CLAIM_DEFAULTS: dict[str, Any] = {"file": "", "link_kind": "markdown", "last_verified": None,
+                                   "last_verified_origin": "none"}
+
+
+def _claim_column(claims: list[dict[str, Any]], key: str) -> pd.Series:
+    """One field of every stored claim as a column (line_no as int, an optional key's default where absent)."""
+    if key == "line_no":
+        return _column(int(c["line_no"]) for c in claims)
+    if key in _CLAIM_DEFAULTS:
+        return _column(c.get(key, _CLAIM_DEFAULTS[key]) for c in claims)
+    return _column(c[key] for c in claims)
+
+
 def claims_table(claims: list[dict[str, Any]]) -> pd.DataFrame:
     """The claims table from the claims' stored values (ClaimRecord.to_dict's shape; the defaults are
     ClaimRecord.from_dict's)."""
@@ -283,18 +297,9 @@ def claims_table(claims: list[dict[str, Any]]) -> pd.DataFrame:
         return c["inline_stamp"][key] if c.get("inline_stamp") else None
 
     cols = {
-        "id": _column(c["id"] for c in claims),
-        "scope": _column(c["scope"] for c in claims),
-        "section": _column(c["section"] for c in claims),
-        "line_no": _column(int(c["line_no"]) for c in claims),
-        "file": _column(c.get("file", "") for c in claims),
-        "claim_text": _column(c["claim_text"] for c in claims),
-        "source_url": _column(c["source_url"] for c in claims),
-        "source_host": _column(c["source_host"] for c in claims),
-        "source_tier": _column(c["source_tier"] for c in claims),
-        "link_kind": _column(c.get("link_kind", "markdown") for c in claims),
-        "last_verified": _column(c.get("last_verified") for c in claims),
-        "last_verified_origin": _column(c.get("last_verified_origin", "none") for c in claims),
+        **{key: _claim_column(claims, key) for key in ("id", "scope", "section", "line_no", "file", "claim_text",
+                                                        "source_url", "source_host", "source_tier", "link_kind",
+                                                        "last_verified", "last_verified_origin")},
         "stamp_date": _column(stamp(c, "date") for c in claims),
         "stamp_kind": _column(stamp(c, "kind") for c in claims),
         "values": _column(_values_json(c.get("values", [])) for c in claims),
@@ -380,15 +385,11 @@ def build_audit_of_values(
             flagged.add((c.get("file", ""), int(c["line_no"]), c["source_url"]))
         rows.append((prior, page, changed, changed_at, stale))
     cols = {
-        "claim_id": _column(c["id"] for c in unique_claims),
-        "scope": _column(c["scope"] for c in unique_claims),
-        "line_no": _column(int(c["line_no"]) for c in unique_claims),
-        "file": _column(c.get("file", "") for c in unique_claims),
-        "section": _column(c["section"] for c in unique_claims),
-        "url": _column(c["source_url"] for c in unique_claims),
-        "claim": _column(c["claim_text"] for c in unique_claims),
-        "last_verified": _column(c.get("last_verified") for c in unique_claims),
-        "last_verified_origin": _column(c.get("last_verified_origin", "none") for c in unique_claims),
+        # the priors table's names for the claim's fields
+        **{name: _claim_column(unique_claims, key) for name, key in (
+            ("claim_id", "id"), ("scope", "scope"), ("line_no", "line_no"), ("file", "file"), ("section", "section"),
+            ("url", "source_url"), ("claim", "claim_text"), ("last_verified", "last_verified"),
+            ("last_verified_origin", "last_verified_origin"))},
         "prior": _column(r[0]["prior"] for r in rows),
         "matched": _column(_json(r[0].get("matched_tokens", [])) for r in rows),
         "strong_matched": _column(_json(r[0].get("strong_matched", [])) for r in rows),
