@@ -163,12 +163,6 @@ class ScopePriors:
         every claim as a ClaimRecord (a serial second of the 100k audit's priors step per 10,000 claims)."""
         return list(zip(self.claims[scope]["claims"], self.values[scope], strict=True))
 
-    @property
-    def rows(self) -> list[tuple[str, ClaimRecord, dict[str, Any]]]:
-        """(scope, claim, prior) for every claim, built on demand."""
-        return [(scope, c, v) for scope, values in self.values.items()
-                for c, v in zip(claims_from_json(self.claims[scope]["claims"]), values, strict=True)]
-
 
 def priors_by_scope(settings: Settings, claims: dict[str, Any], fetched_pages: dict[str, Any], cache: Any) -> ScopePriors:
     """Per claim: does the cited page still carry the figure? (priors/build.py) A big batch is computed by a
