@@ -114,27 +114,30 @@ def read_again(own: PageState | None, newest: PageState | None) -> bool:
 
 
 def combine_scopes(
-    claims_by_scope: dict[str, list[ClaimRecord]],
+    claims_by_scope: dict[str, list[dict[str, Any]]],
     pages_by_scope: dict[str, dict[str, PageState]],
     current: dict[str, PageState],
-    prior_of: dict[str, Prior],
+    prior_of: dict[str, dict[str, Any]],
     settings: Any,
     reported: Any,
     keys: dict[str, str],
-) -> tuple[dict[str, PageState], dict[str, Prior], int]:
+) -> tuple[dict[str, PageState], dict[str, dict[str, Any]], int]:
     """The scopes' own snapshots as one audit's input: the pages (combined_pages), and the claims whose scope
-    held another state of their page read again on it (read_again). Returns (pages, priors, how many claims
-    were read again)."""
+    held another state of their page read again on it (read_again). Claims and priors are the stored values
+    (ClaimRecord.to_dict, Prior.to_dict): only a claim read again becomes a record, for build_prior; `prior_of`
+    is left as it is. Returns (pages, priors, how many claims were read again)."""
     from claims_pipeline.priors import build_prior
 
     pages = combined_pages(pages_by_scope, current, keys, reported)
-    priors = dict(prior_of)
-    reread = 0
+    priors, reread = prior_of, 0
     for scope, claims in claims_by_scope.items():
+        own = pages_by_scope.get(scope, {})
         for c in claims:
-            newest = pages.get(c.source_url)
-            if read_again(pages_by_scope.get(scope, {}).get(c.source_url), newest):
-                priors[c.id] = build_prior(c, newest, settings)
+            newest = pages.get(c["source_url"])
+            if read_again(own.get(c["source_url"]), newest):
+                if reread == 0:
+                    priors = dict(prior_of)
+                priors[c["id"]] = build_prior(ClaimRecord.from_dict(c), newest, settings).to_dict()
                 reread += 1
     return pages, priors, reread
 

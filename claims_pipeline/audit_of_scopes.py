@@ -33,7 +33,7 @@ def audit_scopes(settings: Settings, claims: dict[str, Any], fetched_pages: dict
     """Every scope's claims, pages and priors as one audit, written as parquet tables under <home>/audit/tables.
 
     The claims and priors are read as the stored values they are (build_audit_of_values); only a claim read
-    again on a newer state of its page (combine_scopes' rule) becomes a record, for build_prior.
+    again on a newer state of its page (combine_scopes) becomes a record, for build_prior.
     known_scopes: every scope the corpus has; those with no stored value are listed as missing, not hidden."""
     with _inputs_out_of_gc():
         return _audit_scopes(settings, claims, fetched_pages, priors, cache, now, known_scopes)
@@ -54,9 +54,7 @@ def _inputs_out_of_gc() -> Iterator[None]:
 
 def _audit_scopes(settings: Settings, claims: dict[str, Any], fetched_pages: dict[str, Any], priors: dict[str, Any],
                   cache: Any, now: datetime, known_scopes: list[str]) -> AuditOfScopes:
-    from claims_pipeline.audit import build_audit_of_values, combined_pages, read_again
-    from claims_pipeline.corpus.records import ClaimRecord
-    from claims_pipeline.priors import build_prior
+    from claims_pipeline.audit import build_audit_of_values, combine_scopes
     from claims_pipeline.store.recent_changes import load_reported, with_diffs_since_report
     from claims_pipeline.urls import normalize_url
 
@@ -67,17 +65,8 @@ def _audit_scopes(settings: Settings, claims: dict[str, Any], fetched_pages: dic
     identity = cache.identity()
     current, text_chars = _current_states(cache, keys, _own_states(claims, by_scope))
     reported = load_reported(settings.home_dir, identity)
-    pages = combined_pages(by_scope, current, keys, reported)
-    prior_of, reread = stored_priors, 0
-    for scope in sorted(claims):
-        own = by_scope.get(scope, {})
-        for c in claims[scope]["claims"]:
-            newest = pages.get(c["source_url"])
-            if read_again(own.get(c["source_url"]), newest):
-                if reread == 0:
-                    prior_of = dict(stored_priors)  # the stored values stay as they are
-                prior_of[c["id"]] = build_prior(ClaimRecord.from_dict(c), newest, settings).to_dict()
-                reread += 1
+    pages, prior_of, reread = combine_scopes({scope: claims[scope]["claims"] for scope in sorted(claims)}, by_scope,
+                                             current, stored_priors, settings, reported, keys)
     pages = with_diffs_since_report(pages, keys, reported, cache)  # a page changed twice: both in its diff
     audit = build_audit_of_values(all_claims, pages, prior_of, run_at=now, text_chars=text_chars)
     audit.scopes_missing = sorted(set(known_scopes) - set(claims))

@@ -250,18 +250,21 @@ def test_combine_scopes_reads_a_claim_again_on_the_newest_fetch_of_its_page() ->
     new = page(url, FILLER + "The levy is 1.1 %. " + FILLER, fetched_at="2026-03-05T09:00:00+00:00")
     xa = claim("Levy 0.8 %", [value("pct", "0.8 %")], url=url, scope="xa", line_no=18)
     zz = claim("Levy 0.8 %", [value("pct", "0.8 %")], url=url, scope="zz", line_no=8)
-    stored = {xa.id: build_prior(xa, old, Settings()), zz.id: build_prior(zz, new, Settings())}
+    # the claims and priors as their assets store them (to_dict)
+    stored = {xa.id: build_prior(xa, old, Settings()).to_dict(), zz.id: build_prior(zz, new, Settings()).to_dict()}
     ledger = ReportedChanges("1@x")
-    pages, priors, reread = combine_scopes({"xa": [xa], "zz": [zz]}, {"xa": {url: old}, "zz": {url: new}}, {},
-                                           stored, Settings(), ledger, {})
+    pages, priors, reread = combine_scopes({"xa": [xa.to_dict()], "zz": [zz.to_dict()]},
+                                           {"xa": {url: old}, "zz": {url: new}}, {}, stored, Settings(), ledger, {})
     assert pages[url].text_hash == new.text_hash and reread == 1
-    assert (stored[xa.id].prior, priors[xa.id].prior) == ("TOKENS_PRESENT", "TOKENS_ABSENT")
+    assert (stored[xa.id]["prior"], priors[xa.id]["prior"]) == ("TOKENS_PRESENT", "TOKENS_ABSENT")
     assert priors[zz.id] is stored[zz.id]
-    _, priors, reread = combine_scopes({"xa": [xa]}, {"xa": {url: failed}, "zz": {url: old}}, {}, {}, Settings(), ledger, {})
+    _, priors, reread = combine_scopes({"xa": [xa.to_dict()]}, {"xa": {url: failed}, "zz": {url: old}}, {}, {},
+                                       Settings(), ledger, {})
     assert reread == 0 and priors == {}  # the failed fetch is the newest: nothing newer to read it on
     # the page cache's current state (a fetch no scope snapshot holds) wins over every snapshot
-    pages, priors, reread = combine_scopes({"xa": [xa]}, {"xa": {url: old}}, {url: new}, stored, Settings(), ledger, {})
-    assert pages[url] is new and reread == 1 and priors[xa.id].prior == "TOKENS_ABSENT"
+    pages, priors, reread = combine_scopes({"xa": [xa.to_dict()]}, {"xa": {url: old}}, {url: new}, stored, Settings(),
+                                           ledger, {})
+    assert pages[url] is new and reread == 1 and priors[xa.id]["prior"] == "TOKENS_ABSENT"
 
 
 def test_two_cli_audits_of_one_home_at_once_both_finish_with_whole_files(cli_demo, tmp_path: Path) -> None:
@@ -322,7 +325,7 @@ def test_a_stale_claim_on_a_change_an_earlier_report_showed_carries_that_reports
     for a claim still stale on it (the report says "change reported on <date>" beside CONTENT_CHANGED 0)."""
     from dataclasses import replace
 
-    from claims_pipeline.audit import combine_scopes
+    from claims_pipeline.audit import build_audit_of_values, combine_scopes
     from claims_pipeline.store.recent_changes import ReportedChanges
 
     shown_on = "2026-06-01T09:00:00+00:00"
@@ -330,12 +333,13 @@ def test_a_stale_claim_on_a_change_an_earlier_report_showed_carries_that_reports
                            diff="-4.5 %\n+5.5 %"), change_fetch_id=7)
     stale = claim("Rate 4.5 %", [value("pct", "4.5 %")], url=B, line_no=20, last_verified="2026-05-01")
     fresh = claim("Rate 5.5 %", [value("pct", "5.5 %")], url=B, line_no=21, last_verified="2026-06-20")
-    prior_of = {c.id: build_prior(c, changed, Settings()) for c in (stale, fresh)}
+    prior_of = {c.id: build_prior(c, changed, Settings()).to_dict() for c in (stale, fresh)}
+    claims = [stale.to_dict(), fresh.to_dict()]
 
     def audit_with(ledger: ReportedChanges) -> Audit:
-        pages, priors, _ = combine_scopes({"fr": [stale, fresh]}, {"fr": {B: changed}}, {B: changed}, prior_of,
+        pages, priors, _ = combine_scopes({"fr": claims}, {"fr": {B: changed}}, {B: changed}, prior_of,
                                           Settings(), ledger, {B: B})
-        return build_audit([stale, fresh], pages, priors, run_at=RUN_AT)
+        return build_audit_of_values(claims, pages, priors, run_at=RUN_AT)
 
     audit = audit_with(ReportedChanges("1@x", {B: (7, shown_on)}))
     assert audit.headline["content_changed"] == 0 and audit.headline["stale_changed"] == 1
