@@ -61,11 +61,15 @@ def first(items: list[Any], limit: int = MAX_TABLE_ROWS) -> list[Any]:
     return items if len(items) <= limit else [*items[:limit], f"…and {len(items) - limit} more"]
 
 
+def top_scopes(by_scope: dict[str, int], limit: int = MAX_TABLE_ROWS) -> dict[str, int]:
+    """The `limit` scopes with the most (ties by name), in name order."""
+    return dict(sorted(sorted(by_scope.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]))
+
+
 def some_scopes(by_scope: dict[str, int], what: str, limit: int = 20) -> str:
     """'xa: 2 stale_changed; xb: 1 stale_changed' for the scopes with the most, at most `limit` of them, then how
     many more scopes: a check's one-line description, read in the lineage."""
-    top = sorted(by_scope.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
-    text = "; ".join(f"{scope}: {n} {what}" for scope, n in sorted(top))
+    text = "; ".join(f"{scope}: {n} {what}" for scope, n in top_scopes(by_scope, limit).items())
     return text + (f"; and {len(by_scope) - limit} more scopes" if len(by_scope) > limit else "")
 
 

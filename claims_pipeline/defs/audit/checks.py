@@ -16,7 +16,7 @@ from claims_pipeline.defs.audit.ui import (
     changed_page_rows,
     stale_rows,
 )
-from claims_pipeline.defs.metadata import MAX_TABLE_ROWS, md_list, md_table, some_scopes
+from claims_pipeline.defs.metadata import md_list, md_table, some_scopes, top_scopes
 from claims_pipeline.defs.partitions import SCOPE_PARTITIONS_NAME
 from claims_pipeline.defs.resources import ClaimsConfig
 
@@ -65,12 +65,11 @@ def review_warning(rows: list[list[object]], headers: list[str], what: str) -> d
     lineage and the catalog show where without opening the check."""
     by_scope = Counter(str(r[0]) for r in rows)
     description = some_scopes(dict(by_scope), what) if rows else f"no {what} in any scope"
-    top = dict(sorted(sorted(by_scope.items(), key=lambda kv: (-kv[1], kv[0]))[:MAX_TABLE_ROWS]))  # bounded
     return dg.AssetCheckResult(
         passed=not rows,
         severity=dg.AssetCheckSeverity.WARN,
         description=description,
-        metadata={"count": len(rows), "scopes": dg.MetadataValue.json(top), "scopes_count": len(by_scope),
+        metadata={"count": len(rows), "scopes": dg.MetadataValue.json(top_scopes(dict(by_scope))), "scopes_count": len(by_scope),
                   "claims": md_table(headers, rows, full="the report (report.md, report.html) and priors.parquet")},
     )
 
