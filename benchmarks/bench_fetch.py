@@ -220,6 +220,24 @@ def child_main(spec: str) -> None:
     print(json.dumps(got))
 
 
+def record_sends() -> list[tuple[str, float]]:
+    """The client's own view: (host, wall time) when each request head's write returned
+    (HostThrottle._send_done), comparable with the server's stamps."""
+    from claims_pipeline.web import politeness
+
+    sent: list[tuple[str, float]] = []
+    done = politeness.HostThrottle._send_done
+
+    def recorded(self: politeness.HostThrottle, ok: bool) -> None:
+        now = time.time()  # before the gate hears of it: a recorded send is never later than the one it gated
+        done(self, ok)
+        if ok:
+            sent.append((self.host, now))
+
+    politeness.HostThrottle._send_done = recorded  # type: ignore[method-assign]
+    return sent
+
+
 def gap_child_main(spec: str) -> None:
     """One process of --gaps: fetch its URLs (through the shared database when one is named), print its wall."""
     c = json.loads(spec)
@@ -229,18 +247,9 @@ def gap_child_main(spec: str) -> None:
         from claims_pipeline.store.host_leases import HostLeases
 
         leases = HostLeases.for_url(c["db"], settings.fetch)
-    # the client's own view: when each request head's write returned (wall clock, comparable with the server's)
     from claims_pipeline.web import politeness
 
-    sent: list[tuple[str, float]] = []
-    done = politeness.HostThrottle._send_done
-
-    def recorded(self: politeness.HostThrottle, ok: bool) -> None:
-        done(self, ok)
-        if ok:
-            sent.append((self.host, time.time()))
-
-    politeness.HostThrottle._send_done = recorded  # type: ignore[method-assign]
+    sent = record_sends()
     if c.get("no_send_gate"):  # as before the stalled-send fix: starts spaced by their bookings only
         async def untraced(self: politeness.Start, name: str, info: object) -> None:
             return None

@@ -43,7 +43,7 @@ from pathlib import Path
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_fetch import bound_for, no_dns, start_server  # noqa: E402
+from bench_fetch import bound_for, no_dns, record_sends, start_server  # noqa: E402
 
 import claims_pipeline  # noqa: E402
 from claims_pipeline.settings import settings_from_dict  # noqa: E402
@@ -169,24 +169,6 @@ def main(argv: list[str] | None = None) -> None:
             for proc, _ in servers:
                 proc.kill()
                 proc.wait()
-
-
-def record_sends() -> list[tuple[str, float]]:
-    """The client's own view, as bench_fetch.py --gaps records it: (host, wall time) when each request head's
-    write returned (HostThrottle._send_done), comparable with the servers' stamps."""
-    from claims_pipeline.web import politeness
-
-    sent: list[tuple[str, float]] = []
-    done = politeness.HostThrottle._send_done
-
-    def recorded(self: politeness.HostThrottle, ok: bool) -> None:
-        now = time.time()  # before the gate hears of it: a recorded send is never later than the one it gated
-        done(self, ok)
-        if ok:
-            sent.append((self.host, now))
-
-    politeness.HostThrottle._send_done = recorded  # type: ignore[method-assign]
-    return sent
 
 
 def fetch_in_processes(home: Path, urls: list[str], address_map: dict[str, str], interval_ms: int,
