@@ -1,0 +1,106 @@
+"""The channels of notify.urls / notify.urls_env, and one message sent to one of them through Apprise.
+
+A channel is named by its position and service ("channel 2 (mailtos)"), never by its URL: a URL may carry a token
+or a password. ${ENV_VAR} in a URL is read from the environment when the message is sent; every value read so,
+and the expanded URL, is a secret: none appears in what send() returns (the error it records), and Apprise's own
+log lines (which may quote an address) never reach the process's log handlers."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from claims_pipeline.settings import ENV_REF_RE, NotifySettings
+
+_APPRISE_LOG = logging.getLogger("apprise")
+# Apprise logs through the "apprise" logger, naming services by address (a webhook's path may be its token):
+# nothing of it propagates to the root logger (the CLI's stderr, a Dagster run's captured logs); the result of
+# each send is recorded by this module, with the secrets taken out.
+_APPRISE_LOG.propagate = False
+_APPRISE_LOG.addHandler(logging.NullHandler())
+
+_SCHEME_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+
+
+@dataclass(frozen=True)
+class Channel:
+    id: str  # a stable digest of the URL as written (before ${VAR} is read): the state file's key
+    label: str  # "channel 2 (mailtos)": what logs, metadata and errors call it
+    url: str = field(repr=False)  # the URL to send to (secrets included); "" when it cannot be formed
+    problem: str = ""  # why it cannot be formed (a variable not set), in words safe to record
+    secrets: tuple[str, ...] = field(default=(), repr=False)
+
+
+def channels(settings: NotifySettings, environ: Mapping[str, str] | None = None) -> list[Channel]:
+    """Every configured channel: notify.urls in order, then those of the variable notify.urls_env names."""
+    env = os.environ if environ is None else environ
+    written = [(u.strip(), False) for u in settings.urls if u.strip()]
+    if settings.urls_env:
+        written += [(u, True) for u in env.get(settings.urls_env, "").split()]
+    out = []
+    for n, (template, from_env) in enumerate(written, start=1):
+        scheme = _SCHEME_RE.match(template)
+        label = f"channel {n} ({scheme.group(1).lower() if scheme else 'unknown service'})"
+        digest = hashlib.sha256(template.encode("utf-8")).hexdigest()[:16]
+        # a URL from the environment is a secret as a whole, as is every value a ${VAR} brings in
+        secrets = [template] if from_env else []
+        missing = []
+
+        def expand(m: re.Match[str]) -> str:
+            value = env.get(m.group(1))
+            if value is None or value == "":
+                missing.append(m.group(1))
+                return ""
+            secrets.append(value)
+            return value
+
+        url = ENV_REF_RE.sub(expand, template)
+        if missing:
+            out.append(Channel(digest, label, "", f"environment variable {', '.join(sorted(set(missing)))} not set"))
+            continue
+        out.append(Channel(digest, label, url, secrets=tuple(s for s in {*secrets, url} if len(s) >= 4)))
+    if settings.urls_env and settings.urls_env not in env and not settings.urls:
+        out.append(Channel("env:" + settings.urls_env, f"channels of {settings.urls_env}", "",
+                           f"environment variable {settings.urls_env} not set"))
+    return out
+
+
+def redact(text: str, secrets: tuple[str, ...]) -> str:
+    """text with every secret (longest first, so a value inside the URL goes with the URL) replaced by ***."""
+    for secret in sorted(secrets, key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text
+
+
+@dataclass(frozen=True)
+class Sent:
+    ok: bool
+    error: str = ""  # why not, with the secrets taken out
+
+
+def send(channel: Channel, title: str, body: str, *, failure: bool = False, warning: bool = False) -> Sent:
+    """One message to one channel. Never raises: a channel that is down, refuses or cannot be formed is a
+    Sent(ok=False) saying why."""
+    if channel.problem:
+        return Sent(False, channel.problem)
+    import apprise
+
+    try:
+        sender = apprise.Apprise()
+        if not sender.add(channel.url):
+            return Sent(False, "not a URL Apprise can send to (unknown service, or a required part missing)")
+        kind = apprise.NotifyType.FAILURE if failure else apprise.NotifyType.WARNING if warning else apprise.NotifyType.INFO
+        result = sender.notify(body=body, title=title, notify_type=kind, body_format=apprise.NotifyFormat.TEXT,
+                               log_level=logging.WARNING)
+        if result:
+            return Sent(True)
+        said = [e.message for e in result.logs() if e.level in ("WARNING", "ERROR", "CRITICAL")]
+        why = "; ".join(dict.fromkeys(line.strip() for line in said if line.strip()))[:400]
+        return Sent(False, redact(f"{result.status.name.lower()}: {why}" if why else result.status.name.lower(),
+                                  channel.secrets))
+    except Exception as exc:  # a plugin's own bug: recorded like a refusal, never raised into the audit
+        return Sent(False, redact(f"{type(exc).__name__}: {exc}", channel.secrets)[:400])
