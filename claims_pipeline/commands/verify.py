@@ -72,7 +72,13 @@ def verify(config_path: str, all_scopes: list[str], scopes: list[str] | None, *,
         # the reason may quote the provider's or the model's answer: nothing a terminal would obey is printed raw
         print(json_escaped(json.dumps(summary, indent=2, ensure_ascii=False)))
         where = summary.get("report")
-        print(terminal_escaped(f"verify done → {where}" if where else "verify done"), file=sys.stderr)
+        if summary.get("judged") is False:
+            # a run that judged nothing is no verdict report: say so, and what to set (docs/verification.md)
+            print(terminal_escaped(f"verify: nothing was judged ({summary.get('reason') or 'no judge configured'}); "
+                                   "see docs/verification.md, \"Setting it up\"" + (f" · note → {where}" if where else "")),
+                  file=sys.stderr)
+        else:
+            print(terminal_escaped(f"verify done → {where}" if where else "verify done"), file=sys.stderr)
     return 0 if not failures and all(r.success for r in results) else 1
 
 
