@@ -7,11 +7,12 @@ log lines (which may quote an address) never reach the process's log handlers.""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from claims_pipeline.settings import ENV_REF_RE, NotifySettings
@@ -22,6 +23,41 @@ _APPRISE_LOG = logging.getLogger("apprise")
 # each send is recorded by this module, with the secrets taken out.
 _APPRISE_LOG.propagate = False
 _APPRISE_LOG.addHandler(logging.NullHandler())
+
+# The HTTP and e-mail libraries under Apprise log each request at DEBUG with its path (a webhook's token) or host
+_TRANSPORT_LOGGERS = ("urllib3", "requests", "requests_oauthlib", "oauthlib")
+
+
+class _Redacting(logging.Filter):
+    """Takes the secrets out of a record before any handler sees it."""
+
+    def __init__(self, secrets: tuple[str, ...]) -> None:
+        super().__init__()
+        self.secrets = secrets
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = record.getMessage()
+        clean = redact(text, self.secrets)
+        if clean != text:
+            record.msg, record.args = clean, None
+        return True
+
+
+@contextlib.contextmanager
+def _redacted_logs(secrets: tuple[str, ...]) -> Iterator[None]:
+    """While a message is sent: every logger of the transport libraries redacts the secrets (a filter on a logger
+    sees only its own records, so each existing one gets it)."""
+    names = [n for n in list(logging.Logger.manager.loggerDict) if n.split(".")[0] in _TRANSPORT_LOGGERS]
+    loggers = [logging.getLogger(n) for n in {*names, *_TRANSPORT_LOGGERS, "urllib3.connectionpool"}]
+    guard = _Redacting(secrets)
+    for logger in loggers:
+        logger.addFilter(guard)
+    try:
+        yield
+    finally:
+        for logger in loggers:
+            logger.removeFilter(guard)
+
 
 _SCHEME_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 
@@ -91,11 +127,14 @@ def send(channel: Channel, title: str, body: str, *, failure: bool = False, warn
 
     try:
         sender = apprise.Apprise()
-        if not sender.add(channel.url):
+        with _redacted_logs(channel.secrets):
+            added = sender.add(channel.url)
+        if not added:
             return Sent(False, "not a URL Apprise can send to (unknown service, or a required part missing)")
         kind = apprise.NotifyType.FAILURE if failure else apprise.NotifyType.WARNING if warning else apprise.NotifyType.INFO
-        result = sender.notify(body=body, title=title, notify_type=kind, body_format=apprise.NotifyFormat.TEXT,
-                               log_level=logging.WARNING)
+        with _redacted_logs(channel.secrets):
+            result = sender.notify(body=body, title=title, notify_type=kind, body_format=apprise.NotifyFormat.TEXT,
+                                   log_level=logging.WARNING)
         if result:
             return Sent(True)
         said = [e.message for e in result.logs() if e.level in ("WARNING", "ERROR", "CRITICAL")]
