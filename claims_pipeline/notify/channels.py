@@ -14,6 +14,7 @@ import os
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from urllib.parse import quote
 
 from claims_pipeline.settings import ENV_REF_RE, NotifySettings
 
@@ -84,19 +85,13 @@ def channels(settings: NotifySettings, environ: Mapping[str, str] | None = None)
         digest = hashlib.sha256(template.encode("utf-8")).hexdigest()[:16]
         # a URL from the environment is a secret as a whole, as is every value a ${VAR} brings in
         secrets = [template] if from_env else []
-        missing = []
-
-        def expand(m: re.Match[str]) -> str:
-            value = env.get(m.group(1))
-            if value is None or value == "":
-                missing.append(m.group(1))
-                return ""
-            secrets.append(value)
-            return value
-
-        url = ENV_REF_RE.sub(expand, template)
+        names = ENV_REF_RE.findall(template)
+        missing = sorted({name for name in names if not env.get(name)})
+        values = [env[name] for name in names if env.get(name)]
+        secrets += values + [quote(v, safe="") for v in values]  # as read, and as a log line may quote it
+        url = ENV_REF_RE.sub(lambda m: env.get(m.group(1)) or "", template)
         if missing:
-            out.append(Channel(digest, label, "", f"environment variable {', '.join(sorted(set(missing)))} not set"))
+            out.append(Channel(digest, label, "", f"environment variable {', '.join(missing)} not set"))
             continue
         out.append(Channel(digest, label, url, secrets=tuple(s for s in {*secrets, url} if len(s) >= 4)))
     if settings.urls_env and settings.urls_env not in env and not settings.urls:
