@@ -602,13 +602,14 @@ ENV_REF_RE = re.compile(r"\$\{([^}]*)\}")
 
 class NotifySettings(_Strict):
     """Notifications after each audit, through Apprise (claims_pipeline/notify). Off by default: no URL, nothing
-    is sent. Secrets stay in the environment: a URL's secret part is written ${ENV_VAR}, or the whole URL list is
+    is sent. Secrets stay in the environment: a URL's secret part is written `${ENV_VAR}`, or the whole URL list is
     in the variable urls_env names; both are read when a message is sent."""
 
     urls: list[str] = Field(
         default_factory=list, description="Apprise URLs, one per channel (slack://, msteams://, mailtos://, "
-        "matrixs://, ntfys://, json://, form://…). Write each secret part as ${ENV_VAR} (e.g. "
-        "slack://${SLACK_TOKEN}/#audits): it is read from the environment when a message is sent.")
+        "matrixs://, ntfys://, json://, form://…). Write each secret part as `${ENV_VAR}` (e.g. "
+        "`slack://${SLACK_TOKEN}/#audits`): it is read from the environment when a message is sent; "
+        "docs/notifications.md.")
     urls_env: str | None = Field(
         None, description="Name of an environment variable holding further Apprise URLs (separated by spaces or "
         "new lines): for a channel whose whole address is a secret.")
