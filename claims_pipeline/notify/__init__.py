@@ -48,10 +48,13 @@ class Outcome:
     new_by_kind: dict[str, int] = field(default_factory=dict)
     title: str = ""
     body: str = ""  # the message as sent to the channel with the most news
+    error: str = ""  # the step itself could not run (the state file, the report): nothing was sent
 
     def line(self) -> str:
         if self.status in ("off", "no report"):
             return {"off": "notifications off (no notify.urls)", "no report": "no report to notify yet"}[self.status]
+        if self.error:
+            return f"notification failed: {self.error}"
         per = "; ".join(f"{c.label}: {c.status}{f' ({c.error})' if c.error else ''}" for c in self.channels)
         return f"notification {self.status}: {per}"
 
@@ -85,10 +88,18 @@ def _summarise(results: list[ChannelResult]) -> str:
 
 def notify_audit(settings: Settings, *, now: datetime | None = None,
                  environ: Mapping[str, str] | None = None) -> Outcome:
-    """After an audit (or a verdict report): tell each channel what is new in the newest report."""
-    conf = settings.notify
-    if not conf.configured:
+    """After an audit (or a verdict report): tell each channel what is new in the newest report. Never raises
+    for a file it cannot read or write (the report, the state, their lock): the outcome says so, the audit stands."""
+    if not settings.notify.configured:
         return Outcome("off")
+    try:
+        return _notify_audit(settings, now, environ)
+    except (OSError, ValueError, KeyError, TimeoutError) as exc:
+        return Outcome("failed", error=f"{type(exc).__name__}: {exc}"[:400])
+
+
+def _notify_audit(settings: Settings, now: datetime | None, environ: Mapping[str, str] | None) -> Outcome:
+    conf = settings.notify
     found = current_findings(settings.home_dir)
     if found is None:
         return Outcome("no report")
@@ -150,6 +161,15 @@ def notify_failure(settings: Settings, *, job: str, run_id: str, error: str, now
     conf = settings.notify
     if not conf.configured or not conf.on_run_failure:
         return Outcome("off")
+    try:
+        return _notify_failure(settings, job, run_id, error, now, environ)
+    except (OSError, ValueError, KeyError, TimeoutError) as exc:
+        return Outcome("failed", error=f"{type(exc).__name__}: {exc}"[:400])
+
+
+def _notify_failure(settings: Settings, job: str, run_id: str, error: str, now: datetime | None,
+                    environ: Mapping[str, str] | None) -> Outcome:
+    conf = settings.notify
     home = HomeLayout(settings.home_dir)
     when = _now(now)
     out = Outcome("sent")

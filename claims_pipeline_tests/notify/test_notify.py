@@ -194,3 +194,59 @@ def test_notify_settings_refuse_what_is_not_an_apprise_url_without_echoing_it(tm
     with pytest.raises(ConfigError, match="notify.urls_env: the name of an environment variable"):
         load_settings(config)
     assert not load_settings(None).notify.configured  # off by default
+
+
+@pytest.mark.timeout(600)
+def test_verdicts_that_became_mismatch_are_told_once(env: Path, capsys, monkeypatch) -> None:
+    """The verdict step (the real anthropic SDK against the scripted judge server) after an audit of the changed
+    levy page: verdict_notification tells the MISMATCH once; a second verify with the same verdicts sends nothing,
+    unless notify.always_send asks for a 'nothing new' message."""
+    from claims_pipeline.judge.scripted_server import ScriptedJudgeServer, demo_answerer
+    from claims_pipeline.notify import notify_audit
+    from claims_pipeline.settings import load_settings
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-notify-test-not-a-key")
+    with FixtureWeb() as web, receivers("kb-audit", SMTP_SECRET) as (hook, _box), \
+            ScriptedJudgeServer(demo_answerer) as judge:
+        web.set_epoch(2)  # the levy page says 1.1 %, the corpus 0.8 %
+        config = write_config(env, web, {"urls": [f"json://127.0.0.1:{hook.port}/kb/${{KB_HOOK_TOKEN}}"]})
+        cfg = yaml.safe_load(config.read_text(encoding="utf-8"))
+        cfg["judge"] = {"provider": "anthropic", "base_url": judge.anthropic_url, "model": "claude-haiku-4-5"}
+        config.write_text(yaml.safe_dump(cfg), encoding="utf-8")
+        now = ["--now", "2026-06-01T06:00:00Z"]
+        assert main(["audit", "--config", str(config), *now]) == 0
+        assert main(["verify", "--config", str(config), *now]) == 0
+        assert len(hook.received) == 2, capsys.readouterr().err
+        verdict_message = hook.received[1]["json"]["message"]
+        assert "Verdict MISMATCH or STALE (1):" in verdict_message
+        assert "countries/xa/playbook.md:18 MISMATCH — claims 0.8%; the page says 1.1 %" in verdict_message
+        assert "Figure no longer" not in verdict_message  # told with the audit's message already
+        assert "Verdicts: " in verdict_message and "MISMATCH 1" in verdict_message
+
+        assert main(["verify", "--config", str(config), *now]) == 0
+        assert len(hook.received) == 2  # the same verdicts: nothing new, nothing sent
+
+        cfg["notify"]["always_send"] = True
+        config.write_text(yaml.safe_dump(cfg), encoding="utf-8")
+        outcome = notify_audit(load_settings(config))
+        assert outcome.status == "sent" and len(hook.received) == 3
+        assert hook.received[2]["json"]["title"].startswith("claims_pipeline: nothing new since the last notice")
+        assert "Nothing new since the last notification (" in hook.received[2]["json"]["message"]
+
+
+def test_the_ci_example_workflow_runs_the_audit_on_a_kept_home() -> None:
+    """docs/ci-example.md's GitHub Actions workflow: valid YAML, runs `claims-pipeline audit`, restores and saves
+    the home its environment names, and publishes the folder reports/LATEST names."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "ci-example.md").read_text(encoding="utf-8")
+    block = doc.split("`.github/workflows/kb-audit.yml` of the knowledge base:", 1)[1].split("```yaml", 1)[1]
+    workflow = yaml.safe_load(block.split("```", 1)[0])
+    job = workflow["jobs"]["audit"]
+    home = job["env"]["CLAIMS_PIPELINE_HOME"]
+    assert home.endswith("/.claims-home")
+    runs = [s.get("run", "") for s in job["steps"]]
+    assert "claims-pipeline audit" in runs
+    cached = [s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/cache/")]
+    assert [s["uses"].split("@")[0] for s in cached] == ["actions/cache/restore", "actions/cache/save"]
+    assert all(s["with"]["path"] == ".claims-home" for s in cached)
+    assert any(".claims-home/reports/LATEST" in r for r in runs)
+    assert workflow[True]["schedule"][0]["cron"] == "0 6 1 * *"  # YAML 1.1 reads the key `on` as true
