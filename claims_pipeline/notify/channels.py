@@ -94,7 +94,7 @@ def channels(settings: NotifySettings, environ: Mapping[str, str] | None = None)
             out.append(Channel(digest, label, "", f"environment variable {', '.join(missing)} not set"))
             continue
         out.append(Channel(digest, label, url, secrets=tuple(s for s in {*secrets, url} if len(s) >= 4)))
-    if settings.urls_env and settings.urls_env not in env and not settings.urls:
+    if settings.urls_env and not env.get(settings.urls_env, "").split():  # named, so it is meant to be set
         out.append(Channel("env:" + settings.urls_env, f"channels of {settings.urls_env}", "",
                            f"environment variable {settings.urls_env} not set"))
     return out
