@@ -115,12 +115,9 @@ def notification_line(results: list, settings: Any, failures: list[str], ok: boo
         job = failed.job_def.name if failed is not None else "audit"
         run_id = failed.run_id if failed is not None else ""
         return notify_failure(settings, job=job, run_id=run_id, error=failures[0] if failures else "run failed").line()
-    for r in results:
-        for event in r.get_asset_materialization_events():
-            mat = event.materialization
-            if mat.asset_key.to_user_string() == "audit_notification" and "summary" in mat.metadata:
-                return str(mat.metadata["summary"].value)
-    return None
+    from claims_pipeline.orchestration.runner import notification_summary
+
+    return notification_summary(results, "audit_notification")
 
 
 def latest_signature(reports_dir: Path) -> tuple[str, int] | None:

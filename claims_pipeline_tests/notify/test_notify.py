@@ -223,8 +223,10 @@ def test_verdicts_that_became_mismatch_are_told_once(env: Path, capsys, monkeypa
         assert "Figure no longer" not in verdict_message  # told with the audit's message already
         assert "Verdicts: " in verdict_message and "MISMATCH 1" in verdict_message
 
+        capsys.readouterr()
         assert main(["verify", "--config", str(config), *now]) == 0
         assert len(hook.received) == 2  # the same verdicts: nothing new, nothing sent
+        assert "notification nothing new: channel 1 (json): nothing new" in capsys.readouterr().err
 
         cfg["notify"]["always_send"] = True
         config.write_text(yaml.safe_dump(cfg), encoding="utf-8")
@@ -250,3 +252,18 @@ def test_the_ci_example_workflow_runs_the_audit_on_a_kept_home() -> None:
     assert all(s["with"]["path"] == ".claims-home" for s in cached)
     assert any(".claims-home/reports/LATEST" in r for r in runs)
     assert workflow[True]["schedule"][0]["cron"] == "0 6 1 * *"  # YAML 1.1 reads the key `on` as true
+
+
+def test_a_failed_audit_from_the_cli_is_notified(env: Path, capsys) -> None:
+    """The report folder cannot be written: the audit fails (exit 1) and the channel is told, with the step and
+    its error; the deployment's run-failure sensor never sees the CLI's in-process runs, so the command does it."""
+    with FixtureWeb() as web, receivers("kb-audit", SMTP_SECRET) as (hook, _box):
+        config = write_config(env, web, {"urls": [f"json://127.0.0.1:{hook.port}/kb/${{KB_HOOK_TOKEN}}"]})
+        (env / "home" / "reports").mkdir(parents=True)
+        (env / "home" / "reports" / "20260601T060000").write_text("a file where the report folder goes")
+        assert main(["audit", "--config", str(config), "--now", "2026-06-01T06:00:00Z"]) == 1
+        err = capsys.readouterr().err
+        [message] = hook.received
+    assert "notification sent: channel 1 (json): sent" in err
+    assert message["json"]["title"] == "claims_pipeline: run failed — audit_corpus"
+    assert "audit_report: " in message["json"]["message"] and "20260601T060000" in message["json"]["message"]
