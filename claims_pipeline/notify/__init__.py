@@ -125,6 +125,7 @@ def _tell(channel: Channel, kept: dict[str, Any], found: Findings, when: str, co
     failures = list(kept.get("pending_failures") or [])
     if not new and not failures and not conf.always_send:
         _remember(kept, found)  # findings gone since are forgotten: they are new again if they come back
+        kept.pop("unsent_since", None)  # what a failed send held is gone from the report too: nothing owed
         return ChannelResult(channel.label, "nothing new")
     title, body = audit_message(found, new, since=None if first else kept.get("last_sent_at"),
                                 unsent_since=kept.get("unsent_since"), failures=failures,

@@ -22,7 +22,7 @@ from claims_pipeline.unreadable import UnreadableCount, report_unreadable
 KINDS = ("stale_changed", "tokens_absent", "unreadable", "verdicts")
 HEADINGS = {
     "stale_changed": "Source changed after its Last verified date",
-    "tokens_absent": "Figure no longer on its cited page (TOKENS_ABSENT)",
+    "tokens_absent": "Figure not on its cited page (TOKENS_ABSENT)",
     "unreadable": "Cited page became unreadable",
     "verdicts": "Verdict MISMATCH or STALE",
 }

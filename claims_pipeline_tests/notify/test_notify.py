@@ -83,7 +83,7 @@ def test_new_findings_once_nothing_new_silent_and_a_channel_down_retried(env: Pa
         assert "Audit of 2026-06-01 06:00:00 UTC: 29 claims, 1 flagged (TOKENS_ABSENT 1)" in body
         assert "pages unreadable: " in body and "robots.txt 1" in body and "HTTP 404 1" in body
         assert "New (the first notification on this channel" in body
-        assert "Figure no longer on its cited page (TOKENS_ABSENT) (1):" in body
+        assert "Figure not on its cited page (TOKENS_ABSENT) (1):" in body
         assert ("countries/xa/playbook.md:23 — €900, Act No. 31 not on http://lands.gov.xa/foreign-buyers/licence.html"
                 in body)
         assert "- http://lands.gov.xa/internal/refusals.html — robots.txt" in body
@@ -220,7 +220,7 @@ def test_verdicts_that_became_mismatch_are_told_once(env: Path, capsys, monkeypa
         verdict_message = hook.received[1]["json"]["message"]
         assert "Verdict MISMATCH or STALE (1):" in verdict_message
         assert "countries/xa/playbook.md:18 MISMATCH — claims 0.8%; the page says 1.1 %" in verdict_message
-        assert "Figure no longer" not in verdict_message  # told with the audit's message already
+        assert "Figure not on" not in verdict_message  # told with the audit's message already
         assert "Verdicts: " in verdict_message and "MISMATCH 1" in verdict_message
 
         capsys.readouterr()
