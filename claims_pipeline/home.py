@@ -9,6 +9,7 @@
     <home>/judge/verdicts.sqlite   the judge's answer cache
     <home>/verdicts/         the verdict reports when no audit report exists yet (else next to the newest report)
     <home>/worklist.json     the default worklist
+    <home>/notify/state.json what each notification channel was last sent (notify/), under notify/state.lock
     <home>/dagster/          DAGSTER_HOME when the environment sets none
     <home>/fixture-epoch.txt the demo's only: which version of its pages the demo's fixture web last served
 """
@@ -86,6 +87,14 @@ class HomeLayout:
     @property
     def worklist_file(self) -> Path:
         return self.root / "worklist.json"
+
+    @property
+    def notify_state(self) -> Path:
+        return self.root / "notify" / "state.json"
+
+    @property
+    def notify_lock(self) -> Path:
+        return self.root / "notify" / "state.lock"
 
     @property
     def dagster_home(self) -> Path:

@@ -595,6 +595,66 @@ class JudgeSettings(_Strict):
         return "OPENAI_API_KEY" if self.provider == "openai-compatible" else "ANTHROPIC_API_KEY"
 
 
+# ---- notifications (claims_pipeline/notify) ------------------------------------------------------------------
+_APPRISE_URL_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S*")
+ENV_REF_RE = re.compile(r"\$\{([^}]*)\}")
+
+
+class NotifySettings(_Strict):
+    """Notifications after each audit, through Apprise (claims_pipeline/notify). Off by default: no URL, nothing
+    is sent. Secrets stay in the environment: a URL's secret part is written `${ENV_VAR}`, or the whole URL list is
+    in the variable urls_env names; both are read when a message is sent."""
+
+    urls: list[str] = Field(
+        default_factory=list, description="Apprise URLs, one per channel (slack://, msteams://, mailtos://, "
+        "matrixs://, ntfys://, json://, form://…). Write each secret part as `${ENV_VAR}` (e.g. "
+        "`slack://${SLACK_TOKEN}/#audits`): it is read from the environment when a message is sent; "
+        "docs/notifications.md.")
+    urls_env: str | None = Field(
+        None, description="Name of an environment variable holding further Apprise URLs (separated by spaces or "
+        "new lines): for a channel whose whole address is a secret.")
+    always_send: bool = Field(
+        False, description="Also send a short 'nothing new' message (the headline numbers and the report) when "
+        "nothing is new since the last notification; false = send nothing then.")
+    on_run_failure: bool = Field(True, description="Also notify a failed run (the run-failure sensor; the CLI "
+                                 "after a failed audit).")
+    max_items: int = Field(8, ge=1, le=100, description="Items listed per kind of news; the others are counted, "
+                           "and listed in the report.")
+    report_url: str | None = Field(
+        None, description="Where the reports folder is published (e.g. https://ci.example.org/kb-audit/): the "
+        "message links <report_url>/<report folder>/report.html instead of the local path.")
+
+    @field_validator("urls")
+    @classmethod
+    def _apprise_urls(cls, v: list[str]) -> list[str]:
+        # never echo a URL: it may hold a pasted secret; the position names it
+        for i, url in enumerate(v):
+            if not _APPRISE_URL_RE.fullmatch(url.strip()):
+                raise ValueError(f"entry {i + 1}: not an Apprise URL (service://…)")
+            for name in ENV_REF_RE.findall(url):
+                if not _ENV_NAME_RE.fullmatch(name):
+                    raise ValueError(f"entry {i + 1}: ${{{name}}} is not the name of an environment variable")
+        return v
+
+    @field_validator("urls_env")
+    @classmethod
+    def _urls_env_name(cls, v: str | None) -> str | None:
+        if v is not None and not _ENV_NAME_RE.fullmatch(v):
+            raise ValueError("the name of an environment variable (letters, digits, _), not a URL")
+        return v
+
+    @field_validator("report_url")
+    @classmethod
+    def _report_url(cls, v: str | None) -> str | None:
+        if v is not None and not re.fullmatch(r"https?://[^\s/?#]+(?:/\S*)?", v):
+            raise ValueError("an http:// or https:// URL without spaces")
+        return v
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.urls or self.urls_env)
+
+
 class Settings(_Strict):
     home: Path | None = Field(None, description="Outputs root; default $CLAIMS_PIPELINE_HOME or ~/.claims_pipeline.")
     extraction: ExtractionSettings = ExtractionSettings()
@@ -605,6 +665,7 @@ class Settings(_Strict):
     sampling: SamplingSettings = SamplingSettings()
     cache: CacheSettings = CacheSettings()
     judge: JudgeSettings = JudgeSettings()
+    notify: NotifySettings = NotifySettings()
     # Where these settings came from: set by settings_from_dict, never by a config file (not a field, so a
     # `source_file:` key is an unknown key like any other).
     _source_file: Path | None = PrivateAttr(None)

@@ -154,7 +154,8 @@ allowlist) and `primary_allowlist.txt` (hosts that count as primary sources with
 Environment variables: `${ENV_CONFIG}` (the config file, above), `${ENV_HOME}` (the home folder when `home` is
 unset; default `~/.claims_pipeline`), `DAGSTER_HOME` (the Dagster instance; default `<home>/dagster`), and the
 judge's API key, whose variable `judge.api_key_env` names (keys are read from the environment only, never from
-a file).
+a file), and the notification channels' secrets, which `notify.urls` reads as `${{VARIABLE}}` and `notify.urls_env`
+names (docs/notifications.md).
 """
 
 

@@ -8,6 +8,12 @@ import contextlib
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from claims_pipeline.text_safety import terminal_escaped
+
+if TYPE_CHECKING:
+    from claims_pipeline.unreadable import UnreadableCount
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,10 +60,15 @@ def audit(config_path: str, *, scope: str | None = None, clock: str = "", fixtur
     report_failed = any(f.startswith("audit_report:") for f in failures)
     fresh = latest_signature(settings.reports_dir) != before and not report_failed
     summary = latest_summary(settings.reports_dir)
+    unread = unread_pages(Path(summary["dir"]), chosen) if fresh and summary else None
     if not quiet:
         print(f"[audit] DAGSTER_HOME={instance.root_directory} · runs {', '.join(r.run_id[:8] for r in results)}", file=sys.stderr)
         if fresh and summary:
-            print(f"audit done → {summary['report']}  (flagged {summary['headline'].get('flagged', '?')})", file=sys.stderr)
+            counts = summary["headline"]
+            pages = f"; {unread.line()}" if unread is not None else ""
+            print(f"audit done → {summary['report']}  (flagged {counts.get('flagged', '?')}: TOKENS_ABSENT "
+                  f"{counts.get('tokens_absent', 0)}, stale_changed {counts.get('stale_changed', 0)}{pages})",
+                  file=sys.stderr)
             if summary["html"]:
                 print(f"report for people → {summary['html']}", file=sys.stderr)
         elif summary:  # LATEST still names an earlier run's report: say so, never pass it off as this run's
@@ -65,7 +76,48 @@ def audit(config_path: str, *, scope: str | None = None, clock: str = "", fixtur
         print(json.dumps(summary["headline"] if fresh and summary else {}, indent=2))
     for f in failures:
         print(f"claims-pipeline: {f}", file=sys.stderr)
+    said = notification_line(results, settings, failures, ok)
+    if said and not quiet:
+        print(terminal_escaped(said), file=sys.stderr)
+    if unread is not None and unread.none_read and ok:
+        # a report of nothing read says nothing about any figure: not a success
+        print(f"claims-pipeline: no cited page could be read ({unread.line()}); is the network reachable from "
+              "here? (claims-pipeline fetch URL says why one page does not read)", file=sys.stderr)
+        return 1
     return 0 if ok else 1
+
+
+def unread_pages(report_dir: Path, scopes: list[str] | None) -> UnreadableCount | None:
+    """The report's cited pages that could not be read, by reason: those of `scopes` (all when None)."""
+    from claims_pipeline.unreadable import report_unreadable
+
+    urls = None
+    if scopes is not None:
+        import pandas as pd
+
+        try:
+            claims = pd.read_parquet(report_dir / "claims.parquet", columns=["scope", "source_url"])
+        except (OSError, ValueError, KeyError):
+            return None
+        urls = set(claims.loc[claims["scope"].isin(scopes), "source_url"])
+    return report_unreadable(report_dir, urls)
+
+
+def notification_line(results: list, settings: Any, failures: list[str], ok: bool) -> str | None:
+    """What the runs' notification step did (read from its metadata); after a failed run, the failure notice
+    (the deployment's run-failure sensor does not see the CLI's in-process runs)."""
+    if not settings.notify.configured:
+        return None
+    if not ok:
+        from claims_pipeline.notify import notify_failure
+
+        failed = next((r for r in results if not r.success), results[-1] if results else None)
+        job = failed.job_def.name if failed is not None else "audit"
+        run_id = failed.run_id if failed is not None else ""
+        return notify_failure(settings, job=job, run_id=run_id, error=failures[0] if failures else "run failed").line()
+    from claims_pipeline.orchestration.runner import notification_summary
+
+    return notification_summary(results, "audit_notification")
 
 
 def latest_signature(reports_dir: Path) -> tuple[str, int] | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from claims_pipeline.commands.extract import scopes_for, settings_for
 from claims_pipeline.text_safety import terminal_escaped
@@ -13,14 +14,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--corpus", metavar="DIR", help="corpus root (overrides extraction.corpus_dir)")
     parser.add_argument("--scope", metavar="X", help="only scopes equal to X or ending in /X")
     parser.add_argument("--strict", action="store_true", help="exit 1 when there is any finding")
+    parser.add_argument("files", nargs="*", metavar="FILE",
+                        help="only these markdown files of the corpus (what a pre-commit hook passes); a file outside "
+                        "the corpus's scope folders is named and left out")
 
 
 def run(args: argparse.Namespace) -> int:
-    from claims_pipeline.corpus.linter import lint_corpus
+    from claims_pipeline.corpus.linter import corpus_files, lint_corpus
 
     settings = settings_for(args)
     skipped: list = []
-    findings = lint_corpus(settings, scopes_for(settings, args.scope), skipped)
+    only = None
+    if args.files:
+        given = [Path(f) for f in args.files]
+        linted = corpus_files(settings)
+        for path in given:
+            if path.resolve() not in linted:
+                print(terminal_escaped(f"note: {path} is not a file of the corpus ({settings.corpus_dir}, its scope "
+                                       "folders): not linted"), file=sys.stderr)
+        only = [p for p in given if p.resolve() in linted]
+    findings = lint_corpus(settings, scopes_for(settings, args.scope), skipped, only=only)
     for warning in skipped:  # files not linted (a FIFO, a link leaving the corpus, over the size cap, binary)
         print(f"warning: {warning}", file=sys.stderr)
     if not findings:

@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
 def verify(config_path: str, all_scopes: list[str], scopes: list[str] | None, *, max_claims: int = 0, clock: str = "",
            fixture_web: str = "auto", quiet: bool = False) -> int:
     from claims_pipeline.orchestration.instance import open_instance
-    from claims_pipeline.orchestration.runner import resources_for, run_failures, run_verify
+    from claims_pipeline.orchestration.runner import notification_summary, resources_for, run_failures, run_verify
     from claims_pipeline.settings import load_settings
 
     settings = load_settings(Path(config_path) if config_path else None)
@@ -72,7 +72,16 @@ def verify(config_path: str, all_scopes: list[str], scopes: list[str] | None, *,
         # the reason may quote the provider's or the model's answer: nothing a terminal would obey is printed raw
         print(json_escaped(json.dumps(summary, indent=2, ensure_ascii=False)))
         where = summary.get("report")
-        print(terminal_escaped(f"verify done → {where}" if where else "verify done"), file=sys.stderr)
+        if summary.get("judged") is False:
+            # a run that judged nothing is no verdict report: say so, and what to set (docs/verification.md)
+            print(terminal_escaped(f"verify: nothing was judged ({summary.get('reason') or 'no judge configured'}); "
+                                   "see docs/verification.md, \"Setting it up\"" + (f" · note → {where}" if where else "")),
+                  file=sys.stderr)
+        else:
+            print(terminal_escaped(f"verify done → {where}" if where else "verify done"), file=sys.stderr)
+    said = notification_summary(results, "verdict_notification") if settings.notify.configured and not quiet else None
+    if said:
+        print(terminal_escaped(said), file=sys.stderr)
     return 0 if not failures and all(r.success for r in results) else 1
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, replace
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from claims_pipeline.corpus.extract import ExtractOptions, extract_text
@@ -100,18 +101,25 @@ def lint_line(line: str, *, allowlist: Collection[str] | PrimaryHosts, root_allo
 
 
 def lint_corpus(settings: Settings, scopes: Iterable[str] | None = None,
-                skipped: list[ExtractWarning] | None = None) -> list[LintFinding]:
+                skipped: list[ExtractWarning] | None = None, only: Collection[Path] | None = None) -> list[LintFinding]:
     """Every finding under the scope dirs (no skip_files or skip_headings, like the earlier verifier). Files are those
     of the corpus walker (regular files inside the corpus, under the size cap); what it or the reader left out
-    is appended to `skipped` when given."""
+    is appended to `skipped` when given. only: just these files (resolved paths; a pre-commit hook's changed
+    files), when given."""
     wanted = set(scopes) if scopes is not None else None
+    chosen = {p.resolve() for p in only} if only is not None else None
     opts = lint_options(settings)
     roots = RootAllowlist(settings.linter.root_url_allowlist)
     walk = walk_corpus(settings, honour_skip_files=False)
     problems = [w for scope, w in walk.skipped if wanted is None or scope in wanted]
     findings: list[LintFinding] = []
+    if chosen is not None:
+        named = {_rel(settings, p) for p in chosen}
+        problems = [w for w in problems if w.file in named]
     for f in walk.files:
         if wanted is not None and f.scope not in wanted:
+            continue
+        if chosen is not None and f.path.resolve() not in chosen:
             continue
         text, warnings = read_markdown(f.path, f.rel, opts.max_file_bytes)
         if text is None:  # a file not linted at all; repaired bytes are extract's
@@ -122,3 +130,15 @@ def lint_corpus(settings: Settings, scopes: Iterable[str] | None = None,
     if skipped is not None:
         skipped += problems
     return findings
+
+
+def _rel(settings: Settings, path: Path) -> str:
+    try:
+        return path.relative_to(settings.corpus_dir.resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def corpus_files(settings: Settings) -> set[Path]:
+    """The resolved paths of every file the linter reads (the corpus walker's)."""
+    return {f.path.resolve() for f in walk_corpus(settings, honour_skip_files=False).files}

@@ -156,5 +156,15 @@ def run_failures(results: list[dg.ExecuteInProcessResult]) -> list[str]:
     return out
 
 
+def notification_summary(results: list[dg.ExecuteInProcessResult], asset: str) -> str | None:
+    """The one line a notification asset (defs/notify.py) recorded of what it sent, from the runs' events."""
+    for r in results:
+        for event in r.get_asset_materialization_events():
+            mat = event.materialization
+            if mat.asset_key.to_user_string() == asset and "summary" in mat.metadata:
+                return str(mat.metadata["summary"].value)
+    return None
+
+
 def check_results(results: list[dg.ExecuteInProcessResult]) -> dict[str, bool]:
     return {c.check_name: c.passed for r in results for c in r.get_asset_check_evaluations()}

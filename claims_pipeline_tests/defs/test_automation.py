@@ -41,7 +41,7 @@ def test_audit_assets_follow_by_an_automation_condition_sensor_running_by_defaul
     graph = defs.resolve_asset_graph()
     targeted = {k.to_user_string() for k in sensor.asset_selection.resolve(graph)}
     with_conditions = {k.to_user_string() for k in graph.get_all_asset_keys() if graph.get(k).automation_condition is not None}
-    assert with_conditions == {"audit_tables", "audit_report"}
+    assert with_conditions == {"audit_tables", "audit_report", "audit_notification"}
     assert targeted == with_conditions
 
 

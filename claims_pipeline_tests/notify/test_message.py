@@ -1,0 +1,70 @@
+"""The message itself, from findings built here: bounded lists, hostile corpus text made inert, the report link,
+and what 'new' means for one channel's state (pure: no audit, no network)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from claims_pipeline.notify import Outcome, _tell
+from claims_pipeline.notify.channels import Channel, channels, redact
+from claims_pipeline.notify.message import audit_message
+from claims_pipeline.notify.news import Findings, Item, short
+from claims_pipeline.settings import NotifySettings
+
+
+def findings(tmp_path: Path, n_absent: int) -> Findings:
+    report = tmp_path / "reports" / "20260601T060000"
+    report.mkdir(parents=True)
+    (report / "report.html").write_text("<html></html>")
+    items = [Item("tokens_absent", f"absent|f.md|u{i}", short(f"f.md:{i} — {i}% not on http://x.gov.xa/{i}"))
+             for i in range(n_absent)]
+    return Findings(report, "2026-06-01T06:00:00+00:00", "2026-06-01 06:00:00 UTC",
+                    {"total": 40, "flagged": n_absent, "tokens_absent": n_absent}, items, {"tokens_absent"})
+
+
+def test_a_long_list_is_cut_and_the_report_linked(tmp_path: Path) -> None:
+    found = findings(tmp_path, 12)
+    title, body = audit_message(found, found.items, since="2026-05-01 06:00:00 UTC", unsent_since=None,
+                                failures=[], max_items=5, report_url="https://kb.example.org/audit/")
+    assert title == "claims_pipeline: 12 new findings since the last notice, 12 flagged"
+    assert body.count("\n- f.md:") == 5 and "- … and 7 more in the report" in body
+    assert body.endswith("Report: https://kb.example.org/audit/20260601T060000/report.html")
+    assert "New since the last notification (2026-05-01 06:00:00 UTC):" in body
+
+
+def test_corpus_text_reaches_a_channel_inert_and_bounded() -> None:
+    hostile = "0.8%\x1b[2J\x1b]0;owned\x07 \u202egnp.exe\n@channel " + "x" * 500
+    line = short(hostile)
+    assert "\x1b" not in line and "\u202e" not in line and "\x07" not in line and "\n" not in line
+    assert len(line) <= 160 and line.endswith("…")
+
+
+def test_new_means_not_told_to_this_channel_and_a_failed_send_keeps_it(tmp_path: Path) -> None:
+    found = findings(tmp_path, 2)
+    conf = NotifySettings(urls=["json://127.0.0.1:9/unused"])
+    down = Channel("c1", "channel 1 (json)", "", problem="environment variable X not set")
+    kept: dict = {}
+    result = _tell(down, kept, found, "2026-06-01 06:00:00 UTC", conf, Outcome("sent"))
+    assert result.status == "failed" and result.new == 2 and kept["notified"] == {}
+    assert kept["unsent_since"] == "2026-06-01 06:00:00 UTC"
+    # the same findings again, on a channel that is still down: still new (owed), still failing
+    again = _tell(down, kept, found, "2026-07-01 06:00:00 UTC", conf, Outcome("sent"))
+    assert again.new == 2 and kept["unsent_since"] == "2026-06-01 06:00:00 UTC"
+    # every finding went away before it could be sent: nothing is owed any more
+    found.items.clear()
+    gone = _tell(down, kept, found, "2026-08-01 06:00:00 UTC", conf, Outcome("sent"))
+    assert gone.status == "nothing new" and "unsent_since" not in kept and kept["notified"] == {"tokens_absent": []}
+
+
+def test_channels_name_no_secret_and_redact_what_they_read() -> None:
+    conf = NotifySettings(urls=["ntfys://${NTFY_TOKEN}@ntfy.example.org/kb", "slack://${A}/${B}/${C}/#kb"],
+                          urls_env="MORE_URLS")
+    env = {"NTFY_TOKEN": "tk_0123456789", "A": "T000", "B": "B000", "MORE_URLS": "json://hooks.example.org/s3cr3t-path"}
+    first, second, third = channels(conf, env)
+    assert (first.label, second.label, third.label) == ("channel 1 (ntfys)", "channel 2 (slack)", "channel 3 (json)")
+    assert first.url == "ntfys://tk_0123456789@ntfy.example.org/kb" and "tk_0123456789" not in repr(first)
+    assert second.problem == "environment variable C not set" and second.url == ""
+    assert redact(f"failed: {third.url} said no", third.secrets) == "failed: *** said no"
+    # a value as a log line quotes it inside a URL (percent-encoded) is taken out too
+    [mail] = channels(NotifySettings(urls=["mailtos://kb:${PW}@smtp.example.org"]), {"PW": "p@ss/w:rd"})
+    assert redact("AUTH for kb:p%40ss%2Fw%3Ard failed", mail.secrets) == "AUTH for kb:*** failed"
