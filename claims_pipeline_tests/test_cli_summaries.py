@@ -1,9 +1,11 @@
 """What `audit` and `verify` say at their end about what was not read or not judged: a corpus whose every cited
-page is unreachable (hosts under .invalid: the resolver answers NXDOMAIN, no request leaves the machine) ends
-with the unreadable pages by reason and exit 1; verify with no judge says nothing was judged and what to set."""
+page is unreachable (its hosts mapped to a closed port on 127.0.0.1: nothing leaves the machine, not even a DNS
+query) ends with the unreadable pages by reason and exit 1; verify with no judge says nothing was judged and what
+to set."""
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import pytest
@@ -18,12 +20,16 @@ def unreachable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     scope = tmp_path / "corpus" / "countries" / "aa"
     scope.mkdir(parents=True)
     lines = ["# Aland (fictional)", "", "## Section: `--costs`", ""]
-    lines += [f"- Fee {i}: **{i + 2}.5%** of the price ([Office {i}](http://office{i}.gov.invalid/fees.html)) "
+    lines += [f"- Fee {i}: **{i + 2}.5%** of the price ([Office {i}](http://office{i}.gov.zz/fees.html)) "
               "(2026-03-02 verified)" for i in range(5)]
     (scope / "playbook.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with socket.socket() as probe:  # a port nothing listens on once the probe is closed
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
     config = tmp_path / "c.yaml"
-    config.write_text("home: home\nextraction:\n  corpus_dir: corpus\n  primary_allowlist: ['.invalid']\n"
-                      "fetch:\n  max_retries: 1\n", encoding="utf-8")
+    config.write_text("home: home\nextraction:\n  corpus_dir: corpus\n  primary_allowlist: ['.zz']\n"
+                      "fetch:\n  max_retries: 1\n  allow_networks: ['127.0.0.1/32']\n"
+                      f"  address_map: {{'*.gov.zz': '127.0.0.1:{closed}'}}\n", encoding="utf-8")
     return config
 
 
@@ -31,9 +37,9 @@ def test_audit_of_pages_none_of_which_could_be_read_says_why_and_fails(unreachab
     assert main(["audit", "--config", str(unreachable), "--now", "2026-06-01T00:00:00Z"]) == 1
     err = capsys.readouterr().err
     done = next(line for line in err.splitlines() if line.startswith("audit done → "))
-    assert done.endswith("(flagged 0: TOKENS_ABSENT 0, stale_changed 0; 5 of 5 pages unreadable: DNS 5)"), err
+    assert done.endswith("(flagged 0: TOKENS_ABSENT 0, stale_changed 0; 5 of 5 pages unreadable: no connection 5)"), err
     last = err.strip().splitlines()[-1]
-    assert last.startswith("claims-pipeline: no cited page could be read (5 of 5 pages unreadable: DNS 5)"), err
+    assert last.startswith("claims-pipeline: no cited page could be read (5 of 5 pages unreadable: no connection 5)"), err
 
 
 def test_verify_without_a_judge_says_nothing_was_judged_and_what_to_set(unreachable: Path, capsys) -> None:
