@@ -7,9 +7,12 @@ link, so a pathological line with thousands of links and figures stays near-line
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Protocol, TypeVar
+
+from claims_pipeline.corpus.values import WORD_MONTHS
 
 
 class _Span(Protocol):
@@ -51,3 +54,28 @@ def attribute_values(values: Sequence[V], links: Sequence[_Span]) -> list[list[V
         assert best is not None
         out[best[2]].append(v)
     return out
+
+
+# Where a sentence ends on a line: '.', '!', '?' or ';' before a space (footnote markers may follow the mark:
+# "in 2024.[^3] Prices"), or a table cell's bar. A German ordinal day ("1. Juli 2025") ends nothing.
+_SENTENCE_END_RE = re.compile(r"[.!?;](?:\[\^[^\[\]\n]{1,200}\])*(?=\s|$)|\|")
+_ORDINAL_DAY_RE = re.compile(rf"(?<![\d.,])\d{{1,2}}\.\s+(?i:{'|'.join(sorted(WORD_MONTHS, key=len, reverse=True))})\b")
+_CLOSED_BEFORE_RE = re.compile(r"[.!?;][*_\"'’”)]*(?:\[\^[^\[\]\n]{1,200}\][*_\"'’”)]*)*$")
+
+
+def _ordinal_day(line: str, dot: int) -> bool:
+    return any(_ORDINAL_DAY_RE.match(line, dot - k) for k in (1, 2) if dot - k >= 0)
+
+
+def sentence_span(line: str, start: int, end: int) -> tuple[int, int]:
+    """The span of the sentence a footnote marker at [start, end) belongs to: the one it closes when it follows
+    the sentence's end mark ("… 9.4 % in 2024.[^4]"), else the one it stands in ("… 5,5 Millionen[^ba]. …")."""
+    bounds = [(m.start(), m.end()) for m in _SENTENCE_END_RE.finditer(line)
+              if not (line[m.start()] == "." and _ordinal_day(line, m.start()))]
+    closed = _CLOSED_BEFORE_RE.search(line, max(0, start - 400), start)
+    if closed is not None:
+        mark = closed.start()
+        return max((e for s, e in bounds if s < mark), default=0), start
+    lo = max((e for s, e in bounds if e <= start), default=0)
+    hi = min((s for s, e in bounds if s >= end), default=len(line))
+    return lo, hi

@@ -16,18 +16,20 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from claims_pipeline.corpus.attribution import attribute_values
-from claims_pipeline.corpus.links import find_links, is_pointer_link, mask_urls
+from claims_pipeline.corpus.attribution import attribute_values, sentence_span
+from claims_pipeline.corpus.links import Link, find_links, is_pointer_link, is_root_url, mask_templates, mask_urls
+from claims_pipeline.corpus.numbers import parse_number
 from claims_pipeline.corpus.pool import ChunkResult, FileJob, pool_size, run_in_pool
 from claims_pipeline.corpus.reading import DEFAULT_MAX_FILE_BYTES, read_markdown, with_newlines
-from claims_pipeline.corpus.records import ClaimRecord, Extraction, ExtractWarning, Value, VerifiedOrigin
+from claims_pipeline.corpus.records import ClaimRecord, Extraction, ExtractWarning, InlineStamp, Value, VerifiedOrigin
 from claims_pipeline.corpus.references import USE_RE as REFERENCE_USE_RE
 from claims_pipeline.corpus.references import References, is_definition, parse_references, reference_links
 from claims_pipeline.corpus.scopes import list_scopes, walk_corpus
 from claims_pipeline.corpus.scopes import resolve_scope_filter as _resolve
+from claims_pipeline.corpus.source_lines import SOURCE_HINT_RE, find_source_lines
 from claims_pipeline.corpus.stamps import file_last_verified, find_inline_stamp, mask_stamps
 from claims_pipeline.corpus.tiers import PrimaryHosts, source_tier
-from claims_pipeline.corpus.values import extract_values
+from claims_pipeline.corpus.values import extract_values, num_needles
 from claims_pipeline.settings import Settings
 from claims_pipeline.urls import url_host
 
@@ -161,9 +163,14 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
             end = text.find("\n", m.end())
             if digit(text, start, end if end >= 0 else len(text)) is not None:
                 cites.add(start)
-    if not cites:
+    if not cites and SOURCE_HINT_RE.search(text) is None:
         return
     fenced = _fenced_spans(text)
+    sources = find_source_lines(text, lambda pos: bool(fenced) and _in_spans(fenced, pos))
+    if sources is not None:  # statements whose source is on the line after them
+        cites.update(s for s in sources if digit(text, s, _eol(text, s)) is not None)
+    if not cites:
+        return
     setext_starts, setext_titles = _setext_headings(text, fenced) if _SETEXT_UNDERLINE_RE.search(text) else ([], {})
     seen: set[str] = set()
     line_no, counted_to = 1, 0
@@ -198,7 +205,13 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
         if len(line) > opts.max_line_chars:
             out.warnings.append(ExtractWarning(rel, line_no, f"line of {len(line):,} chars cut to {opts.max_line_chars:,}"))
             line = line[: opts.max_line_chars]
-        _claims_of_line(line, line_no, scope, rel, section, file_verified, opts, out, seen, id_scope or scope, refs)
+        _claims_of_line(line, line_no, scope, rel, section, file_verified, opts, out, seen, id_scope or scope, refs,
+                        sources.get(start) if sources is not None else None)
+
+
+def _eol(text: str, start: int) -> int:
+    end = text.find("\n", start)
+    return end if end >= 0 else len(text)
 
 
 def _blank_comments(text: str) -> str:
@@ -303,7 +316,10 @@ def _last_heading(text: str, lo: int, pos: int, fenced: list[tuple[int, int]]) -
 
 def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str, file_verified: str | None,
                     opts: ExtractOptions, out: Extraction, seen: set[str], id_scope: str,
-                    refs: References | None = None) -> None:
+                    refs: References | None = None, borrowed: list[Link] | None = None) -> None:
+    if "{{" in line or "{%" in line:  # template markers: what they print is made at build time, not written here
+        line, made = mask_templates(line)
+        out.skipped_template_figures += made
     if _DIGIT_RE.search(line) is None:
         # No figure anywhere, so no claim: only the link warnings matter, and both kinds need a "](" on the
         # line (unbalanced brackets, non-http targets). Most citation lines of a corpus end here.
@@ -314,13 +330,22 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
     links, problems = find_links(line)
     for p in problems:
         out.warnings.append(ExtractWarning(rel, line_no, p))
+    if "]:" in line and is_definition(line):  # "[r]: https://…", "[^1]: [Agency](…) (May 2025)": a source, no statement
+        return
     if refs:
-        if is_definition(line):  # "[r]: https://… 'title'" names a URL for the file; it states nothing
-            return
         by_ref = [r for r in reference_links(line, refs) if not any(ln.start < r.end and r.start < ln.end for ln in links)]
         if by_ref:
             links = sorted(links + by_ref, key=lambda ln: ln.start)
     if not links:
+        if borrowed:
+            _claims_of_statement(line, line_no, scope, rel, section, file_verified, opts, out, seen, id_scope, borrowed)
+        return
+    if line.lstrip().startswith("|") and all(ln.kind == "markdown" and is_root_url(ln.url) for ln in links):
+        # a table row whose only link is a named site's home page ("[RentenCheck](https://rentencheck.example/)", a
+        # product in a results table), whatever the site: the row's subject, not the source of its figures; a lint
+        # finding. (A home page written as a URL, "`https://cip.gov.ag/`", is a source the row names.)
+        if any(v.salient for v in extract_values(mask_stamps(mask_urls(line, links)))):
+            out.home_page_rows.append((rel, line_no, links[0].url, line.strip()[:140]))
         return
     hosts, tiers = zip(*[opts.host_and_tier(ln.url) for ln in links])
     if opts.primary_only and not any(tiers):  # no primary citation: no claim, whatever the figures
@@ -329,6 +354,8 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
     if not _DIGIT_RE.search(masked):
         return
     values = extract_values(mask_stamps(masked))
+    if "](" in line:
+        values += _label_figures(line, links, values)
     if sum(v.salient for v in values) < opts.min_salient or not values:
         return
     stamp = find_inline_stamp(line)
@@ -358,6 +385,11 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
         if is_pointer:
             continue
         link_values = next(cited)
+        if link.kind == "footnote":  # a footnote gives its source to the figures of its own sentence only
+            lo, hi = sentence_span(line, link.start, link.end)
+            link_values = [v for v in link_values if lo <= v.pos and v.end <= hi]
+            if not any(v.salient for v in link_values):
+                continue
         if not host:
             out.warnings.append(ExtractWarning(rel, line_no, f"URL without a host ignored: {link.url[:80]}"))
             continue
@@ -369,8 +401,7 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
         if cid in seen:  # the same URL twice on a line keeps the first link's values
             continue
         seen.add(cid)
-        origin: VerifiedOrigin
-        last, origin = (stamp.date, "inline") if stamp else (file_verified, "file") if file_verified else (None, "none")
+        last, origin = _verified(stamp, link, refs, file_verified)
         out.claims.append(
             ClaimRecord(
                 id=cid, scope=scope, section=section or "(none)", line_no=line_no,
@@ -379,6 +410,74 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
                 link_kind=link.kind, last_verified=last, last_verified_origin=origin, file=rel,
             )
         )
+
+
+def _verified(stamp: InlineStamp | None, link: Link, refs: References | None,
+              file_verified: str | None) -> tuple[str | None, VerifiedOrigin]:
+    """The claim's last verification: its line's stamp, else the date beside its footnote's or reference's
+    definition, else the file's footer."""
+    if stamp:
+        return stamp.date, "inline"
+    if refs is not None and link.kind in ("footnote", "reference") and (read_on := refs.read_on.get(link.url)):
+        return read_on, "citation"
+    return (file_verified, "file") if file_verified else (None, "none")
+
+
+def _claims_of_statement(line: str, line_no: int, scope: str, rel: str, section: str, file_verified: str | None,
+                         opts: ExtractOptions, out: Extraction, seen: set[str], id_scope: str,
+                         borrowed: list[Link]) -> None:
+    """A statement with no link of its own, whose source is on the line after it: each of the source's links
+    gets the statement's figures."""
+    values = extract_values(mask_stamps(mask_urls(line, [])))
+    if sum(v.salient for v in values) < max(1, opts.min_salient):
+        return
+    stamp = find_inline_stamp(line)
+    for link in borrowed:
+        host, tier = opts.host_and_tier(link.url)
+        if not host or (tier is None and opts.primary_only):
+            continue
+        cid = f"{id_scope}:{line_no}:{hashlib.sha1(link.url.encode()).hexdigest()[:8]}"
+        if cid in seen:
+            continue
+        seen.add(cid)
+        last, origin = _verified(stamp, link, None, file_verified)
+        out.claims.append(
+            ClaimRecord(
+                id=cid, scope=scope, section=section or "(none)", line_no=line_no,
+                claim_text=claim_sentence(line, len(line), opts.window, _span_of(values)), values=tuple(values),
+                source_url=link.url, source_host=host, source_tier=tier or "secondary", inline_stamp=stamp,
+                link_kind=link.kind, last_verified=last, last_verified_origin=origin, file=rel,
+            )
+        )
+
+
+# A number that is a whole link label ('| [27.8](https://…) |', '[1 234,5](…)'): the figure that link gives.
+_LABEL_NUMBER_RE = re.compile(r"[*_ ]*(\d{1,3}(?:[,.\u00a0\u202f' ]\d{3})*(?:[.,]\d+)?|\d+(?:[.,]\d+)?)[*_ ]*")
+_YEAR_LABEL_RE = re.compile(r"(?:19|20)\d\d")
+
+
+def _label_figures(line: str, links: list[Link], values: list[Value]) -> list[Value]:
+    """Figures written as a link's whole label that no reader took (a bare number): '[27.8](…)' in a table cell,
+    or a number with a decimal or group separator anywhere ('[1,234.5](…)'). A bare '[3](…)' in prose is a
+    reference number and a '[2024](…)' a year: neither is read."""
+    out: list[Value] = []
+    for ln in links:
+        if ln.kind != "markdown" or not ln.label or line[ln.start] != "[":
+            continue
+        m = _LABEL_NUMBER_RE.fullmatch(ln.label)
+        if m is None or _YEAR_LABEL_RE.fullmatch(m.group(1)):
+            continue
+        raw = m.group(1)
+        in_cell = line[:ln.start].rstrip().endswith("|") and line[ln.end:].lstrip().startswith("|")
+        if not in_cell and not any(ch in raw for ch in ".,'\u00a0\u202f "):
+            continue
+        pos = ln.start + 1 + m.start(1)
+        if any(v.pos < pos + len(raw) and pos < v.end for v in values):
+            continue
+        number = parse_number(raw)
+        out.append(Value(type="number", raw=raw, needles=num_needles(raw, number), salient=True, pos=pos,
+                         end=pos + len(raw), number=number))
+    return out
 
 
 def _span_of(values: list[Value]) -> tuple[int, int] | None:
@@ -422,10 +521,11 @@ def extract_corpus(settings: Settings, *, scopes: Iterable[str] | None = None, s
             log.warning("extraction pool of %d failed (%r); extracting serially", workers, exc)
     if parts is None:
         parts = [extract_files(jobs, opts)]
-    for claims, warnings, skipped in parts:
+    for claims, warnings, skipped, templated in parts:
         out.claims += claims
         out.warnings += warnings
         out.skipped_pointer_links += skipped
+        out.skipped_template_figures += templated
     return out
 
 
@@ -437,7 +537,7 @@ def extract_files(jobs: Sequence[FileJob], opts: ExtractOptions) -> ChunkResult:
         out.warnings.extend(warnings)
         if text is not None:
             extract_text(text, scope=scope, rel=rel, opts=opts, out=out, id_scope=id_scope)
-    return out.claims, out.warnings, out.skipped_pointer_links
+    return out.claims, out.warnings, out.skipped_pointer_links, out.skipped_template_figures
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -467,6 +567,7 @@ def extraction_stats(extraction: Extraction) -> dict:
         "stale_marked": sum(bool(c.inline_stamp and c.inline_stamp.is_stale) for c in claims),
         "never_verified": sum(c.last_verified_origin == "none" for c in claims),
         "skipped_pointer_links": extraction.skipped_pointer_links,
+        "skipped_template_figures": extraction.skipped_template_figures,
         "by_link_kind": dict(Counter(c.link_kind for c in claims)),
         "by_verified_origin": dict(Counter(c.last_verified_origin for c in claims)),
         "files": len(extraction.files),

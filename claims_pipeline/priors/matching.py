@@ -34,7 +34,7 @@ _KW_BEFORE_RE = re.compile(rf"(?:^|[^0-9A-Za-z])(?:{_STATUTE_KW})\.?\s*(?:n[Â°oÂ
 _IDENT_RE = re.compile(r"\d[0-9A-Za-z./:-]*")
 _SEP_SPLIT_RE = re.compile(r"[-./:]")
 _DIGITS_IDENT_RE = re.compile(r"[0-9][0-9./:-]*")
-_NUMERIC_TYPES = ("pct", "money")
+_NUMERIC_TYPES = ("pct", "money", "number")  # number: a count, compared as a number with no unit
 
 
 @dataclass(frozen=True, slots=True)
