@@ -5,7 +5,7 @@ a French service handbook built with templates, a German policy blog with tables
 its own folder layout, with hand-labelled expected claims in expected.tsv. A claim is counted as the tuple
 (file, line, figure, URL): a salient figure stated with a link that should support it. Recall is the share of
 labelled tuples extracted; precision the share of extracted tuples that are labelled. Each extracted tuple
-takes the form of its line's label ("unlabelled" when its line has none). "claims on footnote definition lines"
+takes the form of the label of its line and URL, else of its line ("unlabelled" when its line has none). "claims on footnote definition lines"
 counts extracted tuples on a `[^x]: …` or `[ref]: …` line (target 0). Not a test: numbers, no asserts.
 
     .venv/bin/python benchmarks/bench_kb_forms.py [--corpus DIR] [--primary-only] [--show-misses]
@@ -101,6 +101,7 @@ def extract(corpus: Path, *, include_secondary: bool) -> Run:
 def score(labels: list[Label], run: Run) -> dict:
     expected = {(lab.file, lab.line, norm(lab.figure), lab.url) for lab in labels if lab.figure != "-"}
     form_of_line = {(lab.file, lab.line): lab.form for lab in labels}
+    form_of_link = {(lab.file, lab.line, lab.url): lab.form for lab in labels if lab.url != "-"}
     form_of = {(lab.file, lab.line, norm(lab.figure), lab.url): lab.form for lab in labels if lab.figure != "-"}
     got = {(c.file, c.line_no, norm(v.raw), c.source_url) for c in run.extraction.claims for v in c.values if v.salient}
     by_form: dict[str, Counter] = defaultdict(Counter)
@@ -108,7 +109,7 @@ def score(labels: list[Label], run: Run) -> dict:
         by_form[form_of[t]]["expected"] += 1
         by_form[form_of[t]]["found"] += t in got
     for t in got:
-        form = form_of_line.get((t[0], t[1]), "unlabelled")
+        form = form_of_link.get((t[0], t[1], t[3])) or form_of_line.get((t[0], t[1]), "unlabelled")
         by_form[form]["extracted"] += 1
         by_form[form]["correct"] += t in expected
     total = Counter()

@@ -63,6 +63,18 @@ _ORDINAL_DAY_RE = re.compile(rf"(?<![\d.,])\d{{1,2}}\.\s+(?i:{'|'.join(sorted(WO
 _CLOSED_BEFORE_RE = re.compile(r"[.!?;][*_\"'’”)]*(?:\[\^[^\[\]\n]{1,200}\][*_\"'’”)]*)*$")
 
 
+# Words whose '.' ends no sentence: "12,5 Mrd. Euro", "Art. 47", "approx. 5 %", "z. B.", "ca. 3 %".
+_ABBREVIATIONS = frozenset(
+    "mrd mio tsd nr no art abs bzw ca vgl inkl zzgl ggf std dr prof approx etc vs cap chap reg sec st p pp fig "
+    "cf env av al e.g i.e z.b u.a d.h eur chf usd bn mn m k".split())
+_WORD_BEFORE_RE = re.compile(r"([\w.]{1,8})$")
+
+
+def _abbreviation(line: str, dot: int) -> bool:
+    m = _WORD_BEFORE_RE.search(line, max(0, dot - 8), dot)
+    return m is not None and m.group(1).lower().lstrip(".") in _ABBREVIATIONS
+
+
 def _ordinal_day(line: str, dot: int) -> bool:
     return any(_ORDINAL_DAY_RE.match(line, dot - k) for k in (1, 2) if dot - k >= 0)
 
@@ -71,7 +83,8 @@ def sentence_span(line: str, start: int, end: int) -> tuple[int, int]:
     """The span of the sentence a footnote marker at [start, end) belongs to: the one it closes when it follows
     the sentence's end mark ("… 9.4 % in 2024.[^4]"), else the one it stands in ("… 5,5 Millionen[^ba]. …")."""
     bounds = [(m.start(), m.end()) for m in _SENTENCE_END_RE.finditer(line)
-              if not (line[m.start()] == "." and _ordinal_day(line, m.start()))]
+              if not (line[m.start()] == "." and m.end() == m.start() + 1
+                      and (_ordinal_day(line, m.start()) or _abbreviation(line, m.start())))]
     closed = _CLOSED_BEFORE_RE.search(line, max(0, start - 400), start)
     if closed is not None:
         mark = closed.start()

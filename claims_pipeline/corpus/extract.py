@@ -163,9 +163,12 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
             end = text.find("\n", m.end())
             if digit(text, start, end if end >= 0 else len(text)) is not None:
                 cites.add(start)
-    if not cites and SOURCE_HINT_RE.search(text) is None:
+    templated = "{{" in text or "{%" in text
+    if not cites and SOURCE_HINT_RE.search(text) is None and not templated:
         return
     fenced = _fenced_spans(text)
+    if templated:  # figures a template prints are no figures of the text: counted, never read
+        out.skipped_template_figures += sum(mask_templates(line)[1] for line in _unfenced_lines(text, fenced, "{"))
     sources = find_source_lines(text, lambda pos: bool(fenced) and _in_spans(fenced, pos))
     if sources is not None:  # statements whose source is on the line after them
         cites.update(s for s in sources if digit(text, s, _eol(text, s)) is not None)
@@ -207,6 +210,20 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
             line = line[: opts.max_line_chars]
         _claims_of_line(line, line_no, scope, rel, section, file_verified, opts, out, seen, id_scope or scope, refs,
                         sources.get(start) if sources is not None else None)
+
+
+def _unfenced_lines(text: str, fenced: list[tuple[int, int]], needle: str) -> list[str]:
+    """The lines holding `needle` outside fenced code."""
+    starts = {text.rfind("\n", 0, i) + 1 for i in _find_all(text, needle)}
+    return [text[s:_eol(text, s)] for s in sorted(starts) if not (fenced and _in_spans(fenced, s))]
+
+
+def _find_all(text: str, needle: str) -> list[int]:
+    out, i = [], text.find(needle)
+    while i >= 0:
+        out.append(i)
+        i = text.find(needle, i + 1)
+    return out
 
 
 def _eol(text: str, start: int) -> int:
@@ -318,8 +335,7 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
                     opts: ExtractOptions, out: Extraction, seen: set[str], id_scope: str,
                     refs: References | None = None, borrowed: list[Link] | None = None) -> None:
     if "{{" in line or "{%" in line:  # template markers: what they print is made at build time, not written here
-        line, made = mask_templates(line)
-        out.skipped_template_figures += made
+        line = mask_templates(line)[0]
     if _DIGIT_RE.search(line) is None:
         # No figure anywhere, so no claim: only the link warnings matter, and both kinds need a "](" on the
         # line (unbalanced brackets, non-http targets). Most citation lines of a corpus end here.
@@ -356,6 +372,8 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
     values = extract_values(mask_stamps(masked))
     if "](" in line:
         values += _label_figures(line, links, values)
+    if line.lstrip().startswith("|"):
+        values += _cell_figures(masked, values)
     if sum(v.salient for v in values) < opts.min_salient or not values:
         return
     stamp = find_inline_stamp(line)
@@ -380,16 +398,15 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
         for _ln, is_ptr, vs, host, tier in zip(links, pointer, attribute_values(values, links), hosts, tiers):
             if is_ptr and host and (tier is not None or not opts.primary_only) and (not multi or any(v.salient for v in vs)):
                 out.skipped_pointer_links += 1
+    if any(ln.kind == "footnote" for ln in links):
+        attributed = _footnote_values(line, [ln for ln, p in zip(links, pointer) if not p], attributed)
     cited = iter(attributed)
     for link, is_pointer, host, tier in zip(links, pointer, hosts, tiers):
         if is_pointer:
             continue
         link_values = next(cited)
-        if link.kind == "footnote":  # a footnote gives its source to the figures of its own sentence only
-            lo, hi = sentence_span(line, link.start, link.end)
-            link_values = [v for v in link_values if lo <= v.pos and v.end <= hi]
-            if not any(v.salient for v in link_values):
-                continue
+        if link.kind == "footnote" and not any(v.salient for v in link_values):
+            continue
         if not host:
             out.warnings.append(ExtractWarning(rel, line_no, f"URL without a host ignored: {link.url[:80]}"))
             continue
@@ -412,6 +429,26 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
         )
 
 
+def _footnote_values(line: str, links: list[Link], attributed: list[list[Value]]) -> list[list[Value]]:
+    """A footnote gives its source to the figures of its own sentence only; one footnote marked twice on a line
+    ("20.5 % up to €72,810[^1], and 14.16 % up to €107,300[^1]") gives it to the figures of both."""
+    out = list(attributed)
+    first: dict[str, int] = {}
+    for k, ln in enumerate(links):
+        if ln.kind != "footnote":
+            continue
+        lo, hi = sentence_span(line, ln.start, ln.end)
+        own = [v for v in attributed[k] if lo <= v.pos and v.end <= hi]
+        if ln.url in first:
+            j = first[ln.url]
+            out[j] = sorted(out[j] + own, key=lambda v: v.pos)
+            out[k] = []
+        else:
+            first[ln.url] = k
+            out[k] = own
+    return out
+
+
 def _verified(stamp: InlineStamp | None, link: Link, refs: References | None,
               file_verified: str | None) -> tuple[str | None, VerifiedOrigin]:
     """The claim's last verification: its line's stamp, else the date beside its footnote's or reference's
@@ -429,6 +466,8 @@ def _claims_of_statement(line: str, line_no: int, scope: str, rel: str, section:
     """A statement with no link of its own, whose source is on the line after it: each of the source's links
     gets the statement's figures."""
     values = extract_values(mask_stamps(mask_urls(line, [])))
+    if line.lstrip().startswith("|"):
+        values += _cell_figures(line, values)
     if sum(v.salient for v in values) < max(1, opts.min_salient):
         return
     stamp = find_inline_stamp(line)
@@ -472,6 +511,32 @@ def _label_figures(line: str, links: list[Link], values: list[Value]) -> list[Va
         if not in_cell and not any(ch in raw for ch in ".,'\u00a0\u202f "):
             continue
         pos = ln.start + 1 + m.start(1)
+        if any(v.pos < pos + len(raw) and pos < v.end for v in values):
+            continue
+        number = parse_number(raw)
+        out.append(Value(type="number", raw=raw, needles=num_needles(raw, number), salient=True, pos=pos,
+                         end=pos + len(raw), number=number))
+    return out
+
+
+# A table cell that is a number, maybe with its unit word: '| **128.47** |', '| 40,1 ct/kWh |', '| 1 250 |'.
+_CELL_NUMBER_RE = re.compile(
+    r"[*_]*(\d{1,3}(?:[,.\u00a0\u202f' ]\d{3})+(?:[.,]\d+)?|\d+[.,]\d+|\d{3,})[*_]*(?:[ \u00a0]?[^\W\d_][^\s|]{0,11})?")
+_CELL_RE = re.compile(r"(?<=\|)[^|\n]+(?=\|)")
+
+
+def _cell_figures(line: str, values: list[Value]) -> list[Value]:
+    """The numbers of a table row's cells that no reader took: in a row citing its source, each cell's figure
+    is a figure of the row's claim. A year ('| 2024 |') stays a year; a small count ('| 3 |') is no figure."""
+    out: list[Value] = []
+    for cell in _CELL_RE.finditer(line):
+        text = cell.group()
+        lead = len(text) - len(text.lstrip())
+        m = _CELL_NUMBER_RE.fullmatch(text.strip())
+        if m is None or _YEAR_LABEL_RE.fullmatch(m.group(1)):
+            continue
+        raw = m.group(1)
+        pos = cell.start() + lead + m.start(1)
         if any(v.pos < pos + len(raw) and pos < v.end for v in values):
             continue
         number = parse_number(raw)

@@ -31,6 +31,7 @@ USE_RE = re.compile(r"\]\[|\[\^|\[[^\[\]\n]{1,200}\](?![(\[:])")
 _READ_DATE_BEFORE_RE = re.compile(
     r"(?:\(\s*|\b(?:accessed|retrieved|visited|checked|viewed|consult[ée]e?|vu|abgerufen|aufgerufen|gesehen|stand)"
     r"\b[^()\d\n]{0,12})$", re.I)
+_NUMERIC_DATE_RE = re.compile(r"(?<![\d.,/])(\d{1,2})([./])(\d{1,2})\2(\d{4})(?!\d)")
 _QUOTED_RE = re.compile(r"\"[^\"\n]*\"")  # a definition's title
 
 
@@ -83,14 +84,21 @@ def read_date(tail: str) -> str | None:
     if not any(ch.isdigit() for ch in tail):
         return None
     tail = _QUOTED_RE.sub(lambda q: " " * len(q.group()), tail)
-    found = None
+    found: list[tuple[int, int, int, int | None]] = []
     for v in extract_values(tail):
-        if v.type != "date" or not _READ_DATE_BEFORE_RE.search(tail, max(0, v.pos - 40), v.pos):
-            continue
-        year, month, day = date_parts(v.raw)
-        if year is not None and month is not None:
-            found = (v.pos, f"{year:04d}-{month:02d}-{day or 1:02d}")
-    return found[1] if found else None
+        if v.type == "date":
+            year, month, day = date_parts(v.raw)
+            if year is not None and month is not None:
+                found.append((v.pos, year, month, day))
+    for m in _NUMERIC_DATE_RE.finditer(tail):  # "Stand 15.03.2025", "accessed 15/03/2025": day first
+        day, month, year = int(m[1]), int(m[3]), int(m[4])
+        if 1 <= month <= 12 and 1 <= day <= 31:
+            found.append((m.start(), year, month, day))
+    found = [f for f in found if _READ_DATE_BEFORE_RE.search(tail, max(0, f[0] - 40), f[0])]
+    if not found:
+        return None
+    _pos, year, month, day = max(found)
+    return f"{year:04d}-{month:02d}-{day or 1:02d}"
 
 
 def is_definition(line: str) -> bool:
