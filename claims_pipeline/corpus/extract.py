@@ -441,7 +441,7 @@ def _footnote_values(line: str, links: list[Link], attributed: list[list[Value]]
         own = [v for v in attributed[k] if lo <= v.pos and v.end <= hi]
         if ln.url in first:
             j = first[ln.url]
-            out[j] = sorted(out[j] + own, key=lambda v: v.pos)
+            out[j] = out[j] + own
             out[k] = []
         else:
             first[ln.url] = k
