@@ -13,10 +13,11 @@ from collections.abc import Callable
 
 from claims_pipeline.corpus.links import Link, find_links
 
-# "Source:", "**Sources :**", "> Quelle:", "- Sources:", "_Quellen_:" at the start of a line.
-SOURCE_LINE_RE = re.compile(
-    r"^[ \t>]*(?:[-*+][ \t]+)?[*_]*(?:sources?|quellen?)[*_]*[ \t\u00a0\u202f]?:[*_]*", re.I | re.M)
-SOURCE_HINT_RE = re.compile(r"[Ss][Oo][Uu][Rr][Cc][Ee]|[Qq][Uu][Ee][Ll][Ll][Ee]")  # a plain scan before the one above
+# "Source:", "**Sources :**", "> Quelle:", "- Sources:", "_Quellen_:" at the start of a line: the word and its
+# colon (led by a plain character set, so the scan skips ahead in C), then what may stand before it on its line.
+SOURCE_WORD_RE = re.compile(r"[SsQqſ](?:(?<=[Ssſ])(?i:ources?)|(?<=[Qq])(?i:uellen?))[*_]*[ \t\u00a0\u202f]?:[*_]*")
+_LINE_LEAD_RE = re.compile(r"[ \t>]*(?:[-*+][ \t]+)?[*_]*")
+SOURCE_HINT_RE = SOURCE_WORD_RE
 _LIST_ITEM_RE = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]")
 _BLOCK_START_RE = re.compile(r"[ \t]*(?:#|```|~~~|\||>|\[[^\]\n]+\]:)")
 _MAX_LIST_LINES = 12
@@ -40,9 +41,9 @@ def find_source_lines(text: str, in_fence: Callable[[int], bool]) -> dict[int, l
     if SOURCE_HINT_RE.search(text) is None:
         return None
     out: dict[int, list[Link]] = {}
-    for m in SOURCE_LINE_RE.finditer(text):
-        start = m.start()
-        if in_fence(start):
+    for m in SOURCE_WORD_RE.finditer(text):
+        start = text.rfind("\n", 0, m.start()) + 1
+        if not _LINE_LEAD_RE.fullmatch(text, start, m.start()) or in_fence(start):
             continue
         links = find_links(_line(text, m.end()))[0]
         listed = 0
@@ -64,6 +65,11 @@ def find_source_lines(text: str, in_fence: Callable[[int], bool]) -> dict[int, l
     return out or None
 
 
+def _is_source_line(line: str) -> bool:
+    lead = _LINE_LEAD_RE.match(line)
+    return lead is not None and SOURCE_WORD_RE.match(line, lead.end()) is not None
+
+
 def _statement_lines(text: str, source_start: int) -> list[int]:
     """Starts of the lines of the statement right above a source line: its table rows, its list item, or its
     paragraph. One blank line may stand between."""
@@ -79,7 +85,7 @@ def _statement_lines(text: str, source_start: int) -> list[int]:
             rows.append(prev)
             prev = _prev_start(text, prev)
         return rows
-    if _BLOCK_START_RE.match(first) or SOURCE_LINE_RE.match(first):
+    if _BLOCK_START_RE.match(first) or _is_source_line(first):
         return []  # a heading, a fence, a quote, a definition, another source line: no statement
     lines = [prev]
     while not _LIST_ITEM_RE.match(_line(text, lines[-1])) and len(lines) < _MAX_PARAGRAPH_LINES:
@@ -87,7 +93,7 @@ def _statement_lines(text: str, source_start: int) -> list[int]:
         if up < 0:
             break
         line = _line(text, up)
-        if not line.strip() or _BLOCK_START_RE.match(line) or SOURCE_LINE_RE.match(line):
+        if not line.strip() or _BLOCK_START_RE.match(line) or _is_source_line(line):
             break
         if _LIST_ITEM_RE.match(line) and not _LIST_ITEM_RE.match(first):
             break  # a paragraph under a list: the list is not its statement

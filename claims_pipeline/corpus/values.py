@@ -94,20 +94,32 @@ WORD_DATE_RE = re.compile(
     rf"(?<![\w.])(?:\d{{1,2}}(?:er|\.)\s(?:{_WORD_MONTH_ALT})|(?:\d{{1,2}}\s)?(?:{_NON_ENGLISH_ALT}))\s\d{{4}}(?!\d)", re.I)
 _WORD_DATE_PARTS_RE = re.compile(
     rf"(?:(?P<day>\d{{1,2}})(?:er|\.)?\s)?(?P<month>{_WORD_MONTH_ALT})\s(?P<year>\d{{4}})", re.I)
-_WORD_MONTH_HINT_RE = re.compile(r"(?i:janv|f[ée]vr|mars|avril|mai|juin|juil|ao[uû]t|septem|octob|novem|d[ée]cem|"
-                                 r"januar|j[äa]nner|februar|m[äa]e?rz|april|juni|juli|august|oktober|dezember)")
+# The two guards below open with a plain character set (each first letter in both cases, and 'ſ' 'ı' 'İ' that
+# re.IGNORECASE folds to 's' and 'i'), so their scan skips ahead in C; a case-blind alternation alone is tried at
+# every position of the line.
+# Every WORD_DATE_RE match ends with its month word, one space and a year: found from the years after a letter (a
+# digit-led scan skips ahead in C), each then asked whether a month word stands right before it.
+_YEAR_AFTER_LETTER_RE = re.compile(r"\d(?<=[^\W\d_]\s\d)\d{3}(?!\d)")
+_MONTH_BEFORE_RE = re.compile(rf"(?i:{_WORD_MONTH_ALT})\s$")
+
+
+def _has_word_month(t: str) -> bool:
+    return any(_MONTH_BEFORE_RE.search(t, max(0, m.start() - 12), m.start()) for m in _YEAR_AFTER_LETTER_RE.finditer(t))
+
+
 # Amounts with a currency written as a word, after the figure and its magnitude word: '9 millions d'euros',
 # '1,5 Milliarden Euro', '563 Euro', '2 billion euros'.
 MONEY_WORD_RE = re.compile(
     rf"(?<!{_GLUE}){NUM}(?:{MAG}\.?)?\s?(?:d['’]\s?|de\s)?"
     r"(?:euros?|dollars?|pounds?|francs?|livres?|franken|pfund)\b", re.I)
-_MONEY_WORD_HINT_RE = re.compile(r"(?i:euro|dollar|pound|fran[ck]|livre|pfund)")
+_MONEY_WORD_HINT_RE = re.compile(
+    r"[eEdDpPfFlL](?:(?<=[eE])(?i:uro)|(?<=[dD])(?i:ollar)|(?<=[pP])(?i:ound|fund)|(?<=[fF])(?i:ran[ck])|(?<=[lL])(?i:ivre))")
 # A count with a magnitude word and no currency: '2 milliards', '5,5 Millionen Menschen', '1.7 million residents'.
 # Not the upper bound of a range ('€1.2–1.5 million', 'from €500 to 1 million'): _range_bounds reads that one.
 NUMBER_WORD_RE = re.compile(
     rf"(?<!{_GLUE})(?<!\d,)(?<![–—‑-])(?<![–—‑-]\s)(?<!\bto\s)(?<!\bbis\s)(?<!\bau\s)(?<!\bà\s){NUM}\s?(?:millions?|milliards?|billions?|trillions?|millionen|milliarden?|mio\.?|mrd\.?)(?!\w)",
     re.I)
-_NUMBER_WORD_HINT_RE = re.compile(r"(?i:illi|mio|mrd)")
+_NUMBER_WORD_HINT_RE = re.compile(r"[iIıİmM](?:(?<=[iIıİ])(?i:lli)|(?<=[mM])(?i:io|rd))")
 CJK_DATE_RE = re.compile(r"(?:民國|民国|令和|平成|昭和)?\s?\d{1,4}\s?年\s?\d{1,2}\s?月(?:\s?\d{1,2}\s?日)?")
 ERA_YEAR_RE = re.compile(r"(?:民國|民国|令和|平成|昭和)\s?(?:\d{1,3}|元)\s?年")
 # The number after the keyword may carry a qualifier or a letter before it: 'Regulation (EU) 2016/679',
@@ -400,7 +412,7 @@ READERS: tuple[tuple[ValueType, re.Pattern[str], Reader, Guard], ...] = (
     ("pct", PCT_RE, _pct, _has_pct),
     ("date", ISO_DATE_RE, _date, _has_iso_hint),
     ("date", CJK_DATE_RE, _date, lambda t: "年" in t),
-    ("date", WORD_DATE_RE, _word_date, lambda t: _WORD_MONTH_HINT_RE.search(t) is not None),
+    ("date", WORD_DATE_RE, _word_date, _has_word_month),
     ("date", MONTH_DATE_RE, _date, _has_month),
     ("year", ERA_YEAR_RE, _era_year, lambda t: "年" in t),
     ("statute", STATUTE_RE, _statute, None),
