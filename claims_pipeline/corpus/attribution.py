@@ -79,16 +79,29 @@ def _ordinal_day(line: str, dot: int) -> bool:
     return any(_ORDINAL_DAY_RE.match(line, dot - k) for k in (1, 2) if dot - k >= 0)
 
 
-def sentence_span(line: str, start: int, end: int) -> tuple[int, int]:
+def sentence_ends(line: str) -> tuple[list[int], list[int]]:
+    """The starts and the ends of the line's sentence ends, in order (no two overlap)."""
+    starts: list[int] = []
+    ends: list[int] = []
+    for m in _SENTENCE_END_RE.finditer(line):
+        if not (line[m.start()] == "." and m.end() == m.start() + 1
+                and (_ordinal_day(line, m.start()) or _abbreviation(line, m.start()))):
+            starts.append(m.start())
+            ends.append(m.end())
+    return starts, ends
+
+
+def sentence_span(line: str, start: int, end: int,
+                  found: tuple[list[int], list[int]] | None = None) -> tuple[int, int]:
     """The span of the sentence a footnote marker at [start, end) belongs to: the one it closes when it follows
-    the sentence's end mark ("… 9.4 % in 2024.[^4]"), else the one it stands in ("… 5,5 Millionen[^ba]. …")."""
-    bounds = [(m.start(), m.end()) for m in _SENTENCE_END_RE.finditer(line)
-              if not (line[m.start()] == "." and m.end() == m.start() + 1
-                      and (_ordinal_day(line, m.start()) or _abbreviation(line, m.start())))]
+    the sentence's end mark ("… 9.4 % in 2024.[^4]"), else the one it stands in ("… 5,5 Millionen[^ba]. …").
+    `found`: sentence_ends(line), found once for all the markers of a line."""
+    starts, ends = sentence_ends(line) if found is None else found
     closed = _CLOSED_BEFORE_RE.search(line, max(0, start - 400), start)
     if closed is not None:
-        mark = closed.start()
-        return max((e for s, e in bounds if s < mark), default=0), start
-    lo = max((e for s, e in bounds if e <= start), default=0)
-    hi = min((s for s, e in bounds if s >= end), default=len(line))
-    return lo, hi
+        k = bisect_left(starts, closed.start())  # the ends before the mark that closes the sentence
+        return (ends[k - 1] if k else 0), start
+    k = bisect_left(starts, start)
+    lo = min(ends[k - 1], start) if k else 0
+    j = bisect_left(starts, end)
+    return lo, (starts[j] if j < len(starts) else len(line))

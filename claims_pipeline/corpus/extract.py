@@ -16,8 +16,17 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from claims_pipeline.corpus.attribution import attribute_values, sentence_span
-from claims_pipeline.corpus.links import Link, find_links, is_pointer_link, is_root_url, mask_templates, mask_urls
+from claims_pipeline.corpus.attribution import attribute_values, sentence_ends, sentence_span
+from claims_pipeline.corpus.links import (
+    TEMPLATE_RE,
+    Link,
+    find_links,
+    is_pointer_link,
+    is_root_url,
+    is_template_figure,
+    mask_templates,
+    mask_urls,
+)
 from claims_pipeline.corpus.numbers import parse_number
 from claims_pipeline.corpus.pool import ChunkResult, FileJob, pool_size, run_in_pool
 from claims_pipeline.corpus.reading import DEFAULT_MAX_FILE_BYTES, read_markdown, with_newlines
@@ -168,7 +177,8 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
         return
     fenced = _fenced_spans(text)
     if templated:  # figures a template prints are no figures of the text: counted, never read
-        out.skipped_template_figures += sum(mask_templates(line)[1] for line in _unfenced_lines(text, fenced, "{"))
+        out.skipped_template_figures += sum(1 for m in TEMPLATE_RE.finditer(text)
+                                            if is_template_figure(text, m) and not (fenced and _in_spans(fenced, m.start())))
     sources = find_source_lines(text, lambda pos: bool(fenced) and _in_spans(fenced, pos))
     if sources is not None:  # statements whose source is on the line after them
         cites.update(s for s in sources if digit(text, s, _eol(text, s)) is not None)
@@ -210,20 +220,6 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
             line = line[: opts.max_line_chars]
         _claims_of_line(line, line_no, scope, rel, section, file_verified, opts, out, seen, id_scope or scope, refs,
                         sources.get(start) if sources is not None else None)
-
-
-def _unfenced_lines(text: str, fenced: list[tuple[int, int]], needle: str) -> list[str]:
-    """The lines holding `needle` outside fenced code."""
-    starts = {text.rfind("\n", 0, i) + 1 for i in _find_all(text, needle)}
-    return [text[s:_eol(text, s)] for s in sorted(starts) if not (fenced and _in_spans(fenced, s))]
-
-
-def _find_all(text: str, needle: str) -> list[int]:
-    out, i = [], text.find(needle)
-    while i >= 0:
-        out.append(i)
-        i = text.find(needle, i + 1)
-    return out
 
 
 def _eol(text: str, start: int) -> int:
@@ -434,14 +430,14 @@ def _footnote_values(line: str, links: list[Link], attributed: list[list[Value]]
     ("20.5 % up to €72,810[^1], and 14.16 % up to €107,300[^1]") gives it to the figures of both."""
     out = list(attributed)
     first: dict[str, int] = {}
+    ends = sentence_ends(line)
     for k, ln in enumerate(links):
         if ln.kind != "footnote":
             continue
-        lo, hi = sentence_span(line, ln.start, ln.end)
+        lo, hi = sentence_span(line, ln.start, ln.end, ends)
         own = [v for v in attributed[k] if lo <= v.pos and v.end <= hi]
         if ln.url in first:
-            j = first[ln.url]
-            out[j] = out[j] + own
+            out[first[ln.url]].extend(own)  # the first marker's list, made here: extended in place (linear)
             out[k] = []
         else:
             first[ln.url] = k
@@ -490,6 +486,21 @@ def _claims_of_statement(line: str, line_no: int, scope: str, rel: str, section:
         )
 
 
+class _Taken:
+    """The spans of a line's figures (which never overlap), asked in O(log n) whether a span overlaps one."""
+
+    def __init__(self, values: list[Value]) -> None:
+        spans = sorted((v.pos, v.end) for v in values)
+        self.starts = [s for s, _e in spans]
+        self.ends = [e for _s, e in spans]
+
+    def overlaps(self, start: int, end: int) -> bool:
+        i = bisect_left(self.starts, end)
+        return i > 0 and self.ends[i - 1] > start
+
+
+_BAR_BEFORE_RE = re.compile(r"\|[ \t]*$")  # a table cell's bar right before a link (searched in a short window)
+_BAR_AFTER_RE = re.compile(r"[ \t]*\|")
 # A number that is a whole link label ('| [27.8](https://…) |', '[1 234,5](…)'): the figure that link gives.
 _LABEL_NUMBER_RE = re.compile(r"[*_ ]*(\d{1,3}(?:[,.\u00a0\u202f' ]\d{3})*(?:[.,]\d+)?|\d+(?:[.,]\d+)?)[*_ ]*")
 _YEAR_LABEL_RE = re.compile(r"(?:19|20)\d\d")
@@ -500,6 +511,7 @@ def _label_figures(line: str, links: list[Link], values: list[Value]) -> list[Va
     or a number with a decimal or group separator anywhere ('[1,234.5](…)'). A bare '[3](…)' in prose is a
     reference number and a '[2024](…)' a year: neither is read."""
     out: list[Value] = []
+    taken = _Taken(values)
     for ln in links:
         if ln.kind != "markdown" or not ln.label or line[ln.start] != "[":
             continue
@@ -507,11 +519,12 @@ def _label_figures(line: str, links: list[Link], values: list[Value]) -> list[Va
         if m is None or _YEAR_LABEL_RE.fullmatch(m.group(1)):
             continue
         raw = m.group(1)
-        in_cell = line[:ln.start].rstrip().endswith("|") and line[ln.end:].lstrip().startswith("|")
+        in_cell = _BAR_BEFORE_RE.search(line, max(0, ln.start - 20), ln.start) is not None \
+            and _BAR_AFTER_RE.match(line, ln.end) is not None
         if not in_cell and not any(ch in raw for ch in ".,'\u00a0\u202f "):
             continue
         pos = ln.start + 1 + m.start(1)
-        if any(v.pos < pos + len(raw) and pos < v.end for v in values):
+        if taken.overlaps(pos, pos + len(raw)):
             continue
         number = parse_number(raw)
         out.append(Value(type="number", raw=raw, needles=num_needles(raw, number), salient=True, pos=pos,
@@ -529,6 +542,7 @@ def _cell_figures(line: str, values: list[Value]) -> list[Value]:
     """The numbers of a table row's cells that no reader took: in a row citing its source, each cell's figure
     is a figure of the row's claim. A year ('| 2024 |') stays a year; a small count ('| 3 |') is no figure."""
     out: list[Value] = []
+    taken = _Taken(values)
     for cell in _CELL_RE.finditer(line):
         text = cell.group()
         lead = len(text) - len(text.lstrip())
@@ -537,7 +551,7 @@ def _cell_figures(line: str, values: list[Value]) -> list[Value]:
             continue
         raw = m.group(1)
         pos = cell.start() + lead + m.start(1)
-        if any(v.pos < pos + len(raw) and pos < v.end for v in values):
+        if taken.overlaps(pos, pos + len(raw)):
             continue
         number = parse_number(raw)
         out.append(Value(type="number", raw=raw, needles=num_needles(raw, number), salient=True, pos=pos,

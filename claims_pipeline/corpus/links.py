@@ -179,7 +179,8 @@ _IMAGE_URL_RE = re.compile(rf"!\[[^\[\]\n]*\]\((?P<src>{_URL}|[^()\s\]]+)", re.I
 _HTML_TAG_RE = re.compile(r"</?[A-Za-z][^<>\n]{0,2000}>")
 # Template markers of static-site generators ('{{ fail_on("2026-12-31") }}', '{{RATE|percent(1)}}', '{% if x %}'):
 # what they print is made at build time, so nothing written there is a figure of the page. Bounded, one line.
-TEMPLATE_RE = re.compile(r"\{\{[^\n]{0,2000}?\}\}|\{%[^\n]{0,2000}?%\}")
+# (No brace inside: from each '{{' of a hostile line the scan stops at the next one.)
+TEMPLATE_RE = re.compile(r"\{\{[^{}\n]{0,2000}\}\}|\{%[^{}\n]{0,2000}?%\}")
 # A marker that makes a figure: it holds a digit or a number filter, or a unit follows it ('{{ RATE }}%').
 _TEMPLATE_FIGURE_RE = re.compile(r"\d|\|\s*(?:percent|currency|euro|dollar|number|round|float|int|format|date)", re.I)
 _UNIT_AFTER_RE = re.compile(r"\s?[%€$£¥₹]")
@@ -190,11 +191,15 @@ def mask_templates(line: str) -> tuple[str, int]:
     figures = 0
     chars: list[str] | None = None
     for m in TEMPLATE_RE.finditer(line):
-        if _TEMPLATE_FIGURE_RE.search(m.group()) or _UNIT_AFTER_RE.match(line, m.end()):
-            figures += 1
+        figures += is_template_figure(line, m)
         chars = list(line) if chars is None else chars
         chars[m.start():m.end()] = " " * (m.end() - m.start())
     return ("".join(chars) if chars is not None else line), figures
+
+
+def is_template_figure(text: str, m: re.Match[str]) -> bool:
+    """Does the template marker `m` print a figure (a digit or a number filter in it, a unit right after it)?"""
+    return _TEMPLATE_FIGURE_RE.search(m.group()) is not None or _UNIT_AFTER_RE.match(text, m.end()) is not None
 
 
 def is_root_url(url: str) -> bool:

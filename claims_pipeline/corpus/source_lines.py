@@ -21,6 +21,7 @@ SOURCE_HINT_RE = SOURCE_WORD_RE
 _LIST_ITEM_RE = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]")
 _BLOCK_START_RE = re.compile(r"[ \t]*(?:#|```|~~~|\||>|\[[^\]\n]+\]:)")
 _MAX_LIST_LINES = 12
+_MAX_LEAD = 40  # what may stand before the word on its line ("> - **"): longer is prose, found in constant time
 _MAX_PARAGRAPH_LINES = 20
 
 
@@ -42,7 +43,11 @@ def find_source_lines(text: str, in_fence: Callable[[int], bool]) -> dict[int, l
         return None
     out: dict[int, list[Link]] = {}
     for m in SOURCE_WORD_RE.finditer(text):
-        start = text.rfind("\n", 0, m.start()) + 1
+        lo = max(0, m.start() - _MAX_LEAD - 1)
+        newline = text.rfind("\n", lo, m.start())
+        if newline < 0 and lo > 0:
+            continue  # more than _MAX_LEAD characters before the word on its line: prose
+        start = newline + 1
         if not _LINE_LEAD_RE.fullmatch(text, start, m.start()) or in_fence(start):
             continue
         links = find_links(_line(text, m.end()))[0]

@@ -5,6 +5,7 @@ kb_forms corpora as a whole (benchmarks/bench_kb_forms.py's scoring)."""
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 import sys
 from pathlib import Path
 
@@ -196,3 +197,29 @@ def test_the_kb_forms_labels_hold_and_the_corpora_meet_the_targets():
     total = score["total"]
     assert total["found"] >= 0.9 * total["expected"] and total["correct"] >= 0.9 * total["extracted"], score["missed"]
     assert score["on_definition_lines"] == 0
+
+
+def test_hostile_lines_of_the_new_forms_are_read_in_linear_time():
+    """Lines made of one form repeated (footnote markers of one note, template openers, tags, "Source:" words,
+    numeric link labels) are read in a child process with a deadline, so a quadratic scan fails instead of
+    hanging the suite (each takes well under 5 s here)."""
+    code = (
+        "from claims_pipeline.corpus.extract import ExtractOptions, extract_text\n"
+        "from claims_pipeline.corpus.records import Extraction\n"
+        "from claims_pipeline.settings import Settings\n"
+        "opts = ExtractOptions.from_settings(Settings(), include_secondary=True)\n"
+        "cases = [\n"
+        "  ('x' + '5 %[^1]. ' * 20000 + '\\n\\n[^1]: [a](https://a.gov.xx/a) (May 2025)\\n', 1),\n"
+        "  ('5 % [a](https://a.gov.xx/a) ' + '{{' * 100000 + '\\n' + '{%' * 100000 + '\\n', 1),\n"
+        "  ('5 % [a](https://a.gov.xx/a) ' + '<a' * 100000 + '\\n', 1),\n"
+        "  ('VAT is 20 %.\\n' + 'Source: ' * 50000 + '[a](https://a.gov.xx/a)\\n', 1),\n"
+        "  ('| ' + '| [1.5](https://a.gov.xx/1) ' * 20000 + '|\\n', 1),\n"
+        "  ('[a](https://a.gov.xx/a) ' + 'mars 2024 1. Juli 2025 Mrd. ' * 5000 + '\\n', 1),\n"
+        "]\n"
+        "for text, n in cases:\n"
+        "    out = Extraction()\n"
+        "    extract_text(text, scope='x', rel='x.md', opts=opts, out=out)\n"
+        "    assert len(out.claims) == n, (text[:40], len(out.claims))\n"
+        "print('ok')\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
