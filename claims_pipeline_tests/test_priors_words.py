@@ -45,3 +45,12 @@ def test_a_figure_in_words_is_found_in_words_or_digits(claim_text, page_text):
 ])
 def test_a_different_figure_is_not_found(claim_text, page_text):
     assert prior_of(claim_text, page_text) == TOKENS_ABSENT
+
+
+def test_a_counts_other_figures_on_the_page_are_counts_not_years_or_rates():
+    from claims_pipeline.judge.figures import other_figures
+
+    (count,) = [v for v in extract_values("Le budget atteint 2 milliards par an.") if v.salient]
+    assert count.type == "number"
+    page_text = "En 2024 le budget était de 3 milliards, soit 12 % de plus ; 2 milliards en 2023."
+    assert other_figures(count, page_text) == ["3 milliards"]
