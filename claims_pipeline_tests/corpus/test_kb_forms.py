@@ -192,7 +192,7 @@ def test_the_kb_forms_labels_hold_and_the_corpora_meet_the_targets():
     bench = _bench()
     labels = bench.read_labels(bench.DEFAULT_CORPUS)
     assert bench.check_labels(bench.DEFAULT_CORPUS, labels) == []
-    assert {lab.file.split("/", 1)[0] for lab in labels} == {"city_guide", "handbook_fr", "policy_de", "notes_flat"}
+    assert {lab.file.split("/", 1)[0] for lab in labels} == {"city_guide", "handbook_fr", "policy_de", "notes_flat", "wiki"}
     score = bench.score(labels, bench.extract(bench.DEFAULT_CORPUS, include_secondary=True))
     total = score["total"]
     assert total["found"] >= 0.9 * total["expected"] and total["correct"] >= 0.9 * total["extracted"], score["missed"]
