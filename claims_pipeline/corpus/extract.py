@@ -16,18 +16,29 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from claims_pipeline.corpus.attribution import attribute_values
-from claims_pipeline.corpus.links import find_links, is_pointer_link, mask_urls
+from claims_pipeline.corpus.attribution import attribute_values, sentence_ends, sentence_span
+from claims_pipeline.corpus.links import (
+    TEMPLATE_RE,
+    Link,
+    find_links,
+    is_pointer_link,
+    is_root_url,
+    is_template_figure,
+    mask_templates,
+    mask_urls,
+)
+from claims_pipeline.corpus.numbers import parse_number
 from claims_pipeline.corpus.pool import ChunkResult, FileJob, pool_size, run_in_pool
 from claims_pipeline.corpus.reading import DEFAULT_MAX_FILE_BYTES, read_markdown, with_newlines
-from claims_pipeline.corpus.records import ClaimRecord, Extraction, ExtractWarning, Value, VerifiedOrigin
+from claims_pipeline.corpus.records import ClaimRecord, Extraction, ExtractWarning, InlineStamp, Value, VerifiedOrigin
 from claims_pipeline.corpus.references import USE_RE as REFERENCE_USE_RE
 from claims_pipeline.corpus.references import References, is_definition, parse_references, reference_links
 from claims_pipeline.corpus.scopes import list_scopes, walk_corpus
 from claims_pipeline.corpus.scopes import resolve_scope_filter as _resolve
+from claims_pipeline.corpus.source_lines import SOURCE_HINT_RE, find_source_lines
 from claims_pipeline.corpus.stamps import file_last_verified, find_inline_stamp, mask_stamps
 from claims_pipeline.corpus.tiers import PrimaryHosts, source_tier
-from claims_pipeline.corpus.values import extract_values
+from claims_pipeline.corpus.values import extract_values, num_needles
 from claims_pipeline.settings import Settings
 from claims_pipeline.urls import url_host
 
@@ -161,9 +172,18 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
             end = text.find("\n", m.end())
             if digit(text, start, end if end >= 0 else len(text)) is not None:
                 cites.add(start)
-    if not cites:
+    templated = "{{" in text or "{%" in text
+    if not cites and SOURCE_HINT_RE.search(text) is None and not templated:
         return
     fenced = _fenced_spans(text)
+    if templated:  # figures a template prints are no figures of the text: counted, never read
+        out.skipped_template_figures += sum(1 for m in TEMPLATE_RE.finditer(text)
+                                            if is_template_figure(text, m) and not (fenced and _in_spans(fenced, m.start())))
+    sources = find_source_lines(text, lambda pos: bool(fenced) and _in_spans(fenced, pos))
+    if sources is not None:  # statements whose source is on the line after them
+        cites.update(s for s in sources if digit(text, s, _eol(text, s)) is not None)
+    if not cites:
+        return
     setext_starts, setext_titles = _setext_headings(text, fenced) if _SETEXT_UNDERLINE_RE.search(text) else ([], {})
     seen: set[str] = set()
     line_no, counted_to = 1, 0
@@ -198,7 +218,13 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
         if len(line) > opts.max_line_chars:
             out.warnings.append(ExtractWarning(rel, line_no, f"line of {len(line):,} chars cut to {opts.max_line_chars:,}"))
             line = line[: opts.max_line_chars]
-        _claims_of_line(line, line_no, scope, rel, section, file_verified, opts, out, seen, id_scope or scope, refs)
+        _claims_of_line(line, line_no, scope, rel, section, file_verified, opts, out, seen, id_scope or scope, refs,
+                        sources.get(start) if sources is not None else None)
+
+
+def _eol(text: str, start: int) -> int:
+    end = text.find("\n", start)
+    return end if end >= 0 else len(text)
 
 
 def _blank_comments(text: str) -> str:
@@ -303,7 +329,9 @@ def _last_heading(text: str, lo: int, pos: int, fenced: list[tuple[int, int]]) -
 
 def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str, file_verified: str | None,
                     opts: ExtractOptions, out: Extraction, seen: set[str], id_scope: str,
-                    refs: References | None = None) -> None:
+                    refs: References | None = None, borrowed: list[Link] | None = None) -> None:
+    if "{{" in line or "{%" in line:  # template markers: what they print is made at build time, not written here
+        line = mask_templates(line)[0]
     if _DIGIT_RE.search(line) is None:
         # No figure anywhere, so no claim: only the link warnings matter, and both kinds need a "](" on the
         # line (unbalanced brackets, non-http targets). Most citation lines of a corpus end here.
@@ -314,13 +342,22 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
     links, problems = find_links(line)
     for p in problems:
         out.warnings.append(ExtractWarning(rel, line_no, p))
+    if "]:" in line and is_definition(line):  # "[r]: https://…", "[^1]: [Agency](…) (May 2025)": a source, no statement
+        return
     if refs:
-        if is_definition(line):  # "[r]: https://… 'title'" names a URL for the file; it states nothing
-            return
         by_ref = [r for r in reference_links(line, refs) if not any(ln.start < r.end and r.start < ln.end for ln in links)]
         if by_ref:
             links = sorted(links + by_ref, key=lambda ln: ln.start)
     if not links:
+        if borrowed:
+            _claims_of_statement(line, line_no, scope, rel, section, file_verified, opts, out, seen, id_scope, borrowed)
+        return
+    if line.lstrip().startswith("|") and all(ln.kind == "markdown" and is_root_url(ln.url) for ln in links):
+        # a table row whose only link is a named site's home page ("[RentenCheck](https://rentencheck.example/)", a
+        # product in a results table), whatever the site: the row's subject, not the source of its figures; a lint
+        # finding. (A home page written as a URL, "`https://cip.gov.ag/`", is a source the row names.)
+        if any(v.salient for v in extract_values(mask_stamps(mask_urls(line, links)))):
+            out.home_page_rows.append((rel, line_no, links[0].url, line.strip()[:140]))
         return
     hosts, tiers = zip(*[opts.host_and_tier(ln.url) for ln in links])
     if opts.primary_only and not any(tiers):  # no primary citation: no claim, whatever the figures
@@ -329,6 +366,10 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
     if not _DIGIT_RE.search(masked):
         return
     values = extract_values(mask_stamps(masked))
+    if "](" in line:
+        values += _label_figures(line, links, values)
+    if line.lstrip().startswith("|"):
+        values += _cell_figures(masked, values)
     if sum(v.salient for v in values) < opts.min_salient or not values:
         return
     stamp = find_inline_stamp(line)
@@ -353,11 +394,15 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
         for _ln, is_ptr, vs, host, tier in zip(links, pointer, attribute_values(values, links), hosts, tiers):
             if is_ptr and host and (tier is not None or not opts.primary_only) and (not multi or any(v.salient for v in vs)):
                 out.skipped_pointer_links += 1
+    if any(ln.kind == "footnote" for ln in links):
+        attributed = _footnote_values(line, [ln for ln, p in zip(links, pointer) if not p], attributed)
     cited = iter(attributed)
     for link, is_pointer, host, tier in zip(links, pointer, hosts, tiers):
         if is_pointer:
             continue
         link_values = next(cited)
+        if link.kind == "footnote" and not any(v.salient for v in link_values):
+            continue
         if not host:
             out.warnings.append(ExtractWarning(rel, line_no, f"URL without a host ignored: {link.url[:80]}"))
             continue
@@ -369,8 +414,7 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
         if cid in seen:  # the same URL twice on a line keeps the first link's values
             continue
         seen.add(cid)
-        origin: VerifiedOrigin
-        last, origin = (stamp.date, "inline") if stamp else (file_verified, "file") if file_verified else (None, "none")
+        last, origin = _verified(stamp, link, refs, file_verified)
         out.claims.append(
             ClaimRecord(
                 id=cid, scope=scope, section=section or "(none)", line_no=line_no,
@@ -379,6 +423,140 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
                 link_kind=link.kind, last_verified=last, last_verified_origin=origin, file=rel,
             )
         )
+
+
+def _footnote_values(line: str, links: list[Link], attributed: list[list[Value]]) -> list[list[Value]]:
+    """A footnote gives its source to the figures of its own sentence only; one footnote marked twice on a line
+    ("20.5 % up to €72,810[^1], and 14.16 % up to €107,300[^1]") gives it to the figures of both."""
+    out = list(attributed)
+    first: dict[str, int] = {}
+    ends = sentence_ends(line)
+    for k, ln in enumerate(links):
+        if ln.kind != "footnote":
+            continue
+        lo, hi = sentence_span(line, ln.start, ln.end, ends)
+        own = [v for v in attributed[k] if lo <= v.pos and v.end <= hi]
+        if ln.url in first:
+            out[first[ln.url]].extend(own)  # the first marker's list, made here: extended in place (linear)
+            out[k] = []
+        else:
+            first[ln.url] = k
+            out[k] = own
+    return out
+
+
+def _verified(stamp: InlineStamp | None, link: Link, refs: References | None,
+              file_verified: str | None) -> tuple[str | None, VerifiedOrigin]:
+    """The claim's last verification: its line's stamp, else the date beside its footnote's or reference's
+    definition, else the file's footer."""
+    if stamp:
+        return stamp.date, "inline"
+    if refs is not None and link.kind in ("footnote", "reference") and (read_on := refs.read_on.get(link.url)):
+        return read_on, "citation"
+    return (file_verified, "file") if file_verified else (None, "none")
+
+
+def _claims_of_statement(line: str, line_no: int, scope: str, rel: str, section: str, file_verified: str | None,
+                         opts: ExtractOptions, out: Extraction, seen: set[str], id_scope: str,
+                         borrowed: list[Link]) -> None:
+    """A statement with no link of its own, whose source is on the line after it: each of the source's links
+    gets the statement's figures."""
+    values = extract_values(mask_stamps(mask_urls(line, [])))
+    if line.lstrip().startswith("|"):
+        values += _cell_figures(line, values)
+    if sum(v.salient for v in values) < max(1, opts.min_salient):
+        return
+    stamp = find_inline_stamp(line)
+    for link in borrowed:
+        host, tier = opts.host_and_tier(link.url)
+        if not host or (tier is None and opts.primary_only):
+            continue
+        cid = f"{id_scope}:{line_no}:{hashlib.sha1(link.url.encode()).hexdigest()[:8]}"
+        if cid in seen:
+            continue
+        seen.add(cid)
+        last, origin = _verified(stamp, link, None, file_verified)
+        out.claims.append(
+            ClaimRecord(
+                id=cid, scope=scope, section=section or "(none)", line_no=line_no,
+                claim_text=claim_sentence(line, len(line), opts.window, _span_of(values)), values=tuple(values),
+                source_url=link.url, source_host=host, source_tier=tier or "secondary", inline_stamp=stamp,
+                link_kind=link.kind, last_verified=last, last_verified_origin=origin, file=rel,
+            )
+        )
+
+
+class _Taken:
+    """The spans of a line's figures (which never overlap), asked in O(log n) whether a span overlaps one."""
+
+    def __init__(self, values: list[Value]) -> None:
+        spans = sorted((v.pos, v.end) for v in values)
+        self.starts = [s for s, _e in spans]
+        self.ends = [e for _s, e in spans]
+
+    def overlaps(self, start: int, end: int) -> bool:
+        i = bisect_left(self.starts, end)
+        return i > 0 and self.ends[i - 1] > start
+
+
+_BAR_BEFORE_RE = re.compile(r"\|[ \t]*$")  # a table cell's bar right before a link (searched in a short window)
+_BAR_AFTER_RE = re.compile(r"[ \t]*\|")
+# A number that is a whole link label ('| [27.8](https://…) |', '[1 234,5](…)'): the figure that link gives.
+_LABEL_NUMBER_RE = re.compile(r"[*_ ]*(\d{1,3}(?:[,.\u00a0\u202f' ]\d{3})*(?:[.,]\d+)?|\d+(?:[.,]\d+)?)[*_ ]*")
+_YEAR_LABEL_RE = re.compile(r"(?:19|20)\d\d")
+
+
+def _label_figures(line: str, links: list[Link], values: list[Value]) -> list[Value]:
+    """Figures written as a link's whole label that no reader took (a bare number): '[27.8](…)' in a table cell,
+    or a number with a decimal or group separator anywhere ('[1,234.5](…)'). A bare '[3](…)' in prose is a
+    reference number and a '[2024](…)' a year: neither is read."""
+    out: list[Value] = []
+    taken = _Taken(values)
+    for ln in links:
+        if ln.kind != "markdown" or not ln.label or line[ln.start] != "[":
+            continue
+        m = _LABEL_NUMBER_RE.fullmatch(ln.label)
+        if m is None or _YEAR_LABEL_RE.fullmatch(m.group(1)):
+            continue
+        raw = m.group(1)
+        in_cell = _BAR_BEFORE_RE.search(line, max(0, ln.start - 20), ln.start) is not None \
+            and _BAR_AFTER_RE.match(line, ln.end) is not None
+        if not in_cell and not any(ch in raw for ch in ".,'\u00a0\u202f "):
+            continue
+        pos = ln.start + 1 + m.start(1)
+        if taken.overlaps(pos, pos + len(raw)):
+            continue
+        number = parse_number(raw)
+        out.append(Value(type="number", raw=raw, needles=num_needles(raw, number), salient=True, pos=pos,
+                         end=pos + len(raw), number=number))
+    return out
+
+
+# A table cell that is a number, maybe with its unit word: '| **128.47** |', '| 40,1 ct/kWh |', '| 1 250 |'.
+_CELL_NUMBER_RE = re.compile(
+    r"[*_]*(\d{1,3}(?:[,.\u00a0\u202f' ]\d{3})+(?:[.,]\d+)?|\d+[.,]\d+|\d{3,})[*_]*(?:[ \u00a0]?[^\W\d_][^\s|]{0,11})?")
+_CELL_RE = re.compile(r"(?<=\|)[^|\n]+(?=\|)")
+
+
+def _cell_figures(line: str, values: list[Value]) -> list[Value]:
+    """The numbers of a table row's cells that no reader took: in a row citing its source, each cell's figure
+    is a figure of the row's claim. A year ('| 2024 |') stays a year; a small count ('| 3 |') is no figure."""
+    out: list[Value] = []
+    taken = _Taken(values)
+    for cell in _CELL_RE.finditer(line):
+        text = cell.group()
+        lead = len(text) - len(text.lstrip())
+        m = _CELL_NUMBER_RE.fullmatch(text.strip())
+        if m is None or _YEAR_LABEL_RE.fullmatch(m.group(1)):
+            continue
+        raw = m.group(1)
+        pos = cell.start() + lead + m.start(1)
+        if taken.overlaps(pos, pos + len(raw)):
+            continue
+        number = parse_number(raw)
+        out.append(Value(type="number", raw=raw, needles=num_needles(raw, number), salient=True, pos=pos,
+                         end=pos + len(raw), number=number))
+    return out
 
 
 def _span_of(values: list[Value]) -> tuple[int, int] | None:
@@ -422,10 +600,11 @@ def extract_corpus(settings: Settings, *, scopes: Iterable[str] | None = None, s
             log.warning("extraction pool of %d failed (%r); extracting serially", workers, exc)
     if parts is None:
         parts = [extract_files(jobs, opts)]
-    for claims, warnings, skipped in parts:
+    for claims, warnings, skipped, templated in parts:
         out.claims += claims
         out.warnings += warnings
         out.skipped_pointer_links += skipped
+        out.skipped_template_figures += templated
     return out
 
 
@@ -437,7 +616,7 @@ def extract_files(jobs: Sequence[FileJob], opts: ExtractOptions) -> ChunkResult:
         out.warnings.extend(warnings)
         if text is not None:
             extract_text(text, scope=scope, rel=rel, opts=opts, out=out, id_scope=id_scope)
-    return out.claims, out.warnings, out.skipped_pointer_links
+    return out.claims, out.warnings, out.skipped_pointer_links, out.skipped_template_figures
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -467,6 +646,7 @@ def extraction_stats(extraction: Extraction) -> dict:
         "stale_marked": sum(bool(c.inline_stamp and c.inline_stamp.is_stale) for c in claims),
         "never_verified": sum(c.last_verified_origin == "none" for c in claims),
         "skipped_pointer_links": extraction.skipped_pointer_links,
+        "skipped_template_figures": extraction.skipped_template_figures,
         "by_link_kind": dict(Counter(c.link_kind for c in claims)),
         "by_verified_origin": dict(Counter(c.last_verified_origin for c in claims)),
         "files": len(extraction.files),

@@ -10,6 +10,7 @@ import html
 import html.entities
 import re
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from claims_pipeline.corpus.records import LinkKind
 
@@ -173,17 +174,52 @@ def find_links(line: str) -> tuple[list[Link], list[str]]:
 
 
 _IMAGE_URL_RE = re.compile(rf"!\[[^\[\]\n]*\]\((?P<src>{_URL}|[^()\s\]]+)", re.I)  # absolute or relative source
+# An HTML tag ('<img src="photos/ribeira-2023-03-07.png" width="600">'): its attributes are no prose. Bounded, and
+# closed on its line.
+_HTML_TAG_RE = re.compile(r"</?[A-Za-z][^<>\n]{0,2000}>")
+# Template markers of static-site generators ('{{ fail_on("2026-12-31") }}', '{{RATE|percent(1)}}', '{% if x %}'):
+# what they print is made at build time, so nothing written there is a figure of the page. Bounded, one line.
+# (No brace inside: from each '{{' of a hostile line the scan stops at the next one.)
+TEMPLATE_RE = re.compile(r"\{\{[^{}\n]{0,2000}\}\}|\{%[^{}\n]{0,2000}?%\}")
+# A marker that makes a figure: it holds a digit or a number filter, or a unit follows it ('{{ RATE }}%').
+_TEMPLATE_FIGURE_RE = re.compile(r"\d|\|\s*(?:percent|currency|euro|dollar|number|round|float|int|format|date)", re.I)
+_UNIT_AFTER_RE = re.compile(r"\s?[%€$£¥₹]")
+
+
+def mask_templates(line: str) -> tuple[str, int]:
+    """The line with every template marker blanked (same length), and how many of them make a figure."""
+    figures = 0
+    chars: list[str] | None = None
+    for m in TEMPLATE_RE.finditer(line):
+        figures += is_template_figure(line, m)
+        chars = list(line) if chars is None else chars
+        chars[m.start():m.end()] = " " * (m.end() - m.start())
+    return ("".join(chars) if chars is not None else line), figures
+
+
+def is_template_figure(text: str, m: re.Match[str]) -> bool:
+    """Does the template marker `m` print a figure (a digit or a number filter in it, a unit right after it)?"""
+    return _TEMPLATE_FIGURE_RE.search(m.group()) is not None or _UNIT_AFTER_RE.match(text, m.end()) is not None
+
+
+def is_root_url(url: str) -> bool:
+    """A site's home page: no path beyond '/', no query, no fragment."""
+    parts = urlsplit(url)
+    return parts.path in ("", "/") and not parts.query and not parts.fragment
 
 
 def mask_urls(line: str, links: list[Link]) -> str:
-    """Blank every URL (link targets, backticked and bare URLs, URLs written inside labels, image sources);
-    keep labels."""
-    if not links:
+    """Blank every URL (link targets, backticked and bare URLs, URLs written inside labels, image sources) and
+    every HTML tag with its attributes; keep labels."""
+    if not links and "<" not in line and "![" not in line:
         return line
     chars = list(line)
     if "![" in line:  # images are no citations (find_links skips them), but no figure is read from their URLs
         for m in _IMAGE_URL_RE.finditer(line):
             chars[m.start("src"):m.end("src")] = " " * (m.end("src") - m.start("src"))
+    if "<" in line:  # '<img src="…-2023-03-07.png">', '<a href="…">': no figure from a tag or its attributes
+        for m in _HTML_TAG_RE.finditer(line):
+            chars[m.start():m.end()] = " " * (m.end() - m.start())
     for ln in links:
         chars[ln.url_start:ln.url_end] = " " * (ln.url_end - ln.url_start)
         if ln.kind == "markdown" and "http" in ln.label:

@@ -1,6 +1,8 @@
 """Portal-root linter: a citation that points at a primary portal's ROOT next to a figure.
 
-"Rate 5% ([tax.gov.xx](https://tax.gov.xx/))" cites a home page, not the page holding the figure. The earlier verifier's
+"Rate 5% ([tax.gov.xx](https://tax.gov.xx/))" cites a home page, not the page holding the figure. So does a
+table row whose only link is a site's home page ("| [RentenCheck](https://rentencheck.example/) | 27.8 | 91 % |",
+a product in a results table), whatever the site: extraction takes no claim from it, and it is a finding here. The earlier verifier's
 check-citations rule (pct/money figures, host-like labels) applied to the claims extraction finds, so both agree
 on links, attribution, pointer links and fences (the earlier verifier scanned raw lines: a pointer phrase anywhere
 exempted the whole line, a figure was charged to any root link on its line, bare URLs were never checked).
@@ -12,10 +14,10 @@ import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from claims_pipeline.corpus.extract import ExtractOptions, extract_text
 from claims_pipeline.corpus.links import find_links
+from claims_pipeline.corpus.links import is_root_url as is_root_url
 from claims_pipeline.corpus.reading import read_markdown, with_newlines
 from claims_pipeline.corpus.records import ClaimRecord, Extraction, ExtractWarning
 from claims_pipeline.corpus.scopes import walk_corpus
@@ -34,11 +36,6 @@ class LintFinding:
     url: str
     context: str
     scope: str
-
-
-def is_root_url(url: str) -> bool:
-    parts = urlsplit(url)
-    return parts.path in ("", "/") and not parts.query and not parts.fragment
 
 
 class RootAllowlist:
@@ -68,13 +65,18 @@ def lint_options(settings: Settings, allowlist: Collection[str] | PrimaryHosts |
                    min_salient=1)
 
 
-def _findings(text: str, opts: ExtractOptions, roots: RootAllowlist) -> list[tuple[ClaimRecord, str]]:
-    """(claim, label) of every claim whose citation is a primary portal's root and which states a percentage
-    or an amount. A markdown link counts when its label is the host name ("[tax.gov.xx](https://tax.gov.xx/)",
-    the earlier verifier's rule: a link text naming a page is taken as meaning that site's home page); a bare or
-    backticked root URL always does."""
+def _findings(text: str, opts: ExtractOptions, roots: RootAllowlist) -> list[tuple[int, str, str, str]]:
+    """(line, URL, context, label) of every claim whose citation is a primary portal's root and which states a
+    percentage or an amount, and of every table row citing only a home page. A markdown link counts when its
+    label is the host name ("[tax.gov.xx](https://tax.gov.xx/)", the earlier verifier's rule: a link text naming a
+    page is taken as meaning that site's home page); a bare or backticked root URL always does."""
     out = Extraction()
     extract_text(text, scope="-", rel="-", opts=opts, out=out)
+    rows = [(line, url, row, "") for _rel, line, url, row in out.home_page_rows if url not in roots]
+    return sorted(rows + [(c.line_no, c.source_url, c.claim_text, label) for c, label in _claim_findings(text, out, roots)])
+
+
+def _claim_findings(text: str, out: Extraction, roots: RootAllowlist) -> list[tuple[ClaimRecord, str]]:
     found: list[tuple[ClaimRecord, str]] = []
     lines: list[str] | None = None
     for c in out.claims:
@@ -97,7 +99,14 @@ def lint_line(line: str, *, allowlist: Collection[str] | PrimaryHosts, root_allo
               settings: Settings | None = None) -> list[tuple[str, str]]:
     """(url, label) of every citation on the line of a primary portal's root next to a figure."""
     opts = lint_options(settings or Settings(), allowlist)
-    return [(c.source_url, label) for c, label in _findings(line, opts, RootAllowlist(root_allowlist))]
+    return [(url, label) for _line, url, _context, label in _findings(line, opts, RootAllowlist(root_allowlist))]
+
+
+def lint_text(text: str, *, rel: str, settings: Settings, scope: str = "-") -> list[LintFinding]:
+    """The findings of one file's text."""
+    opts = lint_options(settings)
+    roots = RootAllowlist(settings.linter.root_url_allowlist)
+    return [LintFinding(rel, line, url, context[:140], scope) for line, url, context, _label in _findings(text, opts, roots)]
 
 
 def lint_corpus(settings: Settings, scopes: Iterable[str] | None = None,
@@ -125,8 +134,8 @@ def lint_corpus(settings: Settings, scopes: Iterable[str] | None = None,
         if text is None:  # a file not linted at all; repaired bytes are extract's
             problems += warnings
             continue
-        for c, _label in _findings(text, opts, roots):
-            findings.append(LintFinding(f.rel, c.line_no, c.source_url, c.claim_text[:140], f.scope))
+        for line, url, context, _label in _findings(text, opts, roots):
+            findings.append(LintFinding(f.rel, line, url, context[:140], f.scope))
     if skipped is not None:
         skipped += problems
     return findings

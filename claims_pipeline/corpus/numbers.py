@@ -17,6 +17,7 @@ MAGNITUDES: dict[str, float] = {
     "k": 1e3, "thousand": 1e3, "thousands": 1e3,
     "m": 1e6, "mn": 1e6, "mln": 1e6, "mio": 1e6, "million": 1e6, "millions": 1e6,
     "bn": 1e9, "b": 1e9, "billion": 1e9, "billions": 1e9, "mrd": 1e9, "milliard": 1e9, "milliards": 1e9,
+    "millionen": 1e6, "milliarde": 1e9, "milliarden": 1e9,
     "lakh": 1e5, "lakhs": 1e5, "lac": 1e5, "crore": 1e7, "crores": 1e7,
     "tn": 1e12, "trillion": 1e12,
     "万": 1e4, "萬": 1e4, "億": 1e8, "亿": 1e8, "兆": 1e12, "千": 1e3,

@@ -30,7 +30,8 @@ LOCK_TIMEOUT_S = 30.0
 CHUNKS_PER_WORKER = 32  # many small chunks: a worker finishing early takes more, so all end within a chunk
 
 FileJob = tuple[str, Path, str, str]  # (scope, path, corpus-relative path, the scope its claim ids name)
-ChunkResult = tuple[list[ClaimRecord], list[ExtractWarning], int]  # claims, warnings, skipped pointer links
+# claims, warnings, skipped pointer links, skipped template figures
+ChunkResult = tuple[list[ClaimRecord], list[ExtractWarning], int, int]
 ChunkFn = Callable[[Sequence[FileJob], Any], ChunkResult]
 
 

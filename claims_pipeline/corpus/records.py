@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-ValueType = Literal["pct", "money", "statute", "date", "year"]
+ValueType = Literal["pct", "money", "number", "statute", "date", "year"]  # number: a count ('2 milliards')
 LinkKind = Literal["markdown", "backticked", "bare", "reference", "footnote"]
-VerifiedOrigin = Literal["inline", "file", "none"]
+VerifiedOrigin = Literal["inline", "citation", "file", "none"]  # citation: the date beside a footnote's definition
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +140,10 @@ class Extraction:
     claims: list[ClaimRecord] = field(default_factory=list)
     warnings: list[ExtractWarning] = field(default_factory=list)
     skipped_pointer_links: int = 0
+    skipped_template_figures: int = 0  # template markers that would print a figure ('{{ RATE|percent }}%')
+    # (file, line, URL, row) of table rows citing only a site's home page: no claim, a lint finding (extract_text
+    # fills it; the linter reads it, extract_corpus does not carry it across its pool)
+    home_page_rows: list[tuple[str, int, str, str]] = field(default_factory=list)
     files: list[str] = field(default_factory=list)  # corpus-relative paths read
     scopes: dict[str, list[str]] = field(default_factory=dict)  # scope -> files
     workers: int = 1  # processes that extracted the files (1: serial)

@@ -2,15 +2,19 @@
 the file by a definition (`[ref]: https://…`, `[^1]: … [Service Public](https://…)`).
 
 They are claims like inline links: the figure next to the marker is checked against the defined URL. A
-reference definition line is no sentence and gives no claim; a footnote's text is a line like any other.
+definition line (a reference's or a footnote's) names a source and states nothing: it gives no claim. A date
+written beside the definition ("(January 2026)", "accessed 3 March 2026", "consulté le 10 février 2026",
+"abgerufen am 3. März 2025", "Stand: Januar 2026") is when the writer read that source: the verified date of the
+claims citing it.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from claims_pipeline.corpus.links import Link, find_links
+from claims_pipeline.corpus.values import date_parts, extract_values
 
 # CommonMark: up to 3 spaces, [label]:, the destination (maybe in <>), an optional title.
 _DEFINITION_RE = re.compile(r"^ {0,3}\[(?!\^)(?P<key>[^\]\n]+)\]:[ \t]*<?(?P<url>https?://[^\s>]+)>?", re.I | re.M)
@@ -23,6 +27,12 @@ _NOTE_USE_RE = re.compile(r"\[\^(?P<key>[^\[\]\n]{1,200})\](?!:)")
 _SHORTCUT_RE = re.compile(r"(?<![\]!])\[(?P<key>[^\[\]\^\n][^\[\]\n]{0,199})\](?![(\[:])")
 # A line that uses a reference at all (candidate lines are found with it over the whole text).
 USE_RE = re.compile(r"\]\[|\[\^|\[[^\[\]\n]{1,200}\](?![(\[:])")
+# A date that is the citation's reading date: in parentheses of its own, or after a word saying so.
+_READ_DATE_BEFORE_RE = re.compile(
+    r"(?:\(\s*|\b(?:accessed|retrieved|visited|checked|viewed|consult[ée]e?|vu|abgerufen|aufgerufen|gesehen|stand)"
+    r"\b[^()\d\n]{0,12})$", re.I)
+_NUMERIC_DATE_RE = re.compile(r"(?<![\d.,/])(\d{1,2})([./])(\d{1,2})\2(\d{4})(?!\d)")
+_QUOTED_RE = re.compile(r"\"[^\"\n]*\"")  # a definition's title
 
 
 def _norm(key: str) -> str:
@@ -33,6 +43,7 @@ def _norm(key: str) -> str:
 class References:
     urls: dict[str, str]  # normalised reference label -> URL
     notes: dict[str, str]  # footnote key -> the first URL of its text
+    read_on: dict[str, str] = field(default_factory=dict)  # URL -> YYYY-MM-DD written beside its definition
 
     def __bool__(self) -> bool:
         return bool(self.urls or self.notes)
@@ -42,18 +53,57 @@ def parse_references(text: str) -> References:
     """The file's reference and footnote definitions (the first definition of a label wins, as in CommonMark)."""
     urls: dict[str, str] = {}
     notes: dict[str, str] = {}
+    read_on: dict[str, str] = {}
     for m in _DEFINITION_RE.finditer(text):
-        urls.setdefault(_norm(m["key"]), m["url"])
+        key = _norm(m["key"])
+        if key not in urls:
+            urls[key] = m["url"]
+            _note_read_date(read_on, m["url"], text[m.end():_line_end(text, m.end())])
     if "[^" in text:
         for m in _FOOTNOTE_RE.finditer(text):
             links, _ = find_links(m["body"])
-            if links:
-                notes.setdefault(m["key"].strip(), links[0].url)
-    return References(urls, notes)
+            if links and m["key"].strip() not in notes:
+                notes[m["key"].strip()] = links[0].url
+                _note_read_date(read_on, links[0].url, m["body"][links[0].end:])
+    return References(urls, notes, read_on)
+
+
+def _line_end(text: str, pos: int) -> int:
+    end = text.find("\n", pos)
+    return end if end >= 0 else len(text)
+
+
+def _note_read_date(read_on: dict[str, str], url: str, tail: str) -> None:
+    if (date := read_date(tail)) is not None:
+        read_on.setdefault(url, date)
+
+
+def read_date(tail: str) -> str | None:
+    """The reading date written after a definition's source, as YYYY-MM-DD (the 1st of the month when only a
+    month is given: the earliest it can have been), or None. A quoted title's dates are the title's."""
+    if not any(ch.isdigit() for ch in tail):
+        return None
+    tail = _QUOTED_RE.sub(lambda q: " " * len(q.group()), tail)
+    found: list[tuple[int, int, int, int | None]] = []
+    for v in extract_values(tail):
+        if v.type == "date":
+            year, month, day = date_parts(v.raw)
+            if year is not None and month is not None:
+                found.append((v.pos, year, month, day))
+    for m in _NUMERIC_DATE_RE.finditer(tail):  # "Stand 15.03.2025", "accessed 15/03/2025": day first
+        day, month, year = int(m[1]), int(m[3]), int(m[4])
+        if 1 <= month <= 12 and 1 <= day <= 31:
+            found.append((m.start(), year, month, day))
+    found = [f for f in found if _READ_DATE_BEFORE_RE.search(tail, max(0, f[0] - 40), f[0])]
+    if not found:
+        return None
+    _pos, year, month, day = max(found)
+    return f"{year:04d}-{month:02d}-{day or 1:02d}"
 
 
 def is_definition(line: str) -> bool:
-    return _DEFINITION_RE.match(line) is not None
+    """A reference definition ('[r]: https://…') or a footnote's ('[^1]: …'): no claim of its own."""
+    return _DEFINITION_RE.match(line) is not None or _FOOTNOTE_RE.match(line) is not None
 
 
 def reference_links(line: str, refs: References) -> list[Link]:

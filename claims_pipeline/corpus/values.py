@@ -46,7 +46,7 @@ _NUM_REST = r"(?:[\d.,]|['’\u00a0\u202f\u2009](?=\d{3})|(?<!\d{4}) (?=\d{3}(?!
 NUM = r"\d" + _NUM_REST
 # Magnitude words after a figure ('€1.3M', '5 bn', '₹5 lakh', '2,5 Mrd.'); numbers.MAGNITUDES holds their values.
 MAG_WORDS = ("k|mn|mln|mio|m|bn|b|mrd|million|millions|billion|billions|milliards?|thousand|thousands|tn|trillion"
-             "|lakhs?|lac|crores?")
+             "|lakhs?|lac|crores?|millionen|milliarden?")
 MAG = rf"(?:\s?(?:{MAG_WORDS})\b)"
 MYRIAD = f"[{MYRIAD_CHARS}]"
 CJK_CCY = r"(?:円|元|圓|日圓|新台幣|台幣)"
@@ -78,6 +78,48 @@ MDY_RE = re.compile(rf"\b(?:{MONTHS})\.?\s\d{{1,2}},\s\d{{4}}\b")
 MY_RE = re.compile(rf"\b(?:{MONTHS})\.?\s\d{{4}}\b")
 # The three month forms in one pass: leftmost match wins, so "19 Nov 2024" is read whole before "Nov 2024".
 MONTH_DATE_RE = re.compile(rf"\b(?:\d{{1,2}}\s)?(?:{MONTHS})\.?\s(?:\d{{1,2}},\s)?\d{{4}}\b")
+# French and German month names ('21 novembre 2017', '3. März 2024', '1er janvier 2025', 'Juni 2024'). Those spelt
+# as in English (April, August, September, November) are read here only after a '1.' or '1er' day: MONTH_DATE_RE
+# reads the English forms.
+WORD_MONTHS: dict[str, int] = {
+    "janvier": 1, "février": 2, "fevrier": 2, "mars": 3, "avril": 4, "mai": 5, "juin": 6, "juillet": 7, "août": 8,
+    "aout": 8, "septembre": 9, "octobre": 10, "novembre": 11, "décembre": 12, "decembre": 12,
+    "januar": 1, "jänner": 1, "februar": 2, "märz": 3, "maerz": 3, "april": 4, "juni": 6, "juli": 7,
+    "august": 8, "september": 9, "oktober": 10, "november": 11, "dezember": 12,
+}
+_ENGLISH_SPELT = frozenset(("april", "august", "september", "november"))
+_WORD_MONTH_ALT = "|".join(sorted(WORD_MONTHS, key=len, reverse=True))
+_NON_ENGLISH_ALT = "|".join(sorted(set(WORD_MONTHS) - _ENGLISH_SPELT, key=len, reverse=True))
+WORD_DATE_RE = re.compile(
+    rf"(?<![\w.])(?:\d{{1,2}}(?:er|\.)\s(?:{_WORD_MONTH_ALT})|(?:\d{{1,2}}\s)?(?:{_NON_ENGLISH_ALT}))\s\d{{4}}(?!\d)", re.I)
+_WORD_DATE_PARTS_RE = re.compile(
+    rf"(?:(?P<day>\d{{1,2}})(?:er|\.)?\s)?(?P<month>{_WORD_MONTH_ALT})\s(?P<year>\d{{4}})", re.I)
+# The two guards below open with a plain character set (each first letter in both cases, and 'ſ' 'ı' 'İ' that
+# re.IGNORECASE folds to 's' and 'i'), so their scan skips ahead in C; a case-blind alternation alone is tried at
+# every position of the line.
+# Every WORD_DATE_RE match ends with its month word, one space and a year: found from the years after a letter (a
+# digit-led scan skips ahead in C), each then asked whether a month word stands right before it.
+_YEAR_AFTER_LETTER_RE = re.compile(r"\d(?<=[^\W\d_]\s\d)\d{3}(?!\d)")
+_MONTH_BEFORE_RE = re.compile(rf"(?i:{_WORD_MONTH_ALT})\s$")
+
+
+def _has_word_month(t: str) -> bool:
+    return any(_MONTH_BEFORE_RE.search(t, max(0, m.start() - 12), m.start()) for m in _YEAR_AFTER_LETTER_RE.finditer(t))
+
+
+# Amounts with a currency written as a word, after the figure and its magnitude word: '9 millions d'euros',
+# '1,5 Milliarden Euro', '563 Euro', '2 billion euros'.
+MONEY_WORD_RE = re.compile(
+    rf"(?<!{_GLUE}){NUM}(?:{MAG}\.?)?\s?(?:d['’]\s?|de\s)?"
+    r"(?:euros?|dollars?|pounds?|francs?|livres?|franken|pfund)\b", re.I)
+_MONEY_WORD_HINT_RE = re.compile(
+    r"[eEdDpPfFlL](?:(?<=[eE])(?i:uro)|(?<=[dD])(?i:ollar)|(?<=[pP])(?i:ound|fund)|(?<=[fF])(?i:ran[ck])|(?<=[lL])(?i:ivre))")
+# A count with a magnitude word and no currency: '2 milliards', '5,5 Millionen Menschen', '1.7 million residents'.
+# Not the upper bound of a range ('€1.2–1.5 million', 'from €500 to 1 million'): _range_bounds reads that one.
+NUMBER_WORD_RE = re.compile(
+    rf"(?<!{_GLUE})(?<!\d,)(?<![–—‑-])(?<![–—‑-]\s)(?<!\bto\s)(?<!\bbis\s)(?<!\bau\s)(?<!\bà\s){NUM}\s?(?:millions?|milliards?|billions?|trillions?|millionen|milliarden?|mio\.?|mrd\.?)(?!\w)",
+    re.I)
+_NUMBER_WORD_HINT_RE = re.compile(r"[iIıİmM](?:(?<=[iIıİ])(?i:lli)|(?<=[mM])(?i:io|rd))")
 CJK_DATE_RE = re.compile(r"(?:民國|民国|令和|平成|昭和)?\s?\d{1,4}\s?年\s?\d{1,2}\s?月(?:\s?\d{1,2}\s?日)?")
 ERA_YEAR_RE = re.compile(r"(?:民國|民国|令和|平成|昭和)\s?(?:\d{1,3}|元)\s?年")
 # The number after the keyword may carry a qualifier or a letter before it: 'Regulation (EU) 2016/679',
@@ -230,7 +272,7 @@ def date_needles(raw: str, year: int | None = None, month: int | None = None, da
 
 # ---- per-type readers: match -> (needles, salient, number, (year, month, day)) -------------------------
 # Magnitude words written with a decimal comma: '2,5 Mio.', '1,250 Mrd.', '3,2 milliards' (not '1,500 million').
-_DECIMAL_COMMA_MAG_RE = re.compile(r"\b(?:mio|mrd|milliards?|mln)\b", re.I)
+_DECIMAL_COMMA_MAG_RE = re.compile(r"\b(?:mio|mrd|milliards?|mln|millions|millionen|milliarden?)\b", re.I)
 
 
 def _money(raw: str) -> tuple[tuple[str, ...], bool, float | None]:
@@ -294,6 +336,23 @@ def _date(raw: str) -> tuple[tuple[str, ...], bool, float | None]:
     return date_needles(raw, y, mo, d), True, None
 
 
+def _word_date(raw: str) -> tuple[tuple[str, ...], bool, float | None]:
+    m = _WORD_DATE_PARTS_RE.fullmatch(raw)
+    if m is None:
+        return (raw,), True, None
+    year, month = int(m["year"]), WORD_MONTHS[m["month"].lower()]
+    day = int(m["day"]) if m["day"] and 1 <= int(m["day"]) <= 31 else None
+    return tuple(sorted({raw, *date_needles(raw, year, month, day)})), True, None
+
+
+def date_parts(raw: str) -> tuple[int | None, int | None, int | None]:
+    """(year, month, day) of a date value's raw text, in any of the forms the readers take (None: not known)."""
+    if (m := _WORD_DATE_PARTS_RE.fullmatch(raw)) is not None:
+        day = int(m["day"]) if m["day"] and 1 <= int(m["day"]) <= 31 else None
+        return int(m["year"]), WORD_MONTHS[m["month"].lower()], day
+    return _ymd_of(raw)
+
+
 def _era_year(raw: str) -> tuple[tuple[str, ...], bool, float | None]:
     y = _cjk_year(raw)
     return tuple(sorted({raw.replace(" ", ""), *date_needles(raw, y)})), False, None
@@ -348,9 +407,12 @@ READERS: tuple[tuple[ValueType, re.Pattern[str], Reader, Guard], ...] = (
     ("money", MONEY_CODE_POST_RE, _money, None),
     ("money", MONEY_SYMBOL_POST_RE, _money, lambda t: _POST_SYMBOL_RE.search(t) is not None),
     ("money", MONEY_CJK_RE, _money, _has_cjk_money),
+    ("money", MONEY_WORD_RE, _money, lambda t: _MONEY_WORD_HINT_RE.search(t) is not None),
+    ("number", NUMBER_WORD_RE, _money, lambda t: _NUMBER_WORD_HINT_RE.search(t) is not None),
     ("pct", PCT_RE, _pct, _has_pct),
     ("date", ISO_DATE_RE, _date, _has_iso_hint),
     ("date", CJK_DATE_RE, _date, lambda t: "年" in t),
+    ("date", WORD_DATE_RE, _word_date, _has_word_month),
     ("date", MONTH_DATE_RE, _date, _has_month),
     ("year", ERA_YEAR_RE, _era_year, lambda t: "年" in t),
     ("statute", STATUTE_RE, _statute, None),

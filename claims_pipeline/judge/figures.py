@@ -75,7 +75,7 @@ def _is_year_like(text: str, value: float) -> bool:
 
 
 def _claimed_numbers(values: list[ItemValue]) -> list:
-    return [c for v in values if v.type in ("pct", "money")
+    return [c for v in values if v.type in ("pct", "money", "number")
             for c in [parse_claim_number(v.raw, v.type, v.number)] if c is not None]
 
 
@@ -87,7 +87,7 @@ def other_figures(value: ItemValue, text: str, claimed: list[ItemValue] | None =
     """
     folded = search_form(text)
     out: list[str] = []
-    if value.type in ("pct", "money"):
+    if value.type in ("pct", "money", "number"):  # number: a count ('2 milliards'), compared with no unit
         claim = parse_claim_number(value.raw, value.type, value.number)
         own = _claimed_numbers([v for v in (claimed or []) if v.type == value.type])
         dates = tokenize_dates(folded)
@@ -104,7 +104,7 @@ def other_figures(value: ItemValue, text: str, claimed: list[ItemValue] | None =
                 continue
             if value.type == "pct" and tok.unit != "pct":
                 continue
-            if value.type == "money" and (tok.unit == "pct" or (tok.unit is None and _is_year_like(tok.text, tok.values[0]))):
+            if value.type in ("money", "number") and (tok.unit == "pct" or (tok.unit is None and _is_year_like(tok.text, tok.values[0]))):
                 continue
             out.append(text[tok.start:tok.end])
     elif value.type == "date":

@@ -1,7 +1,7 @@
 """Where a claim's figure occurs on a page: candidate occurrences per value, each strong or weak.
 
 Rules, per value type:
-- pct / money: page numbers equal AS NUMBERS within the claim's rounding tolerance. A unit clash (a money
+- pct / money / number (a count: '2 milliards', a table cell's '128.47'): page numbers equal AS NUMBERS within the claim's rounding tolerance. A unit clash (a money
   claim against "5 %") is no hit. Strong when the unit agrees (%, a currency next to it, a magnitude word) or the
   figure is distinctive (≥3 significant digits: 6.32, 77,700); a bare "5" is only a weak hit.
 - statute: the identifier with boundaries ("2024-1039", "70:07" ~ "70.07"). Strong when it contains a separator
@@ -34,7 +34,7 @@ _KW_BEFORE_RE = re.compile(rf"(?:^|[^0-9A-Za-z])(?:{_STATUTE_KW})\.?\s*(?:n[°o�
 _IDENT_RE = re.compile(r"\d[0-9A-Za-z./:-]*")
 _SEP_SPLIT_RE = re.compile(r"[-./:]")
 _DIGITS_IDENT_RE = re.compile(r"[0-9][0-9./:-]*")
-_NUMERIC_TYPES = ("pct", "money")
+_NUMERIC_TYPES = ("pct", "money", "number")  # number: a count, compared as a number with no unit
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +110,8 @@ def _number_occurrences(value: Value, index: PageIndex) -> list[Occurrence]:
             continue
         if not _unit_compatible(claim, tok.unit):
             continue
-        unit_agrees = tok.unit == claim.unit or (claim.unit == "money" and tok.magnitude > 1)
+        # a count in words ('2 milliards') agrees with the page's figure in words ('2 milliards d'euros')
+        unit_agrees = tok.unit == claim.unit or (claim.unit in ("money", None) and tok.magnitude > 1)
         out.append(Occurrence(tok.start, tok.end, unit_agrees or distinctive))
         if len(out) >= _MAX_OCCURRENCES:
             break

@@ -16,6 +16,7 @@ MAGNITUDES: dict[str, float] = {
     "k": 1e3, "thousand": 1e3, "thousands": 1e3, "tsd": 1e3,
     "m": 1e6, "mn": 1e6, "mln": 1e6, "mio": 1e6, "million": 1e6, "millions": 1e6, "millones": 1e6,
     "bn": 1e9, "billion": 1e9, "billions": 1e9, "mrd": 1e9, "milliard": 1e9, "milliards": 1e9,
+    "millionen": 1e6, "milliarde": 1e9, "milliarden": 1e9, "md": 1e9, "mds": 1e9,
     "tn": 1e12, "trillion": 1e12,
     "lakh": 1e5, "lakhs": 1e5, "lac": 1e5, "crore": 1e7, "crores": 1e7,
     "万": 1e4, "萬": 1e4, "億": 1e8, "亿": 1e8,
@@ -42,8 +43,9 @@ NUMBER_RE = re.compile(
     (?![.,]?\d)                      # not followed by more digits ("1.2.3", "12,3456")
     (?:
         (?P<mag_short>[kKmM]|bn|Bn|BN)(?![{_LETTER}])
-      | [ \u00a0\u202f]?(?P<mag_word>(?i:thousands?|tsd|millions?|millones|mln|mn|mio|billions?|mrd|milliards?|tn|trillion|lakhs?|lac|crores?))\.?(?![{_LETTER}])
+      | [ \u00a0\u202f]?(?P<mag_word>(?i:thousands?|tsd|millionen|millions?|millones|mln|mn|mio|billions?|mrd|milliarden?|milliards?|tn|trillion|lakhs?|lac|crores?))\.?(?![{_LETTER}])
       | [ \u00a0\u202f]?(?P<mag_cjk>[万萬億亿])
+      | [ \u00a0\u202f](?P<mag_cur>[kKmM]|Md|Mds|Mrd|Mio)(?=[€$£])   # French "9 M€", "2 Md€", "500 k€"
     )?
     (?P<pct>[ \u00a0\u202f\u2009]?(?:%|％|(?i:per[ ]?cent|percent|pct|percentage[ ]points?|pp))(?![{_LETTER}]))?
     """,
@@ -52,7 +54,8 @@ NUMBER_RE = re.compile(
 
 _CURRENCY_BEFORE_RE = re.compile(rf"(?:[€£$¥₹₩₪]|\b(?:{_CURRENCY_CODES}|Rs|Dh|Fr|CHF)\.?)[ \u00a0\u202f]?$", re.I)
 _CURRENCY_AFTER_RE = re.compile(
-    rf"[ \u00a0\u202f]?(?:[€£$¥₹₩₪]|(?:{_CURRENCY_CODES})\b|(?i:euros?|dollars?|pounds?|francs?|yuan|yen|rupees?|dirhams?|元|円|圓))"
+    # "9 millions d'euros", "2 millions de dollars", "1,5 Milliarden Euro", "300 Franken"
+    rf"[ \u00a0\u202f]?(?:[€£$¥₹₩₪]|(?:{_CURRENCY_CODES})\b|(?i:(?:d['’][ ]?|de[ ])?(?:euros?|dollars?|francs?)|pounds?|yuan|yen|rupees?|dirhams?|franken|pfund|元|円|圓))"
 )
 
 
@@ -112,7 +115,7 @@ def _interpretations(num: str) -> list[tuple[float, str, int]]:
 
 
 def _magnitude(m: re.Match[str]) -> float:
-    word = m.group("mag_short") or m.group("mag_word") or m.group("mag_cjk")
+    word = m.group("mag_short") or m.group("mag_word") or m.group("mag_cjk") or m.group("mag_cur")
     if not word:
         return 1.0
     return MAGNITUDES.get(word.lower().rstrip("."), 1.0)

@@ -1,0 +1,106 @@
+"""A statement's source written on the line after it: "Source: [INSEE](…)", "Sources :" over a list of links,
+"Quelle: …".
+
+The links belong to the statement right above (its paragraph, or its list item, at most one blank line up; every
+row of a table right above) when it has no link of its own. A source line keeps its own claims: a figure in a
+link's label ("[Decree-Law 112/2024](…)") is checked against that link, as anywhere else.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from claims_pipeline.corpus.links import Link, find_links
+
+# "Source:", "**Sources :**", "> Quelle:", "- Sources:", "_Quellen_:" at the start of a line: the word and its
+# colon (led by a plain character set, so the scan skips ahead in C), then what may stand before it on its line.
+SOURCE_WORD_RE = re.compile(r"[SsQqſ](?:(?<=[Ssſ])(?i:ources?)|(?<=[Qq])(?i:uellen?))[*_]*[ \t\u00a0\u202f]?:[*_]*")
+_LINE_LEAD_RE = re.compile(r"[ \t>]*(?:[-*+][ \t]+)?[*_]*")
+SOURCE_HINT_RE = SOURCE_WORD_RE
+_LIST_ITEM_RE = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]")
+_BLOCK_START_RE = re.compile(r"[ \t]*(?:#|```|~~~|\||>|\[[^\]\n]+\]:)")
+_MAX_LIST_LINES = 12
+_MAX_LEAD = 40  # what may stand before the word on its line ("> - **"): longer is prose, found in constant time
+_MAX_PARAGRAPH_LINES = 20
+
+
+
+
+def _line(text: str, start: int) -> str:
+    end = text.find("\n", start)
+    return text[start:end] if end >= 0 else text[start:]
+
+
+def _prev_start(text: str, start: int) -> int:
+    """Start of the line before the one at `start` (-1: none)."""
+    return -1 if start == 0 else text.rfind("\n", 0, start - 1) + 1
+
+
+def find_source_lines(text: str, in_fence: Callable[[int], bool]) -> dict[int, list[Link]] | None:
+    """The start of each statement line whose source is given on a "Source:" line below it -> that source's links."""
+    if SOURCE_HINT_RE.search(text) is None:
+        return None
+    out: dict[int, list[Link]] = {}
+    for m in SOURCE_WORD_RE.finditer(text):
+        lo = max(0, m.start() - _MAX_LEAD - 1)
+        newline = text.rfind("\n", lo, m.start())
+        if newline < 0 and lo > 0:
+            continue  # more than _MAX_LEAD characters before the word on its line: prose
+        start = newline + 1
+        if not _LINE_LEAD_RE.fullmatch(text, start, m.start()) or in_fence(start):
+            continue
+        links = find_links(_line(text, m.end()))[0]
+        listed = 0
+        if not links and not _line(text, m.end()).strip():  # "Sources:" alone, its links listed below it
+            nxt = text.find("\n", start)
+            while nxt >= 0 and listed < _MAX_LIST_LINES:
+                line = _line(text, nxt + 1)
+                found = find_links(line)[0] if line.strip() else []
+                if not found:
+                    break
+                links += found
+                listed += 1
+                nxt = text.find("\n", nxt + 1)
+        statement = _statement_lines(text, start)
+        if not links or not statement:
+            continue
+        for s in statement:
+            out.setdefault(s, []).extend(links)
+    return out or None
+
+
+def _is_source_line(line: str) -> bool:
+    lead = _LINE_LEAD_RE.match(line)
+    return lead is not None and SOURCE_WORD_RE.match(line, lead.end()) is not None
+
+
+def _statement_lines(text: str, source_start: int) -> list[int]:
+    """Starts of the lines of the statement right above a source line: its table rows, its list item, or its
+    paragraph. One blank line may stand between."""
+    prev = _prev_start(text, source_start)
+    if prev >= 0 and not _line(text, prev).strip():
+        prev = _prev_start(text, prev)
+    if prev < 0 or not _line(text, prev).strip():
+        return []
+    first = _line(text, prev)
+    if first.lstrip().startswith("|"):  # a table: every row above
+        rows = []
+        while prev >= 0 and _line(text, prev).lstrip().startswith("|"):
+            rows.append(prev)
+            prev = _prev_start(text, prev)
+        return rows
+    if _BLOCK_START_RE.match(first) or _is_source_line(first):
+        return []  # a heading, a fence, a quote, a definition, another source line: no statement
+    lines = [prev]
+    while not _LIST_ITEM_RE.match(_line(text, lines[-1])) and len(lines) < _MAX_PARAGRAPH_LINES:
+        up = _prev_start(text, lines[-1])
+        if up < 0:
+            break
+        line = _line(text, up)
+        if not line.strip() or _BLOCK_START_RE.match(line) or _is_source_line(line):
+            break
+        if _LIST_ITEM_RE.match(line) and not _LIST_ITEM_RE.match(first):
+            break  # a paragraph under a list: the list is not its statement
+        lines.append(up)
+    return lines
