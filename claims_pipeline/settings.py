@@ -185,9 +185,18 @@ class ExtractionSettings(_Strict):
     )
     min_salient_values: int = Field(1, ge=0, le=100)
     claim_window_chars: int = Field(360, ge=40, le=100_000)
-    primary_only: bool = True
+    primary_only: bool = Field(
+        False,
+        description="Keep only citations of official sources (the old behaviour). Off: every cited figure is looked "
+        "for, whatever its source's tier; the tier orders the worklist, caps the verdict and groups the report.",
+    )
     primary_allowlist_file: Path | None = None
     primary_allowlist: list[str] = Field(default_factory=list, description="Extra primary hosts, inline.")
+    own_hosts: list[str] = Field(
+        default_factory=list,
+        description="The knowledge base's own site(s): claims citing them get the tier `own` (looked for, last in "
+        "the worklist, verdicts capped as for a secondary source). `.suffix` = the domain and its subdomains.",
+    )
     pointer_lookback_chars: int = Field(48, ge=0, le=400)
     max_line_chars: int = Field(200_000, ge=1000, le=1_000_000_000, description="Longer lines are cut (with a warning).")
     max_file_bytes: int = Field(
@@ -255,7 +264,7 @@ class ExtractionSettings(_Strict):
                     raise ValueError(f"{v}:{no}: {entry!r}: {problem} (a host, or '.suffix' for its subdomains)")
         return v
 
-    @field_validator("primary_allowlist")
+    @field_validator("primary_allowlist", "own_hosts")
     @classmethod
     def _allowlist_hosts(cls, v: list[str]) -> list[str]:
         return _check_hosts(v, lambda e: e.strip().lower().removeprefix("."), "a host, or '.suffix' for its subdomains")
@@ -474,6 +483,9 @@ class SamplingWeights(_Strict):
     stamp_age_per_30d: float = 8
     salient_statute_or_money: float = 10
     changed_after_verified: float = 150
+    # the source's tier orders the review: official sources first, then secondary ones, the project's own pages last
+    official_source: float = 40
+    secondary_source: float = 20
 
     @field_validator("*")
     @classmethod

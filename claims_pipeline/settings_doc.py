@@ -44,10 +44,16 @@ MEANINGS: dict[str, str] = {
     "to be a claim.",
     "extraction.claim_window_chars": "Longest `claim_text`; a longer line is cut to a window holding the citation "
     "and the claim's own figures.",
-    "extraction.primary_only": "Keep only citations of primary sources (`--include-secondary` overrides).",
-    "extraction.primary_allowlist_file": "Extra primary hosts, one a line (`#` starts a comment; `.suffix` = the "
+    "extraction.primary_only": "`true` keeps only citations of official sources (`--include-secondary` overrides); "
+    "official: a gov/gouv/gob host, or one listed in the package's `claims_pipeline/corpus/official_sources.yaml` "
+    "or in the two keys below.",
+    "extraction.scope_dirs": "`[countries, shared]` with the two `scope_rules` `{glob: 'countries/*/**', scope: "
+    "'{1}'}` and `{glob: '**', scope: '{path}'}` is the demo's countries preset.",
+    "extraction.primary_allowlist_file": "Extra official hosts, added to the package's list, one a line (`#` starts "
+    "a comment; `.suffix` = the "
     "domain and its subdomains). A bad entry is named with its file and line at load time.",
-    "extraction.primary_allowlist": "`.suffix` = the domain and its subdomains.",
+    "extraction.primary_allowlist": "Extra official hosts, added to the package's list; `.suffix` = the domain and "
+    "its subdomains.",
     "extraction.pointer_lookback_chars": "How far before a link a \"verify at\" clause makes it a pointer (not a "
     "claim).",
     "fetch.user_agent": "Sent with every request; `{version}` becomes the package version. Printable ASCII.",

@@ -64,6 +64,35 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps([c.to_dict() for c in extraction.claims], indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    stats = extraction_stats(extraction)
+    stats["hosts_by_tier"] = hosts_by_tier(extraction.claims)
+    for line in tier_lines(stats["hosts_by_tier"]):
+        print(terminal_escaped(line), file=sys.stderr)
     # scope names come from file names: whatever a terminal would obey is a \u escape (the same JSON)
-    print(json_escaped(json.dumps(extraction_stats(extraction), indent=2, ensure_ascii=False)))
+    print(json_escaped(json.dumps(stats, indent=2, ensure_ascii=False)))
     return 0
+
+
+HOSTS_SHOWN = 20  # per tier, in the JSON; a corpus may cite thousands of hosts
+TIER_WORDS = {"primary-gov": "official (government name)", "primary-allowlist": "official (listed)",
+              "secondary": "secondary", "own": "own pages"}
+
+
+def hosts_by_tier(claims) -> dict[str, dict[str, int]]:
+    """tier → {cited host: claims}, the hosts citing most first (at most HOSTS_SHOWN per tier)."""
+    from collections import Counter
+
+    counts: dict[str, Counter[str]] = {}
+    for c in claims:
+        counts.setdefault(c.source_tier, Counter())[c.source_host] += 1
+    return {tier: dict(counts[tier].most_common(HOSTS_SHOWN)) for tier in TIER_WORDS if tier in counts}
+
+
+def tier_lines(by_tier: dict[str, dict[str, int]]) -> list[str]:
+    """One line per tier: the tier of each cited host, so a missing official host is seen at once."""
+    out = []
+    for tier, hosts in by_tier.items():
+        shown = ", ".join(f"{h} ({n})" for h, n in list(hosts.items())[:6])
+        more = " …" if len(hosts) > 6 else ""
+        out.append(f"[extract] {TIER_WORDS.get(tier, tier)}: {shown}{more}")
+    return out
