@@ -187,8 +187,8 @@ class ExtractionSettings(_Strict):
     claim_window_chars: int = Field(360, ge=40, le=100_000)
     primary_only: bool = Field(
         False,
-        description="Keep only citations of official sources (the old behaviour). Off: every cited figure is looked "
-        "for, whatever its source's tier; the tier orders the worklist, caps the verdict and groups the report.",
+        description="Off: every cited figure is looked for, whatever its source's tier (the tier orders the "
+        "worklist, caps the verdict and groups the report).",
     )
     primary_allowlist_file: Path | None = None
     primary_allowlist: list[str] = Field(default_factory=list, description="Extra primary hosts, inline.")

@@ -103,6 +103,12 @@ MEANINGS: dict[str, str] = {
     "sampling.priority_weights.salient_statute_or_money": "Score of a statute or money figure.",
     "sampling.priority_weights.changed_after_verified": "Score of a claim whose cited page the page cache already "
     "knows changed after the claim was last verified (looked up, not fetched: sampling stays fetch-free).",
+    "sampling.priority_weights.official_source": "Score of a claim citing an official source (tier `primary-gov` "
+    "or `primary-allowlist`).",
+    "sampling.priority_weights.secondary_source": "Score of a claim citing a secondary source (the project's own "
+    "pages, tier `own`, score 0).",
+    "extraction.scope_depth": "`claims-pipeline init` writes the depth it chose.",
+    "extraction.root_scope": "A scope name (no leading or trailing `/`, no `..`).",
     "cache.db_url": "The file is `<home>/cache/index.sqlite`. PostgreSQL: `postgresql+psycopg://user@host/db` "
     "(psycopg installed). The URL is never echoed in an error: it may hold a password.",
     "cache.ttl_days": "The audit always re-fetches (conditionally: an unchanged page costs a 304).",
