@@ -15,7 +15,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sample", type=int, default=0, metavar="N", help="how many claims (default sampling.default_sample)")
     parser.add_argument("--scope", metavar="X", help="only scopes equal to X or ending in /X")
     parser.add_argument("--section", metavar="S", help="only claims under headings containing S")
-    parser.add_argument("--include-secondary", action="store_true", help="also non-primary citations")
+    parser.add_argument("--include-secondary", action="store_true",
+                        help="also citations of sources that are not official when extraction.primary_only restricts them")
     parser.add_argument("--seed", type=int, default=-1, help="sampling tie-break seed (default sampling.seed)")
     parser.add_argument("--out", type=Path, metavar="PATH", help="worklist file (default <home>/worklist.json)")
     parser.add_argument("--now", metavar="ISO", help="pin the clock")
