@@ -195,3 +195,10 @@ def test_any_layout_scopes_are_the_sensors_partitions(tmp_path):
         assert {r.partition_key for r in result.run_requests} == set(keys)
         instance.add_dynamic_partitions("scope", keys)  # Dagster accepts every key
         assert sorted(instance.get_dynamic_partitions("scope")) == keys
+
+
+def test_an_audit_that_finds_no_claim_runs_and_says_why(tmp_path):
+    kb = tree(tmp_path / "kb", {"a.md": "No figure here, [a link](https://x.gov.xa/).\n"})
+    r = cli(tmp_path, "audit", config={"extraction": {"corpus_dir": str(kb)}})
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stderr.splitlines()[-1].startswith("claims-pipeline: 1 file read, no claim found: a claim is a line")
