@@ -97,6 +97,7 @@ def front_matter_scope(path: Path) -> str | None:
             head = fh.read(FRONT_MATTER_BYTES)
     except OSError:
         return None
+    head = head.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark before the front matter
     if not head.startswith(b"---"):
         return None
     text = head.decode("utf-8", "replace").replace("\r\n", "\n")

@@ -68,13 +68,14 @@ def test_front_matter_names_a_files_scope_over_rules_and_tree(tmp_path):
         "guides/c.md": "---\nscope: never closed\n" + LINE,  # no closing '---': not front matter
         "guides/d.md": "Text\n---\nscope: not at the top\n---\n" + LINE,
         "other/e.md": "---\r\nscope: guides/../../etc\r\n---\r\n" + LINE,  # no way out of the tree's names
+        "other/f.md": "\ufeff---\nscope: with a BOM\n---\n" + LINE,
     })
     assert front_matter_scope(root / "guides/a.md") == "Tax guide"
     scopes = scopes_of(root, scope_rules=[{"glob": "guides/**", "scope": "handbook"}])
     assert scopes == {"Tax guide": ["guides/a.md"], "handbook": ["guides/b.md", "guides/c.md", "guides/d.md"],
-                      "guides/etc": ["other/e.md"]}
+                      "guides/etc": ["other/e.md"], "with a BOM": ["other/f.md"]}
     claims = extract_corpus(settings_of(root)).claims
-    assert {c.scope for c in claims} == {"Tax guide", "guides", "guides/etc"}
+    assert {c.scope for c in claims} == {"Tax guide", "guides", "guides/etc", "with a BOM"}
 
 
 def test_glob_rules_name_scopes_first_match_wins(tmp_path):
@@ -150,7 +151,7 @@ def cli(tmp_path: Path, *args: str, config: dict | None = None) -> subprocess.Co
                           capture_output=True, text=True, timeout=120, env=env)
 
 
-@pytest.mark.parametrize("command", ["extract", "lint", "audit"])
+@pytest.mark.parametrize("command", ["extract", "lint", "audit", "worklist"])
 def test_a_run_that_reads_nothing_says_why_in_one_line_and_fails(command, tmp_path):
     flat = tree(tmp_path / "kb", {"a.md": LINE})
     r = cli(tmp_path, command, config={"extraction": {"corpus_dir": str(flat), "scope_dirs": ["countries", "shared"]}})
