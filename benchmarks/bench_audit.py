@@ -60,12 +60,14 @@ def project_fetch() -> dict:
 
 
 def bench_config(home: Path, corpus: Path, address: str, fetch: dict | None = None) -> Path:
+    from claims_pipeline.settings import COUNTRIES_PRESET_DIRS, COUNTRIES_PRESET_RULES
+
     routed = {**(fetch if fetch is not None else BENCH_FETCH),
               # the only change to either profile: the fictional hosts go to the fixture web, nowhere else
               "address_map": {"*.xz": address}, "allow_networks": ["127.0.0.0/8"]}
     data = {
         "home": str(home),
-        "extraction": {"corpus_dir": str(corpus), "scope_dirs": ["countries", "shared"]},
+        "extraction": {"corpus_dir": str(corpus), "scope_dirs": COUNTRIES_PRESET_DIRS, "scope_rules": COUNTRIES_PRESET_RULES},
         "fetch": routed,
     }
     path = home / "bench.yaml"

@@ -42,8 +42,11 @@ if mode == "floor":
 else:
     from claims_pipeline.corpus.extract import extract_corpus
     from claims_pipeline.settings import settings_from_dict
+    from claims_pipeline.settings import COUNTRIES_PRESET_DIRS, COUNTRIES_PRESET_RULES
+    # the countries layout, official sources only: the same claims as the figures measured before any-layout scopes
     settings = settings_from_dict({"extraction": {"corpus_dir": str(root), "primary_allowlist_file": sys.argv[3],
-                                                  "workers": int(sys.argv[4])}})
+                                                  "workers": int(sys.argv[4]), "scope_dirs": COUNTRIES_PRESET_DIRS,
+                                                  "scope_rules": COUNTRIES_PRESET_RULES, "primary_only": True}})
     t1 = time.perf_counter()
     import_s = t1 - t0
     ex = extract_corpus(settings)

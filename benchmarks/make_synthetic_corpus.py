@@ -180,6 +180,8 @@ def generate(out: Path, *, claims: int = 100_000, files: int = 10_000, urls: int
              walled: float = 0.02, absent: float = 0.02, page_kb: float = 6.0,
              address: str = "127.0.0.1:8765") -> dict[str, Any]:
     """Write the corpus, the sites, synthetic.yaml and manifest.json under `out` (replaced); return the manifest."""
+    from claims_pipeline.settings import COUNTRIES_PRESET_DIRS, COUNTRIES_PRESET_RULES  # the corpus's layout
+
     if min(claims, files, urls, hosts) < 1:
         raise ValueError("claims, files, urls and hosts must be at least 1")
     scopes = scopes or max(1, files // 10)
@@ -315,7 +317,8 @@ def generate(out: Path, *, claims: int = 100_000, files: int = 10_000, urls: int
     tlds = sorted({h.rsplit(".", 1)[1] for h in all_hosts})
     config = {
         "home": str((out / "home").resolve()),
-        "extraction": {"corpus_dir": str(corpus.resolve()), "scope_dirs": ["countries", "shared"]},
+        "extraction": {"corpus_dir": str(corpus.resolve()), "scope_dirs": COUNTRIES_PRESET_DIRS,
+                       "scope_rules": COUNTRIES_PRESET_RULES},
         "fetch": {
             "concurrency": 64, "req_per_sec": 2000,
             "default_host": {"concurrency": 2, "interval_ms": 10}, "gov_host": {"concurrency": 2, "interval_ms": 10},

@@ -15,7 +15,8 @@ EPILOG = "Run `claims-pipeline COMMAND --help` for a command's options."
 CONFIG_HELP = ("config file (default: $CLAIMS_PIPELINE_CONFIG, then ./config/claims_pipeline.yaml, else the built-in "
                "defaults; the command says which on stderr)")
 # demo always runs on its own copy of the bundled demo.yaml; --config stays accepted (and ignored) so scripts keep working
-CONFIG_HELP_OF = {"demo": "ignored by demo: it always runs on the bundled demo.yaml (a copy under --home)"}
+CONFIG_HELP_OF = {"demo": "ignored by demo: it always runs on the bundled demo.yaml (a copy under --home)",
+                  "init": "the file to write (default: ./config/claims_pipeline.yaml, which every command then reads)"}
 
 # name -> (module, one-line help). A module exposes add_arguments(parser) and run(args) -> int.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -26,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "worklist": ("claims_pipeline.commands.worklist", "sample claims fetch-free and write the LLM worklist"),
     "verify": ("claims_pipeline.commands.verify", "ask the judge about the audited claims; code checks every answer"),
     "demo": ("claims_pipeline.commands.demo", "start the bundled fixture web and audit the bundled demo corpus"),
+    "init": ("claims_pipeline.commands.init", "write a configuration for an existing knowledge base and say what it holds"),
 }
 
 
@@ -112,6 +114,8 @@ def say_which_config(args: argparse.Namespace, say) -> None:
     """One line on stderr: the configuration this command runs on (the demo always runs on its own copy)."""
     from claims_pipeline.settings import find_config_file, settings_source
 
+    if args.command == "init":
+        return  # init writes a configuration; the file it writes is its first line
     if args.command == "demo":
         say("claims-pipeline: config: the bundled demo.yaml (a copy under the demo's home)")
     else:

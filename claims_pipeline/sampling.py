@@ -17,6 +17,7 @@ from typing import Any
 
 from claims_pipeline.audit import is_stale_changed
 from claims_pipeline.corpus.records import ClaimRecord
+from claims_pipeline.corpus.tiers import SECONDARY_TIER, is_official
 from claims_pipeline.priors import SOURCE_UNAVAILABLE, TOKENS_ABSENT, Prior
 from claims_pipeline.settings import SamplingWeights
 from claims_pipeline.store.records import PageState
@@ -37,7 +38,8 @@ def selection_score(claim: ClaimRecord, weights: SamplingWeights, rng: random.Ra
                     changed_at: str | None = None) -> float:
     """Higher = review sooner. Stale marker +100; never verified +50, else +8 per 30 days of age;
     a statute or money value +10; the page cache already knows the cited page changed after the claim was
-    last verified (changed_at, no fetch) +150; plus a random tie-break in [0, 1)."""
+    last verified (changed_at, no fetch) +150; an official source +40, a secondary one +20 (the project's own
+    pages +0); plus a random tie-break in [0, 1)."""
     s = 0.0
     if changed_at and is_stale_changed(claim.last_verified, changed_at, True):
         s += weights.changed_after_verified
@@ -53,6 +55,8 @@ def selection_score(claim: ClaimRecord, weights: SamplingWeights, rng: random.Ra
         s += (age / 30.0) * weights.stamp_age_per_30d
     if any(v.type in ("statute", "money") for v in claim.values):
         s += weights.salient_statute_or_money
+    s += weights.official_source if is_official(claim.source_tier) else \
+        weights.secondary_source if claim.source_tier == SECONDARY_TIER else 0.0
     return s + rng.random()
 
 

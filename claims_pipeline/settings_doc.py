@@ -44,10 +44,16 @@ MEANINGS: dict[str, str] = {
     "to be a claim.",
     "extraction.claim_window_chars": "Longest `claim_text`; a longer line is cut to a window holding the citation "
     "and the claim's own figures.",
-    "extraction.primary_only": "Keep only citations of primary sources (`--include-secondary` overrides).",
-    "extraction.primary_allowlist_file": "Extra primary hosts, one a line (`#` starts a comment; `.suffix` = the "
+    "extraction.primary_only": "`true` keeps only citations of official sources (`--include-secondary` overrides); "
+    "official: a gov/gouv/gob host, or one listed in the package's `claims_pipeline/corpus/official_sources.yaml` "
+    "or in the two keys below.",
+    "extraction.scope_dirs": "`[countries, shared]` with the two `scope_rules` `{glob: 'countries/*/**', scope: "
+    "'{1}'}` and `{glob: '**', scope: '{path}'}` is the demo's countries preset.",
+    "extraction.primary_allowlist_file": "Extra official hosts, added to the package's list, one a line (`#` starts "
+    "a comment; `.suffix` = the "
     "domain and its subdomains). A bad entry is named with its file and line at load time.",
-    "extraction.primary_allowlist": "`.suffix` = the domain and its subdomains.",
+    "extraction.primary_allowlist": "Extra official hosts, added to the package's list; `.suffix` = the domain and "
+    "its subdomains.",
     "extraction.pointer_lookback_chars": "How far before a link a \"verify at\" clause makes it a pointer (not a "
     "claim).",
     "fetch.user_agent": "Sent with every request; `{version}` becomes the package version. Printable ASCII.",
@@ -97,6 +103,12 @@ MEANINGS: dict[str, str] = {
     "sampling.priority_weights.salient_statute_or_money": "Score of a statute or money figure.",
     "sampling.priority_weights.changed_after_verified": "Score of a claim whose cited page the page cache already "
     "knows changed after the claim was last verified (looked up, not fetched: sampling stays fetch-free).",
+    "sampling.priority_weights.official_source": "Score of a claim citing an official source (tier `primary-gov` "
+    "or `primary-allowlist`).",
+    "sampling.priority_weights.secondary_source": "Score of a claim citing a secondary source (the project's own "
+    "pages, tier `own`, score 0).",
+    "extraction.scope_depth": "`claims-pipeline init` writes the depth it chose.",
+    "extraction.root_scope": "A scope name (no leading or trailing `/`, no `..`).",
     "cache.db_url": "The file is `<home>/cache/index.sqlite`. PostgreSQL: `postgresql+psycopg://user@host/db` "
     "(psycopg installed). The URL is never echoed in an error: it may hold a password.",
     "cache.ttl_days": "The audit always re-fetches (conditionally: an unchanged page costs a 304).",

@@ -37,8 +37,8 @@ class Worklist:
 def make_worklist(settings: Settings, options: WorklistOptions, now: datetime, *, run_id: str | None,
                   corpus_origin: str, progress: Any = None) -> Worklist:
     from claims_pipeline.audit_tables import audit_lock
-    from claims_pipeline.corpus.extract import extract_corpus, list_scopes
-    from claims_pipeline.corpus.scopes import no_scope_message, resolve_scope_filter
+    from claims_pipeline.corpus.extract import extract_corpus
+    from claims_pipeline.corpus.scopes import no_scope_message, nothing_read_message, resolve_scope_filter, walk_corpus
     from claims_pipeline.home import HomeLayout
     from claims_pipeline.pages import refresh_pages
     from claims_pipeline.priors import build_prior
@@ -50,9 +50,12 @@ def make_worklist(settings: Settings, options: WorklistOptions, now: datetime, *
 
     if not settings.corpus_dir.is_dir():
         raise WorklistInputError(f"corpus directory not found: {settings.corpus_dir} ({corpus_origin})")
+    walk = walk_corpus(settings)
+    if not walk.files:  # an empty worklist would replace the last one: say why nothing was read instead
+        raise WorklistInputError(nothing_read_message(settings, walk))
     scopes = None
     if options.scope:
-        all_scopes = list(list_scopes(settings))
+        all_scopes = list(walk.scopes)
         scopes = resolve_scope_filter(all_scopes, options.scope)
         if not scopes:
             raise WorklistInputError(no_scope_message(options.scope, all_scopes))

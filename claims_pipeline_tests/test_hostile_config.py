@@ -60,7 +60,8 @@ def _numeric(annotation: object) -> bool:
 # numbers that are no duration, size, rate or count: a seed, and weights that are only checked finite
 UNBOUNDED_BY_DESIGN = {"sampling.seed", *(f"sampling.priority_weights.{k}" for k in
                                           ("stale_marker", "never_verified", "stamp_age_per_30d",
-                                           "salient_statute_or_money", "changed_after_verified"))}
+                                           "salient_statute_or_money", "changed_after_verified", "official_source",
+                                           "secondary_source"))}
 
 
 BOUNDED_BY_VALIDATOR = {"fetch.retry_backoff_s"}  # a list: at most 20 waits of at most 3600 s (its own test below)

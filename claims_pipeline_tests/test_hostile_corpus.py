@@ -19,8 +19,12 @@ from claims_pipeline.corpus.linter import lint_corpus
 from claims_pipeline.corpus.reading import read_markdown
 from claims_pipeline.corpus.scopes import walk_corpus
 from claims_pipeline.settings import settings_from_dict
+from claims_pipeline_tests.corpus.conftest import COUNTRIES_LAYOUT
 
 from .hostile import GOOD, HOSTILE_NAME, assert_no_raw_controls, cli_env, run_cli
+
+# A scope is named after its file, cleaned of what a partition key cannot hold (control, format characters)
+HOSTILE_SCOPE = "shared/evil-31mRED-0;title-"
 
 MAX_RSS_MB = 400  # the whole CLI process; reading a 2 GB file or /dev/zero whole took 2.1–5.5 GB
 FIFO_WARNING = "warning: countries/xb/fifo.md: not a regular file (a FIFO); skipped"
@@ -39,7 +43,7 @@ def good_corpus(root: Path) -> Path:
 def config(tmp_path: Path, corpus: Path, **extraction: object) -> Path:
     path = tmp_path / "cfg.yaml"
     path.write_text(yaml.safe_dump({"home": str(tmp_path / "home"),
-                                    "extraction": {"corpus_dir": str(corpus), **extraction}}), encoding="utf-8")
+                                    "extraction": {**COUNTRIES_LAYOUT, "corpus_dir": str(corpus), **extraction}}), encoding="utf-8")
     return path
 
 
@@ -101,13 +105,13 @@ def test_a_sparse_2_gb_file_is_skipped_unread(corpus_root, tmp_path):
 
 def test_the_size_cap_is_configurable(corpus_root, tmp_path):
     (corpus_root / "countries/xb/long.md").write_text(GOOD + "padding line\n" * 300, encoding="utf-8")  # ~4 KB
-    settings = settings_from_dict({"extraction": {"corpus_dir": str(corpus_root), "max_file_bytes": 2048}})
+    settings = settings_from_dict({"extraction": {**COUNTRIES_LAYOUT, "corpus_dir": str(corpus_root), "max_file_bytes": 2048}})
     ex = extract_corpus(settings)
     assert [str(w) for w in ex.warnings] == [
         f"countries/xb/long.md: file of {(corpus_root / 'countries/xb/long.md').stat().st_size:,} bytes, over "
         "extraction.max_file_bytes (2,048); skipped unread"]
     assert sorted({c.scope for c in ex.claims}) == ["shared/ok", "xa"]
-    roomy = settings_from_dict({"extraction": {"corpus_dir": str(corpus_root), "max_file_bytes": 8192}})
+    roomy = settings_from_dict({"extraction": {**COUNTRIES_LAYOUT, "corpus_dir": str(corpus_root), "max_file_bytes": 8192}})
     assert "xb" in {c.scope for c in extract_corpus(roomy).claims}
 
 
@@ -156,7 +160,7 @@ def test_a_link_to_a_file_outside_the_corpus_is_skipped_unless_allowed(corpus_ro
         assert run.returncode == 0 and f"warning: countries/xb/notes.md: {OUTSIDE}" in run.err_lines, run.stderr
         assert "secret.gov.xx" not in run.stdout
     assert json.loads(runs["extract"].stdout)["top_scopes"] == {"xa": 2, "xb": 2, "shared/ok": 2}
-    allowed = settings_from_dict({"extraction": {"corpus_dir": str(corpus_root), "follow_links_out_of_corpus": True}})
+    allowed = settings_from_dict({"extraction": {**COUNTRIES_LAYOUT, "corpus_dir": str(corpus_root), "follow_links_out_of_corpus": True}})
     assert "https://secret.gov.xx/" in {c.source_url for c in extract_corpus(allowed).claims}
     assert [f.url for f in lint_corpus(allowed) if f.scope == "xb"].count("https://secret.gov.xx/") == 1
 
@@ -167,7 +171,7 @@ def test_a_scope_folder_that_is_a_link_out_of_the_corpus_is_skipped_too(corpus_r
     (elsewhere / "zz" / "playbook.md").write_text(GOOD, encoding="utf-8")
     shutil.rmtree(corpus_root / "shared")
     (corpus_root / "shared").symlink_to(elsewhere)
-    walk = walk_corpus(settings_from_dict({"extraction": {"corpus_dir": str(corpus_root)}}))
+    walk = walk_corpus(settings_from_dict({"extraction": {**COUNTRIES_LAYOUT, "corpus_dir": str(corpus_root)}}))
     assert [f.rel for f in walk.files] == ["countries/xa/playbook.md"]
     assert [(scope, str(w)) for scope, w in walk.skipped] == [("shared/zz/playbook", f"shared/zz/playbook.md: {OUTSIDE}")]
 
@@ -183,7 +187,7 @@ def test_every_walker_sees_the_same_files(corpus_root, tmp_path):
     with open(xb / "huge.md", "wb") as fh:
         fh.truncate(30_000_000)
     (xb / "fine.md").write_text(GOOD, encoding="utf-8")
-    settings = settings_from_dict({"extraction": {"corpus_dir": str(corpus_root)}})
+    settings = settings_from_dict({"extraction": {**COUNTRIES_LAYOUT, "corpus_dir": str(corpus_root)}})
     listed = sorted(p.relative_to(corpus_root).as_posix() for ps in list_scopes(settings).values() for p in ps)
     assert listed == ["countries/xa/playbook.md", "countries/xb/fine.md", "shared/ok.md"]
     ex = extract_corpus(settings)
@@ -210,9 +214,10 @@ def test_hostile_file_names_are_escaped_wherever_they_are_printed(corpus_root, t
     written = r"evil\x1b[31mRED\x1b]0;title\x07\u200f\u061c"
     assert f"warning: countries/xb/{written}.md: {OUTSIDE}" in extract.err_lines
     assert f"  shared/{written}.md:3  → https://stats.gov.xa/" in lint.stdout.splitlines()
-    assert nomatch.returncode == 2 and written in nomatch.stderr
-    stats = json.loads(extract.stdout)  # the same JSON, written with escapes
-    assert stats["top_scopes"][f"shared/{HOSTILE_NAME}"] == 2
+    # the scope named after the file keeps none of what a partition key or a terminal cannot hold
+    assert nomatch.returncode == 2 and HOSTILE_SCOPE in nomatch.stderr
+    stats = json.loads(extract.stdout)
+    assert stats["top_scopes"][HOSTILE_SCOPE] == 2
 
 
 def test_every_bidi_control_is_neutralised_in_reports_and_on_the_terminal():
@@ -236,7 +241,7 @@ def test_an_audit_of_a_hostile_corpus_reports_every_good_scope(tmp_path):
 
     corpus = tmp_path / "corpus"
     shutil.copytree(DEMO_CORPUS_DIR, corpus)
-    good_scopes = set(list_scopes(settings_from_dict({"extraction": {"corpus_dir": str(corpus)}})))
+    good_scopes = set(list_scopes(settings_from_dict({"extraction": {**COUNTRIES_LAYOUT, "corpus_dir": str(corpus)}})))
     os.mkfifo(corpus / "countries/xb/fifo.md")
     (corpus / "countries/xa/zero.md").symlink_to("/dev/zero")
     with open(corpus / "countries/xa/huge.md", "wb") as fh:
@@ -249,7 +254,7 @@ def test_an_audit_of_a_hostile_corpus_reports_every_good_scope(tmp_path):
         encoding="utf-8")
     with FixtureWeb() as web:
         data = fixture_config(web, tmp_path / "home")
-        data["extraction"] = {"corpus_dir": str(corpus)}
+        data["extraction"] = {**COUNTRIES_LAYOUT, "corpus_dir": str(corpus)}
         cfg = tmp_path / "audit.yaml"
         cfg.write_text(yaml.safe_dump(data), encoding="utf-8")
         run = run_cli("audit", "--config", str(cfg), cwd=tmp_path, env=cli_env(tmp_path), timeout=300)
@@ -261,7 +266,7 @@ def test_an_audit_of_a_hostile_corpus_reports_every_good_scope(tmp_path):
         assert any(rel in line and why in line for line in run.err_lines), (rel, run.stderr[-3000:])
     report_dir = Path((tmp_path / "home" / "reports" / "LATEST").read_text(encoding="utf-8").strip())
     report = json.loads((report_dir / "report.json").read_text(encoding="utf-8"))
-    assert set(report["scopes"]) == good_scopes | {f"shared/{HOSTILE_NAME}"}
+    assert set(report["scopes"]) == good_scopes | {HOSTILE_SCOPE}
     assert report["total"] >= 30 and "secret.gov.xx" not in json.dumps(report)
     for name in ("report.md", "report.html"):
         assert_no_raw_controls((report_dir / name).read_text(encoding="utf-8"))
@@ -276,7 +281,7 @@ def test_the_corpus_hashes_take_every_file_the_walker_yields(corpus_root, tmp_pa
     outside = tmp_path / "private.md"
     outside.write_text(GOOD, encoding="utf-8")
     (corpus_root / "countries/xb/private.md").symlink_to(outside)
-    allowed = settings_from_dict({"extraction": {"corpus_dir": str(corpus_root), "follow_links_out_of_corpus": True}})
+    allowed = settings_from_dict({"extraction": {**COUNTRIES_LAYOUT, "corpus_dir": str(corpus_root), "follow_links_out_of_corpus": True}})
     files = list_scopes(allowed)["xb"]
     fifo = corpus_root / "countries/xb/late.md"
     os.mkfifo(fifo)
@@ -354,7 +359,7 @@ def test_verify_writes_out_the_file_names_and_failures_it_prints(corpus_root, tm
                   env=cli_env(tmp_path), timeout=60)
     assert run.returncode == 0, run.stderr
     assert_no_raw_controls(run.stdout + run.stderr)
-    assert r"shared/evil\x1b[31mRED\x1b]0;title\x07\u200f\u061c" in run.stderr
+    assert HOSTILE_SCOPE in run.stderr
 
     @dg.op
     def reads_a_file() -> None:

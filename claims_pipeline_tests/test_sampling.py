@@ -14,7 +14,7 @@ from claims_pipeline.settings import SamplingWeights, Settings
 from claims_pipeline_tests.report.factories import FILLER, claim, page, value
 
 NOW = datetime(2026, 7, 1, tzinfo=UTC)
-W = SamplingWeights()
+W = SamplingWeights(official_source=0, secondary_source=0)  # the terms below, without the source tier's
 
 
 class ZeroRng(random.Random):
@@ -36,6 +36,16 @@ def test_score_terms() -> None:
     assert selection_score(future, W, ZeroRng(), NOW) == 0
     bad = claim("x 5 %", pct, last_verified="2026-13-45")
     assert selection_score(bad, W, ZeroRng(), NOW) == 9999 / 30 * 8
+
+
+def test_the_source_tier_orders_the_review() -> None:
+    """Official sources first, then secondary ones, the project's own pages last; nothing else differs."""
+    from dataclasses import replace
+
+    base = claim("x 5 %", [value("pct", "5 %")])
+    score = {t: selection_score(replace(base, source_tier=t), SamplingWeights(), ZeroRng(), NOW)
+             for t in ("primary-gov", "primary-allowlist", "secondary", "own")}
+    assert score == {"primary-gov": 90, "primary-allowlist": 90, "secondary": 70, "own": 50}
 
 
 def test_select_sample_is_deterministic_and_ordered() -> None:

@@ -34,7 +34,7 @@ def audit(config_path: str, *, scope: str | None = None, clock: str = "", fixtur
     """Exit code 0 (done), 1 (a run or a blocking check failed). Raises InputError (exit 2 in cli.main) for a
     missing corpus directory, a corpus without markdown files or a --scope that matches nothing."""
     from claims_pipeline.commands.inputs import InputError, check_corpus_dir, chosen_scopes, corpus_origin
-    from claims_pipeline.corpus.extract import list_scopes
+    from claims_pipeline.corpus.scopes import nothing_read_message, walk_corpus
     from claims_pipeline.orchestration.instance import open_instance
     from claims_pipeline.orchestration.runner import resources_for, run_audit, run_failures
     from claims_pipeline.progress import FetchProgressDisplay, installed, no_progress
@@ -42,9 +42,10 @@ def audit(config_path: str, *, scope: str | None = None, clock: str = "", fixtur
 
     settings = load_settings(Path(config_path) if config_path else None)
     check_corpus_dir(settings, corpus_origin(Path(config_path) if config_path else None))
-    all_scopes = list(list_scopes(settings))
-    if not all_scopes:
-        raise InputError(f"no markdown files under {settings.corpus_dir} / {settings.extraction.scope_dirs}")
+    walk = walk_corpus(settings)
+    if not walk.files:
+        raise InputError(nothing_read_message(settings, walk))
+    all_scopes = list(walk.scopes)
     chosen = chosen_scopes(all_scopes, scope)
     instance = open_instance(settings)
     resources = resources_for(config_path, fixture_web=fixture_web, clock=clock)
@@ -74,6 +75,11 @@ def audit(config_path: str, *, scope: str | None = None, clock: str = "", fixtur
         elif summary:  # LATEST still names an earlier run's report: say so, never pass it off as this run's
             print(f"audit failed: no new report; the newest is an earlier run's → {summary['report']}", file=sys.stderr)
         print(json.dumps(summary["headline"] if fresh and summary else {}, indent=2))
+        if fresh and summary and summary["headline"].get("total") == 0:
+            from claims_pipeline.corpus.explain import no_claim_message
+            from claims_pipeline.text_safety import terminal_escaped
+
+            print(terminal_escaped(f"claims-pipeline: {no_claim_message(settings, len(walk.files))}"), file=sys.stderr)
     for f in failures:
         print(f"claims-pipeline: {f}", file=sys.stderr)
     said = notification_line(results, settings, failures, ok)

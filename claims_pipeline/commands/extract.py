@@ -8,14 +8,14 @@ import sys
 from pathlib import Path
 
 from claims_pipeline.commands.inputs import check_corpus_dir, chosen_scopes, corpus_origin
-from claims_pipeline.text_safety import json_escaped
+from claims_pipeline.text_safety import json_escaped, terminal_escaped
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--corpus", metavar="DIR", help="corpus root (overrides extraction.corpus_dir)")
     parser.add_argument("--scope", metavar="X", help="only scopes equal to X or ending in /X (fr, shared/exit/x, x)")
     parser.add_argument("--section", metavar="S", help="only claims under headings containing S (case-insensitive)")
-    parser.add_argument("--include-secondary", action="store_true", help="also non-primary citations (tier 'secondary')")
+    parser.add_argument("--include-secondary", action="store_true", help="also citations of sources that are not official when extraction.primary_only restricts them (the default reads every source)")
     parser.add_argument("--json", metavar="OUT", type=Path, help="write the claim records to this JSON file")
 
 
@@ -32,10 +32,17 @@ def settings_for(args: argparse.Namespace):
 
 
 def scopes_for(settings, name: str | None) -> list[str] | None:
-    """The scopes --scope selects (None: every scope). Raises InputError when none matches."""
-    from claims_pipeline.corpus.extract import list_scopes
+    """The scopes --scope selects (None: every scope). Raises InputError when no file is read (saying why) or
+    when no scope matches."""
+    from claims_pipeline.commands.inputs import InputError
+    from claims_pipeline.corpus.scopes import nothing_read_message, walk_corpus
 
-    return chosen_scopes(list(list_scopes(settings)), name)
+    walk = walk_corpus(settings)
+    if not walk.files:
+        for _scope, warning in walk.skipped:  # the files it could not read, named before the one-line reason
+            print(f"warning: {warning}", file=sys.stderr)
+        raise InputError(nothing_read_message(settings, walk))
+    return chosen_scopes(list(walk.scopes), name)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -46,11 +53,46 @@ def run(args: argparse.Namespace) -> int:
     extraction = extract_corpus(settings, scopes=scopes, section=args.section, include_secondary=args.include_secondary)
     for warning in extraction.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    mode = "incl. secondary" if args.include_secondary else "primary-only"
+    official_only = settings.extraction.primary_only and not args.include_secondary
+    mode = "official sources only" if official_only else "every source"
     print(f"[extract] {len(extraction.claims)} claim↔citation pairs ({mode}) from {len(extraction.files)} files", file=sys.stderr)
+    if not extraction.claims:
+        from claims_pipeline.corpus.explain import no_claim_message
+
+        print(terminal_escaped(no_claim_message(settings, len(extraction.files), scopes=scopes,
+                                                include_secondary=args.include_secondary)), file=sys.stderr)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps([c.to_dict() for c in extraction.claims], indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    stats = extraction_stats(extraction)
+    stats["hosts_by_tier"] = hosts_by_tier(extraction.claims)
+    for line in tier_lines(stats["hosts_by_tier"]):
+        print(terminal_escaped(line), file=sys.stderr)
     # scope names come from file names: whatever a terminal would obey is a \u escape (the same JSON)
-    print(json_escaped(json.dumps(extraction_stats(extraction), indent=2, ensure_ascii=False)))
+    print(json_escaped(json.dumps(stats, indent=2, ensure_ascii=False)))
     return 0
+
+
+HOSTS_SHOWN = 20  # per tier, in the JSON; a corpus may cite thousands of hosts
+TIER_WORDS = {"primary-gov": "official (government name)", "primary-allowlist": "official (listed)",
+              "secondary": "secondary", "own": "own pages"}
+
+
+def hosts_by_tier(claims) -> dict[str, dict[str, int]]:
+    """tier → {cited host: claims}, the hosts citing most first (at most HOSTS_SHOWN per tier)."""
+    from collections import Counter
+
+    counts: dict[str, Counter[str]] = {}
+    for c in claims:
+        counts.setdefault(c.source_tier, Counter())[c.source_host] += 1
+    return {tier: dict(counts[tier].most_common(HOSTS_SHOWN)) for tier in TIER_WORDS if tier in counts}
+
+
+def tier_lines(by_tier: dict[str, dict[str, int]]) -> list[str]:
+    """One line per tier: the tier of each cited host, so a missing official host is seen at once."""
+    out = []
+    for tier, hosts in by_tier.items():
+        shown = ", ".join(f"{h} ({n})" for h, n in list(hosts.items())[:6])
+        more = " …" if len(hosts) > 6 else ""
+        out.append(f"[extract] {TIER_WORDS.get(tier, tier)}: {shown}{more}")
+    return out

@@ -24,20 +24,29 @@ def run(args: argparse.Namespace) -> int:
 
     settings = settings_for(args)
     skipped: list = []
+    scopes = scopes_for(settings, args.scope)
     only = None
     if args.files:
         given = [Path(f) for f in args.files]
         linted = corpus_files(settings)
         for path in given:
             if path.resolve() not in linted:
-                print(terminal_escaped(f"note: {path} is not a file of the corpus ({settings.corpus_dir}, its scope "
-                                       "folders): not linted"), file=sys.stderr)
+                print(terminal_escaped(f"note: {path} is not a file of the corpus ({settings.corpus_dir}): not linted"),
+                      file=sys.stderr)
         only = [p for p in given if p.resolve() in linted]
-    findings = lint_corpus(settings, scopes_for(settings, args.scope), skipped, only=only)
+    findings = lint_corpus(settings, scopes, skipped, only=only)
     for warning in skipped:  # files not linted (a FIFO, a link leaving the corpus, over the size cap, binary)
         print(f"warning: {warning}", file=sys.stderr)
     if not findings:
-        print("✓ no domain-root citations next to a figure")
+        from claims_pipeline.corpus.explain import no_claim_message
+        from claims_pipeline.corpus.extract import extract_corpus
+
+        extraction = extract_corpus(settings, scopes=scopes)
+        if not extraction.claims:  # nothing to lint is no clean bill: say why
+            print(terminal_escaped(no_claim_message(settings, len(extraction.files), scopes=scopes)))
+            return 0
+        print(f"✓ no domain-root citations next to a figure ({len(extraction.claims)} claims in "
+              f"{len(extraction.files)} files)")
         return 0
     print(f"⚠️  {len(findings)} citation(s) point at a PRIMARY-SOURCE domain ROOT next to a figure "
           "(cite the page that holds the figure):")

@@ -15,15 +15,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sample", type=int, default=0, metavar="N", help="how many claims (default sampling.default_sample)")
     parser.add_argument("--scope", metavar="X", help="only scopes equal to X or ending in /X")
     parser.add_argument("--section", metavar="S", help="only claims under headings containing S")
-    parser.add_argument("--include-secondary", action="store_true", help="also non-primary citations")
+    parser.add_argument("--include-secondary", action="store_true",
+                        help="also citations of sources that are not official when extraction.primary_only restricts them")
     parser.add_argument("--seed", type=int, default=-1, help="sampling tie-break seed (default sampling.seed)")
     parser.add_argument("--out", type=Path, metavar="PATH", help="worklist file (default <home>/worklist.json)")
     parser.add_argument("--now", metavar="ISO", help="pin the clock")
 
 
 def run(args: argparse.Namespace) -> int:
-    from claims_pipeline.commands.inputs import check_clock, check_corpus_dir, chosen_scopes, corpus_origin
-    from claims_pipeline.corpus.extract import list_scopes
+    from claims_pipeline.commands.inputs import InputError, check_clock, check_corpus_dir, chosen_scopes, corpus_origin
+    from claims_pipeline.corpus.scopes import nothing_read_message, walk_corpus
     from claims_pipeline.home import HomeLayout
     from claims_pipeline.orchestration.instance import open_instance
     from claims_pipeline.orchestration.runner import resources_for, run_failures, run_worklist
@@ -39,7 +40,10 @@ def run(args: argparse.Namespace) -> int:
     settings = load_settings(config)
     # before any run: a missing corpus or an unmatched --scope must not overwrite the last worklist with 0 items
     check_corpus_dir(settings, corpus_origin(config))
-    chosen_scopes(list(list_scopes(settings)), args.scope)
+    walk = walk_corpus(settings)
+    if not walk.files:  # say which setting left the files out (exit 2), before any run
+        raise InputError(nothing_read_message(settings, walk))
+    chosen_scopes(list(walk.scopes), args.scope)
     out = (args.out.expanduser().resolve() if args.out else HomeLayout(settings.home_dir).worklist_file)
     run_config = {
         "sample": args.sample, "scope": args.scope or "", "section": args.section or "",

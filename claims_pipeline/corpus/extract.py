@@ -37,7 +37,7 @@ from claims_pipeline.corpus.scopes import list_scopes, walk_corpus
 from claims_pipeline.corpus.scopes import resolve_scope_filter as _resolve
 from claims_pipeline.corpus.source_lines import SOURCE_HINT_RE, find_source_lines
 from claims_pipeline.corpus.stamps import file_last_verified, find_inline_stamp, mask_stamps
-from claims_pipeline.corpus.tiers import PrimaryHosts, source_tier
+from claims_pipeline.corpus.tiers import SECONDARY_TIER, PrimaryHosts, builtin_official_hosts, is_official, source_tier
 from claims_pipeline.corpus.values import extract_values, num_needles
 from claims_pipeline.settings import Settings
 from claims_pipeline.urls import url_host
@@ -77,6 +77,7 @@ class ExtractOptions:
     """Everything the line loop needs, compiled once per run."""
 
     allowlist: PrimaryHosts
+    own: PrimaryHosts | None
     tier_cache: dict[str, str | None]  # host -> tier; hosts repeat across a corpus
     url_cache: dict[str, tuple[str, str | None]]  # url -> (host, tier); cited URLs repeat too
     skip_heading_re: re.Pattern[str] | None
@@ -90,7 +91,7 @@ class ExtractOptions:
 
     def tier_of(self, host: str) -> str | None:
         if host not in self.tier_cache:
-            self.tier_cache[host] = source_tier(host, self.allowlist) if host else None
+            self.tier_cache[host] = source_tier(host, self.allowlist, self.own) if host else None
         return self.tier_cache[host]
 
     def host_and_tier(self, url: str) -> tuple[str, str | None]:
@@ -107,7 +108,8 @@ class ExtractOptions:
         # Whole words: "Sources" skips "Primary sources" but not "Water resources".
         skip_re = re.compile(r"\b(?:" + "|".join(words) + r")\b", re.I) if words else None
         return cls(
-            allowlist=PrimaryHosts(settings.primary_allowlist()),
+            allowlist=PrimaryHosts(builtin_official_hosts() | settings.primary_allowlist()),
+            own=PrimaryHosts(ex.own_hosts) if ex.own_hosts else None,
             tier_cache={},
             url_cache={},
             skip_heading_re=skip_re,
@@ -360,7 +362,7 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
             out.home_page_rows.append((rel, line_no, links[0].url, line.strip()[:140]))
         return
     hosts, tiers = zip(*[opts.host_and_tier(ln.url) for ln in links])
-    if opts.primary_only and not any(tiers):  # no primary citation: no claim, whatever the figures
+    if opts.primary_only and not any(map(is_official, tiers)):  # no official citation: no claim, whatever the figures
         return
     masked = mask_urls(line, links)
     if not _DIGIT_RE.search(masked):
@@ -392,7 +394,7 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
     attributed = attribute_values(values, [ln for ln, p in zip(links, pointer) if not p]) if not all(pointer) else []
     if any(pointer):
         for _ln, is_ptr, vs, host, tier in zip(links, pointer, attribute_values(values, links), hosts, tiers):
-            if is_ptr and host and (tier is not None or not opts.primary_only) and (not multi or any(v.salient for v in vs)):
+            if is_ptr and host and (is_official(tier) or not opts.primary_only) and (not multi or any(v.salient for v in vs)):
                 out.skipped_pointer_links += 1
     if any(ln.kind == "footnote" for ln in links):
         attributed = _footnote_values(line, [ln for ln, p in zip(links, pointer) if not p], attributed)
@@ -406,7 +408,7 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
         if not host:
             out.warnings.append(ExtractWarning(rel, line_no, f"URL without a host ignored: {link.url[:80]}"))
             continue
-        if tier is None and opts.primary_only:
+        if opts.primary_only and not is_official(tier):
             continue
         if multi and not any(v.salient for v in link_values):  # roster / navigation co-citation
             continue
@@ -419,7 +421,7 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
             ClaimRecord(
                 id=cid, scope=scope, section=section or "(none)", line_no=line_no,
                 claim_text=claim_sentence(line, link.start, opts.window, _span_of(link_values)), values=tuple(link_values),
-                source_url=link.url, source_host=host, source_tier=tier or "secondary", inline_stamp=stamp,
+                source_url=link.url, source_host=host, source_tier=tier or SECONDARY_TIER, inline_stamp=stamp,
                 link_kind=link.kind, last_verified=last, last_verified_origin=origin, file=rel,
             )
         )
@@ -635,7 +637,7 @@ def extraction_stats(extraction: Extraction) -> dict:
     """The `extract` stats JSON (the earlier verifier's keys, plus link kinds, verification origins and warnings)."""
     claims = extraction.claims
     by_scope = Counter(c.scope for c in claims)
-    by_tier = Counter({"primary-gov": 0, "primary-allowlist": 0, "secondary": 0})
+    by_tier = Counter({"primary-gov": 0, "primary-allowlist": 0, "secondary": 0, "own": 0})
     by_tier.update(c.source_tier for c in claims)
     return {
         "total_claims": len(claims),

@@ -112,7 +112,8 @@ def corpus_sensor(context: dg.SensorEvaluationContext, claims_config: ClaimsConf
     if removed:
         partition_requests.append(scope_partitions.build_delete_request(removed))
     if changed or added or removed:
-        context.log.info(f"scopes added {added}, removed {removed}, changed {changed}")
+        context.log.info(f"scopes added: {', '.join(added) or 'none'}; removed: {', '.join(removed) or 'none'}; "
+                         f"changed: {', '.join(changed) or 'none'}")
     cursor = json.dumps({"scopes": current, "tick": tick + 1}, sort_keys=True)
     return dg.SensorResult(run_requests=requests, dynamic_partitions_requests=partition_requests, cursor=cursor)
 

@@ -45,7 +45,7 @@ class ScopeStoreIOManager(dg.ConfigurableIOManager):
         if context.has_asset_partitions:
             missing = set(context.asset_partition_keys) - set(obj)
             if missing:
-                raise ValueError(f"{context.asset_key.to_user_string()}: no value for scopes {sorted(missing)}")
+                raise ValueError(f"{context.asset_key.to_user_string()}: no value for scopes {', '.join(sorted(missing))}")
             for scope in context.asset_partition_keys:
                 _write_json(scope_file(home, context.asset_key, scope), obj[scope])
         else:
@@ -64,7 +64,8 @@ class ScopeStoreIOManager(dg.ConfigurableIOManager):
                 else:
                     absent.append(scope)
             if absent:  # a scope never materialized: go on with the others, but say so
-                context.log.warning(f"{key.to_user_string()}: not yet materialized for scopes {absent}; they are left out")
+                context.log.warning(f"{key.to_user_string()}: not yet materialized for scopes {', '.join(absent)}; "
+                                    "they are left out")
             return out
         path = asset_dir(home, key).with_suffix(".json")
         if not path.is_file():

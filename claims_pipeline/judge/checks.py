@@ -440,7 +440,7 @@ def _check_free_numerals(d: _Draft) -> None:
 
 def _check_tier(d: _Draft) -> None:
     d.ran("source_tier")
-    if d.item.source_tier != "secondary":
+    if d.item.source_tier not in ("secondary", "own"):  # the project's own page is no source for its own figure
         return
     if d.verdict == "MATCH":
         d.downgrade("source_tier", "a secondary source gives at most PARTIAL", to="PARTIAL")

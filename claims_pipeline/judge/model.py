@@ -19,7 +19,7 @@ QUOTED_VERDICTS: frozenset[str] = frozenset({"MATCH", "MISMATCH", "STALE", "PART
 CLASSES: tuple[str, ...] = (
     "confirmed", "corrected", "flagged-unsupported", "flagged-judgment-call", "flagged-no-source",
 )
-SOURCE_TIERS: tuple[str, ...] = ("primary-gov", "primary-allowlist", "secondary")
+SOURCE_TIERS: tuple[str, ...] = ("primary-gov", "primary-allowlist", "secondary", "own")
 PRIORS: tuple[str, ...] = (
     "TOKENS_PRESENT", "WEAK_MATCH", "TOKENS_ABSENT", "SOURCE_UNAVAILABLE", "SOURCE_BINARY", "PDF_NO_TEXT",
 )

@@ -20,6 +20,7 @@ from claims_pipeline.report.sections import (
     LISTED_MAX,
     ChangedPage,
     ScopeCount,
+    by_source_tier,
     change_note,
     changed_page_count,
     changed_pages,
@@ -225,7 +226,9 @@ def render_html(audit: Audit, previous_run: str | None = None) -> str:
         parts.append(f"<h2>Changed before, shown by an earlier report: claims still stale ({h(pages_and_claims(earlier))})</h2>")
         parts += [_page_group(g) for g in earlier]
     parts.append(f"<h2>Figure not on cited page: TOKENS_ABSENT ({len(absent)})</h2>")
-    parts += _claims(absent, stale=False)
+    for title, rows in by_source_tier(audit, absent):
+        parts += [f"<h3>{h(title)} ({len(rows)})</h3>"] if title else []
+        parts += _claims(rows, stale=False)
     parts.append(f"<h2>Figures only partly on cited page: WEAK_MATCH ({len(weak)})</h2>")
     if len(weak) > LISTED_MAX:
         parts.append(_by_scope(counts_by_scope(weak, weak["file"]), len(weak), "files"))

@@ -14,6 +14,7 @@ from claims_pipeline.report.sections import (
     LISTED_MAX,
     ChangedPage,
     ScopeCount,
+    by_source_tier,
     change_note,
     changed_pages,
     counts_by_scope,
@@ -147,14 +148,17 @@ def render_markdown(audit: Audit, previous_run: str | None = None) -> str:
 
     absent = sorted_rows(audit.bucket("tokens_absent"))
     lines += [f"## Figure NOT on cited page — `TOKENS_ABSENT` ({len(absent)})", ""]
-    lines += _table(
-        ["scope", "where", "claim", "missing", "verified", "url"],
-        [
-            [md_code(r.scope), _where(r), _claim(r.claim, 100), md_cell(", ".join(json.loads(r.missing)[:6])),
-             md_cell(s(r.last_verified)[:10] or "never"), _url(r.url)]
-            for r in table_rows(absent)
-        ],
-    )
+    for title, rows in by_source_tier(audit, absent):
+        lines += [f"### {title} ({len(rows)})", ""] if title else []
+        lines += _table(
+            ["scope", "where", "claim", "missing", "verified", "url"],
+            [
+                [md_code(r.scope), _where(r), _claim(r.claim, 100), md_cell(", ".join(json.loads(r.missing)[:6])),
+                 md_cell(s(r.last_verified)[:10] or "never"), _url(r.url)]
+                for r in table_rows(rows)
+            ],
+        )
+        lines += [""] if title else []
 
     weak = sorted_rows(audit.bucket("weak_match"))
     lines += ["", f"## Figures only partly on cited page — `WEAK_MATCH` ({len(weak)})", "", WEAK_TEXT, ""]

@@ -157,3 +157,20 @@ def plural(n: int, word: str) -> str:
 def pages_and_claims(groups: list[ChangedPage]) -> str:
     """'1 page · 2 claims' for a section heading."""
     return f"{plural(len(groups), 'page')} · {plural(sum(len(g.claims) for g in groups), 'claim')}"
+
+
+# The report's grouping by source tier: a figure absent from an official page comes first; from a secondary source
+# or the project's own page it is listed apart, under its own heading (a lead, not a finding). A corpus citing only
+# official sources gets one group without a heading, so its report reads as before.
+TIER_GROUPS = (("official", "From official sources"),
+               ("secondary", "From secondary sources: a lead to check against an official page, not a finding"),
+               ("own", "From the project's own pages: the figure is only checked against another copy of itself"))
+
+
+def by_source_tier(audit: Audit, rows: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    """(heading, rows) per tier present, official first; one group with no heading when every row is official."""
+    tier_of = dict(zip(audit.claims["id"], audit.claims["source_tier"])) if "source_tier" in audit.claims else {}
+    group = rows["claim_id"].map(lambda i: {"secondary": "secondary", "own": "own"}.get(tier_of.get(i, ""), "official"))
+    if len(rows) == 0 or (group == "official").all():
+        return [("", rows)]
+    return [(title, rows[group == name]) for name, title in TIER_GROUPS if (group == name).any()]

@@ -8,11 +8,17 @@ import pytest
 
 from claims_pipeline.corpus.extract import ExtractOptions, extract_corpus, extract_text
 from claims_pipeline.corpus.records import Extraction
-from claims_pipeline.settings import Settings, settings_from_dict
+from claims_pipeline.settings import COUNTRIES_PRESET_DIRS, COUNTRIES_PRESET_RULES, Settings, settings_from_dict
+
+# The layout most of these tests write (countries/<code>/…, shared/…): the demo's preset, set as its config sets it
+COUNTRIES_LAYOUT = {"scope_dirs": list(COUNTRIES_PRESET_DIRS), "scope_rules": list(COUNTRIES_PRESET_RULES),
+                    "skip_files": ["test-fixtures.md", "output-template.md", "sections.md"]}
 
 
 def make_settings(corpus: Path, **extraction) -> Settings:
-    return settings_from_dict({"extraction": {"corpus_dir": str(corpus), **extraction}})
+    """Settings of a corpus in the countries layout (`layout={}` for the defaults: scopes from the folder tree)."""
+    layout = extraction.pop("layout", COUNTRIES_LAYOUT)
+    return settings_from_dict({"extraction": {"corpus_dir": str(corpus), **layout, **extraction}})
 
 
 @pytest.fixture

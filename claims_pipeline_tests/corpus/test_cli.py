@@ -11,12 +11,17 @@ from pathlib import Path
 import pytest
 import yaml
 
+from claims_pipeline_tests.corpus.conftest import COUNTRIES_LAYOUT
+
 GOOD = "## Tax\n- VAT **18 %** ([t](https://tax.gov.xx/v)) (2026-05-01 verified)\n- PIT **10 %** ([p](https://tax.gov.xx/p))\n"
 
 
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "claims_pipeline.cli", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=60)
+    """The command on a corpus in the countries layout (its preset in a config file of its own)."""
+    layout = cwd / "layout.yaml"
+    layout.write_text(yaml.safe_dump({"extraction": COUNTRIES_LAYOUT}), encoding="utf-8")
+    return subprocess.run([sys.executable, "-m", "claims_pipeline.cli", *args, "--config", str(layout)], cwd=cwd,
+                          capture_output=True, text=True, timeout=60)
 
 
 def test_extract_stats_and_json(corpus, tmp_path):
@@ -96,7 +101,8 @@ def write_cli_config(tmp_path: Path, corpus_dir: Path) -> tuple[Path, Path]:
     home.mkdir(exist_ok=True)
     (home / "worklist.json").write_text('{"items": ["previous"]}', encoding="utf-8")
     config = tmp_path / "cli.yaml"
-    config.write_text(yaml.safe_dump({"home": str(home), "extraction": {"corpus_dir": str(corpus_dir)}}), encoding="utf-8")
+    config.write_text(yaml.safe_dump({"home": str(home), "extraction": {"corpus_dir": str(corpus_dir), **COUNTRIES_LAYOUT}}),
+                      encoding="utf-8")
     return config, home
 
 

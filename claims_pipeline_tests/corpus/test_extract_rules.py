@@ -28,10 +28,13 @@ def test_no_salient_value_no_claim():
     assert ids(extract_lines("- Portal launched in 1998 ([site](https://www.tax.gov.xx/))\n")) == []
 
 
-def test_secondary_gated_unless_included():
+def test_secondary_taken_by_default_gated_only_when_official_only():
+    """Every cited figure is looked for whatever its tier; extraction.primary_only restores the gate."""
     line = "- Rent yields ~**4.5 %** ([Numbeo](https://www.numbeo.com/x))\n"
-    assert ids(extract_lines(line)) == []
-    (c,) = extract_lines(line, include_secondary=True).claims
+    (c,) = extract_lines(line).claims
+    assert c.source_tier == "secondary"
+    assert ids(extract_lines(line, primary_only=True)) == []
+    (c,) = extract_lines(line, include_secondary=True, primary_only=True).claims
     assert c.source_tier == "secondary"
 
 

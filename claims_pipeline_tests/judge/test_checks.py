@@ -126,8 +126,10 @@ def test_verdict_names_are_normalised_or_refused(said: str, shipped: str):
     assert ("verdict_known" in failed(v)) == (shipped == "INDETERMINATE")
 
 
-def test_secondary_tier_caps_at_partial():
-    sec = item(source_tier="secondary")
+@pytest.mark.parametrize("tier", ["secondary", "own"])
+def test_secondary_tier_caps_at_partial(tier):
+    """A secondary source, or the project's own page, supports its figure at most partly."""
+    sec = item(source_tier=tier)
     assert verify(draft(), sec).verdict == "PARTIAL"
     p = verify(draft(verdict="PARTIAL", verification_class="flagged-unsupported"), sec)
     assert p.verdict == "PARTIAL" and failed(p) == [] and p.verification_class == "flagged-unsupported"

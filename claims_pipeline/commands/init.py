@@ -1,0 +1,155 @@
+"""`claims-pipeline init [DIR]`: a configuration for an existing knowledge base. It writes the corpus folder and the
+scope rule it chose (nothing else: every other key has a good default), then prints the files, scopes and claims
+by source tier it found and the next commands. It never replaces a file without --force. No network."""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import os
+import shlex
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from claims_pipeline.text_safety import terminal_escaped
+
+HEADER = """\
+# claims_pipeline configuration, written by `claims-pipeline init` for {root}.
+# Every key left out takes its default (docs/configuration.md); relative paths are read from this file's folder.
+# Scopes: {layout}.
+# To group files otherwise: change scope_depth, add scope_rules ({{glob: "guides/*/**", scope: "{{1}}"}}), or name
+# a file's scope in its front matter (`scope: name`), which wins over both.
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("dir", nargs="?", default=".", metavar="DIR", help="the knowledge base's folder (default: here)")
+    parser.add_argument("--force", action="store_true", help="replace the configuration file when it exists")
+    parser.add_argument("--set", metavar="KEY=VALUE", action="append", default=[], dest="settings",
+                        help="also write this setting: a dotted key and a YAML value, e.g. "
+                        "--set extraction.own_hosts=[kb.example.org] (repeatable)")
+
+
+def run(args: argparse.Namespace) -> int:
+    import yaml
+
+    from claims_pipeline.commands.inputs import InputError
+    from claims_pipeline.corpus.scopes import nothing_read_message, walk_corpus
+    from claims_pipeline.settings import DEFAULT_CONFIG_RELPATH, find_config_file, settings_from_dict
+
+    root = Path(args.dir).expanduser().resolve()
+    if not root.is_dir():
+        raise InputError(f"not a folder: {root}")
+    target = Path(args.config).expanduser().absolute() if args.config else Path.cwd() / DEFAULT_CONFIG_RELPATH
+    if target.exists() and not args.force:
+        raise InputError(f"{target} exists and is left as it is (--force replaces it)")
+    layout, described = choose_layout(root)
+    # relative when the file sits in or beside the knowledge base (the two move together), else absolute
+    near = target.parent.is_relative_to(root) or root.is_relative_to(target.parent.parent)
+    data: dict[str, Any] = {"extraction": {"corpus_dir": os.path.relpath(root, target.parent) if near else str(root),
+                                           **layout}}
+    for item in args.settings:
+        set_dotted(data, item)
+    # validated before anything is written (on a copy: validation makes the relative corpus_dir absolute)
+    settings = settings_from_dict(copy.deepcopy(data), source=target, base_dir=target.parent)
+    walk = walk_corpus(settings)
+    if not walk.files:
+        raise InputError(nothing_read_message(settings, walk))
+    text = HEADER.format(root=root, layout=described) + "\n" + yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    print(terminal_escaped(f"wrote {target}"))
+    for line in summary_lines(settings, walk, described):
+        print(terminal_escaped(line))
+    found = find_config_file(None)
+    chosen = found is not None and found.resolve() == target.resolve()
+    print("next:")
+    for line in next_commands(settings, target, explicit=not chosen):
+        print(terminal_escaped(line))
+    if os.environ.get("CLAIMS_PIPELINE_CONFIG") and not chosen:
+        print("note: $CLAIMS_PIPELINE_CONFIG names another file; the commands above name this one", file=sys.stderr)
+    return 0
+
+
+def set_dotted(data: dict[str, Any], item: str) -> None:
+    """`--set a.b=VALUE` into data (VALUE read as YAML: 'true', '[x, y]', '{h: v}')."""
+    import yaml
+
+    from claims_pipeline.commands.inputs import InputError
+
+    key, sep, raw = item.partition("=")
+    if not sep or not key.strip() or any(not part for part in key.strip().split(".")):
+        raise InputError(f"--set {item!r}: expected KEY=VALUE, e.g. extraction.scope_depth=2")
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else ""
+    except yaml.YAMLError:
+        raise InputError(f"--set {item!r}: the value is not YAML") from None
+    node = data
+    *parents, last = key.strip().split(".")
+    for part in parents:
+        node = node.setdefault(part, {})
+        if not isinstance(node, dict):
+            raise InputError(f"--set {item!r}: {part} is not a section")
+    node[last] = value
+
+
+def choose_layout(root: Path) -> tuple[dict[str, Any], str]:
+    """The scope keys for this tree, and the rule in words: the countries preset when the files are under
+    countries/<code>/ or shared/ (a README at the root aside), else one scope per folder at the shallowest depth
+    that gives more than one."""
+    from claims_pipeline.corpus.scopes import markdown_files
+    from claims_pipeline.settings import COUNTRIES_PRESET_DIRS, COUNTRIES_PRESET_RULES
+
+    rels = [p.relative_to(root).parts for p in markdown_files(root)]
+    if rels and any(r[0] == "countries" and len(r) > 2 for r in rels) and all(r[0] in COUNTRIES_PRESET_DIRS or len(r) == 1 for r in rels):
+        return ({"scope_dirs": list(COUNTRIES_PRESET_DIRS), "scope_rules": list(COUNTRIES_PRESET_RULES)},
+                "the countries preset: countries/<code>/ is the scope <code>, each file under shared/ a scope of its own")
+    depth = 1
+    for d in (1, 2, 3):
+        if len({r[:-1][:d] for r in rels}) > 1:
+            depth = d
+            break
+    words = ("one per top-level folder" if depth == 1 else f"one per folder {depth} levels deep") + \
+        ", files at the root in the scope 'root'"
+    return {"scope_depth": depth}, words
+
+
+def summary_lines(settings: Any, walk: Any, described: str) -> list[str]:
+    from claims_pipeline.corpus.explain import no_claim_message
+    from claims_pipeline.corpus.extract import extract_corpus
+
+    left = sum(walk.left_out.values()) + sum(1 for scope, _ in walk.skipped if scope is not None)
+    out = [f"  corpus: {settings.corpus_dir}: {len(walk.files)} markdown file{'s' * (len(walk.files) != 1)} read"
+           + (f" ({left} left out)" if left else "")]
+    files_of = Counter(f.scope for f in walk.files)
+    shown = ", ".join(f"{s} ({n} file{'s' * (n != 1)})" for s, n in files_of.most_common(8))
+    more = f", … {len(files_of) - 8} more" if len(files_of) > 8 else ""
+    out.append(f"  scopes: {len(files_of)}, {described}: {shown}{more}")
+    extraction = extract_corpus(settings)
+    tiers = Counter(c.source_tier for c in extraction.claims)
+    official = tiers["primary-gov"] + tiers["primary-allowlist"]
+    out.append(f"  claims: {len(extraction.claims)} by source tier: official {official} (government name "
+               f"{tiers['primary-gov']}, listed {tiers['primary-allowlist']}), secondary {tiers['secondary']}, "
+               f"own pages {tiers['own']}")
+    if not extraction.claims:
+        out.append("  " + no_claim_message(settings, len(extraction.files)))
+    for w in walk.skipped:
+        out.append(f"  warning: {w[1]}")
+    return out
+
+
+def next_commands(settings: Any, config: Path, *, explicit: bool) -> list[str]:
+    from claims_pipeline.commands.demo import ui_command
+    from claims_pipeline.orchestration.instance import dagster_home_for
+
+    cli = "claims-pipeline"
+    with_config = f" --config {shlex.quote(str(config))}" if explicit else ""
+    return [
+        f"  {cli} audit{with_config}    re-reads every cited page and writes the report",
+        f"  {cli} lint{with_config}     citations of a site's home page next to a figure",
+        f"  {cli} extract{with_config} --json claims.json    every claim, with its figures and source tier",
+        f"  {ui_command(config, str(dagster_home_for(settings)))}    the Dagster UI on this corpus "
+        "(http://127.0.0.1:3000)",
+    ]
