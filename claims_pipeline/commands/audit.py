@@ -77,7 +77,6 @@ def audit(config_path: str, *, scope: str | None = None, clock: str = "", fixtur
         print(json.dumps(summary["headline"] if fresh and summary else {}, indent=2))
         if fresh and summary and summary["headline"].get("total") == 0:
             from claims_pipeline.corpus.explain import no_claim_message
-            from claims_pipeline.text_safety import terminal_escaped
 
             print(terminal_escaped(f"claims-pipeline: {no_claim_message(settings, len(walk.files))}"), file=sys.stderr)
     for f in failures:
