@@ -30,7 +30,9 @@ def knowledge_base(root: Path) -> Path:
                                                                   encoding="utf-8")
     (root / "README.md").write_text(f"# The knowledge base\n\n{ROOT_CITATION}", encoding="utf-8")
     (root / "config").mkdir()
-    (root / "config" / "claims_pipeline.yaml").write_text("extraction:\n  corpus_dir: ..\n", encoding="utf-8")
+    # scope_dirs keeps the README out: a corpus in any layout would read every markdown file of the folder
+    config = "extraction:\n  corpus_dir: ..\n  scope_dirs: [countries]\n"
+    (root / "config" / "claims_pipeline.yaml").write_text(config, encoding="utf-8")
     return root
 
 
