@@ -25,8 +25,9 @@ _APPRISE_LOG = logging.getLogger("apprise")
 _APPRISE_LOG.propagate = False
 _APPRISE_LOG.addHandler(logging.NullHandler())
 
-# The HTTP and e-mail libraries under Apprise log each request at DEBUG with its path (a webhook's token) or host
-_TRANSPORT_LOGGERS = ("urllib3", "requests", "requests_oauthlib", "oauthlib")
+# The HTTP and e-mail libraries under Apprise log each request at DEBUG with its path (a webhook's token) or host;
+# Apprise itself too, and its notify() may let its records propagate while it captures them, so it is redacted as well
+_TRANSPORT_LOGGERS = ("apprise", "urllib3", "requests", "requests_oauthlib", "oauthlib")
 
 
 class _Redacting(logging.Filter):
