@@ -475,13 +475,13 @@ def _check_page_consistent(d: _Draft) -> None:
 
 def _supporting_elsewhere(d: _Draft) -> str:
     """A passage of the page outside the quote stating the claim's own figure for the claim's subject."""
-    from claims_pipeline.judge.evidence import _segments, claim_subject_words, subject_of
+    from claims_pipeline.judge.evidence import claim_subject_words, subject_of, subject_segments
 
     value = d.item.values[0]
     if not claim_subject_words(d.item, value):
         return ""
     needle = normalized(d.quote)
-    for lo, hi in _segments(d.full_page):
+    for lo, hi in subject_segments(d.item, d.full_page, value):
         seg = d.full_page[lo:hi]
         if needle in normalized(seg) or normalized(seg.strip()) in needle:
             continue

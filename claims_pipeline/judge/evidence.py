@@ -140,6 +140,16 @@ def _segments(page: str) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
+def subject_segments(item: JudgeItem, page: str, value: ItemValue) -> list[tuple[int, int]]:
+    """The page's segments that may speak of the claim's subject: each holds the first four letters of enough of
+    the claim's words (a cheap superset of subject_of's test: the numbers of the others are never read)."""
+    words = claim_subject_words(item, value)
+    need = min(SAME_THING_WORDS, len(words))
+    heads = [w[:4] for w in words]
+    folded = page.casefold()
+    return [(lo, hi) for lo, hi in _segments(page) if sum(1 for h in heads if h in folded[lo:hi]) >= need]
+
+
 def competing(item: JudgeItem, page: str, quote: str) -> list[Competing]:
     """Passages of the page, outside every place of the quote, stating another pct/money figure of the claim's
     kind for the claim's subject. Empty for dates and statutes (no competing figure is read for them)."""
@@ -150,7 +160,7 @@ def competing(item: JudgeItem, page: str, quote: str) -> list[Competing]:
         return []  # a claim naming no subject ("fee €1,300"): no passage can be said to speak of the same one
     needle = normalized(quote)
     found: list[Competing] = []
-    for lo, hi in _segments(page):
+    for lo, hi in subject_segments(item, page, value):
         seg = page[lo:hi]
         if needle and (needle in normalized(seg) or normalized(seg.strip()) in needle):
             continue  # the quoted passage itself
