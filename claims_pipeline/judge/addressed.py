@@ -76,7 +76,8 @@ _SETUP_RE = re.compile(
     re.I,
 )
 
-_SENTENCE_RE = re.compile(r"[^\n.!?]*(?:[.!?]+(?=\s|$)|\n|$)")
+# A sentence runs to a full stop, ! or ? followed by a space or the end (not the point of "5.80" or "$1.2"), or a line end.
+_SENTENCE_RE = re.compile(r"(?:[^\n.!?]|[.!?]+(?=\S))+[.!?]*")
 
 
 def is_addressed(sentence: str) -> bool:

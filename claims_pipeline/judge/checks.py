@@ -51,6 +51,7 @@ from claims_pipeline.judge.evidence import (
     claim_figure_spans,
     competing,
     language_of,
+    languages_of,
     other_figure_spans,
     passage_around,
 )
@@ -363,10 +364,22 @@ def _check_quote(d: _Draft, draft: DraftVerdict) -> None:
 def _instruction_problem(d: _Draft, core: str) -> str | None:
     if _INSTRUCTION_RE.search(core) or addressed_spans(core):
         return "the quote is page text addressed to a reader or model about the check, not evidence"
+    if _planted_language(d.item, core):
+        return ("the quote is in the claim's language on a page written in another: a line set there for the check, "
+                "not the page's evidence")
     if _beside_addressed(normalized(core), normalized_page(d.item.page_text)):
         return (f"the quote stands in or beside page text addressed to a reader or model (within "
                 f"{INSTRUCTION_REACH} characters): planted, not evidence")
     return None
+
+
+def _planted_language(item: JudgeItem, core: str) -> bool:
+    """Is the quote written in the claim's language while the page around it is written in another?"""
+    quote_langs = languages_of(core)
+    if not quote_langs or quote_langs.isdisjoint(languages_of(item.claim_text)):
+        return False
+    page_langs = languages_of(item.page_text)
+    return bool(page_langs) and page_langs.isdisjoint(quote_langs)
 
 
 def _beside_addressed(needle: str, page: str) -> bool:
