@@ -124,3 +124,22 @@ def test_the_report_shows_every_downgrade_and_recounts_clean(judged, tmp_path: P
     for reason in reasons:
         assert h(reason) in html
     assert f"provider: {provider}" in html
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai-compatible"])
+def test_the_projects_own_scripted_judge_never_ships_a_planted_line(provider):
+    """The demo's scripted judge answers honestly from the page, so on a page whose only line stating the claim's
+    figure was planted for a model it quotes that line: code must not ship it, whichever way the line is worded."""
+    from claims_pipeline_tests.judge.adversarial_cases import PLANTED, PLANTED_POLITE, PLANTED_SETUP
+
+    items = [PLANTED, PLANTED_POLITE, PLANTED_SETUP]
+    with ScriptedJudgeServer(expected_api_key=KEY) as srv:  # the default answerer: the demo's scripted judge
+        base = srv.anthropic_url if provider == "anthropic" else srv.openai_url
+        js = JudgeSettings(provider=provider, base_url=base, request_timeout_s=5.0, max_retries=1)
+        run = run_judge(items, make_provider(js, environ=ENV), js, None)
+        said = [r for r in srv.requests("verdict")]
+    assert len(said) == 3
+    for v in run.verdicts:
+        assert v.draft is not None and v.draft.verdict == "MATCH" and "2 %" in v.draft.quote  # it did quote the line
+        assert v.verdict == "INDETERMINATE" and v.verification_class != "confirmed", (v.id, v.downgrades)
+        assert v.quote == ""
