@@ -50,6 +50,7 @@ from claims_pipeline.judge.evidence import (
     best_subject,
     claim_figure_spans,
     competing,
+    language_counts,
     language_of,
     languages_of,
     other_figure_spans,
@@ -293,10 +294,11 @@ def _withhold(d: _Draft) -> None:
     d.quote = d.source_says = ""
     d.claimed = d.item.values[0].raw if d.item.values else ""
     d.note = WITHHELD_NOTE.format(checks=", ".join(failed) or "code")
+    # the refused answer's account of either direction is not read: neither counts as passed
     if d.direction_a.by == "model":
-        d.direction_a = Direction(result=d.direction_a.result, line="", by="model")
+        d.direction_a = Direction(result="incomplete", line="", by="model")
     if d.direction_b.by == "model":
-        d.direction_b = Direction(result=d.direction_b.result, line="", by="model")
+        d.direction_b = Direction(result="incomplete", line="", by="model")
 
 
 def _check_identity(d: _Draft, draft: DraftVerdict) -> None:
@@ -374,12 +376,15 @@ def _instruction_problem(d: _Draft, core: str) -> str | None:
 
 
 def _planted_language(item: JudgeItem, core: str) -> bool:
-    """Is the quote written in the claim's language while the page around it is written in another?"""
+    """Is the quote written in the claim's language while the page around it is plainly written in another (a
+    bilingual page, or one with a few words of the claim's language, is not)?"""
     quote_langs = languages_of(core)
     if not quote_langs or quote_langs.isdisjoint(languages_of(item.claim_text)):
         return False
-    page_langs = languages_of(item.page_text)
-    return bool(page_langs) and page_langs.isdisjoint(quote_langs)
+    # the page without the quote: written in another language when the quote's has under a tenth of its words
+    counts = language_counts(item.page_text.replace(core, " "))
+    top = max(counts.values())
+    return top >= 20 and all(counts[lang] * 10 < top for lang in quote_langs)
 
 
 def _beside_addressed(needle: str, page: str) -> bool:

@@ -42,10 +42,15 @@ _STOP = {
 _WORD_RE = re.compile(r"[^\W\d_]+")
 
 
+def language_counts(text: str) -> dict[str, int]:
+    """How many function words of each language the text uses."""
+    words = [w.casefold() for w in _WORD_RE.findall(text)]
+    return {lang: sum(1 for w in words if w in stop) for lang, stop in _STOP.items()}
+
+
 def languages_of(text: str) -> frozenset[str]:
     """The languages whose function words the text uses most (a tie keeps them all; none: no function word)."""
-    words = [w.casefold() for w in _WORD_RE.findall(text)]
-    counts = {lang: sum(1 for w in words if w in stop) for lang, stop in _STOP.items()}
+    counts = language_counts(text)
     top = max(counts.values())
     return frozenset(lang for lang, n in counts.items() if n == top) if top else frozenset()
 
@@ -123,6 +128,10 @@ def other_figure_spans(value: ItemValue, text: str, claimed: list[ItemValue]) ->
     return sorted(set(out))
 
 
+_MONEY_LIKE_RE = re.compile(r"[$€£¥]|\b(?:EUR|USD|XCD|GBP|euros?|dollars?|pesos?|million|billion|thousand)\b|\d[\d,. \u00a0\u202f]{2,}\d",
+                            re.I)
+
+
 @dataclass(frozen=True)
 class Competing:
     passage: str  # verbatim, one clause or row of the page
@@ -165,6 +174,8 @@ def competing(item: JudgeItem, page: str, quote: str) -> list[Competing]:
         if needle and (needle in normalized(seg) or normalized(seg.strip()) in needle):
             continue  # the quoted passage itself
         for start, end, fig in other_figure_spans(value, seg, item.values):
+            if value.type == "money" and not _MONEY_LIKE_RE.search(fig):
+                continue  # a bare small number ("Figure 1", "(2)") is no amount
             if subject_of(item, seg, start, end, value).ok:
                 found.append(Competing(" ".join(seg.split())[:MAX_PASSAGE_CHARS], fig))
                 break

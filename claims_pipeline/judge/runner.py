@@ -5,7 +5,8 @@ TOKENS_ABSENT, then WEAK_MATCH, then the rest in the order given (the caller pas
 order). A claim whose page has no readable text never reaches a provider (checks.unreadable_verdict); a cached
 answer costs nothing; neither counts against the caps. max_claims_per_run bounds the claims sent; max_cost_usd
 is checked before each claim is sent, against what was spent plus the estimate of what is in flight plus this
-claim's estimate. Once a cap is hit, every later claim that would need a request is skipped (listed by id).
+claim's estimate. Once a cap is hit, every later claim that would need a request is skipped (listed by id). When
+no cap can cut the run, the claims likely to need a second ask are sent first (the verdicts keep the order).
 
 Direction B: a MATCH that would ship as confirmed is asked once more, independently, framed to refute
 (prompt.build_direction_b_prompt); the answer goes back through checks.verify. Its tokens and cost count on the
@@ -375,6 +376,10 @@ async def judge_items(items: Iterable[JudgeItem], provider: JudgeProvider, setti
 
     await asyncio.gather(*(settle_cached_bounded(e) for e in b_only))
 
+    if len(pending) <= settings.max_claims_per_run and sum(e[3] for e in pending) <= settings.max_cost_usd:
+        # no cap can cut this run, so the order decides nothing but the wall time: the claims likely to need a
+        # second ask go first (longest first), and the one-request claims fill the pool's last slots
+        pending.sort(key=lambda e: not likely_direction_b(e[1]))
     queue: asyncio.Queue[tuple[int, JudgeItem, Prompt, float]] = asyncio.Queue()
     for entry in pending:
         queue.put_nowait(entry)
