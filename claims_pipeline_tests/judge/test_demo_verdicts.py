@@ -10,6 +10,8 @@ import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from claims_pipeline.audit import build_audit
 from claims_pipeline.commands.demo import write_runtime_config
 from claims_pipeline.corpus.extract import extract_corpus
@@ -113,3 +115,31 @@ def test_demo_corpus_verdicts_report_and_corrections(tmp_path: Path):
     assert len(after) > len(before) and after.startswith(before[: before.rindex("</main>")])
     assert after.count("<section id=\"claim-verdicts\">") == 1 and "0.8% of the cadastral value" in after
     assert '<span class="add">- **Annual property levy**: **1.1%** of the cadastral value' in after
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai-compatible"])
+def test_the_scripted_judge_reads_figures_as_the_priors_do(provider):
+    """5.80% is on a page saying "5,80 %", €1,250 on one saying "€ 1 250", and 5 % is not on one saying "4,5 %"."""
+    from claims_pipeline.judge.model import JudgeItem
+
+    def it(n: int, claim: str, raw: str, kind: str, page: str) -> JudgeItem:
+        return JudgeItem(id=f"xx:{n}:0", scope="xx", line_no=n, source_url=f"http://x.gov.xa/{n}", claim_text=claim,
+                         values=[{"type": kind, "raw": raw}], page_text=page, page_text_hash=f"h{n}")
+
+    items = [
+        it(1, "Registration duties: 5.80% of the price", "5.80%", "pct",
+           "Frais\nLe taux global des droits de mutation est de 5,80 % du prix.\n"),
+        it(2, "Notarial deed: registration fee of €1,250 per deed", "€1,250", "money",
+           "Fees\nA registration fee of € 1 250 is charged per notarial deed.\n"),
+        it(3, "Foreign buyers pay a 5% surcharge on the price", "5%", "pct",
+           "Surcharges\nForeign buyers pay a surcharge of 4,5 % on the price.\n"),
+    ]
+    with ScriptedJudgeServer() as srv:
+        js = demo_judge_settings(srv, provider=provider)
+        run = run_judge(items, make_provider(js, environ=DEMO_ENV), js, None)
+    got = {v.id: v for v in run.verdicts}
+    assert got["xx:1:0"].verdict == "PARTIAL"  # the figure, on a page in French: its subject is not read by words
+    assert got["xx:2:0"].verdict == "MATCH" and got["xx:2:0"].verification_class == "confirmed"
+    assert got["xx:3:0"].verdict == "MISMATCH" and got["xx:3:0"].figure_on_page == "4,5 %"
+    assert all(not [d for d in v.downgrades if d.kind == "verdict"] for v in run.verdicts)  # code agreed with each
+    assert all("scripted demo judge" in v.note for v in run.verdicts)
