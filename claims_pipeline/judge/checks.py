@@ -49,12 +49,15 @@ from claims_pipeline.judge.addressed import _INSTRUCTION_RE, addressed_spans
 from claims_pipeline.judge.evidence import (
     best_subject,
     claim_figure_spans,
+    claim_subject_words,
     competing,
     language_counts,
     language_of,
     languages_of,
     other_figure_spans,
     passage_around,
+    subject_of,
+    subject_segments,
 )
 from claims_pipeline.judge.figures import (
     free_numerals,
@@ -133,8 +136,6 @@ ALLOWED_CLASSES: dict[str, tuple[str, ...]] = {
 
 _VERDICT_ALIASES = {"NOTFOUND": "NOT_FOUND", "NOT FOUND": "NOT_FOUND", "SOURCE UNAVAILABLE": "SOURCE_UNAVAILABLE"}
 _LANGUAGES = {"en": "English", "fr": "French", "es": "Spanish", "de": "German", "it": "Italian", "pt": "Portuguese"}
-
-__all__ = ["CHECKS", "CHECK_ASKS", "ALLOWED_CLASSES", "verify", "unreadable_verdict", "_INSTRUCTION_RE"]
 
 # Causal wording. A preposition-like phrase becomes "alongside" and a causal verb "coincided with" (same tense):
 # both stay grammatical in place. "because" (a conjunction: "while" changes the meaning) and "cause(s)" (also a
@@ -493,8 +494,6 @@ def _check_page_consistent(d: _Draft) -> None:
 
 def _supporting_elsewhere(d: _Draft) -> str:
     """A passage of the page outside the quote stating the claim's own figure for the claim's subject."""
-    from claims_pipeline.judge.evidence import claim_subject_words, subject_of, subject_segments
-
     value = d.item.values[0]
     if not claim_subject_words(d.item, value):
         return ""

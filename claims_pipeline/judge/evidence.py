@@ -139,7 +139,8 @@ class Competing:
 
 
 @lru_cache(maxsize=64)
-def _segments(page: str) -> tuple[tuple[int, int], ...]:
+def segments(page: str) -> tuple[tuple[int, int], ...]:
+    """(start, end) of the page's sentences, ;-parts and lines (table rows)."""
     out = []
     for m in _SEGMENT_RE.finditer(page):
         if m.group(0).strip():
@@ -156,7 +157,7 @@ def subject_segments(item: JudgeItem, page: str, value: ItemValue) -> list[tuple
     need = min(SAME_THING_WORDS, len(words))
     heads = [w[:4] for w in words]
     folded = page.casefold()
-    return [(lo, hi) for lo, hi in _segments(page) if sum(1 for h in heads if h in folded[lo:hi]) >= need]
+    return [(lo, hi) for lo, hi in segments(page) if sum(1 for h in heads if h in folded[lo:hi]) >= need]
 
 
 def competing(item: JudgeItem, page: str, quote: str) -> list[Competing]:

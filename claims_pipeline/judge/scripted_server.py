@@ -413,10 +413,10 @@ def _request_item(req: ScriptedRequest) -> Any:
 
 def _passages(page: str) -> list[tuple[int, int]]:
     """The page's sentences and table rows a quote may be (12 to 600 characters, stripped)."""
-    from claims_pipeline.judge.evidence import _segments
+    from claims_pipeline.judge.evidence import segments
 
     out = []
-    for lo, hi in _segments(page):
+    for lo, hi in segments(page):
         while lo < hi and page[lo].isspace():
             lo += 1
         while hi > lo and page[hi - 1].isspace():
