@@ -170,6 +170,9 @@ def _run_facts(run_info: Mapping[str, Any], counts: Mapping[str, Any]) -> list[t
                             f"{run_info.get('output_tokens', counts['output_tokens'])}"),
         ("cost", f"${float(cost):.4f}" + ("" if run_info.get("price_known", True) else " (price unknown for this model)")),
         ("cached answers", str(run_info.get("cached", counts["cached"]))),
+        ("direction-B asks (second requests, framed to refute)",
+         f"{int(run_info.get('b_requests_sent') or 0)} sent, {int(run_info.get('b_cached') or 0)} from the cache"
+         + (f", {int(run_info['b_unasked'])} left unasked by the cost cap" if run_info.get("b_unasked") else "")),
     ]
     if run_info.get("stopped_by"):
         facts.append(("stopped by", f"{run_info['stopped_by']} ({run_info.get('skipped', 0)} claims not judged)"))
