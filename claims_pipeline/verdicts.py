@@ -149,8 +149,7 @@ def publish_verdict_report(settings: Settings, by_scope: dict[str, ScopeVerdicts
                                         max_bytes=settings.extraction.max_file_bytes)
         files = write_verdict_report(verdicts, run, out_dir, corrections=corrections.corrections)
         files["corrections.json"] = corrections.listing
-        if corrections.patch is not None:
-            files["corrections.patch"] = corrections.patch
+        files["corrections.patch"] = corrections.patch
         report_html = out_dir / "report.html"
         appended = report_html.is_file() and append_verdict_section(report_html, verdicts, run,
                                                                     corrections=corrections.corrections)
@@ -164,7 +163,8 @@ def merged_run_info(runs: list[dict[str, Any]]) -> dict[str, Any]:
         reason = next((r.get("reason") for r in runs if r.get("reason")), "no scope has verdicts yet")
         return {"judged": False, "reason": reason}
     total: dict[str, Any] = {k: judged[-1].get(k) for k in ("provider", "model", "prompt_version", "run_at", "scripted")}
-    for key in ("requests_sent", "input_tokens", "output_tokens", "cached", "unreadable", "failed", "skipped"):
+    for key in ("requests_sent", "input_tokens", "output_tokens", "cached", "b_requests_sent", "b_cached", "b_unasked",
+                "unreadable", "failed", "skipped"):
         total[key] = sum(int(r.get(key) or 0) for r in judged)
     total["cost_usd"] = round(sum(float(r.get("cost_usd") or 0) for r in judged), 6)
     total["price_known"] = all(r.get("price_known", True) for r in judged)
@@ -181,12 +181,16 @@ def _latest_report_dir(home: Any) -> Path | None:
     return path if path.is_dir() else None
 
 
-def dry_run(settings: Settings, scopes: list[str], now: datetime, *, max_claims: int = 0) -> dict[str, Any]:
+def dry_run(settings: Settings, scopes: list[str], now: datetime, *, max_claims: int = 0,
+            scripted: bool = False) -> dict[str, Any]:
     """What `verify` would send, from the scopes' stored audit values: the prompts and a token and cost
-    estimate. No request is made, so no key is needed."""
+    estimate, after the verdict cache (an answer it holds is reused, not sent; the rerun of an unchanged run
+    sends nothing). Direction-B asks are counted: the TOKENS_PRESENT claims sent, and the cached MATCHes whose
+    second answer is not cached. No request is made, so no key is needed."""
     import json
 
     from claims_pipeline.home import HomeLayout
+    from claims_pipeline.judge.cache import VerdictCache
     from claims_pipeline.judge.providers import make_provider
     from claims_pipeline.judge.runner import run_judge
     from claims_pipeline.store.cache import PageCache
@@ -209,12 +213,25 @@ def dry_run(settings: Settings, scopes: list[str], now: datetime, *, max_claims:
     finally:
         cache.close()
     provider = make_provider(judge, environ={judge.effective_api_key_env: "dry-run: never sent"})
-    run = run_judge(items, provider, judge, None, dry_run=True)
+    if scripted:  # the demo's verdicts are cached under the scripted judge's model name
+        from claims_pipeline.judge.scripted_server import DEMO_MODEL
+
+        judge = judge.model_copy(update={"model": DEMO_MODEL})
+        provider = make_provider(judge, environ={judge.effective_api_key_env: "dry-run: never sent"})
+    verdict_cache = VerdictCache(home.judge_cache) if home.judge_cache.is_file() else None  # read, never created
+    try:
+        run = run_judge(items, provider, judge, verdict_cache, dry_run=True)
+    finally:
+        if verdict_cache is not None:
+            verdict_cache.close()
+    first = [p for p in run.prompts if p.kind == "verdict"]
     return {
-        "scopes": scopes, "scopes_not_audited": missing, "claims": len(items), "would_send": len(run.prompts),
+        "scopes": scopes, "scopes_not_audited": missing, "claims": len(items), "would_send": len(first),
+        "would_reuse": run.cached, "would_ask_direction_b": run.est_b_requests, "requests": len(run.prompts),
+        "unreadable": run.unreadable,
         "provider": judge.provider, "model": judge.effective_model, "max_claims_per_run": judge.max_claims_per_run,
         "est_input_tokens": run.est_input_tokens, "est_output_tokens": run.est_output_tokens,
         "est_cost_usd": run.est_cost_usd, "price_known": run.price_known, "stopped_by": run.stopped_by,
-        "prompts": [{"id": p.id, "system": p.system, "user": p.user, "page_cut": p.page_cut,
+        "prompts": [{"id": p.id, "kind": p.kind, "system": p.system, "user": p.user, "page_cut": p.page_cut,
                      "est_input_tokens": p.est_input_tokens} for p in run.prompts],
     }

@@ -59,7 +59,7 @@ def demo_verdicts(config: Path) -> int:
     from claims_pipeline.corpus.scopes import list_scopes
     from claims_pipeline.settings import load_settings
 
-    print("[demo] verdicts — the scripted demo judge (string matching, not a model), every answer checked by code",
+    print("[demo] verdicts — the scripted demo judge (the project's figure readers, not a model), every answer checked by code",
           file=sys.stderr)
     scopes = list(list_scopes(load_settings(config)))
     code = verify(str(config), scopes, None, fixture_web="on", quiet=True)

@@ -37,21 +37,38 @@ def run(args: argparse.Namespace) -> int:
     all_scopes = list(list_scopes(settings))
     scopes = chosen_scopes(all_scopes, args.scope) or all_scopes
     now = _now(args.now)
+    scripted = demo_judge_replaces(settings)
+    if scripted:
+        print(SCRIPTED_NOTICE, file=sys.stderr)
     if args.dry_run:
         from claims_pipeline.verdicts import dry_run
 
-        plan = dry_run(settings, scopes, now, max_claims=args.max_claims)
+        plan = dry_run(settings, scopes, now, max_claims=args.max_claims, scripted=scripted)
         print(json_escaped(json.dumps(plan, indent=2, ensure_ascii=False)))
         print(terminal_escaped(
             f"dry run: {plan['would_send']} of {plan['claims']} claims would be sent to {plan['provider']} "
-            f"({plan['model']}): about {plan['est_input_tokens']} input + {plan['est_output_tokens']} output tokens, "
-            f"${plan['est_cost_usd']:.4f}; nothing was sent"), file=sys.stderr)
+            f"({plan['model']}), {plan['would_reuse']} answers would be reused from the verdict cache, "
+            f"{plan['would_ask_direction_b']} direction-B asks expected: about {plan['est_input_tokens']} input + "
+            f"{plan['est_output_tokens']} output tokens, ${plan['est_cost_usd']:.4f}; nothing was sent"), file=sys.stderr)
         if plan["scopes_not_audited"]:  # scope names come from file names
             print(terminal_escaped(f"not audited yet (run `claims-pipeline audit` first): "
                                    f"{', '.join(plan['scopes_not_audited'])}"), file=sys.stderr)
         return 0
     return verify(str(config) if config else "", all_scopes, scopes if args.scope else None,
                   max_claims=args.max_claims, clock=args.now or "")
+
+
+SCRIPTED_NOTICE = ("verify: the demo corpus with judge.provider none: the demo's scripted judge (a local stand-in "
+                   "on 127.0.0.1, not a model) answers instead, so the demo runs with no key and no network; set "
+                   "judge.provider to use a real judge")
+
+
+def demo_judge_replaces(settings) -> bool:
+    """Does the demo's scripted judge answer (the demo corpus, no judge configured)? A judge configured on the
+    demo corpus is used as configured."""
+    from claims_pipeline.demo.routes import is_demo_corpus
+
+    return is_demo_corpus(settings) and settings.judge.provider == "none"
 
 
 def verify(config_path: str, all_scopes: list[str], scopes: list[str] | None, *, max_claims: int = 0, clock: str = "",

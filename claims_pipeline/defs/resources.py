@@ -162,7 +162,7 @@ class DemoJudgeResource(JudgeResource):
         with ScriptedJudgeServer(demo_answerer) as server:
             self._judge = demo_judge_settings(server, self.config.load().judge)  # type: ignore[union-attr]  # an inherited resource field reads as Any | PartialResource to mypy
             if context.log:
-                context.log.info(f"demo: scripted judge on {server.anthropic_url} (string matching, not a model)")
+                context.log.info(f"demo: scripted judge on {server.anthropic_url} (the project's figure readers, not a model)")
             yield self
 
     def settings(self) -> Any:
@@ -196,7 +196,9 @@ def default_resources(config_path: str | dg.EnvVar | None = None, *, fixture_web
         loaded = None  # a bad config fails the run that loads it, with its own message
     demo = is_demo_corpus(loaded) if fixture_web == "auto" and loaded is not None else fixture_web == "on"
     fetcher = DemoFetcherResource(config=config) if demo else FetcherResource(config=config)
-    judge = DemoJudgeResource(config=config) if demo else JudgeResource(config=config, api_key=judge_key(loaded))
+    # the demo's scripted judge stands in only when no judge is configured: a configured one is used as configured
+    scripted = demo and (loaded is None or loaded.judge.provider == "none")
+    judge = DemoJudgeResource(config=config) if scripted else JudgeResource(config=config, api_key=judge_key(loaded))
     return {
         "judge": judge,
         "claims_config": config,

@@ -4,6 +4,7 @@ What is cached is the model's parsed draft (and the tokens it cost), not the che
 through checks.verify again, so a change of the code checks applies to cached answers without a request.
 Only answers that parsed are cached: a timeout, a transport error or a malformed answer is asked again next run.
 Every put commits at once (WAL journal), so a run killed half-way keeps every answer it had received.
+The direction-B ask's answers live in the same table under keys of their own (prompt.DIRECTION_B_VERSION).
 """
 
 from __future__ import annotations
@@ -15,12 +16,19 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from claims_pipeline.judge.model import DraftVerdict
+from claims_pipeline.judge.model import DirectionBDraft, DraftVerdict
 
 
 def cache_key(claim_text: str, page_text_hash: str, model: str, prompt_version: str) -> str:
     blob = json.dumps([claim_text, page_text_hash, model, prompt_version], ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class CachedB:
+    draft: DirectionBDraft
+    input_tokens: int
+    output_tokens: int
 
 
 @dataclass(frozen=True)
@@ -65,6 +73,24 @@ class VerdictCache:
         except ValueError:  # a row written by an incompatible version: judge again
             return None
         return CachedAnswer(draft, int(row[1] or 0), int(row[2] or 0), row[3] or "", row[4] or "")
+
+    def get_b(self, key: str) -> CachedB | None:
+        row = self._db.execute("SELECT draft_json, input_tokens, output_tokens FROM answers WHERE key = ?",
+                               (key,)).fetchone()
+        if row is None:
+            return None
+        try:
+            return CachedB(DirectionBDraft.model_validate_json(row[0]), int(row[1] or 0), int(row[2] or 0))
+        except ValueError:
+            return None
+
+    def put_b(self, key: str, *, claim_id: str, model: str, prompt_version: str, draft: DirectionBDraft,
+              input_tokens: int, output_tokens: int, judged_at: str) -> None:
+        self._db.execute(
+            "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (key, claim_id, model, prompt_version, draft.model_dump_json(), input_tokens, output_tokens,
+             judged_at, time.time()),
+        )
 
     def put(self, key: str, *, claim_id: str, model: str, prompt_version: str, draft: DraftVerdict,
             input_tokens: int, output_tokens: int, judged_at: str) -> None:

@@ -200,6 +200,9 @@ def render_patch(corrections: Sequence[Correction], corpus_dir: Path, max_bytes:
     header = ["# Suggested corrections from the claim verdicts (claims_pipeline): never applied by the pipeline.",
               "# Read each quote at its source first. To apply, from the corpus folder: git apply corrections.patch",
               "#"]
+    if not corrections:
+        header = ["# no corrections: no MISMATCH or STALE verdict of this run passed every check (claims_pipeline).",
+                  "# This file is empty on purpose; corrections.json lists any verdict left without a correction."]
     for c in corrections:
         header += [f"# {_comment(c.file, 200)}:{c.line_no}  {c.verdict}  {_comment(c.figure_before, 60)} -> "
                    f"{_comment(c.figure_after, 60)}",
@@ -230,24 +233,22 @@ def render_patch(corrections: Sequence[Correction], corpus_dir: Path, max_bytes:
 class CorrectionsResult:
     corrections: list[Correction]
     skipped: list[Skipped]
-    patch: Path | None  # None when there is nothing to suggest
+    patch: Path  # always written; its header says "no corrections" when there is nothing to suggest
     listing: Path
 
 
 def write_corrections(verdicts: Iterable[Verdict], corpus_dir: Path, out_dir: Path, *,
                       max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> CorrectionsResult:
-    """corrections.patch (only when there is something to suggest) and corrections.json (the corrections and the
-    MISMATCH/STALE verdicts left without one, with why) in out_dir. The corpus is only read."""
+    """corrections.patch (always; a header saying "no corrections" when there is nothing to suggest, which
+    `git apply` accepts as an empty patch) and corrections.json (the corrections and the MISMATCH/STALE verdicts
+    left without one, with why) in out_dir. The corpus is only read."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     corrections, skipped = suggest_corrections(verdicts, corpus_dir, max_bytes)
     patch_path = out_dir / "corrections.patch"
-    if corrections:
-        patch_path.write_text(render_patch(corrections, corpus_dir, max_bytes), encoding="utf-8", newline="")
-    else:
-        patch_path.unlink(missing_ok=True)  # an earlier run's patch would be read as this run's
+    patch_path.write_text(render_patch(corrections, corpus_dir, max_bytes), encoding="utf-8", newline="")
     listing = out_dir / "corrections.json"
     doc = {"corrections": [asdict(c) for c in corrections], "skipped": [asdict(s) for s in skipped],
            "applied": False}
     listing.write_text(json_escaped(json.dumps(doc, indent=2, ensure_ascii=False)), encoding="utf-8")
-    return CorrectionsResult(corrections, skipped, patch_path if corrections else None, listing)
+    return CorrectionsResult(corrections, skipped, patch_path, listing)

@@ -15,6 +15,8 @@ from claims_pipeline.settings import JudgeSettings
 REQUEST_OVERHEAD_TOKENS = 24
 # A typical answer: the 13-key JSON object with a one-sentence quote and two direction lines.
 EXPECTED_OUTPUT_TOKENS = 260
+# A typical direction-B answer: five keys, a verdict of one boolean, a quote only when refuted.
+EXPECTED_B_OUTPUT_TOKENS = 90
 
 
 def estimate_tokens(text: str) -> int:

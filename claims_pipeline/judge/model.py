@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 VERDICTS: tuple[str, ...] = (
     "MATCH", "MISMATCH", "STALE", "PARTIAL", "NOT_FOUND", "SOURCE_UNAVAILABLE", "INDETERMINATE",
@@ -66,9 +66,34 @@ class JudgeItem(_Record):
         return self.prior not in UNREADABLE_PRIORS and bool(self.page_text.strip())
 
 
+DirectionResult = Literal["pass", "fail", "flagged", "incomplete"]
+_DIRECTION_WORDS = {"pass": "pass", "passed": "pass", "fail": "fail", "failed": "fail", "flagged": "flagged"}
+
+
 class Direction(_Record):
-    result: Literal["passed", "failed"] = "failed"
+    """One direction of the two-way question. pass: the claim survived it; fail: it did not (with the evidence);
+    flagged: the page holds competing readings; incomplete: no usable account of it (empty, garbled, not asked)
+    is never read as passed. by: who settled it (the model's own answer, code reading the page, or a second,
+    independent ask framed to refute)."""
+
+    result: DirectionResult = "incomplete"
     line: str = ""
+    by: Literal["model", "code", "ask"] = "model"
+
+    @field_validator("result", mode="before")
+    @classmethod
+    def _known(cls, v: object) -> str:
+        return _DIRECTION_WORDS.get(str(v or "").strip().lower(), "incomplete")
+
+
+class DirectionBDraft(_Record):
+    """The answer to the direction-B ask (prompt.DIRECTION_B_SYSTEM), as parsed; error says why there is none."""
+
+    refuted: bool | None = None  # None: the answer did not say (garbled, empty)
+    quote: str = ""
+    source_says: str = ""
+    line: str = ""
+    error: str = ""  # "": an answer came back; else why not (malformed, timeout, not asked: the cost cap)
 
 
 class DraftVerdict(_Record):
@@ -97,8 +122,8 @@ class Downgrade(_Record):
     before: str
     after: str
     # what changed: "verdict" (downgraded), "text" (reworded or withheld), "class" (reclassified), "field"
-    # (a harness field the model got wrong, overwritten)
-    kind: Literal["verdict", "text", "class", "field"] = "verdict"
+    # (a harness field the model got wrong, overwritten), "flag" (nothing changed: a text left as written, flagged)
+    kind: Literal["verdict", "text", "class", "field", "flag"] = "verdict"
 
 
 class Verdict(_Record):
@@ -119,7 +144,12 @@ class Verdict(_Record):
     direction_a: Direction = Field(default_factory=Direction)
     direction_b: Direction = Field(default_factory=Direction)
     verification_class: VerificationClass = "flagged-judgment-call"
-    draft: DraftVerdict | None = None
+    draft: DraftVerdict | None = None  # the debug record: what the model said, never shown when rejected
+    draft_b: DirectionBDraft | None = None  # the direction-B ask's answer (debug record), when one was made
+    # Verbatim passages of the page chosen by code: the supporting one and the competing one of a judgment call.
+    passages: list[str] = Field(default_factory=list)
+    # True while a would-be-confirmed MATCH waits for its direction-B ask (the runner asks, then checks again).
+    direction_b_pending: bool = False
     downgrades: list[Downgrade] = Field(default_factory=list)
     # Set by checks.verify: the checks that ran on this verdict (the report counts run/failed from them), the
     # claim's carrying figure and the different figure the checked quote carries (corrections use both).

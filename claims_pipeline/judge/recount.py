@@ -46,8 +46,10 @@ def _outcome(v: Verdict) -> str:
     if _said_verdict(v) != v.verdict:
         return "downgraded"
     d = v.draft
-    if ((v.note, v.source_says, v.claimed, v.direction_a, v.direction_b)
-            != (d.note, d.source_says, d.claimed, d.direction_a, d.direction_b) or v.quote != _said_quote(v)):
+    # a direction settled by code or by the second ask is not the answer's text: only the answer's own are compared
+    own = [(mine.result, mine.line) != (said.result, said.line)
+           for mine, said in ((v.direction_a, d.direction_a), (v.direction_b, d.direction_b)) if mine.by == "model"]
+    if (v.note, v.source_says, v.claimed) != (d.note, d.source_says, d.claimed) or any(own) or v.quote != _said_quote(v):
         return "reworded"
     if v.verification_class != d.verification_class.strip().lower():
         return "reclassified"
@@ -103,6 +105,10 @@ def _invariants(vs: list[Verdict]) -> list[str]:
                     out.append(f"{where}: {v.verdict} shipped without the {check} check")
                 if check in failed:
                     out.append(f"{where}: {v.verdict} shipped although {check} failed")
+        if v.verdict == "MATCH" and (v.direction_b.result != "pass" or v.direction_a.result != "pass"):
+            out.append(f"{where}: MATCH shipped without both directions passed")
+        if v.verdict in QUOTED_VERDICTS and v.draft is not None and _said_verdict(v) != v.verdict and v.verdict != "PARTIAL":
+            out.append(f"{where}: {v.verdict} shipped although code lowered the answer")
         if v.verdict in ("MISMATCH", "STALE") and not v.figure_on_page:
             out.append(f"{where}: {v.verdict} shipped without the page's figure")
         if v.verdict == "SOURCE_UNAVAILABLE" and v.draft is not None and _said_verdict(v) == "SOURCE_UNAVAILABLE" \
@@ -171,7 +177,7 @@ def reverify_mismatches(verdicts: Iterable[Verdict | Mapping[str, Any]], items: 
             elif again is None and v.verdict != "INDETERMINATE":
                 out.append(f"{v.id}: no answer, yet stored {v.verdict}")
             continue
-        again = verify(v.draft, item)
+        again = verify(v.draft, item, direction_b=v.draft_b)
         stored = (v.verdict, v.quote, v.figure_on_page, v.verification_class, v.checks_run,
                   [(d.check, d.kind, d.before, d.after) for d in v.downgrades])
         fresh = (again.verdict, again.quote, again.figure_on_page, again.verification_class, again.checks_run,

@@ -37,8 +37,8 @@ TITLE = "Claim verdicts (LLM judge, re-checked by code)"
 MEANING = ("A MATCH means the cited page says this, not that it is true of the world. Every answer was re-checked by "
            "code before it shipped; nothing in the corpus was changed (corrections are suggestions, in "
            "corrections.patch).")
-SCRIPTED_LABEL = ("Scripted demo judge: these verdicts come from a scripted stand-in that matches strings on the "
-                  "page text, not from a language model.")
+SCRIPTED_LABEL = ("Scripted demo judge: these verdicts come from a scripted stand-in that reads the page's figures "
+                  "with the project's own number and date readers, not from a language model.")
 SECTION_ID = "claim-verdicts"
 _START, _END = f"<!-- {SECTION_ID}:start -->", f"<!-- {SECTION_ID}:end -->"
 
@@ -98,16 +98,65 @@ def _sorted(verdicts: Sequence[Verdict]) -> list[Verdict]:
     return sorted(verdicts, key=lambda v: (rank.get(v.verdict, 99), v.scope, v.file, v.line_no, v.source_url))
 
 
+_BY = {"model": "the answer", "code": "code", "ask": "second ask"}
+
+
 def _directions(v: Verdict) -> str:
+    """"A pass (the answer) · B flagged (code): …": each direction's result, who settled it, and a failure's line."""
     if v.draft is None:
         return ""
     out = []
     for name, d in (("A", v.direction_a), ("B", v.direction_b)):
-        if d.result == "failed" and d.line.strip():
-            out.append(f"{name} failed: {d.line}")
-        elif d.result == "passed":
-            out.append(f"{name} passed")
+        bit = f"{name} {d.result} ({_BY.get(d.by, d.by)})"
+        if d.result in ("fail", "flagged", "incomplete") and d.line.strip():
+            bit += f": {d.line}"
+        out.append(bit)
     return " · ".join(out)
+
+
+def _said(v: Verdict) -> str:
+    """What the judge said, as a verdict name only (an unknown name is a model's text: not shown)."""
+    if v.draft is None:
+        return "(no answer)"
+    said = " ".join(str(v.draft.verdict).replace("-", " ").split()).upper().replace(" ", "_")
+    return said if said in VERDICTS else "(unknown)"
+
+
+# The verdicts that agree with each prior (the priors are a substring search: a tripwire, the verdict the reading).
+AGREES: dict[str, frozenset[str]] = {
+    "TOKENS_PRESENT": frozenset({"MATCH", "PARTIAL"}),
+    "WEAK_MATCH": frozenset({"MATCH", "PARTIAL", "INDETERMINATE", "NOT_FOUND", "MISMATCH", "STALE"}),
+    "TOKENS_ABSENT": frozenset({"MISMATCH", "STALE", "NOT_FOUND"}),
+    "SOURCE_UNAVAILABLE": frozenset({"SOURCE_UNAVAILABLE"}),
+    "SOURCE_BINARY": frozenset({"SOURCE_UNAVAILABLE"}),
+    "PDF_NO_TEXT": frozenset({"SOURCE_UNAVAILABLE"}),
+}
+
+
+def prior_agreement(v: Verdict) -> tuple[bool, str]:
+    """Does the verdict agree with the claim's prior? When not, why (the check that decided, in the project's
+    words, or the judge's own reading when it was accepted as said)."""
+    if v.verdict in AGREES.get(v.prior, frozenset()):
+        return True, "agrees"
+    decided = [d for d in v.downgrades if d.kind == "verdict"]
+    if decided:
+        return False, f"{decided[-1].check}: {decided[-1].reason}"
+    if v.draft is None:
+        return False, v.note
+    return False, (f"the judge read the page as {v.verdict} where the substring search found {v.prior}; "
+                   "its quote and note are the evidence")
+
+
+def _prior_cell(v: Verdict) -> str:
+    agrees, why = prior_agreement(v)
+    return f"{v.prior}: agrees" if agrees else f"{v.prior}: differs ({why})"
+
+
+def _evidence(v: Verdict) -> str:
+    """The quote, or a judgment call's passages (both the page's, chosen by code)."""
+    if v.passages:
+        return " ‖ ".join(f"page: «{p}»" for p in v.passages)
+    return v.quote
 
 
 def _run_facts(run_info: Mapping[str, Any], counts: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -121,6 +170,9 @@ def _run_facts(run_info: Mapping[str, Any], counts: Mapping[str, Any]) -> list[t
                             f"{run_info.get('output_tokens', counts['output_tokens'])}"),
         ("cost", f"${float(cost):.4f}" + ("" if run_info.get("price_known", True) else " (price unknown for this model)")),
         ("cached answers", str(run_info.get("cached", counts["cached"]))),
+        ("direction-B asks (second requests, framed to refute)",
+         f"{int(run_info.get('b_requests_sent') or 0)} sent, {int(run_info.get('b_cached') or 0)} from the cache"
+         + (f", {int(run_info['b_unasked'])} left unasked by the cost cap" if run_info.get("b_unasked") else "")),
     ]
     if run_info.get("stopped_by"):
         facts.append(("stopped by", f"{run_info['stopped_by']} ({run_info.get('skipped', 0)} claims not judged)"))
@@ -163,15 +215,16 @@ def render_markdown(verdicts: Sequence[Verdict], run_info: Mapping[str, Any], co
     lines += ["", "### Draft → verified", "", "What the judge said, what shipped, and why (one row per change).", ""]
     rows = []
     for v in _sorted(verdicts):
-        said = v.draft.verdict if v.draft is not None else "(no answer)"
+        said = _said(v)
         for d in v.downgrades:
             rows.append([_md_where(v), md_cell(said, 40), v.verdict, d.check, md_cell(d.reason, 240),
                          md_cell(d.before, 80), md_cell(d.after, 80)])
     lines += _md_table(["where", "judge said", "shipped", "check", "why", "before", "after"], rows)
     lines += ["", "## Claims (MISMATCH, STALE and NOT_FOUND first)", ""]
-    lines += _md_table(["verdict", "class", "where", "claim", "source says", "quote", "directions", "note", "url"], [
+    lines += _md_table(["verdict", "class", "where", "claim", "source says", "quote", "directions", "note", "prior", "url"], [
         [v.verdict, v.verification_class, _md_where(v), md_cell(claim_plain(v.claim_text), 140), md_cell(v.source_says, 160),
-         md_cell(v.quote, 200), md_cell(_directions(v), 160), md_cell(v.note, 200), md_link(v.source_url)]
+         md_cell(_evidence(v), 400), md_cell(_directions(v), 240), md_cell(v.note, 200), md_cell(_prior_cell(v), 240),
+         md_link(v.source_url)]
         for v in _sorted(verdicts)])
     lines += ["", "## Suggested corrections (never applied: corrections.patch)", ""]
     lines += _md_table(["where", "verdict", "before", "after", "the page says", "url"], [
@@ -216,15 +269,17 @@ def section_html(verdicts: Sequence[Verdict], run_info: Mapping[str, Any], count
               f"<{sub}>Draft → verified</{sub}>"]
     rows = []
     for v in _sorted(verdicts):
-        said = v.draft.verdict if v.draft is not None else "(no answer)"
+        said = _said(v)
         for d in v.downgrades:
             rows.append([f"{h(v.file or v.scope)}:{int(v.line_no)}", h(said), _badge(v.verdict), h(d.check),
                          h(d.reason), h(d.before), h(d.after)])
     parts.append(_html_table(["where", "judge said", "shipped", "check", "why", "before", "after"], rows))
     parts.append(f"<{sub}>Claims (MISMATCH, STALE and NOT_FOUND first)</{sub}>")
-    parts.append(_html_table(["verdict", "class", "where", "claim", "source says", "quote", "directions", "note", "source"], [
+    parts.append(_html_table(["verdict", "class", "where", "claim", "source says", "quote", "directions", "note", "prior",
+                              "source"], [
         [_badge(v.verdict), h(v.verification_class), f"<code>{h(v.scope)}</code> {h(v.file)}:{int(v.line_no)}", h(claim_plain(v.claim_text)),
-         h(v.source_says), f"<blockquote>{h(v.quote)}</blockquote>" if v.quote else "", h(_directions(v)), h(v.note),
+         h(v.source_says), "".join(f"<blockquote>{h(p)}</blockquote>" for p in (v.passages or [v.quote]) if p),
+         h(_directions(v)), h(v.note), h(_prior_cell(v)),
          link_html(v.source_url)]
         for v in _sorted(verdicts)]))
     parts.append(f"<{sub}>Suggested corrections (never applied: corrections.patch)</{sub}>")

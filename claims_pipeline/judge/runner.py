@@ -5,7 +5,14 @@ TOKENS_ABSENT, then WEAK_MATCH, then the rest in the order given (the caller pas
 order). A claim whose page has no readable text never reaches a provider (checks.unreadable_verdict); a cached
 answer costs nothing; neither counts against the caps. max_claims_per_run bounds the claims sent; max_cost_usd
 is checked before each claim is sent, against what was spent plus the estimate of what is in flight plus this
-claim's estimate. Once a cap is hit, every later claim that would need a request is skipped (listed by id).
+claim's estimate. Once a cap is hit, every later claim that would need a request is skipped (listed by id). When
+no cap can cut the run, the claims likely to need a second ask are sent first (the verdicts keep the order).
+
+Direction B: a MATCH that would ship as confirmed is asked once more, independently, framed to refute
+(prompt.build_direction_b_prompt); the answer goes back through checks.verify. Its tokens and cost count on the
+claim's verdict and against max_cost_usd (the admission of a TOKENS_PRESENT claim reserves its likely second
+ask), and its answer is cached apart (prompt.DIRECTION_B_VERSION). A second ask the cost cap leaves unasked makes
+direction B incomplete: the MATCH ships as PARTIAL.
 
 A malformed or truncated answer is asked again once, then the claim is INDETERMINATE; a request that failed
 after the SDK's own retries (429/5xx/timeouts, up to judge.max_retries) is INDETERMINATE and not cached; an
@@ -19,10 +26,12 @@ import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 from claims_pipeline.judge import checks
 from claims_pipeline.judge.cache import VerdictCache, cache_key
 from claims_pipeline.judge.cost import (
+    EXPECTED_B_OUTPUT_TOKENS,
     EXPECTED_OUTPUT_TOKENS,
     REQUEST_OVERHEAD_TOKENS,
     Price,
@@ -30,9 +39,21 @@ from claims_pipeline.judge.cost import (
     estimate_tokens,
     price_for,
 )
-from claims_pipeline.judge.model import DraftVerdict, JudgeItem, Verdict
-from claims_pipeline.judge.prompt import PROMPT_VERSION, Prompt, build_prompt
-from claims_pipeline.judge.providers.base import JudgeProvider, ProviderAnswer, ProviderError, parse_answer
+from claims_pipeline.judge.model import DirectionBDraft, DraftVerdict, JudgeItem, Verdict
+from claims_pipeline.judge.prompt import (
+    DIRECTION_B_VERSION,
+    PROMPT_VERSION,
+    Prompt,
+    build_direction_b_prompt,
+    build_prompt,
+)
+from claims_pipeline.judge.providers.base import (
+    JudgeProvider,
+    ProviderAnswer,
+    ProviderError,
+    parse_answer,
+    parse_direction_b,
+)
 from claims_pipeline.judge.providers.none import NO_JUDGE_MESSAGE
 from claims_pipeline.settings import JudgeSettings
 
@@ -48,6 +69,7 @@ class DryPrompt:
     user: str
     page_cut: bool
     est_input_tokens: int
+    kind: str = "verdict"
 
 
 @dataclass
@@ -62,6 +84,9 @@ class JudgeRun:
     cost_usd: float = 0.0
     price_known: bool = True
     cached: int = 0
+    b_requests_sent: int = 0  # direction-B asks sent (each a second request for a claim)
+    b_cached: int = 0  # direction-B answers read from the cache
+    b_unasked: int = 0  # direction-B asks the cost cap left unasked (those MATCHes ship as PARTIAL)
     unreadable: int = 0
     failed: int = 0  # claims INDETERMINATE because no usable answer came back
     stopped_by: str | None = None  # None | "max_claims" | "max_cost" | "provider_auth"
@@ -71,12 +96,14 @@ class JudgeRun:
     est_input_tokens: int = 0
     est_output_tokens: int = 0
     est_cost_usd: float = 0.0
+    est_b_requests: int = 0  # dry run: direction-B asks expected (TOKENS_PRESENT claims, and cached MATCHes)
     wall_s: float = 0.0
 
     def summary(self) -> dict:
         keys = ("provider", "model", "requests_sent", "attempts", "input_tokens", "output_tokens", "cost_usd",
-                "price_known", "cached", "unreadable", "failed", "stopped_by", "dry_run", "est_input_tokens",
-                "est_output_tokens", "est_cost_usd", "wall_s")
+                "price_known", "cached", "b_requests_sent", "b_cached", "b_unasked", "unreadable", "failed",
+                "stopped_by", "dry_run", "est_input_tokens", "est_output_tokens", "est_cost_usd", "est_b_requests",
+                "wall_s")
         out = {k: getattr(self, k) for k in keys}
         out["verdicts"] = len(self.verdicts)
         out["skipped"] = len(self.skipped)
@@ -94,6 +121,12 @@ def priority_order(items: Iterable[JudgeItem]) -> list[JudgeItem]:
 
 def estimate_prompt_tokens(prompt: Prompt) -> int:
     return estimate_tokens(prompt.system) + estimate_tokens(prompt.user_text()) + REQUEST_OVERHEAD_TOKENS
+
+
+def likely_direction_b(item: JudgeItem) -> bool:
+    """Will this claim probably need the direction-B ask? Only a would-be-confirmed MATCH does, and the
+    claims whose figures the priors found are the ones a judge confirms."""
+    return item.prior == "TOKENS_PRESENT" and item.source_tier != "secondary"
 
 
 def claim_deadline_s(settings: JudgeSettings) -> float:
@@ -141,7 +174,7 @@ class _Run:
             return "max_cost"
         return None
 
-    async def _ask(self, prompt: Prompt) -> tuple[DraftVerdict | None, str | None, int, int]:
+    async def _ask(self, prompt: Prompt, parse: Callable[[str], Any] = parse_answer) -> tuple[Any, str | None, int, int]:
         """(draft, error, input tokens, output tokens) after at most two answers."""
         in_tok = out_tok = 0
         error = None
@@ -151,13 +184,13 @@ class _Run:
             in_tok += answer.input_tokens
             out_tok += answer.output_tokens
             try:
-                draft = parse_answer(answer.text)
+                draft = parse(answer.text)
             except ValueError as exc:
                 error = f"malformed answer: {exc}"
                 if answer.truncated:
                     error = f"truncated answer (stop reason {answer.stop_reason}): {exc}"
                 continue
-            if answer.cited_spans:
+            if answer.cited_spans and isinstance(draft, DraftVerdict):
                 draft = draft.model_copy(update={"cited_spans": answer.cited_spans})
             return draft, None, in_tok, out_tok
         return None, error, in_tok, out_tok
@@ -191,8 +224,60 @@ class _Run:
                            claim_id=item.id, model=self.model, prompt_version=PROMPT_VERSION, draft=draft,
                            input_tokens=in_tok, output_tokens=out_tok, judged_at=judged_at)
         # quotes must come from the text the judge was sent (a long page is cut to the prompt's cap)
-        return self._stamp(self.verify(draft, item, page_given=prompt.page), item, in_tok=in_tok, out_tok=out_tok,
-                           cached=False, judged_at=judged_at)
+        verdict = self.verify(draft, item, page_given=prompt.page)
+        if verdict.direction_b_pending:
+            verdict, b_in, b_out = await self.settle_direction_b(item, draft, prompt.page)
+            in_tok, out_tok = in_tok + b_in, out_tok + b_out
+        return self._stamp(verdict, item, in_tok=in_tok, out_tok=out_tok, cached=False, judged_at=judged_at)
+
+    def b_key(self, item: JudgeItem) -> str:
+        return cache_key(item.claim_text, item.page_text_hash, self.model, DIRECTION_B_VERSION)
+
+    async def settle_direction_b(self, item: JudgeItem, draft: DraftVerdict, page_given: str) -> tuple[Verdict, int, int]:
+        """The direction-B answer (cached, or asked now within the cost cap) and the verdict checked with it;
+        with the tokens the ask cost."""
+        hit = self.cache.get_b(self.b_key(item)) if self.cache is not None else None
+        in_tok = out_tok = 0
+        if hit is not None:
+            self.out.b_cached += 1
+            b = hit.draft
+        else:
+            prompt = build_direction_b_prompt(item, self.settings.max_page_chars)
+            est_usd = cost_usd(self.price, estimate_prompt_tokens(prompt), EXPECTED_B_OUTPUT_TOKENS)
+            if self.out.stopped_by == "provider_auth":
+                b = DirectionBDraft(error="not asked: the provider refused the key")
+            elif self.out.cost_usd + self.reserved_usd + est_usd > self.settings.max_cost_usd:
+                self.out.b_unasked += 1
+                self.out.stopped_by = self.out.stopped_by or "max_cost"
+                b = DirectionBDraft(error="not asked: judge.max_cost_usd reached")
+            else:
+                self.out.b_requests_sent += 1
+                self.reserved_usd += est_usd
+                error = None
+                try:
+                    got, error, in_tok, out_tok = await asyncio.wait_for(self._ask(prompt, parse_direction_b),
+                                                                         claim_deadline_s(self.settings))
+                except ProviderError as exc:
+                    got, error = None, f"{exc.kind}: {exc}"
+                    if exc.kind == "auth":
+                        self.out.stopped_by = self.out.stopped_by or "provider_auth"
+                except TimeoutError:
+                    got, error = None, "timeout"
+                finally:
+                    self.reserved_usd -= est_usd
+                self.out.input_tokens += in_tok
+                self.out.output_tokens += out_tok
+                self.out.cost_usd += cost_usd(self.price, in_tok, out_tok)
+                if got is None:
+                    log.warning("judge: %s: direction B: %s", item.id, error)
+                    b = DirectionBDraft(error=error or "no answer")
+                else:
+                    b = got
+                    if self.cache is not None:
+                        self.cache.put_b(self.b_key(item), claim_id=item.id, model=self.model,
+                                         prompt_version=DIRECTION_B_VERSION, draft=b, input_tokens=in_tok,
+                                         output_tokens=out_tok, judged_at=_now())
+        return self.verify(draft, item, page_given=page_given, direction_b=b), in_tok, out_tok
 
 
 async def judge_items(items: Iterable[JudgeItem], provider: JudgeProvider, settings: JudgeSettings,
@@ -208,6 +293,7 @@ async def judge_items(items: Iterable[JudgeItem], provider: JudgeProvider, setti
     ordered = priority_order(items)
     results: dict[int, Verdict] = {}
     pending: list[tuple[int, JudgeItem, Prompt, float]] = []
+    b_only: list[tuple[int, JudgeItem, DraftVerdict, str, str]] = []
     est_total_usd = 0.0
     for idx, item in enumerate(ordered):
         if not item.readable:
@@ -224,14 +310,34 @@ async def judge_items(items: Iterable[JudgeItem], provider: JudgeProvider, setti
                 draft = draft.model_copy(update={"id": item.id, "scope": item.scope, "line_no": item.line_no,
                                                  "source_url": item.source_url})
             page_given = build_prompt(item, settings.max_page_chars).page  # the text that answer was given
-            results[idx] = run._stamp(run.verify(draft, item, page_given=page_given), item, in_tok=0, out_tok=0,
-                                      cached=True, judged_at=hit.judged_at)
+            verdict = run.verify(draft, item, page_given=page_given)
+            if verdict.direction_b_pending:
+                b_hit = cache.get_b(run.b_key(item)) if cache else None
+                if b_hit is not None:
+                    out.b_cached += 1
+                    verdict = run.verify(draft, item, page_given=page_given, direction_b=b_hit.draft)
+                elif dry_run:
+                    cached_b = build_direction_b_prompt(item, settings.max_page_chars)
+                    est_b = estimate_prompt_tokens(cached_b)
+                    out.est_b_requests += 1
+                    out.prompts.append(DryPrompt(item.id, cached_b.system, cached_b.user_text(), cached_b.page_cut,
+                                                 est_b, kind="direction_b"))
+                    out.est_input_tokens += est_b
+                    out.est_output_tokens += EXPECTED_B_OUTPUT_TOKENS
+                else:  # the first answer is cached, its direction B not yet: only the second ask is sent
+                    b_only.append((idx, item, draft, page_given, hit.judged_at))
+                    continue
+            results[idx] = run._stamp(verdict, item, in_tok=0, out_tok=0, cached=True, judged_at=hit.judged_at)
             continue
         prompt = build_prompt(item, settings.max_page_chars)
         est_in = estimate_prompt_tokens(prompt)
         est_usd = cost_usd(run.price, est_in, EXPECTED_OUTPUT_TOKENS)
+        b_prompt = build_direction_b_prompt(item, settings.max_page_chars) if likely_direction_b(item) else None
+        est_b_in = estimate_prompt_tokens(b_prompt) if b_prompt is not None else 0
+        if b_prompt is not None:
+            est_usd += cost_usd(run.price, est_b_in, EXPECTED_B_OUTPUT_TOKENS)
         if dry_run:  # the caps apply to the estimate as they would to the run
-            if len(out.prompts) >= settings.max_claims_per_run:
+            if sum(1 for p in out.prompts if p.kind == "verdict") >= settings.max_claims_per_run:
                 out.stopped_by = out.stopped_by or "max_claims"
             elif est_total_usd + est_usd > settings.max_cost_usd:
                 out.stopped_by = out.stopped_by or "max_cost"
@@ -242,16 +348,38 @@ async def judge_items(items: Iterable[JudgeItem], provider: JudgeProvider, setti
             out.prompts.append(DryPrompt(item.id, prompt.system, prompt.user_text(), prompt.page_cut, est_in))
             out.est_input_tokens += est_in
             out.est_output_tokens += EXPECTED_OUTPUT_TOKENS
+            if b_prompt is not None:
+                out.est_b_requests += 1
+                out.prompts.append(DryPrompt(item.id, b_prompt.system, b_prompt.user_text(), b_prompt.page_cut,
+                                             est_b_in, kind="direction_b"))
+                out.est_input_tokens += est_b_in
+                out.est_output_tokens += EXPECTED_B_OUTPUT_TOKENS
             continue
         pending.append((idx, item, prompt, est_usd))
     out.est_cost_usd = cost_usd(run.price, out.est_input_tokens, out.est_output_tokens)
-    if dry_run or not pending:
+    if dry_run or not (pending or b_only):
         out.verdicts = [results[i] for i in sorted(results)]
         out.wall_s = loop.time() - t0
         return out
     if not provider.configured:
         raise ProviderError("config", NO_JUDGE_MESSAGE)
 
+    async def settle_cached(idx: int, item: JudgeItem, draft: DraftVerdict, page_given: str, judged_at: str) -> None:
+        verdict, in_tok, out_tok = await run.settle_direction_b(item, draft, page_given)
+        results[idx] = run._stamp(verdict, item, in_tok=in_tok, out_tok=out_tok, cached=True, judged_at=judged_at)
+
+    gate = asyncio.Semaphore(max(1, settings.concurrency))
+
+    async def settle_cached_bounded(entry_b: tuple[int, JudgeItem, DraftVerdict, str, str]) -> None:
+        async with gate:
+            await settle_cached(*entry_b)
+
+    await asyncio.gather(*(settle_cached_bounded(e) for e in b_only))
+
+    if len(pending) <= settings.max_claims_per_run and sum(e[3] for e in pending) <= settings.max_cost_usd:
+        # no cap can cut this run, so the order decides nothing but the wall time: the claims likely to need a
+        # second ask go first (longest first), and the one-request claims fill the pool's last slots
+        pending.sort(key=lambda e: not likely_direction_b(e[1]))
     queue: asyncio.Queue[tuple[int, JudgeItem, Prompt, float]] = asyncio.Queue()
     for entry in pending:
         queue.put_nowait(entry)

@@ -12,7 +12,12 @@ An Answer may carry a fault: delay_s, "429" (with Retry-After), "500", "hang" (r
 until the client gives up), "truncated" (the answer cut at half, stop_reason max_tokens / finish_reason length),
 "malformed" (not JSON). Tokens are counted by the server's own method (count_tokens: a word/punctuation
 tokenizer), independent of the pipeline's estimate. `demo_answerer` answers honestly from the page text it
-receives by string matching (labelled as a scripted demo judge, not a model).
+receives, reading figures with the project's own number and date readers (the priors' readers) and the same
+evidence rules code checks (judge/evidence.py), so its verdicts agree with the priors; it answers the
+direction-B ask too. It is labelled as a scripted demo judge, not a model.
+
+A request is a first ask (kind "verdict") or a direction-B ask (kind "direction_b"); `srv.script(...)` queues
+answers for the first, `srv.script_b(...)` for the second.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from typing import Any
 
 from claims_pipeline.judge.prompt import PAGE_FENCE_RE, PAGE_OPEN
 
-DEMO_NOTE = "scripted demo judge (string matching on the page text, not a language model)"
+DEMO_NOTE = "scripted demo judge (reads the page with the project's number and date readers, not a language model)"
 
 _TOKEN_RE = re.compile(r"[A-Za-z]+|\d|[^\sA-Za-z\d]")
 
@@ -67,6 +72,8 @@ class ScriptedRequest:
     scope: str = ""
     line_no: int | None = None
     source_url: str = ""
+    kind: str = "verdict"  # "verdict" | "direction_b"
+    figure_types: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -80,6 +87,7 @@ class LoggedRequest:
     ended: float
     body: dict[str, Any] = field(repr=False, default_factory=dict)
     headers: dict[str, str] = field(repr=False, default_factory=dict)
+    kind: str = "verdict"  # "verdict" | "direction_b"
 
 
 def _field(text: str, name: str) -> str:
@@ -110,12 +118,15 @@ def _parse_request(wire: str, body: dict[str, Any]) -> ScriptedRequest:
         page = fence.group(2)
     claim_part = user.split(PAGE_OPEN, 1)[0]
     figures_line = _field(claim_part, "salient figures (the first carries the claim)")
-    figures = [f.rsplit(" (", 1)[0] for f in figures_line.split(", ")] if figures_line and "(none" not in figures_line else []
+    parts = [f.rsplit(" (", 1) for f in figures_line.split(", ")] if figures_line and "(none" not in figures_line else []
+    figures = [p[0] for p in parts]
+    types = [p[1].rstrip(")") if len(p) > 1 else "" for p in parts]
     line_no = _field(claim_part, "line_no")
     return ScriptedRequest(
         wire=wire, body=body, claim_id=_field(claim_part, "id"), claim_text=_field(claim_part, "claim text"),
         figures=figures, page_text=page, citations_enabled=citations, scope=_field(claim_part, "scope"),
         line_no=int(line_no) if line_no.isdigit() else None, source_url=_field(claim_part, "source_url"),
+        kind="direction_b" if _field(claim_part, "ask") == "direction_b" else "verdict", figure_types=types,
     )
 
 
@@ -148,7 +159,7 @@ def _conform(answer: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
             out[key] = answer[key]
         else:
             kind = spec.get("type")
-            out[key] = {"string": "", "integer": 0, "number": 0}.get(kind, {"result": "failed", "line": ""})
+            out[key] = {"string": "", "integer": 0, "number": 0, "boolean": None}.get(kind, {"result": "failed", "line": ""})
     return out
 
 
@@ -189,7 +200,7 @@ class _Handler(BaseHTTPRequestHandler):
         if status < 0:  # already logged
             return
         owner._log(LoggedRequest(wire, req.claim_id, status, in_tok, out_tok, started, time.monotonic(), body,
-                                 {k.lower(): v for k, v in self.headers.items()}))
+                                 {k.lower(): v for k, v in self.headers.items()}, req.kind))
 
 
 class _Server(ThreadingHTTPServer):
@@ -247,12 +258,19 @@ class ScriptedJudgeServer:
 
     # ---- script and log ---------------------------------------------------------------------------------
     def script(self, claim_id: str, *answers: Answer) -> None:
+        """Answers to the claim's first asks, in order."""
         with self._lock:
             self._queues[claim_id].extend(answers)
 
-    def requests(self) -> list[LoggedRequest]:
+    def script_b(self, claim_id: str, *answers: Answer) -> None:
+        """Answers to the claim's direction-B asks, in order."""
         with self._lock:
-            return list(self._log_entries)
+            self._queues[claim_id + "\x00direction_b"].extend(answers)
+
+    def requests(self, kind: str | None = None) -> list[LoggedRequest]:
+        """The request log; kind "verdict" or "direction_b" keeps that ask's requests only."""
+        with self._lock:
+            return [r for r in self._log_entries if kind is None or r.kind == kind]
 
     @property
     def count(self) -> int:
@@ -277,7 +295,7 @@ class ScriptedJudgeServer:
     # ---- answering ----------------------------------------------------------------------------------------
     def _next_answer(self, req: ScriptedRequest) -> Answer:
         with self._lock:
-            queue = self._queues.get(req.claim_id)
+            queue = self._queues.get(req.claim_id + ("\x00direction_b" if req.kind == "direction_b" else ""))
             if queue:
                 return queue.popleft()
         got = self.answerer(req)
@@ -327,7 +345,7 @@ class ScriptedJudgeServer:
             return 500, 0
         if ans.fault == "hang":  # logged on arrival (status 0: never answered)
             self._log(LoggedRequest(wire, req.claim_id, 0, in_tok, 0, time.monotonic(), time.monotonic(), req.body,
-                                    {k.lower(): v for k, v in handler.headers.items()}))
+                                    {k.lower(): v for k, v in handler.headers.items()}, req.kind))
             self._stop.wait(ans.hang_s)
             handler.close_connection = True
             return -1, 0
@@ -384,87 +402,132 @@ def _anthropic_blocks(text: str, quote: str, req: ScriptedRequest) -> list[dict[
 
 # ---- the demo's honest scripted judge ---------------------------------------------------------------------
 
-_PCT_RE = re.compile(r"\d+(?:[.,]\d+)?\s?(?:%|per ?cent)", re.IGNORECASE)
-_MONEY_RE = re.compile(r"(?:[$€£¥]|EC\$|US\$|XCD|EUR|USD)\s?\d[\d,. ]*\d|\d[\d,. ]*\d\s?(?:€|EUR|USD|XCD)")
-_NUM_RE = re.compile(r"\d[\d,.]*\d|\d")
-_WORDS_RE = re.compile(r"[^\W\d_]{4,}")
+def _request_item(req: ScriptedRequest) -> Any:
+    """The claim the request asks about, as a JudgeItem (the page text is the text the request carries)."""
+    from claims_pipeline.judge.model import JudgeItem
+
+    values = [{"type": t or "pct", "raw": raw} for raw, t in zip(req.figures, req.figure_types or [""] * len(req.figures))]
+    return JudgeItem(id=req.claim_id or "?", scope=req.scope, line_no=req.line_no or 0, source_url=req.source_url,
+                     claim_text=req.claim_text, values=values, page_text=req.page_text)
 
 
-def _variants(raw: str) -> list[str]:
-    raw = raw.strip()
-    out = [raw, raw.replace(" ", ""), raw.replace("%", " %"), raw.replace(" %", "%")]
-    stripped = raw.replace(",", "").replace("\u202f", "").replace(" ", "")
-    out.append(stripped)
-    return [v for v in dict.fromkeys(out) if v]
+def _passages(page: str) -> list[tuple[int, int]]:
+    """The page's sentences and table rows a quote may be (12 to 600 characters, stripped)."""
+    from claims_pipeline.judge.evidence import segments
+
+    out = []
+    for lo, hi in segments(page):
+        while lo < hi and page[lo].isspace():
+            lo += 1
+        while hi > lo and page[hi - 1].isspace():
+            hi -= 1
+        if 12 <= hi - lo <= 600:
+            out.append((lo, hi))
+    return out
 
 
-def _sentence_around(text: str, start: int, end: int, limit: int = 240) -> str:
-    """The line (or a window of it) holding text[start:end], verbatim."""
-    ls = text.rfind("\n", 0, start) + 1
-    le = text.find("\n", end)
-    le = len(text) if le < 0 else le
-    if le - ls <= limit:
-        return text[ls:le].strip()
-    a = max(ls, start - limit // 2)
-    b = min(le, end + limit // 2)
-    return text[a:b].strip()
+def _supporting(item: Any, page: str) -> tuple[str, bool, Any] | None:
+    """The passage of the page carrying the claim's figure that best speaks of the claim's subject:
+    (passage, strong hit, SubjectCheck), or None when the figure is not on the page."""
+    from claims_pipeline.judge.evidence import best_subject, claim_figure_spans
+
+    if not item.values:
+        return None
+    value = item.values[0]
+    best: tuple[tuple, tuple[str, bool, Any]] | None = None
+    for lo, hi in _passages(page):
+        text = page[lo:hi]
+        for strong in (True, False):
+            spans = claim_figure_spans(value, text, strong_only=strong)
+            if spans:
+                _, check = best_subject(item, text, spans, value)
+                rank = (check.ok, check.foreign, strong, len(check.shared))
+                if best is None or rank > best[0]:
+                    best = (rank, (text, strong, check))
+                break
+    return best[1] if best else None
 
 
-def _figure_re(raw: str) -> re.Pattern[str]:
-    if "%" in raw or "cent" in raw.lower():
-        return _PCT_RE
-    if re.search(r"[$€£¥]|EUR|USD|XCD", raw):
-        return _MONEY_RE
-    return _NUM_RE
+def _mismatching(item: Any, page: str) -> tuple[str, str] | None:
+    """A passage stating another figure of the claim's kind for the claim's subject: (passage, figure)."""
+    from claims_pipeline.judge.evidence import best_subject, other_figure_spans
+
+    if not item.values:
+        return None
+    value = item.values[0]
+    for lo, hi in _passages(page):
+        text = page[lo:hi]
+        others = other_figure_spans(value, text, item.values)
+        for a, b, fig in others:
+            _, check = best_subject(item, text, [(a, b)], value)
+            if check.ok:
+                return text, fig
+    return None
+
+
+def _answer(base: dict[str, Any], verdict: str, claimed: str, says: str, quote: str, confidence: float, note: str,
+            a: tuple[str, str], b: tuple[str, str], cls: str) -> dict[str, Any]:
+    return {**base, "verdict": verdict, "claimed": claimed, "source_says": says, "quote": quote,
+            "confidence": confidence, "note": f"{DEMO_NOTE}: {note}",
+            "direction_a": {"result": a[0], "line": a[1]}, "direction_b": {"result": b[0], "line": b[1]},
+            "verification_class": cls}
 
 
 def demo_answerer(req: ScriptedRequest) -> dict[str, Any]:
-    """An honest scripted answer from the page text in the request (no model): MATCH with a verbatim quote
-    holding the carrying figure when the page has it; else MISMATCH quoting a same-type figure on the line
-    that shares most words with the claim; else NOT_FOUND."""
+    """An honest scripted answer from the page text in the request (no model), read with the project's readers:
+    MATCH quoting the passage that carries the claim's figure about the claim's subject (PARTIAL when the
+    figure is there only weakly, or the page is in another language so its subject cannot be read by words);
+    MISMATCH quoting a passage with another figure of the claim's kind for its subject; else NOT_FOUND. The
+    direction-B ask is answered by looking for a competing figure for the same subject."""
+    if req.kind == "direction_b":
+        return demo_direction_b(req)
     page = req.page_text
     base = {"id": req.claim_id, "scope": req.scope, "line_no": req.line_no or 0, "source_url": req.source_url}
     raw = req.figures[0] if req.figures else ""
     if not page.strip():
-        return {**base, "verdict": "SOURCE_UNAVAILABLE", "claimed": raw, "source_says": "", "quote": "",
-                "confidence": 0.5, "note": f"{DEMO_NOTE}: empty page text",
-                "direction_a": {"result": "failed", "line": "no page text to look in"},
-                "direction_b": {"result": "failed", "line": "no page text to look in"},
-                "verification_class": "flagged-no-source"}
-    for v in _variants(raw) if raw else []:
-        at = page.find(v)
-        if at >= 0:
-            quote = _sentence_around(page, at, at + len(v))
-            return {**base, "verdict": "MATCH", "claimed": raw, "source_says": v, "quote": quote,
-                    "confidence": 0.7, "note": f"{DEMO_NOTE}: the figure appears verbatim on the page",
-                    "direction_a": {"result": "passed", "line": "the figure is on the page as written"},
-                    "direction_b": {"result": "passed",
-                                    "line": "the quoted line was not checked for another year or threshold by a model"},
-                    "verification_class": "confirmed"}
-    words = {w.lower() for w in _WORDS_RE.findall(req.claim_text)}
-    best: tuple[int, int, re.Match[str]] | None = None
-    pattern = _figure_re(raw) if raw else _NUM_RE
-    offset = 0
-    for line in page.split("\n"):
-        shared = len(words & {w.lower() for w in _WORDS_RE.findall(line)})
-        m = pattern.search(line)
-        if m and shared >= 2 and (best is None or shared > best[0]):
-            best = (shared, offset, m)
-        offset += len(line) + 1
-    if best is not None and raw:
-        _, line_at, m = best
-        figure = m.group(0).strip()
-        quote = _sentence_around(page, line_at + m.start(), line_at + m.end())
-        return {**base, "verdict": "MISMATCH", "claimed": raw, "source_says": figure, "quote": quote,
-                "confidence": 0.4, "note": f"{DEMO_NOTE}: the page gives {figure} on the line closest to the claim's words",
-                "direction_a": {"result": "failed", "line": f"{raw} is not on the page in the forms tried"},
-                "direction_b": {"result": "failed", "line": f"the closest line gives {figure}"},
-                "verification_class": "corrected"}
-    return {**base, "verdict": "NOT_FOUND", "claimed": raw, "source_says": "", "quote": "",
-            "confidence": 0.5, "note": f"{DEMO_NOTE}: the figure is not on the page in the forms tried",
-            "direction_a": {"result": "failed", "line": f"{raw or 'the figure'} is not on the page in the forms tried"},
-            "direction_b": {"result": "passed", "line": "no other figure for the same thing was found"},
-            "verification_class": "flagged-unsupported"}
+        return _answer(base, "SOURCE_UNAVAILABLE", raw, "", "", 0.5, "empty page text",
+                       ("failed", "no page text to look in"), ("failed", "no page text to look in"), "flagged-no-source")
+    item = _request_item(req)
+    found = _supporting(item, page)
+    if found is not None:
+        quote, strong, check = found
+        if check.ok and strong:
+            return _answer(base, "MATCH", raw, raw, quote, 0.7, "the page states the figure in a passage about "
+                           "the claim's subject", ("passed", "the figure is on the page, read as a number"),
+                           ("passed", "the passage speaks of the claim's subject"), "confirmed")
+        if check.ok or (check.foreign and strong):
+            why = ("the page is in another language: its subject is not read by the scripted judge" if not check.ok
+                   else "the figure is on the page only without its unit or precision")
+            return _answer(base, "PARTIAL", raw, raw, quote, 0.5, why, ("passed", "the figure is on the page"),
+                           ("failed", why), "flagged-judgment-call")
+    other = _mismatching(item, page)
+    if other is not None and raw:
+        quote, figure = other
+        return _answer(base, "MISMATCH", raw, figure, quote, 0.4, "the page gives another figure of the claim's kind "
+                       "for its subject", ("failed", "the claim's figure is not on the page for its subject"),
+                       ("failed", "the page gives another figure for the same subject"), "corrected")
+    if found is not None:
+        return _answer(base, "INDETERMINATE", raw, "", "", 0.3, "the figure is on the page, but not in a passage "
+                       "about the claim's subject", ("failed", "the figure's passage is about another thing"),
+                       ("failed", "not checked"), "flagged-judgment-call")
+    return _answer(base, "NOT_FOUND", raw, "", "", 0.5, "the figure is not on the page in any form the readers know",
+                   ("failed", "the figure is not on the page"), ("passed", "no other figure for the same thing"),
+                   "flagged-unsupported")
+
+
+def demo_direction_b(req: ScriptedRequest) -> dict[str, Any]:
+    """The direction-B ask, answered honestly: refuted when the page states a competing figure of the claim's
+    kind for its subject outside the passage that carries the claim's figure."""
+    from claims_pipeline.judge.evidence import competing
+
+    item = _request_item(req)
+    found = _supporting(item, req.page_text)
+    rivals = competing(item, req.page_text, found[0] if found else "")
+    if rivals:
+        return {"id": req.claim_id, "refuted": True, "quote": rivals[0].passage, "source_says": rivals[0].figure,
+                "line": f"{DEMO_NOTE}: the page states another figure for the same subject"}
+    return {"id": req.claim_id, "refuted": False, "quote": "", "source_says": "",
+            "line": f"{DEMO_NOTE}: no other figure of the claim's kind for its subject on the page"}
 
 
 # ---- wiring the demo: the scripted judge as a configured provider -------------------------------------------

@@ -48,16 +48,19 @@ def test_one_scope_judged_end_to_end_then_cached(instance, demo_config, home, pr
         resources = {**resources_for(config), "judge": JudgeResource(config=resources_for(config)["claims_config"],
                                                                      api_key=dg.EnvVar(KEY_ENV))}
         first = _materialize(instance, resources, VERIFY)
-        sent_first = len(server.requests())
+        sent_first = len(server.requests("verdict"))
+        b_first = len(server.requests("direction_b"))
         stored = json.loads((home / "assets" / "verdicts" / "xa.json").read_text())
         second = _materialize(instance, resources, VERIFY)
-        sent_second = len(server.requests()) - sent_first
+        sent_second = len(server.requests()) - sent_first - b_first
     assert first.success and second.success
     checks = {c.check_name: c.passed for c in first.get_asset_check_evaluations()}
     assert checks["verdict_counts_recount"] is True
     verdicts = stored["verdicts"]
     assert verdicts and all(v["scope"] == "xa" for v in verdicts)
     assert stored["run"]["provider"] == provider and stored["run"]["requests_sent"] == sent_first > 0
+    # every MATCH was confirmed after a second ask, framed to refute, went over the wire
+    assert stored["run"]["b_requests_sent"] == b_first == sum(1 for v in stored["verdicts"] if v["verdict"] == "MATCH") > 0
     # unreadable pages are never sent: their verdict is set by code
     unreadable = [v for v in verdicts if v["prior"] in ("SOURCE_UNAVAILABLE", "SOURCE_BINARY", "PDF_NO_TEXT")]
     assert unreadable and all(v["verdict"] == "SOURCE_UNAVAILABLE" and v["draft"] is None for v in unreadable)

@@ -7,17 +7,27 @@ import pytest
 
 from claims_pipeline.judge.checks import verify
 from claims_pipeline.judge.figures import figure_hits, normalized, other_figures
-from claims_pipeline.judge.model import QUOTED_VERDICTS, JudgeItem, Verdict
-from claims_pipeline.judge.providers.base import parse_answer
-from claims_pipeline_tests.judge.adversarial_cases import CASES, Case
+from claims_pipeline.judge.model import QUOTED_VERDICTS, DirectionBDraft, JudgeItem, Verdict
+from claims_pipeline.judge.providers.base import parse_answer, parse_direction_b
+from claims_pipeline_tests.judge.adversarial_cases import CASES, LEAK_MARKERS, Case
 
 
 def judged(case: Case) -> Verdict:
+    """As the runner judges: the answer checked; a would-be-confirmed MATCH asked direction B, checked again."""
     try:
         draft = parse_answer(case.answer)
     except ValueError as exc:
         return verify(None, case.item, raw_error=f"malformed answer: {exc}")
-    return verify(draft, case.item)
+    first = verify(draft, case.item)
+    if case.b_asked is not None:
+        assert first.direction_b_pending is case.b_asked, case.name
+    if not first.direction_b_pending:
+        return first
+    try:
+        b = parse_direction_b(case.b_text)
+    except ValueError as exc:
+        b = DirectionBDraft(error=f"malformed answer: {exc}")
+    return verify(draft, case.item, direction_b=b)
 
 
 def test_the_suite_is_big_enough_and_named_uniquely():
@@ -66,3 +76,33 @@ def test_acceptance_no_quoted_verdict_ships_without_a_verbatim_quote_carrying_th
 def test_fabrications_never_ship_their_quote():
     v = judged(next(c for c in CASES if c.name == "fabricated_quote"))
     assert v.quote == "" and v.draft is not None and "all buyers" in v.draft.quote
+
+
+def test_a_rejected_answer_ships_none_of_its_words():
+    rejected = [judged(c) for c in CASES if c.name.startswith("rejected_answer")]
+    assert len(rejected) == 3
+    for v in rejected:
+        assert v.verdict == "INDETERMINATE" and v.quote == "" and v.source_says == ""
+        assert v.note.startswith("Set by code: the answer failed")
+        shown = " ".join([v.quote, v.source_says, v.note, v.claimed, v.direction_a.line, v.direction_b.line,
+                          *(f"{d.reason} {d.before} {d.after}" for d in v.downgrades)])
+        assert not [m for m in LEAK_MARKERS if m in shown], shown
+        assert v.draft is not None and v.draft.source_says  # the debug record keeps what was said
+
+
+def test_judgment_calls_keep_both_passages_of_the_page():
+    for name in ("planted_line_in_other_words", "two_figures_for_one_subject"):
+        case = next(c for c in CASES if c.name == name)
+        v = judged(case)
+        assert v.verification_class == "flagged-judgment-call" and len(v.passages) == 2, name
+        assert all(normalized(p) in normalized(case.item.page_text) for p in v.passages)
+        assert v.passages[0] != v.passages[1]
+    planted = judged(next(c for c in CASES if c.name == "planted_line_in_other_words"))
+    assert "1.5 %" in planted.passages[1] and planted.direction_b.result == "flagged" and planted.direction_b.by == "code"
+
+
+def test_a_confirmed_match_passed_both_directions_and_the_second_was_asked():
+    v = judged(next(c for c in CASES if c.name == "direction_b_ask_not_refuted"))
+    assert (v.verdict, v.verification_class) == ("MATCH", "confirmed")
+    assert (v.direction_a.result, v.direction_b.result, v.direction_b.by) == ("pass", "pass", "ask")
+    assert v.draft_b is not None and v.draft_b.refuted is False

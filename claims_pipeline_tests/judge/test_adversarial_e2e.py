@@ -18,7 +18,7 @@ from claims_pipeline.judge.report import load_verdicts, write_verdict_report
 from claims_pipeline.judge.runner import run_judge
 from claims_pipeline.judge.scripted_server import Answer, ScriptedJudgeServer
 from claims_pipeline.settings import JudgeSettings
-from claims_pipeline_tests.judge.adversarial_cases import CASES
+from claims_pipeline_tests.judge.adversarial_cases import CASES, LEAK_MARKERS
 
 KEY = "sk-adversarial-3b9d"
 ENV = {"ANTHROPIC_API_KEY": KEY, "OPENAI_API_KEY": KEY}
@@ -46,6 +46,8 @@ def judged(request, tmp_path_factory):
             item = case.item.model_copy(update={"id": new_id})
             text = case.answer.replace(json.dumps(case.item.id), json.dumps(new_id))
             srv.script(new_id, _served(text), _served(text))  # a malformed answer is asked for twice
+            b_text = case.b_text.replace(json.dumps(case.item.id), json.dumps(new_id))
+            srv.script_b(new_id, _served(b_text), _served(b_text))
             items.append(item)
             expected[new_id] = case
         base = srv.anthropic_url if request.param == "anthropic" else srv.openai_url
@@ -61,6 +63,12 @@ def test_every_case_ships_what_the_direct_suite_ships(judged):
     assert len(run.verdicts) == len(CASES) and run.stopped_by is None
     sent = sum(1 for c in CASES if c.sent)
     assert run.requests_sent == sent and run.unreadable == len(CASES) - sent
+    # direction B went over the wire for every would-be-confirmed MATCH, and for none of the others
+    b_sent = {r.claim_id for r in log if "ask: direction_b" in json.dumps(r.body)}
+    assert run.b_requests_sent == len(b_sent) > 0
+    for new_id, case in expected.items():
+        if case.b_asked is not None:
+            assert (new_id in b_sent) is case.b_asked, (provider, case.name)
     assert {r.claim_id for r in log} <= {i for i, c in expected.items() if c.sent}  # an unreadable page is never sent
     for v in run.verdicts:
         case = expected[v.id]
@@ -71,6 +79,18 @@ def test_every_case_ships_what_the_direct_suite_ships(judged):
         else:
             assert case.check in checks, (provider, case.name, checks)
         assert v.provider == provider and v.id == items[v.id].id and v.source_url == items[v.id].source_url
+        for key, want in case.extra.items():
+            assert getattr(v, key) == want, (provider, case.name, key)
+
+
+def test_no_word_of_a_rejected_answer_reaches_the_report(judged, tmp_path: Path):
+    _, run, expected, _, _ = judged
+    paths = write_verdict_report(run.verdicts, {**run.summary(), "run_at": "2026-12-03T09:00:00Z"}, tmp_path)
+    shown = paths["verdicts.md"].read_text(encoding="utf-8") + paths["verdicts.html"].read_text(encoding="utf-8")
+    assert [m for m in LEAK_MARKERS if m in shown] == []
+    for v in run.verdicts:
+        if v.draft is not None and v.verdict == "INDETERMINATE" and any(d.kind == "verdict" for d in v.downgrades):
+            assert (v.quote, v.source_says) == ("", "") and v.note.startswith("Set by code"), expected[v.id].name
 
 
 def test_acceptance_no_quoted_verdict_without_a_verbatim_quote_that_carries_the_figure(judged):
@@ -104,3 +124,22 @@ def test_the_report_shows_every_downgrade_and_recounts_clean(judged, tmp_path: P
     for reason in reasons:
         assert h(reason) in html
     assert f"provider: {provider}" in html
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai-compatible"])
+def test_the_projects_own_scripted_judge_never_ships_a_planted_line(provider):
+    """The demo's scripted judge answers honestly from the page, so on a page whose only line stating the claim's
+    figure was planted for a model it quotes that line: code must not ship it, whichever way the line is worded."""
+    from claims_pipeline_tests.judge.adversarial_cases import PLANTED, PLANTED_POLITE, PLANTED_SETUP
+
+    items = [PLANTED, PLANTED_POLITE, PLANTED_SETUP]
+    with ScriptedJudgeServer(expected_api_key=KEY) as srv:  # the default answerer: the demo's scripted judge
+        base = srv.anthropic_url if provider == "anthropic" else srv.openai_url
+        js = JudgeSettings(provider=provider, base_url=base, request_timeout_s=5.0, max_retries=1)
+        run = run_judge(items, make_provider(js, environ=ENV), js, None)
+        said = [r for r in srv.requests("verdict")]
+    assert len(said) == 3
+    for v in run.verdicts:
+        assert v.draft is not None and v.draft.verdict == "MATCH" and "2 %" in v.draft.quote  # it did quote the line
+        assert v.verdict == "INDETERMINATE" and v.verification_class != "confirmed", (v.id, v.downgrades)
+        assert v.quote == ""

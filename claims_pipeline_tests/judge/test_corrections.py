@@ -113,12 +113,15 @@ def test_only_checked_mismatches_become_corrections(tmp_path: Path):
     assert "no longer carries" in reasons["moved"] and "not a file of the corpus" in reasons["escape"]
 
 
-def test_nothing_to_suggest_leaves_no_patch(tmp_path: Path):
+def test_nothing_to_suggest_writes_a_patch_that_says_so(tmp_path: Path):
     out = tmp_path / "out"
     out.mkdir()
     (out / "corrections.patch").write_text("stale from an earlier run")
     result = write_corrections([], DEMO, out)
-    assert result.patch is None and not (out / "corrections.patch").exists()
+    text = (out / "corrections.patch").read_text()
+    assert result.patch == out / "corrections.patch" and "stale" not in text
+    assert text.splitlines()[0].startswith("# no corrections")
+    assert all(line.startswith("#") for line in text.splitlines() if line)  # nothing a `git apply` would change
     assert '"corrections": []' in result.listing.read_text()
 
 

@@ -10,6 +10,8 @@ import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from claims_pipeline.audit import build_audit
 from claims_pipeline.commands.demo import write_runtime_config
 from claims_pipeline.corpus.extract import extract_corpus
@@ -20,7 +22,13 @@ from claims_pipeline.judge.items import corpus_line, judge_item
 from claims_pipeline.judge.model import QUOTED_VERDICTS
 from claims_pipeline.judge.providers import make_provider
 from claims_pipeline.judge.recount import recount_mismatches, reverify_mismatches
-from claims_pipeline.judge.report import SCRIPTED_LABEL, append_verdict_section, load_verdicts, write_verdict_report
+from claims_pipeline.judge.report import (
+    SCRIPTED_LABEL,
+    append_verdict_section,
+    load_verdicts,
+    prior_agreement,
+    write_verdict_report,
+)
 from claims_pipeline.judge.runner import run_judge
 from claims_pipeline.judge.scripted_server import DEMO_ENV, ScriptedJudgeServer, demo_judge_settings
 from claims_pipeline.pages import refresh_pages
@@ -67,8 +75,22 @@ def test_demo_corpus_verdicts_report_and_corrections(tmp_path: Path):
         if v.verdict in QUOTED_VERDICTS:
             assert normalized(v.quote) in normalized(page_of[v.id])
     assert counts["by_verdict"]["MATCH"] >= 3 and counts["by_verdict"]["SOURCE_UNAVAILABLE"] >= 5
-    # the demo judge's string matching misses "€ 1 250" and "7,25 %" forms and calls them MISMATCH: code refuses
-    assert counts["checks"]["figure_in_quote"]["failed"] >= 3
+    # the scripted judge reads figures with the priors' own readers ("5,80 %" is 5.80%, "€ 1 250" is €1,250): every
+    # claim whose figures the priors found on a readable page gets MATCH or PARTIAL, and code refuses none of its answers
+    present = [v for v in verdicts if v.prior == "TOKENS_PRESENT"]
+    assert len(present) >= 13 and all(v.verdict in ("MATCH", "PARTIAL") for v in present), [
+        (v.id, v.verdict) for v in present if v.verdict not in ("MATCH", "PARTIAL")]
+    assert [v.id for v in verdicts if any(d.kind == "verdict" for d in v.downgrades)] == []
+    # every verdict agrees with its prior, or says why not (the report's prior column)
+    for v in verdicts:
+        agrees, why = prior_agreement(v)
+        assert agrees or why.strip(), v.id
+    assert sum(1 for v in verdicts if prior_agreement(v)[0]) == len(verdicts)
+    # a MATCH was confirmed only after direction B was asked, and never for a page in another language
+    for v in verdicts:
+        if v.verdict == "MATCH":
+            assert (v.direction_a.result, v.direction_b.result, v.direction_b.by) == ("pass", "pass", "ask")
+    assert run.b_requests_sent == counts["by_verdict"]["MATCH"] > 0
 
     result = write_corrections(verdicts, corpus, out)
     assert [(c.file, c.figure_before, c.figure_after) for c in result.corrections] == [
@@ -93,3 +115,31 @@ def test_demo_corpus_verdicts_report_and_corrections(tmp_path: Path):
     assert len(after) > len(before) and after.startswith(before[: before.rindex("</main>")])
     assert after.count("<section id=\"claim-verdicts\">") == 1 and "0.8% of the cadastral value" in after
     assert '<span class="add">- **Annual property levy**: **1.1%** of the cadastral value' in after
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai-compatible"])
+def test_the_scripted_judge_reads_figures_as_the_priors_do(provider):
+    """5.80% is on a page saying "5,80 %", €1,250 on one saying "€ 1 250", and 5 % is not on one saying "4,5 %"."""
+    from claims_pipeline.judge.model import JudgeItem
+
+    def it(n: int, claim: str, raw: str, kind: str, page: str) -> JudgeItem:
+        return JudgeItem(id=f"xx:{n}:0", scope="xx", line_no=n, source_url=f"http://x.gov.xa/{n}", claim_text=claim,
+                         values=[{"type": kind, "raw": raw}], page_text=page, page_text_hash=f"h{n}")
+
+    items = [
+        it(1, "Registration duties: 5.80% of the price", "5.80%", "pct",
+           "Frais\nLe taux global des droits de mutation est de 5,80 % du prix.\n"),
+        it(2, "Notarial deed: registration fee of €1,250 per deed", "€1,250", "money",
+           "Fees\nA registration fee of € 1 250 is charged per notarial deed.\n"),
+        it(3, "Foreign buyers pay a 5% surcharge on the price", "5%", "pct",
+           "Surcharges\nForeign buyers pay a surcharge of 4,5 % on the price.\n"),
+    ]
+    with ScriptedJudgeServer() as srv:
+        js = demo_judge_settings(srv, provider=provider)
+        run = run_judge(items, make_provider(js, environ=DEMO_ENV), js, None)
+    got = {v.id: v for v in run.verdicts}
+    assert got["xx:1:0"].verdict == "PARTIAL"  # the figure, on a page in French: its subject is not read by words
+    assert got["xx:2:0"].verdict == "MATCH" and got["xx:2:0"].verification_class == "confirmed"
+    assert got["xx:3:0"].verdict == "MISMATCH" and got["xx:3:0"].figure_on_page == "4,5 %"
+    assert all(not [d for d in v.downgrades if d.kind == "verdict"] for v in run.verdicts)  # code agreed with each
+    assert all("scripted demo judge" in v.note for v in run.verdicts)

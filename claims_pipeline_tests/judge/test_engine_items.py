@@ -33,7 +33,8 @@ def test_items_from_corpus_records_and_the_demo_judge_on_them():
     with ScriptedJudgeServer() as srv:
         js = demo_judge_settings(srv)
         run = run_judge([it, gone], make_provider(js, environ=DEMO_ENV), js, None)
-        assert srv.count == 1
+        # the first ask, then direction B asked for real before the MATCH is confirmed; the unreadable page never
+        assert srv.count == 2 and run.requests_sent == 1 and run.b_requests_sent == 1
     judged, unreadable = run.verdicts  # the stale-changed item first
     assert judged.verdict == "MATCH" and judged.model == DEMO_MODEL and unreadable.verdict == "SOURCE_UNAVAILABLE"
     assert carrying.raw in judged.quote and "scripted demo judge" in judged.note

@@ -21,7 +21,7 @@ GOOD = {
 
 def test_an_answer_in_fences_with_prose_around_it_is_read():
     d = parse_answer("Sure, here it is:\n```json\n" + json.dumps(GOOD) + "\n```\nHope this helps {not json}")
-    assert d.verdict == "MATCH" and d.quote == "is 7.5% payable" and d.direction_b.result == "passed"
+    assert d.verdict == "MATCH" and d.quote == "is 7.5% payable" and d.direction_b.result == "pass"
 
 
 def test_loose_shapes_are_read_as_the_original_schema_allowed():
@@ -29,7 +29,7 @@ def test_loose_shapes_are_read_as_the_original_schema_allowed():
              "direction_a": "failed: the figure is absent", "extra_key": [1, 2]}
     d = parse_answer(json.dumps(loose))
     assert d.verdict == "MATCH" and d.confidence == 0.9 and d.line_no == 1
-    assert d.direction_a.result == "failed" and d.direction_a.line == "the figure is absent"
+    assert d.direction_a.result == "fail" and d.direction_a.line == "the figure is absent"
     assert parse_answer(json.dumps({**GOOD, "confidence": 7})).confidence == 1.0  # clamped
     assert parse_answer(json.dumps({**GOOD, "confidence": "85%"})).confidence == pytest.approx(0.85)
 
@@ -91,3 +91,27 @@ def test_the_estimate_and_the_servers_count_are_independent_but_close_on_prose()
     est, counted = estimate_tokens(prose), count_tokens(prose)
     assert est != counted and abs(est / counted - 1) < 0.25
     assert estimate_tokens("") == 0 and estimate_tokens("税率") == 2  # non-ASCII: one token per character
+
+
+@pytest.mark.parametrize("direction", [None, "", "yes!!", 42, ["passed"], {"result": "ok", "line": "fine"}, {"line": "x"},
+                                       {"result": None}])
+def test_an_empty_or_garbled_direction_is_incomplete_never_passed(direction):
+    body = {**GOOD, "direction_a": direction}
+    if direction is None:
+        del body["direction_a"]
+    d = parse_answer(json.dumps(body))
+    assert d.direction_a.result == "incomplete"
+
+
+@pytest.mark.parametrize("text, refuted", [
+    ('{"id": "a", "refuted": false, "quote": "", "line": "nothing"}', False),
+    ('{"id": "a", "refuted": true, "quote": "x"}', True),
+    ('{"id": "a", "refuted": "false"}', False),
+    ('{"id": "a", "refuted": "perhaps"}', None),
+    ('{"id": "a", "refuted": 1}', None),
+    ('{"id": "a"}', None),
+])
+def test_the_direction_b_answer_is_read_strictly(text, refuted):
+    from claims_pipeline.judge.providers.base import parse_direction_b
+
+    assert parse_direction_b(text).refuted is refuted

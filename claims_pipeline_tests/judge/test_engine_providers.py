@@ -24,7 +24,8 @@ def test_each_provider_returns_checked_verdicts(provider):
     with ScriptedJudgeServer() as srv:
         js = settings_for(srv, provider)
         run = run_judge(items, provider_for(js), js, None)
-        log = srv.requests()
+        every = srv.requests()
+        log = srv.requests("verdict")
     by_id = {v.id: v for v in run.verdicts}
     assert [v.id for v in run.verdicts] == [items[1].id, items[2].id, items[0].id]  # TOKENS_ABSENT first
     assert by_id[items[0].id].verdict == "MATCH"
@@ -37,8 +38,12 @@ def test_each_provider_returns_checked_verdicts(provider):
         assert v.prompt_version and v.judged_at.endswith("Z") and v.page_text_hash == "hash-1"
     # tokens are the server's own counts, cost is tokens x the price table
     assert run.requests_sent == 3 and len(log) == 3
-    assert run.input_tokens == sum(r.input_tokens for r in log) > 0
-    assert run.output_tokens == sum(r.output_tokens for r in log) > 0
+    # the MATCH was confirmed only after direction B was asked for real, over the same wire
+    b = [r for r in every if r.kind == "direction_b"]
+    assert [r.claim_id for r in b] == [items[0].id] and run.b_requests_sent == 1
+    assert by_id[items[0].id].direction_b.result == "pass" and by_id[items[0].id].direction_b.by == "ask"
+    assert run.input_tokens == sum(r.input_tokens for r in every) > 0
+    assert run.output_tokens == sum(r.output_tokens for r in every) > 0
     price = price_for(js, js.effective_model)
     expected = (run.input_tokens * price.input_per_mtok + run.output_tokens * price.output_per_mtok) / 1e6
     assert run.cost_usd == pytest.approx(expected) and run.cost_usd > 0
@@ -49,8 +54,9 @@ def test_each_provider_returns_checked_verdicts(provider):
         spans = by_id[items[0].id].draft.cited_spans
         assert spans and spans[0]["text"] == items[0].page_text[spans[0]["start"]:spans[0]["end"]]
         assert KEY in (log[0].headers.get("x-api-key") or log[0].headers.get("authorization", ""))
-    else:  # structured output was asked for
+    else:  # structured output was asked for, the second ask with its own schema
         assert log[0].body["response_format"]["type"] == "json_schema"
+        assert b[0].body["response_format"]["json_schema"]["name"] == "direction_b"
 
 
 def test_openai_compatible_falls_back_to_plain_json_when_the_schema_is_rejected():
@@ -59,7 +65,7 @@ def test_openai_compatible_falls_back_to_plain_json_when_the_schema_is_rejected(
         js = settings_for(srv, "openai-compatible", concurrency=1)
         prov = provider_for(js)
         run = run_judge(items, prov, js, None)
-        log = srv.requests()
+        log = srv.requests("verdict")
     assert [v.verdict for v in run.verdicts] == ["MATCH", "MATCH"]
     assert [r.status for r in log] == [400, 200, 200]
     assert "response_format" in log[0].body and "response_format" not in log[1].body
@@ -76,7 +82,7 @@ def test_429_with_retry_after_is_retried_by_the_sdk_up_to_the_cap(provider):
         t0 = time.monotonic()
         run = run_judge([it], provider_for(js), js, None)
         took = time.monotonic() - t0
-        statuses = [r.status for r in srv.requests()]
+        statuses = [r.status for r in srv.requests("verdict")]
     assert statuses == [429, 429, 200]
     assert run.verdicts[0].verdict == "MATCH"
     assert took >= 0.4  # the Retry-After waits were honoured
@@ -84,7 +90,7 @@ def test_429_with_retry_after_is_retried_by_the_sdk_up_to_the_cap(provider):
         srv.script(it.id, Answer(fault="429", retry_after_s=0.1), Answer(fault="429", retry_after_s=0.1))
         js = settings_for(srv, provider, max_retries=1)
         run = run_judge([it], provider_for(js), js, None)
-        statuses = [r.status for r in srv.requests()]
+        statuses = [r.status for r in srv.requests("verdict")]
     assert statuses == [429, 429]
     assert run.verdicts[0].verdict == "INDETERMINATE" and run.failed == 1
     assert "429" in run.verdicts[0].downgrades[0].reason
@@ -114,7 +120,7 @@ def test_500_is_retried_then_answered(provider):
         srv.script(it.id, Answer(fault="500"))
         js = settings_for(srv, provider, max_retries=1)
         run = run_judge([it], provider_for(js), js, None)
-        statuses = [r.status for r in srv.requests()]
+        statuses = [r.status for r in srv.requests("verdict")]
     assert statuses == [500, 200] and run.verdicts[0].verdict == "MATCH"
 
 
@@ -143,12 +149,12 @@ def test_malformed_json_is_asked_once_more_then_indeterminate(provider):
         srv.script(b.id, Answer(fault="malformed"))  # the re-ask is answered properly
         js = settings_for(srv, provider)
         run = run_judge([a, b], provider_for(js), js, None)
-        per_id = {i: sum(1 for r in srv.requests() if r.claim_id == i) for i in (a.id, b.id)}
+        per_id = {i: sum(1 for r in srv.requests("verdict") if r.claim_id == i) for i in (a.id, b.id)}
     got = {v.id: v for v in run.verdicts}
     assert per_id == {a.id: 2, b.id: 2}
     assert got[a.id].verdict == "INDETERMINATE" and "malformed answer" in got[a.id].downgrades[0].reason
     assert got[b.id].verdict == "MATCH"
-    assert run.attempts == 4 and run.failed == 1
+    assert run.attempts == 4 + run.b_requests_sent and run.failed == 1
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
@@ -204,7 +210,8 @@ def test_provider_none_judges_nothing_and_says_how_to_configure():
     assert str(exc.value) == NO_JUDGE_MESSAGE
     # a dry run still shows what would be sent
     run = run_judge([item(1)], make_provider(JudgeSettings(), environ=ENV), JudgeSettings(), None, dry_run=True)
-    assert run.dry_run and len(run.prompts) == 1 and run.requests_sent == 0
+    # the first ask, and the direction-B ask a TOKENS_PRESENT claim will likely need
+    assert run.dry_run and [p.kind for p in run.prompts] == ["verdict", "direction_b"] and run.requests_sent == 0
 
 
 def test_demo_answerer_answers_from_the_page_it_is_sent():

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from claims_pipeline.judge.cache import VerdictCache
-from claims_pipeline.judge.cost import EXPECTED_OUTPUT_TOKENS, estimate_tokens
+from claims_pipeline.judge.cost import EXPECTED_B_OUTPUT_TOKENS, EXPECTED_OUTPUT_TOKENS, estimate_tokens
 from claims_pipeline.judge.prompt import PAGE_FENCE_RE, PROMPT_VERSION, build_prompt, page_tag
 from claims_pipeline.judge.runner import estimate_prompt_tokens, priority_order, run_judge
 from claims_pipeline.judge.scripted_server import Answer, ScriptedJudgeServer
@@ -29,12 +29,15 @@ def test_a_second_run_with_nothing_changed_sends_no_request(tmp_path):
         js = settings_for(srv)
         with VerdictCache(tmp_path / "v.sqlite") as cache:
             first = run_judge(items, provider_for(js), js, cache)
-        assert srv.count == 2
+        # two first asks, and direction B asked for the one MATCH before it was confirmed
+        assert len(srv.requests("verdict")) == 2 and len(srv.requests("direction_b")) == 1
         srv.reset_log()
         with VerdictCache(tmp_path / "v.sqlite") as cache:  # reopened: the answers were on disk
             second = run_judge(items, provider_for(js), js, cache)
-        assert srv.count == 0  # the server's own log
+        assert srv.count == 0  # the server's own log: neither ask is sent again
     assert second.requests_sent == 0 and second.cached == 2 and second.cost_usd == 0
+    assert second.b_requests_sent == 0 and second.b_cached == 1
+    assert [v.verification_class for v in second.verdicts] == [v.verification_class for v in first.verdicts]
     assert [v.verdict for v in second.verdicts] == [v.verdict for v in first.verdicts]
     assert [v.quote for v in second.verdicts] == [v.quote for v in first.verdicts]
     assert all(v.cached and v.cost_usd == 0 for v in second.verdicts)
@@ -49,16 +52,17 @@ def test_a_changed_page_claim_model_or_prompt_is_judged_again(tmp_path):
         srv.reset_log()
         changed_page = item(1, page=PAGE.replace("7.5%", "8%"), page_hash="hash-2")
         run = run_judge([changed_page], provider_for(js), js, cache)
-        assert srv.count == 1 and run.requests_sent == 1
+        assert len(srv.requests("verdict")) == 1 and run.requests_sent == 1
         assert run.verdicts[0].verdict == "MISMATCH" and run.verdicts[0].page_text_hash == "hash-2"
         changed_claim = item(1, claim="Stamp duty on the transfer of land: vendor pays 7.5%")
         run_judge([changed_claim], provider_for(js), js, cache)
-        assert srv.count == 2
+        assert len(srv.requests("verdict")) == 2
         other_model = settings_for(srv, model="claude-sonnet-4-5")
         run_judge([base], provider_for(other_model), other_model, cache)
-        assert srv.count == 3
+        assert len(srv.requests("verdict")) == 3
+        before = srv.count
         run = run_judge([base, changed_page, changed_claim], provider_for(js), js, cache)
-        assert srv.count == 3 and run.cached == 3  # all three answers are kept side by side
+        assert srv.count == before and run.cached == 3  # all three answers are kept side by side
 
 
 def test_the_same_claim_text_on_the_same_page_under_another_id_is_answered_from_the_cache(tmp_path):
@@ -68,7 +72,7 @@ def test_the_same_claim_text_on_the_same_page_under_another_id_is_answered_from_
         js = settings_for(srv)
         run_judge([a], provider_for(js), js, cache)
         run = run_judge([moved], provider_for(js), js, cache)
-        assert srv.count == 1
+        assert len(srv.requests("verdict")) == 1 and srv.count == 2  # the second run sent neither ask
     v = run.verdicts[0]
     assert v.cached and v.id == moved.id and v.line_no == 9 and v.verdict == "MATCH"
     assert not [d for d in v.downgrades if d.check == "identity"]
@@ -81,7 +85,7 @@ def test_unreadable_pages_are_never_sent():
         js = settings_for(srv)
         run = run_judge(items, provider_for(js), js, None)
         sent = [r.claim_id for r in srv.requests()]
-    assert sent == [items[4].id]
+    assert sent == [items[4].id, items[4].id]  # its first ask and its direction-B ask
     assert run.unreadable == 4 and run.requests_sent == 1
     got = {v.id: v for v in run.verdicts}
     for it in items[:4]:
@@ -104,7 +108,7 @@ def test_max_claims_stops_the_run_in_the_stated_order(tmp_path):
     with ScriptedJudgeServer() as srv, VerdictCache(tmp_path / "v.sqlite") as cache:
         js = settings_for(srv, max_claims_per_run=3, concurrency=2)
         run = run_judge(items, provider_for(js), js, cache)
-        sent = sorted(r.claim_id for r in srv.requests())
+        sent = sorted(r.claim_id for r in srv.requests("verdict"))
         assert run.stopped_by == "max_claims"
         assert sent == sorted(items[i].id for i in (4, 2, 5))  # lines 5, 3, 6
         assert run.skipped == [items[i].id for i in (1, 0, 3)]  # lines 2, 1, 4, in priority order
@@ -112,7 +116,8 @@ def test_max_claims_stops_the_run_in_the_stated_order(tmp_path):
         # the next run takes the rest: cached answers do not count against the cap
         srv.reset_log()
         run = run_judge(items, provider_for(js), js, cache)
-        assert run.stopped_by is None and run.cached == 3 and run.requests_sent == 3 and srv.count == 3
+        assert run.stopped_by is None and run.cached == 3 and run.requests_sent == 3
+        assert len(srv.requests("verdict")) == 3
 
 
 def test_max_cost_stops_the_run_before_the_claim_that_would_pass_it():
@@ -125,11 +130,28 @@ def test_max_cost_stops_the_run_before_the_claim_that_would_pass_it():
         budget = 2.5 * est_in / 1000
         js = settings_for(srv, model="judge-test-model", prices=prices, max_cost_usd=budget, concurrency=1)
         run = run_judge(items, provider_for(js), js, None)
-        sent = [r.claim_id for r in srv.requests()]
+        sent = [(r.claim_id, r.kind) for r in srv.requests()]
     assert run.stopped_by == "max_cost"
-    assert sent == [items[4].id, items[2].id]  # the stale-changed and the first TOKENS_ABSENT claim
-    assert run.skipped == [items[i].id for i in (5, 1, 0, 3)]
+    # the stale-changed claim (TOKENS_PRESENT: its likely direction-B ask is reserved at admission) and its
+    # second ask; the next claim's estimate would pass the budget
+    assert sent == [(items[4].id, "verdict"), (items[4].id, "direction_b")]
+    assert run.skipped == [items[i].id for i in (2, 5, 1, 0, 3)]
     assert 0 < run.cost_usd <= budget
+
+
+def test_a_direction_b_ask_the_cost_cap_leaves_unasked_keeps_the_match_unconfirmed():
+    it = item(1, prior="TOKENS_ABSENT")  # nothing reserved for a second ask, yet the answer is a MATCH
+    with ScriptedJudgeServer() as srv:
+        probe = settings_for(srv)
+        est_in = estimate_prompt_tokens(build_prompt(it, probe.max_page_chars))
+        prices = {"judge-test-model": JudgePrice(input_per_mtok=1000.0, output_per_mtok=0.0)}
+        js = settings_for(srv, model="judge-test-model", prices=prices, max_cost_usd=1.3 * est_in / 1000)
+        run = run_judge([it], provider_for(js), js, None)
+        kinds = [r.kind for r in srv.requests()]
+    v = run.verdicts[0]
+    assert kinds == ["verdict"] and run.b_unasked == 1 and run.stopped_by == "max_cost"
+    assert v.verdict == "PARTIAL" and v.verification_class == "flagged-judgment-call"
+    assert v.direction_b.result == "incomplete" and "max_cost_usd" in v.direction_b.line
 
 
 def test_a_dry_run_sends_nothing_and_estimates_tokens_and_cost(tmp_path):
@@ -141,12 +163,18 @@ def test_a_dry_run_sends_nothing_and_estimates_tokens_and_cost(tmp_path):
         run = run_judge(items, provider_for(js), js, cache, dry_run=True)
         assert srv.count == 0
     assert run.dry_run and run.requests_sent == 0 and run.cost_usd == 0
-    assert [p.id for p in run.prompts] == [items[i].id for i in (4, 2, 5, 1)]  # item 1 cached, 7 unreadable
+    first = [p for p in run.prompts if p.kind == "verdict"]
+    assert [p.id for p in first] == [items[i].id for i in (4, 2, 5, 1)]  # item 1 cached, 7 unreadable
+    assert run.cached == 1  # reused from the cache, with its direction-B answer: no request of either kind
+    # the likely direction-B ask of each TOKENS_PRESENT claim sent is counted (line 5, stale-changed)
+    assert [p.id for p in run.prompts if p.kind == "direction_b"] == [items[4].id] and run.est_b_requests == 1
     assert run.skipped == [items[3].id] and run.stopped_by == "max_claims"
     assert run.est_input_tokens == sum(p.est_input_tokens for p in run.prompts) > 0
-    assert run.est_output_tokens == 4 * EXPECTED_OUTPUT_TOKENS
+    assert run.est_output_tokens == 4 * EXPECTED_OUTPUT_TOKENS + EXPECTED_B_OUTPUT_TOKENS
     assert run.est_cost_usd == pytest.approx((run.est_input_tokens * 1.0 + run.est_output_tokens * 5.0) / 1e6)
     assert "7.5%" in run.prompts[0].user and PAGE_FENCE_RE.search(run.prompts[0].user)
+    b = next(p for p in run.prompts if p.kind == "direction_b")
+    assert "refute" in b.system and "ask: direction_b" in b.user and PAGE_FENCE_RE.search(b.user)
 
 
 def test_a_killed_run_keeps_every_answer_it_had_committed(tmp_path):
@@ -174,19 +202,19 @@ def test_a_killed_run_keeps_every_answer_it_had_committed(tmp_path):
         proc.stdin.close()
         try:
             deadline = time.monotonic() + 60
-            while not any(r.claim_id == items[3].id for r in srv.requests()):
+            while not any(r.claim_id == items[3].id for r in srv.requests("verdict")):
                 assert time.monotonic() < deadline and proc.poll() is None, "the child never reached the 4th claim"
                 time.sleep(0.05)
         finally:
             proc.send_signal(signal.SIGKILL)
             proc.wait(10)
         with VerdictCache(db) as cache:
-            assert len(cache) == 3
+            assert len(cache) == 6  # three first answers and their three direction-B answers
             srv.reset_log()
             js = settings_for(srv)
             run = run_judge(items, provider_for(js), js, cache)
-        assert [r.claim_id for r in srv.requests()] == [items[3].id]
-    assert run.cached == 3 and run.requests_sent == 1
+        assert [(r.claim_id, r.kind) for r in srv.requests()] == [(items[3].id, "verdict"), (items[3].id, "direction_b")]
+    assert run.cached == 3 and run.requests_sent == 1 and run.b_cached == 3
 
 
 def test_the_prompt_asks_both_ways_and_fences_the_page_as_data():
@@ -229,7 +257,7 @@ def test_requests_in_flight_never_exceed_the_concurrency():
     for _, step in events:
         in_flight += step
         peak = max(peak, in_flight)
-    assert len(log) == 8 and peak == 3
+    assert len([r for r in log if r.kind == "verdict"]) == 8 and peak == 3
 
 
 def test_a_quote_from_the_part_of_a_long_page_never_sent_does_not_ship():

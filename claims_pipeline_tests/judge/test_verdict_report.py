@@ -131,7 +131,8 @@ def test_recount_catches_a_wrong_count_and_a_broken_verdict(verdicts):
 
 def test_recount_derives_outcomes_from_the_fields_not_the_records(verdicts):
     # drop the record of a rewording: the report would call it "as said", the recount sees the text changed
-    reworded = next(v for v in verdicts if any(d.check == "causal_wording" for d in v.downgrades) and v.verdict == "MATCH")
+    reworded = next(v for v in verdicts if any(d.check == "causal_wording" and d.kind == "text" for d in v.downgrades)
+                    and v.verdict == "MATCH")
     hidden = reworded.model_copy(update={"downgrades": []})
     assert recount([hidden])["outcomes"] == {"reworded": 1}
     assert recount_mismatches([hidden], verdict_counts([hidden]))

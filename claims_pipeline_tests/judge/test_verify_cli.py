@@ -72,8 +72,46 @@ def test_verify_cli_with_anthropic_against_the_scripted_server(tmp_path):
         again = _cli(["verify", "--config", str(config)], env)
         assert again.returncode == 0, again.stderr[-2000:]
         assert server.count == sent  # unchanged inputs: no request
+        # the dry run reads the verdict cache: after a full run it would send nothing, and says so
+        redry = _cli(["verify", "--config", str(config), "--dry-run"], env)
+        assert redry.returncode == 0, redry.stderr[-2000:]
+        replan = json.loads(redry.stdout[: redry.stdout.rindex("}") + 1])
+        assert (replan["would_send"], replan["would_ask_direction_b"], replan["prompts"]) == (0, 0, [])
+        assert replan["would_reuse"] == plan["would_send"] + plan["would_reuse"] > 0
+        assert f"{replan['would_reuse']} answers would be reused" in redry.stderr
+        assert server.count == sent
 
-    for proc in (audited, dry, one, full, again):
+    for proc in (audited, dry, one, full, again, redry):
         assert KEY not in proc.stdout and KEY not in proc.stderr
     needle = KEY.encode()
     assert _files_holding(tmp_path, needle) == []  # the home, its Dagster instance, the user's home, the config
+
+
+@pytest.mark.timeout(600)
+def test_on_the_demo_corpus_a_configured_judge_is_used_and_the_scripted_one_says_when_it_stands_in(tmp_path):
+    user_home, home = tmp_path / "user", tmp_path / "home"
+    user_home.mkdir()
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("CLAIMS_PIPELINE_", "DAGSTER_", "ANTHROPIC_", "OPENAI_"))}
+    env.update(HOME=str(user_home), ANTHROPIC_API_KEY=KEY)
+    cfg = yaml.safe_load(DEMO_CONFIG.read_text(encoding="utf-8"))
+    cfg["home"] = str(home)
+    cfg["extraction"]["corpus_dir"] = str(DEMO_CORPUS_DIR)  # the bundled demo corpus itself
+    plain = tmp_path / "demo.yaml"
+    plain.write_text(yaml.safe_dump(cfg), encoding="utf-8")
+    audited = _cli(["audit", "--config", str(plain)], env)
+    assert audited.returncode == 0, audited.stderr[-2000:]
+    stand_in = _cli(["verify", "--config", str(plain), "--dry-run", "--scope", "xa"], env)
+    assert stand_in.returncode == 0, stand_in.stderr[-2000:]
+    notice = [line for line in stand_in.stderr.splitlines() if "scripted judge" in line]
+    assert len(notice) == 1 and "judge.provider none" in notice[0] and "set judge.provider" in notice[0]
+    assert json.loads(stand_in.stdout[: stand_in.stdout.rindex("}") + 1])["model"] == "scripted-demo-judge"
+    with ScriptedJudgeServer(demo_answerer) as server:
+        cfg["judge"] = {"provider": "anthropic", "base_url": server.anthropic_url, "model": "claude-haiku-4-5"}
+        configured = tmp_path / "demo-judged.yaml"
+        configured.write_text(yaml.safe_dump(cfg), encoding="utf-8")
+        ran = _cli(["verify", "--config", str(configured), "--scope", "xa"], env)
+        assert ran.returncode == 0, ran.stderr[-2000:]
+        assert server.count > 0  # the configured judge answered, not the demo's own stand-in
+        models = {r.body.get("model") for r in server.requests()}
+    assert models == {"claude-haiku-4-5"} and "scripted judge" not in ran.stderr

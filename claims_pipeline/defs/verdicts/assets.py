@@ -46,10 +46,11 @@ def verdicts(context: dg.AssetExecutionContext, config: VerdictsConfig, claims_c
             "verdicts": len(out[scope]["verdicts"]),
             "by_verdict": dg.MetadataValue.json(counts(v["verdict"] for v in out[scope]["verdicts"])),
             "requests_sent": run["requests_sent"], "cached": run["cached"],
+            "direction_b_asks": run.get("b_requests_sent", 0), "direction_b_cached": run.get("b_cached", 0),
             "input_tokens": run["input_tokens"], "output_tokens": run["output_tokens"],
             "cost_usd": dg.MetadataValue.float(float(run["cost_usd"])),
             "stopped_by": run.get("stopped_by") or "(not stopped)", "model": run.get("model") or "",
-            "judge": "scripted demo judge (string matching, not a model)" if run.get("scripted") else run.get("provider", ""),
+            "judge": "scripted demo judge (the project's figure readers, not a model)" if run.get("scripted") else run.get("provider", ""),
         }
 
     return scoped_output(context, out, metadata_of)

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from claims_pipeline.judge.model import Direction, DraftVerdict
+from claims_pipeline.judge.model import Direction, DirectionBDraft, DraftVerdict
 from claims_pipeline.judge.prompt import Prompt
 
 MAX_FIELD_CHARS = 4000  # a longer string field of an answer is cut: the report shows one line, not a dump
@@ -85,19 +85,18 @@ def _confidence(v: Any) -> float:
 
 
 def _direction(v: Any) -> Direction:
+    """A direction as reported; anything but a clear passed/failed (missing, empty, garbled) is incomplete."""
     if isinstance(v, str):  # "passed" or "failed: reason"
         head, _, rest = v.partition(":")
-        result = head.strip().lower()
-        return Direction(result="passed" if result == "passed" else "failed", line=_text(rest.strip()))
+        return Direction(result=head, line=_text(rest.strip()))
     if not isinstance(v, dict):
-        raise ValueError("direction is not an object")
-    result = str(v.get("result", "")).strip().lower()
-    return Direction(result="passed" if result == "passed" else "failed", line=_text(v.get("line")))
+        return Direction(result="incomplete")
+    line = v.get("line")
+    return Direction(result=v.get("result") if isinstance(v.get("result"), str) else "incomplete",
+                     line=line[:MAX_FIELD_CHARS] if isinstance(line, str) else "")
 
 
-def parse_answer(text: str) -> DraftVerdict:
-    """The first JSON object in `text` as a DraftVerdict, leniently (code fences and prose around it are
-    skipped, HIGH/MEDIUM/LOW read as confidences). Raises ValueError with a one-line reason when unusable."""
+def _first_object(text: str) -> dict[str, Any]:
     if len(text) > MAX_ANSWER_CHARS:
         raise ValueError(f"answer of {len(text)} characters")
     body = _FENCE_RE.sub("", text)
@@ -110,6 +109,25 @@ def parse_answer(text: str) -> DraftVerdict:
         raise ValueError(f"not valid JSON ({exc.msg} at character {exc.pos})") from None
     if not isinstance(obj, dict):
         raise ValueError("the answer is not a JSON object")
+    return obj
+
+
+def parse_direction_b(text: str) -> DirectionBDraft:
+    """The direction-B answer, leniently: refuted is read only from a JSON boolean or the words true/false
+    (anything else leaves it None: incomplete). Raises ValueError when no JSON object can be read."""
+    obj = _first_object(text)
+    said = obj.get("refuted")
+    if isinstance(said, str) and said.strip().lower() in ("true", "false"):
+        said = said.strip().lower() == "true"
+    quote, says, line = (v if isinstance(v, str) else "" for v in (obj.get("quote"), obj.get("source_says"), obj.get("line")))
+    return DirectionBDraft(refuted=said if isinstance(said, bool) else None, quote=quote[:MAX_FIELD_CHARS],
+                           source_says=says[:MAX_FIELD_CHARS], line=line[:MAX_FIELD_CHARS])
+
+
+def parse_answer(text: str) -> DraftVerdict:
+    """The first JSON object in `text` as a DraftVerdict, leniently (code fences and prose around it are
+    skipped, HIGH/MEDIUM/LOW read as confidences). Raises ValueError with a one-line reason when unusable."""
+    obj = _first_object(text)
     line_no = obj.get("line_no")
     try:
         line_no = int(line_no) if line_no is not None and not isinstance(line_no, bool) else None

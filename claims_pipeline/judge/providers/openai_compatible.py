@@ -9,10 +9,12 @@ from typing import Any
 import openai
 
 from claims_pipeline.judge.cost import estimate_tokens
-from claims_pipeline.judge.prompt import ANSWER_SCHEMA, Prompt
+from claims_pipeline.judge.prompt import ANSWER_SCHEMA, DIRECTION_B_SCHEMA, Prompt
 from claims_pipeline.judge.providers.base import ProviderAnswer, ProviderError, short_error
 
 RESPONSE_FORMAT = {"type": "json_schema", "json_schema": {"name": "claim_verdict", "schema": ANSWER_SCHEMA, "strict": True}}
+DIRECTION_B_FORMAT = {"type": "json_schema",
+                      "json_schema": {"name": "direction_b", "schema": DIRECTION_B_SCHEMA, "strict": True}}
 
 
 class OpenAICompatibleJudge:
@@ -28,7 +30,7 @@ class OpenAICompatibleJudge:
     async def _create(self, prompt: Prompt, max_output_tokens: int, structured: bool):
         kwargs: dict[str, Any] = {}
         if structured:
-            kwargs["response_format"] = RESPONSE_FORMAT
+            kwargs["response_format"] = DIRECTION_B_FORMAT if prompt.kind == "direction_b" else RESPONSE_FORMAT
         return await self._client.chat.completions.create(
             model=self.model,
             messages=[{"role": "system", "content": prompt.system}, {"role": "user", "content": prompt.user_text()}],
