@@ -98,6 +98,21 @@ def extract(corpus: Path, *, include_secondary: bool) -> Run:
     return Run(out, lint, definition_lines)
 
 
+def extract_as_configured(corpus: Path) -> Run:
+    """The same corpora as a new user runs them: the default settings with nothing but the corpus folder set, read
+    through the corpus walk (its layout rules, its scopes) as `claims-pipeline extract` reads them."""
+    from claims_pipeline.corpus.extract import extract_corpus
+    from claims_pipeline.settings import settings_from_dict
+
+    settings = settings_from_dict({"extraction": {"corpus_dir": str(corpus)}})
+    out = extract_corpus(settings)
+    definition_lines: set[tuple[str, int]] = set()
+    for rel in out.files:
+        text = (corpus / rel).read_text(encoding="utf-8")
+        definition_lines |= {(rel, n) for n, line in enumerate(text.split("\n"), start=1) if _DEFINITION_LINE_RE.match(line)}
+    return Run(out, [], definition_lines)
+
+
 def score(labels: list[Label], run: Run) -> dict:
     expected = {(lab.file, lab.line, norm(lab.figure), lab.url) for lab in labels if lab.figure != "-"}
     form_of_line = {(lab.file, lab.line): lab.form for lab in labels}
@@ -153,6 +168,11 @@ def main(argv: list[str] | None = None) -> int:
     stats = run.extraction
     print(f"template figures skipped: {stats.skipped_template_figures}; home-page rows (lint findings, no claim): "
           f"{len(run.lint)}")
+    as_user = score(labels, extract_as_configured(args.corpus))
+    t = as_user["total"]
+    print(f"nothing configured but the folder (default settings, the corpus walk): recall "
+          f"{_pct(t['found'], t['expected']).strip()}, precision {_pct(t['correct'], t['extracted']).strip()}, "
+          f"claims on footnote definition lines {as_user['on_definition_lines']}")
     if args.show_misses:
         for label, rows in (("missed", s["missed"]), ("wrong", s["wrong"])):
             for row in rows:
