@@ -137,6 +137,7 @@ audit_automation_sensor = dg.AutomationConditionSensorDefinition(
     name="audit_automation",
     target=jobs.audit_assets,
     default_status=dg.DefaultSensorStatus.RUNNING,
+    run_tags=jobs.run_tags("automation", "audit after refreshed scopes", scope=jobs.ALL_SCOPES),
     minimum_interval_seconds=30,
     description="Evaluates the audit assets' automation conditions (eager): when scopes were refreshed "
     "outside audit_scope, one run rebuilds audit_tables and audit_report.",

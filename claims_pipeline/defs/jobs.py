@@ -46,11 +46,6 @@ verdict_assets = dg.AssetSelection.groups(VERDICTS_GROUP)
 audit_selection = scope_assets | audit_assets
 
 
-def scope_tags(scope: str) -> dict[str, str]:
-    """Tags of a run of one scope launched from the CLI (a UI launch carries dagster/partition=<scope>)."""
-    return {SCOPE_TAG: scope}
-
-
 ALL_SCOPES = "all"  # the scope tag of a run over every scope (a partition range)
 
 
