@@ -103,3 +103,26 @@ def scope_status_rows(audit: Audit) -> list[dict[str, Any]]:
     }
     counts = {name: {str(k): int(v) for k, v in col.items()} for name, col in columns.items()}
     return [{"scope": s, **{name: by.get(s, 0) for name, by in counts.items()}} for s in audit.audited_scopes()]
+
+
+VERDICT_ORDER = ("MISMATCH", "STALE", "NOT_FOUND", "INDETERMINATE", "PARTIAL", "SOURCE_UNAVAILABLE", "MATCH")
+QUOTE_LIMIT = 120
+
+
+def verdicts_markdown(verdicts: list[Any], kinds: tuple[str, ...], limit: int = 25) -> str:
+    """The verdicts of these kinds (MISMATCH first) as a table: verdict, file:line, the claim shortened, the quote
+    of the page that backs the verdict (cut; verdicts.md has it whole), url; at most `limit` rows, then how many
+    more verdicts.md lists. Duck-typed on the judge's Verdict (scope, file, line_no, claim_text, quote, note,
+    source_url), so this module stays free of the judge."""
+    rank = {v: i for i, v in enumerate(VERDICT_ORDER)}
+    picked = sorted((v for v in verdicts if v.verdict in kinds),
+                    key=lambda v: (rank.get(v.verdict, 99), v.scope, v.file, v.line_no))
+    rows = [[md_code(v.verdict), md_cell(where(v.file or v.scope, v.line_no), 48), md_cell(prose(v.claim_text), 60),
+             md_cell(v.quote or (f"({v.note})" if v.note else ""), QUOTE_LIMIT), Link(v.source_url)]
+            for v in picked]
+    shown = rows[:max(0, limit)]
+    table = markdown_table(["verdict", "file:line", "claim", "the page says (quote)", "url"], shown,
+                           max_rows=len(shown), url_limit=URL_LIMIT, escaped=True)
+    if len(shown) < len(rows):
+        table += f"\n\n_…and {len(rows) - len(shown)} more in verdicts.md / verdicts.html_"
+    return table

@@ -106,3 +106,31 @@ def test_scope_status_rows_per_scope_including_one_without_claims() -> None:
     assert total == {"claims": h["total"], "flagged": h["flagged"], "stale_changed": h["stale_changed"],
                      "tokens_absent": h["tokens_absent"]}
     assert NEW in set(audit.priors["url"])  # the one changed page both scopes cite
+
+
+def _verdict(verdict: str, line: int, quote: str = "", note: str = ""):
+    from claims_pipeline.judge.model import Verdict
+
+    return Verdict(id=f"xa:{line}:0", scope="xa", file="countries/xa/playbook.md", line_no=line,
+                   source_url="http://www.tax.gov.xa/property/annual-levy.html", claim_text=f"Levy **0.8 %** ({line})",
+                   source_tier="primary-gov", prior="TOKENS_ABSENT", verdict=verdict, quote=quote, note=note)
+
+
+def test_verdicts_markdown_lists_the_kinds_asked_mismatch_first_with_their_quotes() -> None:
+    from claims_pipeline.report.ui_summary import verdicts_markdown
+
+    verdicts = [_verdict("MATCH", 1, "0.8 %"), _verdict("STALE", 2, "was 0.8 %"),
+                _verdict("MISMATCH", 3, "From this year the levy is 1.1 % of the cadastral value" + " and more" * 20),
+                _verdict("NOT_FOUND", 4, note="no figure on the page")]
+    lines = verdicts_markdown(verdicts, ("MISMATCH", "STALE")).splitlines()
+    assert lines[0] == "| verdict | file:line | claim | the page says (quote) | url |"
+    rows = [r.split(" | ") for r in lines[2:]]
+    assert [(r[0], r[1]) for r in rows] == [("| `MISMATCH`", "countries/xa/playbook.md:3"),
+                                            ("| `STALE`", "countries/xa/playbook.md:2")]
+    assert rows[0][3].startswith("From this year the levy is 1.1 % of the cadastral value") and rows[0][3].endswith("…")
+    assert len(rows[0][3]) <= 120
+    other = verdicts_markdown(verdicts, ("NOT_FOUND",))
+    assert "\\(no figure on the page\\)" in other and "MISMATCH" not in other
+    cut = verdicts_markdown(verdicts * 3, ("MISMATCH", "STALE"), limit=4)
+    assert cut.endswith("_…and 2 more in verdicts.md / verdicts.html_")
+    assert verdicts_markdown(verdicts, ("PARTIAL",)) == "_(none)_"
