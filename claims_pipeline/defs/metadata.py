@@ -58,10 +58,29 @@ MAX_DIFFS = 10  # changed pages whose diff a scope's page_changes shows; the rep
 MAX_DIFF_LINES = 60
 
 
+DIFF_WIDTH = 60  # characters of a diff line in the UI (a code block never wraps by itself); the report's are whole
+
+
+def wrapped_diff_lines(text: str, width: int = DIFF_WIDTH) -> list[str]:
+    """A diff's lines folded at `width` characters (at a space when there is one); each continuation keeps its
+    line's +/- mark and is indented, so the folded diff still reads as a diff."""
+    out: list[str] = []
+    for line in text.splitlines():
+        mark = line[:1] if line[:1] in "+- " and not line.startswith(("+++", "---")) else ""
+        while len(line) > width:
+            cut = line.rfind(" ", len(mark) + 1, width)
+            cut = cut if cut > len(mark) else width
+            out.append(line[:cut])
+            line = f"{mark}  {line[cut:].lstrip()}"
+        out.append(line)
+    return out
+
+
 def first_lines(text: str, limit: int = MAX_DIFF_LINES) -> str:
-    """A diff cut to its first `limit` lines, saying how many more the report shows."""
-    lines = text.splitlines()
-    return text if len(lines) <= limit else "\n".join([*lines[:limit], f"… {len(lines) - limit} more lines"])
+    """A diff folded to fit the UI's cell (wrapped_diff_lines), cut to its first `limit` lines, saying how many
+    more the report shows."""
+    lines = wrapped_diff_lines(text)
+    return "\n".join(lines if len(lines) <= limit else [*lines[:limit], f"… {len(lines) - limit} more lines"])
 
 
 def first(items: list[Any], limit: int = MAX_TABLE_ROWS) -> list[Any]:

@@ -33,6 +33,12 @@ def prose(claim_text: str) -> str:
     return escape.claim_plain(claim_text)
 
 
+def breakable(cell: str) -> str:
+    """A cell that may wrap after each '/': a path or scope ('shared/exit/regional/playbook.md:12') is otherwise
+    one unbreakable word that sets the width of its column (the zero-width space is invisible)."""
+    return cell.replace("/", "/" + escape.ZWSP)
+
+
 def md_cell(value: Any, limit: int = 90) -> str:
     """One table cell: one line, cut to `limit` characters with '…', every markup character escaped."""
     return escape.md_cell(value, limit)
@@ -55,7 +61,8 @@ def markdown_table(headers: list[str], rows: Iterable[list[Any]], *, empty: str 
             return escape.md_link(c, url_limit, breaks=True)
         if escaped:
             return str(c)
-        return md_cell(c, limits[i] if i < len(limits) and limits[i] is not None else 90)
+        limit = limits[i] if i < len(limits) else None
+        return breakable(md_cell(c, 90 if limit is None else limit))
 
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     for row in rows[:max_rows]:

@@ -12,7 +12,7 @@ import pandas as pd
 from claims_pipeline.audit import Audit
 from claims_pipeline.priors import TOKENS_ABSENT, WEAK_MATCH
 from claims_pipeline.report.escape import md_code
-from claims_pipeline.report.md_tables import Link, markdown_table, md_cell, prose, where
+from claims_pipeline.report.md_tables import Link, breakable, markdown_table, md_cell, prose, where
 from claims_pipeline.report.sections import changed_page_count, plural, sorted_rows, table_rows, utc_time
 
 CLAIM_LIMIT = 70  # characters of a claim in a UI table; the report has it whole
@@ -72,7 +72,7 @@ def flagged_claims_markdown(audit: Audit, limit: int = 25, *, weak_match: bool =
     picked = flagged_rows(audit)
     picked = picked[(picked["flag"] == WEAK_MATCH) == weak_match]
     rows = [
-        [md_code(r.flag), md_cell(where(r.file, r.line_no), 48), md_cell(prose(r.claim), CLAIM_LIMIT),
+        [md_code(r.flag), breakable(md_cell(where(r.file, r.line_no), 48)), md_cell(prose(r.claim), CLAIM_LIMIT),
          md_cell(", ".join(json.loads(r.missing)[:6]), 40), Link(r.url)]
         for r in table_rows(picked)
     ]
@@ -117,7 +117,7 @@ def verdicts_markdown(verdicts: list[Any], kinds: tuple[str, ...], limit: int = 
     rank = {v: i for i, v in enumerate(VERDICT_ORDER)}
     picked = sorted((v for v in verdicts if v.verdict in kinds),
                     key=lambda v: (rank.get(v.verdict, 99), v.scope, v.file, v.line_no))
-    rows = [[md_code(v.verdict), md_cell(where(v.file or v.scope, v.line_no), 48), md_cell(prose(v.claim_text), 60),
+    rows = [[md_code(v.verdict), breakable(md_cell(where(v.file or v.scope, v.line_no), 48)), md_cell(prose(v.claim_text), 60),
              md_cell(v.quote or (f"({v.note})" if v.note else ""), QUOTE_LIMIT), Link(v.source_url)]
             for v in picked]
     shown = rows[:max(0, limit)]

@@ -17,7 +17,8 @@ STALE_HEADERS = ["scope", "where", "claim", "verified → changed", "url"]
 CHANGED_HEADERS = ["scope", "url", "changed", "claims citing it"]
 # characters per column of the claim tables above (the url column: URL_LIMIT), so each fits the UI's cell
 CLAIM_LIMITS = [30, WHERE_LIMIT, CLAIM_LIMIT, 40]
-SCOPE_HEADERS = ["scope", "claims", "stale_changed", "TOKENS_ABSENT", "WEAK_MATCH", "changed pages"]
+# the findings by scope (WEAK_MATCH, not a finding, is in the report and audit_report's list of its own)
+SCOPE_HEADERS = ["scope", "claims", "stale_changed", "TOKENS_ABSENT", "changed pages"]
 
 
 def absent_rows(priors_df: Any) -> list[list[Any]]:
@@ -47,8 +48,7 @@ def scope_rows(audit: Any) -> list[list[Any]]:
 
     rows = scope_status_rows(audit)
     rows.sort(key=lambda r: (-(r["stale_changed"] + r["tokens_absent"] + r["changed_pages"]), r["scope"]))
-    return [[r["scope"], r["claims"], r["stale_changed"], r["tokens_absent"], r["weak_match"], r["changed_pages"]]
-            for r in rows]
+    return [[r["scope"], r["claims"], r["stale_changed"], r["tokens_absent"], r["changed_pages"]] for r in rows]
 
 
 def audit_metadata(audit: Any, tables_dir: Path) -> dict[str, Any]:
@@ -86,7 +86,9 @@ def report_metadata(published: Any) -> dict[str, Any]:
         "flagged": audit.headline["flagged"],
         # as many rows as `flagged`; the WEAK_MATCH claims (not flagged: worth a look) in a list of their own
         "flagged_claims": dg.MetadataValue.md(flagged_claims_markdown(audit)),
-        "weak_match_claims_not_flagged": dg.MetadataValue.md(flagged_claims_markdown(audit, weak_match=True)),
+        "weak_match_claims": dg.MetadataValue.md(
+            "_Not flagged: some of the claim's figures are on the page, or only weakly. Worth a look._\n\n"
+            + flagged_claims_markdown(audit, weak_match=True)),
         "report_dir": dg.MetadataValue.path(str(published.out_dir)),
         **{f"report_{k}": dg.MetadataValue.path(str(v)) for k, v in sorted(published.files.items())},
         "headline": dg.MetadataValue.json(audit.headline),
