@@ -83,3 +83,19 @@ def test_a_per_scope_output_warns_of_nothing():
         out = scoped_output(None, {"xa": {"v": 1}}, lambda s: {"n": 1}, {"xa": "abc"})  # type: ignore[arg-type]
     assert out.data_version == dg.DataVersion("abc")
     assert [str(w.message) for w in caught] == []
+
+
+def test_the_instance_shows_the_automation_on_and_keeps_a_choice_made(tmp_path, monkeypatch):
+    from dagster._daemon.asset_daemon import get_auto_materialize_paused, set_auto_materialize_paused
+
+    from claims_pipeline.orchestration.instance import open_instance
+    from claims_pipeline.settings import load_settings
+
+    monkeypatch.setenv("CLAIMS_PIPELINE_HOME", str(tmp_path))
+    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))  # open_instance sets it: restored after
+    monkeypatch.delenv("CLAIMS_PIPELINE_CONFIG", raising=False)
+    monkeypatch.chdir(tmp_path)
+    instance = open_instance(load_settings(None))
+    assert get_auto_materialize_paused(instance) is False  # the UI's badge: "Auto-materialize on"
+    set_auto_materialize_paused(instance, True)  # someone paused it on the UI's daemons page: it stays paused
+    assert get_auto_materialize_paused(open_instance(load_settings(None))) is True
