@@ -33,10 +33,14 @@ def prose(claim_text: str) -> str:
     return escape.claim_plain(claim_text)
 
 
+_LINE_NO_RE = re.compile(r"(?<=\S):(\d+)$")
+
+
 def breakable(cell: str) -> str:
-    """A cell that may wrap after each '/': a path or scope ('shared/exit/regional/playbook.md:12') is otherwise
-    one unbreakable word that sets the width of its column (the zero-width space is invisible)."""
-    return cell.replace("/", "/" + escape.ZWSP)
+    """A cell that may wrap after each '/' and before a file's ':line': a path or scope
+    ('shared/exit/regional/playbook.md:12') is otherwise one unbreakable word that sets the width of its column
+    (the zero-width space is invisible)."""
+    return _LINE_NO_RE.sub(escape.ZWSP + r":\1", cell.replace("/", "/" + escape.ZWSP))
 
 
 def md_cell(value: Any, limit: int = 90) -> str:

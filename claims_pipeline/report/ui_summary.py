@@ -66,20 +66,22 @@ def flagged_rows(audit: Audit) -> pd.DataFrame:
 
 def flagged_claims_markdown(audit: Audit, limit: int = 25, *, weak_match: bool = False) -> str:
     """The flagged claims (stale_changed, TOKENS_ABSENT, the other claims on a changed page: as many rows as the
-    headline's flagged) as a markdown table (flag, file:line, claim shortened, figures missing, url cut to fit),
+    headline's flagged) as a markdown table (flag, file:line, claim shortened and the figures missing, url cut to
+    fit: four columns fit a narrow cell),
     at most `limit` rows, then a line saying how many more rows the full report has. `weak_match`: the
     WEAK_MATCH claims instead, which are not flagged (figures only partly on the page)."""
     picked = flagged_rows(audit)
     picked = picked[(picked["flag"] == WEAK_MATCH) == weak_match]
     rows = [
-        [md_code(r.flag), breakable(md_cell(where(r.file, r.line_no), 48)), md_cell(prose(r.claim), CLAIM_LIMIT),
-         md_cell(", ".join(json.loads(r.missing)[:6]), 40), Link(r.url)]
+        [md_code(r.flag), breakable(md_cell(where(r.file, r.line_no), 48)), md_cell(prose(r.claim), CLAIM_LIMIT)
+         + (f" — **missing:** {md_cell(', '.join(missing[:6]), 40)}" if (missing := json.loads(r.missing)) else ""),
+         Link(r.url)]
         for r in table_rows(picked)
     ]
     shown = rows[:max(0, limit)]
     if rows and not shown:
         return f"_{len(rows)} rows in the full report (report.md, report.html)_"
-    table = markdown_table(["flag", "file:line", "claim", "figures missing", "url"], shown,
+    table = markdown_table(["flag", "file:line", "claim (and the figures missing)", "url"], shown,
                            max_rows=len(shown), url_limit=URL_LIMIT, escaped=True)
     if not rows or len(shown) == len(rows):
         return table
@@ -111,17 +113,17 @@ QUOTE_LIMIT = 120
 
 def verdicts_markdown(verdicts: list[Any], kinds: tuple[str, ...], limit: int = 25) -> str:
     """The verdicts of these kinds (MISMATCH first) as a table: verdict, file:line, the claim shortened, the quote
-    of the page that backs the verdict (cut; verdicts.md has it whole), url; at most `limit` rows, then how many
-    more verdicts.md lists. Duck-typed on the judge's Verdict (scope, file, line_no, claim_text, quote, note,
+    of the page that backs the verdict (cut; verdicts.md has it whole, with the url); at most `limit` rows, then
+    how many more verdicts.md lists. Duck-typed on the judge's Verdict (scope, file, line_no, claim_text, quote, note,
     source_url), so this module stays free of the judge."""
     rank = {v: i for i, v in enumerate(VERDICT_ORDER)}
     picked = sorted((v for v in verdicts if v.verdict in kinds),
                     key=lambda v: (rank.get(v.verdict, 99), v.scope, v.file, v.line_no))
     rows = [[md_code(v.verdict), breakable(md_cell(where(v.file or v.scope, v.line_no), 48)), md_cell(prose(v.claim_text), 60),
-             md_cell(v.quote or (f"({v.note})" if v.note else ""), QUOTE_LIMIT), Link(v.source_url)]
+             md_cell(v.quote or (f"({v.note})" if v.note else ""), QUOTE_LIMIT)]
             for v in picked]
     shown = rows[:max(0, limit)]
-    table = markdown_table(["verdict", "file:line", "claim", "the page says (quote)", "url"], shown,
+    table = markdown_table(["verdict", "file:line", "claim", "the page says (quote)"], shown,
                            max_rows=len(shown), url_limit=URL_LIMIT, escaped=True)
     if len(shown) < len(rows):
         table += f"\n\n_…and {len(rows) - len(shown)} more in verdicts.md / verdicts.html_"

@@ -42,11 +42,11 @@ def test_flagged_claims_come_in_triage_order_escaped_and_cut() -> None:
     long_claim = "Levy 0.8 %" + HOSTILE * 4  # longer than a UI cell shows
     audit.priors.loc[audit.priors["claim_id"] == c["new_stale"].id, "claim"] = long_claim
     lines = flagged_claims_markdown(audit, limit=50).splitlines()
-    assert lines[0] == "| flag | file:line | claim | figures missing | url |"
+    assert lines[0] == "| flag | file:line | claim (and the figures missing) | url |"
     rows = lines[2:]
     # a path may wrap after each '/' (zero-width spaces)
     flags_and_places = [(r.split(" | ")[0][2:], r.split(" | ")[1].replace(ZWSP, "")) for r in rows]
-    assert rows[0].split(" | ")[1] == f"countries/{ZWSP}yy/{ZWSP}playbook.md:2"
+    assert rows[0].split(" | ")[1] == f"countries/{ZWSP}yy/{ZWSP}playbook.md{ZWSP}:2"
     # as many rows as the headline's flagged; the WEAK_MATCH claim is not among them
     assert len(rows) == audit.headline["flagged"] == 5
     assert flags_and_places == [
@@ -57,20 +57,21 @@ def test_flagged_claims_come_in_triage_order_escaped_and_cut() -> None:
         ("`CONTENT_CHANGED`", "countries/zz/playbook.md:6"),
     ]
     for row in rows:
-        assert unescaped_pipes(row) == 6, row  # 5 cells, whatever the claim holds
+        assert unescaped_pipes(row) == 5, row  # 4 cells, whatever the claim holds
         cells = row.split("](<")[0]
         assert re.search(r"(?<!\\)[<>]", cells) is None and "javascript" not in cells and "![" not in cells, row
     evil = rows[1].split(" | ")
-    assert evil[2].endswith("…") and len(evil[2].replace("\\", "")) <= 70  # the claim shortened
-    assert evil[3] == "0.8 %"  # the figure missing
+    claim, missing = evil[2].split(" — **missing:** ")
+    assert claim.endswith("…") and len(claim.replace("\\", "")) <= 70  # the claim shortened
+    assert missing == "0.8 %"  # the figure missing
     # the url: a label cut to fit that may wrap between its segments, the exact (percent-encoded) target
-    label, target = evil[4].split("](<")
+    label, target = evil[3].split("](<")
     assert label.replace(ZWSP, "") == "[https://www.tax.gov.zz/levy?year=2026\\&kind=\\<b\\>\\|x"
     assert target == "https://www.tax.gov.zz/levy?year=2026&kind=%3Cb%3E%7Cx>) |"
     long_url = OLD + "/" + "section-" * 12
     audit.priors.loc[audit.priors["claim_id"] == c["old_stale"].id, "url"] = long_url
     row = flagged_claims_markdown(audit).splitlines()[4]
-    label = row.split(" | ")[4].split("](<")[0][1:].replace(ZWSP, "")
+    label = row.split(" | ")[3].split("](<")[0][1:].replace(ZWSP, "")
     assert label.endswith("…") and len(label.replace("\\", "")) == 48 and f"(<{long_url}>)" in row
 
 
@@ -78,7 +79,7 @@ def test_the_weak_match_claims_are_a_list_of_their_own() -> None:
     audit, _ = scenario()
     lines = flagged_claims_markdown(audit, weak_match=True).splitlines()
     assert [r.replace(ZWSP, "").split(" | ")[:2] for r in lines[2:]] == [["| `WEAK_MATCH`", "countries/yy/playbook.md:4"]]
-    assert lines[2].split(" | ")[3] == "€300,000" and f"(<{WEAK}>)" in lines[2]
+    assert lines[2].split(" | ")[2].endswith(" — **missing:** €300,000") and f"(<{WEAK}>)" in lines[2]
 
 
 def test_a_cut_table_says_how_many_more_rows_the_report_has() -> None:
@@ -125,12 +126,13 @@ def test_verdicts_markdown_lists_the_kinds_asked_mismatch_first_with_their_quote
                 _verdict("MISMATCH", 3, "From this year the levy is 1.1 % of the cadastral value" + " and more" * 20),
                 _verdict("NOT_FOUND", 4, note="no figure on the page")]
     lines = verdicts_markdown(verdicts, ("MISMATCH", "STALE")).splitlines()
-    assert lines[0] == "| verdict | file:line | claim | the page says (quote) | url |"
+    assert lines[0] == "| verdict | file:line | claim | the page says (quote) |"
     rows = [r.split(" | ") for r in lines[2:]]
     assert [(r[0], r[1].replace(ZWSP, "")) for r in rows] == [("| `MISMATCH`", "countries/xa/playbook.md:3"),
                                             ("| `STALE`", "countries/xa/playbook.md:2")]
-    assert rows[0][3].startswith("From this year the levy is 1.1 % of the cadastral value") and rows[0][3].endswith("…")
-    assert len(rows[0][3]) <= 120
+    quote = rows[0][3].removesuffix(" |")
+    assert quote.startswith("From this year the levy is 1.1 % of the cadastral value") and quote.endswith("…")
+    assert len(quote) <= 120
     other = verdicts_markdown(verdicts, ("NOT_FOUND",))
     assert "\\(no figure on the page\\)" in other and "MISMATCH" not in other
     cut = verdicts_markdown(verdicts * 3, ("MISMATCH", "STALE"), limit=4)

@@ -188,7 +188,7 @@ def test_ui_stale_scope_relaunch_one_scope_and_report_metadata(tmp_path: Path):
                 _scope_states(browser, base, report, expect)
                 run = _launch_one_scope(page, base, scope, expect)
                 _report_metadata(page, base, reports_dir, expect)
-                _verdict_report_metadata(page, base, reports_dir, expect)
+                _verdict_report_metadata(page, base, report_md.parent, expect)
                 _metadata_fits(browser, base)
                 _runs_told_apart(page, base, expect)
             except Exception:
@@ -450,16 +450,16 @@ def _scope_states_in(page, base: str, report: dict, failing: list[str], expect) 
             ("priors", "tokens_absent_by_scope", _stale_line(report, "tokens_absent", "TOKENS_ABSENT"))):
         page.goto(f"{base}/assets/{asset}?view=checks", wait_until="domcontentloaded")
         page.get_by_text(check, exact=True).first.click()
-        page.wait_for_url(re.compile(rf"checkDetail={check}"))
+        expect(page).to_have_url(re.compile(rf"checkDetail={check}"))  # pushed by the app: no page load to wait for
         expect(page.get_by_text(line, exact=True).first).to_be_visible()  # "shared/…: 1 stale_changed; xa: 1 …"
         if asset == "page_changes":
             page.screenshot(path=str(SHOTS / "ui_check_stale_changed_by_scope.png"))
 
 
-def _verdict_report_metadata(page, base: str, reports_dir: Path, expect) -> None:
-    """Catalog → verdict_report: mismatch_and_stale lists the MISMATCH verdict, where it is and its quote."""
-    newest = reports_dir / (reports_dir / "LATEST").read_text(encoding="utf-8").strip()
-    doc = json.loads((newest / "verdicts.json").read_text(encoding="utf-8"))
+def _verdict_report_metadata(page, base: str, demo_report: Path, expect) -> None:
+    """Catalog → verdict_report: mismatch_and_stale lists the MISMATCH verdict, where it is and its quote (the
+    demo's verdicts, beside its last report)."""
+    doc = json.loads((demo_report / "verdicts.json").read_text(encoding="utf-8"))
     mismatch = next(v for v in doc["verdicts"] if v["verdict"] == "MISMATCH")
     page.goto(f"{base}/assets/verdict_report", wait_until="domcontentloaded")
     page.get_by_text("mismatch_and_stale", exact=True).first.wait_for()
