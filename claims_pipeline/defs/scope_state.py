@@ -92,7 +92,7 @@ def tokens_absent_by_scope(context: dg.AssetCheckExecutionContext) -> dg.AssetCh
     "failed again. Covers every scope, not only this run's."))
 def newly_unreadable_by_scope(context: dg.AssetCheckExecutionContext) -> dg.AssetCheckResult:
     latest = latest_by_scope(context.instance, fetched_pages.key)
-    result = scope_result({s: _count(m, "newly_unreadable") for s, m in latest.items()}, "newly unreadable",
+    result = scope_result({s: _count(m, "newly_unreadable") for s, m in latest.items()}, "sources newly unreadable",
                           detail={s: f"{_count(m, 'unreadable')} unreadable in all" for s, m in latest.items()},
                           checked=len(latest))
     unreadable = {s: _count(m, "unreadable") for s, m in latest.items() if _count(m, "unreadable")}

@@ -37,7 +37,7 @@ def test_the_per_scope_assets_name_the_scopes_in_trouble_and_the_runs_say_who_ra
     assert checks["stale_changed_by_scope"].description == "no scope has stale_changed (1 scope checked)"
     # first fetch of xa: its zip, robots-refused and other unreadable sources are news
     new = checks["newly_unreadable_by_scope"]
-    assert not new.passed and new.description.startswith("xa: ") and new.description.endswith(" newly unreadable")
+    assert not new.passed and new.description.startswith("xa: ") and new.description.endswith(" sources newly unreadable")
     assert run_failures(first) == []  # findings, not failures: the command still exits 0
 
     run = instance.get_run_by_id(first[-1].run_id)
