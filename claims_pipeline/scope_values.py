@@ -115,6 +115,26 @@ def refresh_scope_pages(settings: Settings, claims: dict[str, Any], cache: Any, 
     return ScopePages(values, states, missing)
 
 
+READABLE_STATUSES = ("OK", "NOT_MODIFIED")  # a page whose text was read (a 304 keeps the text read before)
+
+
+def statuses_before(claims: dict[str, Any], cache: Any) -> dict[str, str]:
+    """Each cited URL's fetch status as the cache has it before this run fetches (a URL never fetched has none):
+    what tells a source that just became unreadable from one that has been so for months."""
+    from claims_pipeline.urls import normalize_url
+
+    keys = {u: normalize_url(u) for u in sorted({c["source_url"] for v in claims.values() for c in v["claims"]})}
+    states = cache.states(sorted(set(keys.values())), with_text=False)
+    return {u: str(states[k].fetch_status) for u, k in keys.items() if k in states}
+
+
+def newly_unreadable(before: dict[str, str], pages: dict[str, dict[str, Any]]) -> list[str]:
+    """The scope's cited URLs unreadable now that were readable on their previous fetch or never fetched before
+    (news for the reader); a source unreadable on both fetches is not new."""
+    return sorted(url for url, p in pages.items() if str(p.get("fetch_status")) not in READABLE_STATUSES
+                  and before.get(url, "OK") in READABLE_STATUSES)
+
+
 def page_changes_by_scope(claims: dict[str, Any], fetched_pages: dict[str, Any]) -> dict[str, Any]:
     """Per scope: cited pages whose change the audit reports (with the text diff), and the claims whose page
     changed after they were last verified (stale_changed, the audit's rule)."""

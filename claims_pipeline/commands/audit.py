@@ -30,9 +30,11 @@ def run(args: argparse.Namespace) -> int:
     return audit(str(config) if config else "", scope=args.scope, clock=args.now or "")
 
 
-def audit(config_path: str, *, scope: str | None = None, clock: str = "", fixture_web: str = "auto", quiet: bool = False) -> int:
+def audit(config_path: str, *, scope: str | None = None, clock: str = "", fixture_web: str = "auto", quiet: bool = False,
+          trigger: str = "cli", name: str = "") -> int:
     """Exit code 0 (done), 1 (a run or a blocking check failed). Raises InputError (exit 2 in cli.main) for a
-    missing corpus directory, a corpus without markdown files or a --scope that matches nothing."""
+    missing corpus directory, a corpus without markdown files or a --scope that matches nothing. trigger and
+    name tag the runs (`demo` and its step for the demo's)."""
     from claims_pipeline.commands.inputs import InputError, check_corpus_dir, chosen_scopes, corpus_origin
     from claims_pipeline.corpus.scopes import nothing_read_message, walk_corpus
     from claims_pipeline.orchestration.instance import open_instance
@@ -53,7 +55,7 @@ def audit(config_path: str, *, scope: str | None = None, clock: str = "", fixtur
     # on a terminal, the cited pages' fetch is drawn as it goes (not during the demo's quiet audits)
     display = contextlib.nullcontext(no_progress) if quiet else FetchProgressDisplay(label="re-reading cited pages")
     with display as show, installed(show):
-        results = run_audit(instance, resources, all_scopes, chosen)
+        results = run_audit(instance, resources, all_scopes, chosen, trigger=trigger, name=name)
     failures = run_failures(results)
     ok = not failures and all(r.success for r in results)
     # a failed step the report does not need (the citation linter) still leaves this run's report; a failed

@@ -62,7 +62,7 @@ def demo_verdicts(config: Path) -> int:
     print("[demo] verdicts — the scripted demo judge (the project's figure readers, not a model), every answer checked by code",
           file=sys.stderr)
     scopes = list(list_scopes(load_settings(config)))
-    code = verify(str(config), scopes, None, fixture_web="on", quiet=True)
+    code = verify(str(config), scopes, None, fixture_web="on", quiet=True, trigger="demo", name="demo verify")
     latest = latest_summary(config.parent / "reports")
     verdicts = Path(latest["dir"]) / "verdicts.json" if latest else None
     if code == 0 and verdicts is not None and verdicts.is_file():
@@ -117,7 +117,8 @@ def run(args: argparse.Namespace) -> int:
             save_epoch(home, epoch)  # a UI run after the demo serves the pages its last audit saw
             print(f"[demo] audit {i}/{len(DEMO_STEPS)} — {what}", file=sys.stderr)
             before = latest_signature(home / "reports")
-            code = audit(str(config), fixture_web="off", quiet=True)
+            code = audit(str(config), fixture_web="off", quiet=True, trigger="demo",
+                         name=f"demo audit {i}/{len(DEMO_STEPS)}")
             summary = latest_summary(home / "reports") if latest_signature(home / "reports") != before else None
             if summary:
                 wrote_one = True

@@ -72,7 +72,7 @@ def demo_judge_replaces(settings) -> bool:
 
 
 def verify(config_path: str, all_scopes: list[str], scopes: list[str] | None, *, max_claims: int = 0, clock: str = "",
-           fixture_web: str = "auto", quiet: bool = False) -> int:
+           fixture_web: str = "auto", quiet: bool = False, trigger: str = "cli", name: str = "") -> int:
     from claims_pipeline.orchestration.instance import open_instance
     from claims_pipeline.orchestration.runner import notification_summary, resources_for, run_failures, run_verify
     from claims_pipeline.settings import load_settings
@@ -80,7 +80,7 @@ def verify(config_path: str, all_scopes: list[str], scopes: list[str] | None, *,
     settings = load_settings(Path(config_path) if config_path else None)
     instance = open_instance(settings)
     results = run_verify(instance, resources_for(config_path, clock=clock, fixture_web=fixture_web), all_scopes,
-                         scopes, max_claims=max_claims)
+                         scopes, max_claims=max_claims, trigger=trigger, name=name)
     failures = run_failures(results)
     for f in failures:
         print(terminal_escaped(f"claims-pipeline: {f}"), file=sys.stderr)

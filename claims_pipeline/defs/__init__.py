@@ -4,9 +4,10 @@
     corpus/      corpus_documents → claims → citation_lint           (per scope)
     pages/       fetched_pages → page_changes                        (per scope)
     audit/       priors (per scope) → audit_tables → audit_report, and their checks
+    scope_state.py each scope's state at a glance: a check on fetched_pages, page_changes and priors
     worklist/    worklist (the cost-bounded sample for the verdict step)
     notify.py    audit_notification, verdict_notification (a message of what is new) and the run-failure sensor
-    jobs.py      audit_scope (one scope, then the audit), audit_corpus (every scope), refresh_audit
+    jobs.py      audit_scope (one scope, then the audit), audit_corpus (every scope), refresh_audit; run tags
     automation.py  the monthly schedule, the corpus sensor, the audit's automation sensor
     resources.py   settings, page cache, fetcher (production or demo), chosen in one place
 """

@@ -13,13 +13,15 @@ from claims_pipeline.defs.storage import scope_file
 from claims_pipeline.home import HomeLayout
 
 
-def whole_corpus_request(instance: dg.DagsterInstance, run_key: str | None) -> dg.RunRequest | dg.SkipReason:
+def whole_corpus_request(instance: dg.DagsterInstance, run_key: str | None, month: str | None = None) -> dg.RunRequest | dg.SkipReason:
     """One run over every scope (a partition range: the per-scope assets run once for all of them, see
     partitions.single_run_backfill), then the cross-scope audit and report in the same run."""
     keys = list(instance.get_dynamic_partitions(SCOPE_PARTITIONS_NAME))
     if not keys:
         return dg.SkipReason("no scopes yet: the corpus sensor adds one partition per scope folder")
-    return dg.RunRequest(run_key=run_key, tags=range_tags(keys))
+    name = f"monthly audit {month}" if month else "monthly audit"
+    return dg.RunRequest(run_key=run_key, tags={**range_tags(keys), **jobs.run_tags("schedule", name, month=month,
+                                                                                      scope=jobs.ALL_SCOPES)})
 
 
 def scheduled_job():  # -> the job definition
@@ -43,7 +45,8 @@ def scheduled_job():  # -> the job definition
 )
 def monthly_audit_schedule(context: dg.ScheduleEvaluationContext) -> dg.RunRequest | dg.SkipReason:
     when = context.scheduled_execution_time
-    return whole_corpus_request(context.instance, f"monthly-{when:%Y-%m}" if when else None)
+    return whole_corpus_request(context.instance, f"monthly-{when:%Y-%m}" if when else None,
+                                f"{when:%Y-%m}" if when else None)
 
 
 def stored_scope_hash(home, scope: str) -> str | None:
@@ -95,17 +98,20 @@ def corpus_sensor(context: dg.SensorEvaluationContext, claims_config: ClaimsConf
         # one run over every scope (the partitions as they will be once this tick's requests are applied), which
         # also rebuilds the audit without any removed scope
         keys = [k for k in existing if k not in removed] + added
-        requests = [dg.RunRequest(run_key=f"corpus:{tick}", job_name=jobs.audit_corpus.name, tags=range_tags(keys))]
+        requests = [dg.RunRequest(run_key=f"corpus:{tick}", job_name=jobs.audit_corpus.name, tags={
+            **range_tags(keys), **jobs.run_tags("sensor", f"corpus changed: {len(changed)} scopes", scope=jobs.ALL_SCOPES)})]
     else:
         requests = [
             # the tick number keeps the key unique when a scope's files go back to an earlier state (an edit
             # reverted): with the hash alone Dagster skipped that run as already done, and the stored claims kept
             # the edited text
-            dg.RunRequest(run_key=f"{s}:{current[s]}:{tick}", partition_key=s, job_name=jobs.audit_scope.name)
+            dg.RunRequest(run_key=f"{s}:{current[s]}:{tick}", partition_key=s, job_name=jobs.audit_scope.name,
+                          tags=jobs.run_tags("sensor", f"corpus changed: {s}", scope=s))
             for s in changed
         ]
         if removed:  # the audit and report without them
-            requests.append(dg.RunRequest(run_key=f"removed:{','.join(removed)}:{tick}", job_name=jobs.refresh_audit.name))
+            requests.append(dg.RunRequest(run_key=f"removed:{','.join(removed)}:{tick}", job_name=jobs.refresh_audit.name,
+                                          tags=jobs.run_tags("sensor", f"scopes removed: {len(removed)}")))
     partition_requests: list[dg.AddDynamicPartitionsRequest | dg.DeleteDynamicPartitionsRequest] = []
     if added:
         partition_requests.append(scope_partitions.build_add_request(added))
@@ -132,6 +138,7 @@ audit_automation_sensor = dg.AutomationConditionSensorDefinition(
     name="audit_automation",
     target=jobs.audit_assets,
     default_status=dg.DefaultSensorStatus.RUNNING,
+    run_tags=jobs.run_tags("automation", "audit after refreshed scopes", scope=jobs.ALL_SCOPES),
     minimum_interval_seconds=30,
     description="Evaluates the audit assets' automation conditions (eager): when scopes were refreshed "
     "outside audit_scope, one run rebuilds audit_tables and audit_report.",

@@ -21,20 +21,37 @@ CROSS_SCOPE_TAGS = {"claims_pipeline/cross_scope_audit": "true"}
 
 VERDICTS_GROUP = "verdicts"
 
+# What started a run and what it covers, so the runs list tells one audit from another: the trigger (schedule,
+# sensor, automation, cli, demo, ui), a short name, and the month (the schedule) or the scope(s).
+TRIGGER_TAG = "claims_pipeline/trigger"
+RUN_NAME_TAG = "claims_pipeline/run"
+MONTH_TAG = "claims_pipeline/month"
+# A launch from the UI (or `dagster job launch`) carries only the job's own tags: these say so. Every other
+# trigger gives its own, which take precedence over the job's (a RunRequest's and execute_in_process's tags).
+UI_TAGS = {TRIGGER_TAG: "ui", RUN_NAME_TAG: "launched from the UI"}
+
+
+def run_tags(trigger: str, name: str, *, month: str | None = None, scope: str | None = None) -> dict[str, str]:
+    """The tags that name a run: trigger, name, and its month or scope (`all` for every scope in one run)."""
+    tags = {TRIGGER_TAG: trigger, RUN_NAME_TAG: name}
+    if month:
+        tags[MONTH_TAG] = month
+    if scope:
+        tags[SCOPE_TAG] = scope
+    return tags
+
 scope_assets = dg.AssetSelection.groups(SCOPES_GROUP)
 audit_assets = dg.AssetSelection.groups(AUDIT_GROUP)
 verdict_assets = dg.AssetSelection.groups(VERDICTS_GROUP)
 audit_selection = scope_assets | audit_assets
 
 
-def scope_tags(scope: str) -> dict[str, str]:
-    """Tags of a run of one scope launched from the CLI (a UI launch carries dagster/partition=<scope>)."""
-    return {SCOPE_TAG: scope}
+ALL_SCOPES = "all"  # the scope tag of a run over every scope (a partition range)
 
 
 audit_scope = dg.define_asset_job(
     name="audit_scope",
-    tags=CROSS_SCOPE_TAGS,
+    tags={**CROSS_SCOPE_TAGS, **UI_TAGS},
     selection=audit_selection,
     partitions_def=scope_partitions,
     description="Re-audit one scope (a country, or a shared file group): re-read its cited pages, rebuild its "
@@ -46,6 +63,7 @@ audit_scope = dg.define_asset_job(
 # rebuilt it side by side would replace each other's tables between a table step and its report step.
 refresh_scopes = dg.define_asset_job(
     name="refresh_scopes",
+    tags=UI_TAGS,
     selection=scope_assets,
     partitions_def=scope_partitions,
     description="Re-read one scope's cited pages and rebuild its claims, pages and priors, without the "
@@ -55,7 +73,7 @@ refresh_scopes = dg.define_asset_job(
 
 audit_corpus = dg.define_asset_job(
     name="audit_corpus",
-    tags=CROSS_SCOPE_TAGS,
+    tags={**CROSS_SCOPE_TAGS, **UI_TAGS},
     selection=audit_selection,
     partitions_def=scope_partitions,
     description="Audit every scope in one run (a partition range over all scopes), then the tables and the "
@@ -64,7 +82,7 @@ audit_corpus = dg.define_asset_job(
 
 refresh_audit = dg.define_asset_job(
     name="refresh_audit",
-    tags=CROSS_SCOPE_TAGS,
+    tags={**CROSS_SCOPE_TAGS, **UI_TAGS},
     selection=audit_assets,
     description="Rebuild the cross-scope audit tables and the report from the scopes' stored values (after a "
     "scope was removed from the corpus).",
@@ -72,6 +90,7 @@ refresh_audit = dg.define_asset_job(
 
 verify_scope = dg.define_asset_job(
     name="verify_scope",
+    tags=UI_TAGS,
     selection=verdict_assets,
     partitions_def=scope_partitions,
     description="Ask the judge about one scope's claims (from its stored audit values), check every answer by "
@@ -80,7 +99,7 @@ verify_scope = dg.define_asset_job(
 
 audit_and_verify_corpus = dg.define_asset_job(
     name="audit_and_verify_corpus",
-    tags=CROSS_SCOPE_TAGS,
+    tags={**CROSS_SCOPE_TAGS, **UI_TAGS},
     selection=audit_selection | verdict_assets,
     partitions_def=scope_partitions,
     description="audit_corpus, then the verdicts of every scope: what the monthly schedule launches when "

@@ -10,7 +10,7 @@ so a hostile page cannot put links, images or HTML into the UI.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import dagster as dg
@@ -27,12 +27,21 @@ from claims_pipeline.report.md_tables import (  # noqa: F401
     where,
 )
 
+# Characters a cell keeps in the UI's tables, so a table of four or five columns fits the metadata cell (about
+# 900 px; the browser test measures it): long text is cut with '…', and the report has it whole.
+WHERE_LIMIT, CLAIM_LIMIT, URL_LIMIT, NOTE_LIMIT = 48, 70, 48, 60
+CUT_NOTE = "_long cells cut to fit (…): the report has them whole_"
+
 
 def md_table(headers: list[str], rows: Iterable[list[Any]], *, empty: str = "_(none)_",
-             full: str | None = None) -> dg.MetadataValue:
-    """At most MAX_TABLE_ROWS rows, then how many more and, when given, where the full table is (`full`)."""
+             full: str | None = None, limits: Sequence[int | None] = (), cut_note: bool = False) -> dg.MetadataValue:
+    """At most MAX_TABLE_ROWS rows, then how many more and, when given, where the full table is (`full`).
+    `limits`: characters per column (URLs: URL_LIMIT, wrapping between segments); `cut_note` says under a table
+    of claims that long cells are cut."""
     more = f"the full table: {full}" if full else "see the stored files / report"
-    return dg.MetadataValue.md(markdown_table(headers, rows, empty=empty, more=more))
+    rows = list(rows)
+    text = markdown_table(headers, rows, empty=empty, more=more, url_limit=URL_LIMIT, limits=limits)
+    return dg.MetadataValue.md(f"{text}\n\n{CUT_NOTE}" if cut_note and rows else text)
 
 
 def md_list(items: Iterable[Any], *, empty: str = "_(none)_") -> dg.MetadataValue:
@@ -49,10 +58,29 @@ MAX_DIFFS = 10  # changed pages whose diff a scope's page_changes shows; the rep
 MAX_DIFF_LINES = 60
 
 
+DIFF_WIDTH = 60  # characters of a diff line in the UI (a code block never wraps by itself); the report's are whole
+
+
+def wrapped_diff_lines(text: str, width: int = DIFF_WIDTH) -> list[str]:
+    """A diff's lines folded at `width` characters (at a space when there is one); each continuation keeps its
+    line's +/- mark and is indented, so the folded diff still reads as a diff."""
+    out: list[str] = []
+    for line in text.splitlines():
+        mark = line[:1] if line[:1] in "+- " and not line.startswith(("+++", "---")) else ""
+        while len(line) > width:
+            cut = line.rfind(" ", len(mark) + 1, width)
+            cut = cut if cut > len(mark) else width
+            out.append(line[:cut])
+            line = f"{mark}  {line[cut:].lstrip()}"
+        out.append(line)
+    return out
+
+
 def first_lines(text: str, limit: int = MAX_DIFF_LINES) -> str:
-    """A diff cut to its first `limit` lines, saying how many more the report shows."""
-    lines = text.splitlines()
-    return text if len(lines) <= limit else "\n".join([*lines[:limit], f"… {len(lines) - limit} more lines"])
+    """A diff folded to fit the UI's cell (wrapped_diff_lines), cut to its first `limit` lines, saying how many
+    more the report shows."""
+    lines = wrapped_diff_lines(text)
+    return "\n".join(lines if len(lines) <= limit else [*lines[:limit], f"… {len(lines) - limit} more lines"])
 
 
 def first(items: list[Any], limit: int = MAX_TABLE_ROWS) -> list[Any]:

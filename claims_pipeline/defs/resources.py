@@ -23,6 +23,7 @@ from claims_pipeline.settings import ENV_CONFIG, Settings, find_config_file, loa
 # of ClaimsConfig for each resource that holds one (page cache, fetcher, judge, IO manager), and every copy takes
 # the run's one read. Only the latest run is kept (a run worker executes one run; the CLI runs one after another).
 _RUN_SETTINGS: dict[tuple[str, str], Settings] = {}
+_SAID_OUTSIDE_RUNS: dict[str, str] = {}  # config_path -> the settings line a sensor tick last logged
 
 
 class ClaimsConfig(dg.ConfigurableResource):
@@ -47,8 +48,13 @@ class ClaimsConfig(dg.ConfigurableResource):
         if context.run_id:
             _RUN_SETTINGS.clear()
             _RUN_SETTINGS[key] = settings
-        if context.log:
-            context.log.info(f"settings: {settings_source(self.config_file())} · home {settings.home_dir}")
+        line = f"settings: {settings_source(self.config_file())} · home {settings.home_dir}"
+        # a run's log names them once; a sensor's tick (no run) only when they differ from the last tick's, so
+        # the daemon does not print the same line every minute
+        if context.log and (context.run_id or _SAID_OUTSIDE_RUNS.get(self.config_path) != line):
+            context.log.info(line)
+            if not context.run_id:
+                _SAID_OUTSIDE_RUNS[self.config_path] = line
 
     def config_file(self) -> Path | None:
         return Path(self.config_path) if self.config_path else find_config_file(None)

@@ -10,6 +10,7 @@ first and points to the cross-scope audit for the whole corpus.
 from __future__ import annotations
 
 import hashlib
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -45,4 +46,6 @@ def scoped_output(context: dg.AssetExecutionContext, values: dict[str, Any],
         for scope in scopes:
             context.add_asset_metadata(headed(scope), partition_key=scope)
         metadata = {"scopes_in_run": len(scopes)}
-    return dg.Output(values, metadata=metadata, data_version=data_version(version) if version else None)
+    with warnings.catch_warnings():  # Output's data_version is marked beta in Dagster 1.13; used on purpose
+        warnings.simplefilter("ignore", category=dg.BetaWarning)
+        return dg.Output(values, metadata=metadata, data_version=data_version(version) if version else None)

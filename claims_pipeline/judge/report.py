@@ -23,6 +23,7 @@ from claims_pipeline.judge.corrections import Correction
 from claims_pipeline.judge.model import CLASSES, VERDICTS, Verdict
 from claims_pipeline.judge.scripted_server import DEMO_MODEL
 from claims_pipeline.report.escape import claim_plain, h, link_html, md_cell, md_code, md_link
+from claims_pipeline.report.sections import utc_time
 from claims_pipeline.store.files import write_text_atomically
 from claims_pipeline.text_safety import json_escaped
 
@@ -159,16 +160,19 @@ def _evidence(v: Verdict) -> str:
     return v.quote
 
 
-def _run_facts(run_info: Mapping[str, Any], counts: Mapping[str, Any]) -> list[tuple[str, str]]:
+def _run_facts(run_info: Mapping[str, Any], counts: Mapping[str, Any], scripted: bool = False) -> list[tuple[str, str]]:
     cost = run_info.get("cost_usd", counts["cost_usd"])
+    # the scripted demo judge is named as such, and costs nothing (no price to know)
     facts = [
+        ("judge", "scripted demo judge (the project's figure readers, not a model)") if scripted else
         ("provider", str(run_info.get("provider") or "(none)")),
         ("model", str(run_info.get("model") or "(none)")),
         ("prompt", str(run_info.get("prompt_version") or "")),
         ("claims judged", str(counts["total"])),
         ("tokens in / out", f"{run_info.get('input_tokens', counts['input_tokens'])} / "
                             f"{run_info.get('output_tokens', counts['output_tokens'])}"),
-        ("cost", f"${float(cost):.4f}" + ("" if run_info.get("price_known", True) else " (price unknown for this model)")),
+        ("cost", "$0" if scripted else f"${float(cost):.4f}" + (
+            "" if run_info.get("price_known", True) else " (price unknown for this model)")),
         ("cached answers", str(run_info.get("cached", counts["cached"]))),
         ("direction-B asks (second requests, framed to refute)",
          f"{int(run_info.get('b_requests_sent') or 0)} sent, {int(run_info.get('b_cached') or 0)} from the cache"
@@ -204,8 +208,9 @@ def render_markdown(verdicts: Sequence[Verdict], run_info: Mapping[str, Any], co
     lines = [f"# {TITLE}", ""]
     if _is_scripted(run_info, verdicts):
         lines += [f"> **{SCRIPTED_LABEL}**", ""]
-    lines += [f"Run: {md_cell(run_info.get('run_at') or '')}  ·  " + "  ·  ".join(
-        f"{k}: {md_cell(v)}" for k, v in _run_facts(run_info, counts)), "", f"> {MEANING}", ""]
+    lines += [f"Run: {md_cell(utc_time(run_info.get('run_at')))}  ·  " + "  ·  ".join(
+        f"{k}: {md_cell(v)}" for k, v in _run_facts(run_info, counts, _is_scripted(run_info, verdicts))), "",
+        f"> {MEANING}", ""]
     lines += ["## Verdicts", ""]
     lines += _md_table(["verdict", "claims"], [[k, str(n)] for k, n in counts["by_verdict"].items() if n])
     lines += ["", "## Verification", "", f"`{verification_line(counts)}`", ""]  # check names and numbers only
@@ -254,8 +259,8 @@ def section_html(verdicts: Sequence[Verdict], run_info: Mapping[str, Any], count
     parts = [f'<section id="{SECTION_ID}">', f"<{heading}>{h(TITLE)}</{heading}>"]
     if _is_scripted(run_info, verdicts):
         parts.append(f'<div class="note"><b>{h(SCRIPTED_LABEL)}</b></div>')
-    facts = " · ".join(f"{h(k)}: {h(v)}" for k, v in _run_facts(run_info, counts))
-    parts += [f'<div class="meta">Run {h(run_info.get("run_at") or "")} · {facts}</div>',
+    facts = " · ".join(f"{h(k)}: {h(v)}" for k, v in _run_facts(run_info, counts, _is_scripted(run_info, verdicts)))
+    parts += [f'<div class="meta">Run {h(utc_time(run_info.get("run_at")))} · {facts}</div>',
               f'<div class="note">{h(MEANING)}</div>',
               '<section class="cards">',
               *(f'<div class="card{" alert" if k in ("MISMATCH", "STALE") and n else ""}"><b>{int(n)}</b>'

@@ -71,7 +71,26 @@ def _is_other_template(path: Path, chosen: Path) -> bool:
 
 def open_instance(settings: Settings) -> dg.DagsterInstance:
     os.environ["DAGSTER_HOME"] = str(prepare_dagster_home(settings))
-    return dg.DagsterInstance.get()
+    instance = dg.DagsterInstance.get()
+    show_automation_on(instance)
+    return instance
+
+
+# The instance-wide "auto-materialize paused" flag of Dagster's pre-sensor asset daemon. With automation sensors
+# (the project's audit_automation, RUNNING by default) the daemon ignores it, but the UI's job pages still show
+# an orange "Auto-materialize off" badge while it is unset. Set to off once, as the UI's own toggle on the
+# Deployment → Daemons page would (Dagster has no public Python call for it); a value someone set stays.
+_PAUSED_KEY = "ASSET_DAEMON_PAUSED"
+
+
+def show_automation_on(instance: dg.DagsterInstance) -> None:
+    try:
+        from dagster._daemon.asset_daemon import set_auto_materialize_paused
+
+        if instance.daemon_cursor_storage.get_cursor_values({_PAUSED_KEY}).get(_PAUSED_KEY) is None:
+            set_auto_materialize_paused(instance, False)
+    except Exception:  # a badge only: never a reason for a command to fail
+        return
 
 
 def ui_dagster_home() -> Path:
@@ -79,7 +98,14 @@ def ui_dagster_home() -> Path:
     instance says and share the CLI's run history. The settings come from the same default chain as the CLI's."""
     from claims_pipeline.settings import find_config_file, load_settings
 
-    return prepare_dagster_home(load_settings(find_config_file(None)))
+    home = prepare_dagster_home(load_settings(find_config_file(None)))
+    os.environ["DAGSTER_HOME"] = str(home)  # the instance's event log storage finds its folder through it
+    try:
+        with dg.DagsterInstance.from_config(str(home)) as instance:
+            show_automation_on(instance)
+    except Exception:  # a badge only: `make dev` starts the UI all the same
+        pass
+    return home
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from claims_pipeline.audit import Audit
 from claims_pipeline.priors import PRIOR_KINDS
 from claims_pipeline.report.chart import COLOURS, priors_by_scope_svg
 from claims_pipeline.report.escape import claim_plain, h, link_html, s, url_html
+from claims_pipeline.report.history import AuditPoint, history_html
 from claims_pipeline.report.sections import (
     BY_SCOPE_NOTE,
     CARDS_MAX,
@@ -178,7 +179,8 @@ def _by_scope(counts: list[ScopeCount], n: int, what: str) -> str:
     return "\n".join(bits)
 
 
-def render_html(audit: Audit, previous_run: str | None = None) -> str:
+def render_html(audit: Audit, previous_run: str | None = None, history: list[AuditPoint] | None = None) -> str:
+    """history: the last audits, this one last (report/history.py); none: the section is left out."""
     hd = audit.headline
     stale = sorted_rows(audit.bucket("stale_changed"))
     absent = sorted_rows(audit.bucket("tokens_absent"))
@@ -212,6 +214,8 @@ def render_html(audit: Audit, previous_run: str | None = None) -> str:
         '<section class="cards">',
         *(f'<div class="card{" alert" if alert else ""}"><b>{int(n)}</b><span>{h(label)}</span></div>' for label, n, alert in cards),
         "</section>",
+        *([f"<h2>Over time{f': the last {len(history)} audits' if len(history) > 1 else ''}</h2>",
+           history_html(history)] if history else []),
         "<h2>Priors by scope</h2>",
         priors_by_scope_svg(audit.priors),
         "<table><tr><th>prior</th><th>claims</th></tr>",

@@ -8,7 +8,7 @@ so a hostile page cannot put links, images or HTML into the UI.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from claims_pipeline.report import escape
@@ -33,6 +33,16 @@ def prose(claim_text: str) -> str:
     return escape.claim_plain(claim_text)
 
 
+_LINE_NO_RE = re.compile(r"(?<=\S):(\d+)$")
+
+
+def breakable(cell: str) -> str:
+    """A cell that may wrap after each '/' and before a file's ':line': a path or scope
+    ('shared/exit/regional/playbook.md:12') is otherwise one unbreakable word that sets the width of its column
+    (the zero-width space is invisible)."""
+    return _LINE_NO_RE.sub(escape.ZWSP + r":\1", cell.replace("/", "/" + escape.ZWSP))
+
+
 def md_cell(value: Any, limit: int = 90) -> str:
     """One table cell: one line, cut to `limit` characters with '…', every markup character escaped."""
     return escape.md_cell(value, limit)
@@ -40,17 +50,27 @@ def md_cell(value: Any, limit: int = 90) -> str:
 
 def markdown_table(headers: list[str], rows: Iterable[list[Any]], *, empty: str = "_(none)_",
                    max_rows: int = MAX_TABLE_ROWS, more: str = "see the stored files / report",
-                   url_limit: int = 90, escaped: bool = False) -> str:
-    """A table of escaped cells (a Link cell as a link whose label is cut to url_limit), at most max_rows rows,
-    then a line saying how many more there are and where they are. `escaped`: the caller escaped the other
-    cells itself (md_cell with its own limits, md_code), so they are taken as they are."""
+                   url_limit: int = 90, escaped: bool = False, limits: Sequence[int | None] = ()) -> str:
+    """A table of escaped cells (a Link cell as a link whose label is cut to url_limit and may wrap between the
+    URL's segments), at most max_rows rows, then a line saying how many more there are and where they are.
+    `limits`: characters per column (a column past the list: 90), so a table stays as wide as the UI's cell.
+    `escaped`: the caller escaped the other cells itself (md_cell with its own limits, md_code), so they are
+    taken as they are."""
     rows = list(rows)
     if not rows:
         return empty
+
+    def cell(i: int, c: Any) -> str:
+        if isinstance(c, Link):
+            return escape.md_link(c, url_limit, breaks=True)
+        if escaped:
+            return str(c)
+        limit = limits[i] if i < len(limits) else None
+        return breakable(md_cell(c, 90 if limit is None else limit))
+
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     for row in rows[:max_rows]:
-        lines.append("| " + " | ".join(escape.md_link(c, url_limit) if isinstance(c, Link) else str(c) if escaped
-                                       else md_cell(c) for c in row) + " |")
+        lines.append("| " + " | ".join(cell(i, c) for i, c in enumerate(row)) + " |")
     if len(rows) > max_rows:
         lines.append(f"\n_…and {len(rows) - max_rows} more ({more})_")
     return "\n".join(lines)

@@ -35,6 +35,7 @@ def publish_report(home_dir: Path, reports_dir: Path, *, own_tables_run_at: str 
     earlier run wrote and checked, as the automation sensor runs it). When the tables found are another
     audit's, nothing is written: that audit's run reports them after its own checks."""
     from claims_pipeline.report import write_reports
+    from claims_pipeline.report.history import audit_history, point_of, record
     from claims_pipeline.store.recent_changes import load_reported, previous_audit_run, save_reported, with_report
 
     home = HomeLayout(home_dir)
@@ -49,7 +50,10 @@ def publish_report(home_dir: Path, reports_dir: Path, *, own_tables_run_at: str 
         previous = previous_audit_run(home_dir)
         if previous == audit.run_at:  # the report of the same audit rendered again: it keeps the run before it
             previous = _report_field(out_dir, "previous_run")
-        files = write_reports(audit, out_dir, previous_run=previous, tables_dir=home.tables_dir)
+        point = point_of(audit.run_at, audit.headline)
+        files = write_reports(audit, out_dir, previous_run=previous, tables_dir=home.tables_dir,
+                              history=audit_history(reports_dir, point))
+        record(reports_dir, point)  # the next report's chart has this audit
         write_text_atomically(home.last_run_file, audit.run_at + "\n")
         # what this report showed is reported: the next one shows only changes it did not (store/recent_changes.py)
         save_reported(home_dir, with_report(load_reported(home_dir, audit.cache_identity), audit.covered_changes,

@@ -12,11 +12,11 @@ import pandas as pd
 from claims_pipeline.audit import Audit
 from claims_pipeline.priors import TOKENS_ABSENT, WEAK_MATCH
 from claims_pipeline.report.escape import md_code
-from claims_pipeline.report.md_tables import Link, markdown_table, md_cell, prose, where
+from claims_pipeline.report.md_tables import Link, breakable, markdown_table, md_cell, prose, where
 from claims_pipeline.report.sections import changed_page_count, plural, sorted_rows, table_rows, utc_time
 
-CLAIM_LIMIT = 80  # characters of a claim in a UI table; the report has it whole
-URL_LIMIT = 60
+CLAIM_LIMIT = 70  # characters of a claim in a UI table; the report has it whole
+URL_LIMIT = 48
 # the order a reviewer triages in (the report's Action line)
 FLAG_ORDER = ("stale_changed", TOKENS_ABSENT, "CONTENT_CHANGED", WEAK_MATCH)
 
@@ -39,7 +39,8 @@ def headline_markdown(audit: Audit) -> str:
         ["scopes", scopes],
         ["run", utc_time(audit.run_at)],
     ]
-    return markdown_table(["figure", "value"], ([md_cell(v) for v in r] for r in rows), max_rows=len(rows),
+    # the by-prior line whole (it wraps at its ' · '): a cut one hid the last kinds of prior
+    return markdown_table(["figure", "value"], ([md_cell(v, 400) for v in r] for r in rows), max_rows=len(rows),
                           escaped=True)
 
 
@@ -63,18 +64,24 @@ def flagged_rows(audit: Audit) -> pd.DataFrame:
     return picked.sort_values("flag", key=lambda col: col.map(order), kind="stable")
 
 
-def flagged_claims_markdown(audit: Audit, limit: int = 25) -> str:
-    """The flagged claims as a markdown table (flag, scope, file:line, claim shortened, figures missing, url cut
-    to fit), at most `limit` rows, then a line saying how many more rows the full report has."""
+def flagged_claims_markdown(audit: Audit, limit: int = 25, *, weak_match: bool = False) -> str:
+    """The flagged claims (stale_changed, TOKENS_ABSENT, the other claims on a changed page: as many rows as the
+    headline's flagged) as a markdown table (flag, file:line, claim shortened and the figures missing, url cut to
+    fit: four columns fit a narrow cell),
+    at most `limit` rows, then a line saying how many more rows the full report has. `weak_match`: the
+    WEAK_MATCH claims instead, which are not flagged (figures only partly on the page)."""
+    picked = flagged_rows(audit)
+    picked = picked[(picked["flag"] == WEAK_MATCH) == weak_match]
     rows = [
-        [md_code(r.flag), md_code(r.scope), md_cell(where(r.file, r.line_no)), md_cell(prose(r.claim), CLAIM_LIMIT),
-         md_cell(", ".join(json.loads(r.missing)[:6]), 60), Link(r.url)]
-        for r in table_rows(flagged_rows(audit))
+        [md_code(r.flag), breakable(md_cell(where(r.file, r.line_no), 48)), md_cell(prose(r.claim), CLAIM_LIMIT)
+         + (f" — **missing:** {md_cell(', '.join(missing[:6]), 40)}" if (missing := json.loads(r.missing)) else ""),
+         Link(r.url)]
+        for r in table_rows(picked)
     ]
     shown = rows[:max(0, limit)]
     if rows and not shown:
         return f"_{len(rows)} rows in the full report (report.md, report.html)_"
-    table = markdown_table(["flag", "scope", "file:line", "claim", "figures missing", "url"], shown,
+    table = markdown_table(["flag", "file:line", "claim (and the figures missing)", "url"], shown,
                            max_rows=len(shown), url_limit=URL_LIMIT, escaped=True)
     if not rows or len(shown) == len(rows):
         return table
@@ -98,3 +105,26 @@ def scope_status_rows(audit: Audit) -> list[dict[str, Any]]:
     }
     counts = {name: {str(k): int(v) for k, v in col.items()} for name, col in columns.items()}
     return [{"scope": s, **{name: by.get(s, 0) for name, by in counts.items()}} for s in audit.audited_scopes()]
+
+
+VERDICT_ORDER = ("MISMATCH", "STALE", "NOT_FOUND", "INDETERMINATE", "PARTIAL", "SOURCE_UNAVAILABLE", "MATCH")
+QUOTE_LIMIT = 120
+
+
+def verdicts_markdown(verdicts: list[Any], kinds: tuple[str, ...], limit: int = 25) -> str:
+    """The verdicts of these kinds (MISMATCH first) as a table: verdict, file:line, the claim shortened, the quote
+    of the page that backs the verdict (cut; verdicts.md has it whole, with the url); at most `limit` rows, then
+    how many more verdicts.md lists. Duck-typed on the judge's Verdict (scope, file, line_no, claim_text, quote, note,
+    source_url), so this module stays free of the judge."""
+    rank = {v: i for i, v in enumerate(VERDICT_ORDER)}
+    picked = sorted((v for v in verdicts if v.verdict in kinds),
+                    key=lambda v: (rank.get(v.verdict, 99), v.scope, v.file, v.line_no))
+    rows = [[md_code(v.verdict), breakable(md_cell(where(v.file or v.scope, v.line_no), 48)), md_cell(prose(v.claim_text), 60),
+             md_cell(v.quote or (f"({v.note})" if v.note else ""), QUOTE_LIMIT)]
+            for v in picked]
+    shown = rows[:max(0, limit)]
+    table = markdown_table(["verdict", "file:line", "claim", "the page says (quote)"], shown,
+                           max_rows=len(shown), url_limit=URL_LIMIT, escaped=True)
+    if len(shown) < len(rows):
+        table += f"\n\n_…and {len(rows) - len(shown)} more in verdicts.md / verdicts.html_"
+    return table

@@ -9,6 +9,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from claims_pipeline.audit import Audit
+from claims_pipeline.report.history import AuditPoint
 from claims_pipeline.report.html_report import render_html
 from claims_pipeline.report.markdown import render_markdown
 from claims_pipeline.report.sections import LISTED_MAX
@@ -17,7 +18,7 @@ from claims_pipeline.text_safety import json_escaped
 
 
 def write_reports(audit: Audit, out_dir: Path, *, previous_run: str | None = None,
-                  tables_dir: Path | None = None) -> dict[str, Path]:
+                  tables_dir: Path | None = None, history: list[AuditPoint] | None = None) -> dict[str, Path]:
     """report.md, report.json, report.html and the claims/pages/priors parquet tables; returns name → path.
 
     tables_dir: where the audit's tables were read from (publish_report, under the audit lock); each one is
@@ -38,7 +39,7 @@ def write_reports(audit: Audit, out_dir: Path, *, previous_run: str | None = Non
     indent = 2 if len(audit.priors) <= LISTED_MAX else None
     doc = json.dumps(report_json(audit, previous_run), indent=indent, ensure_ascii=False, default=str)
     paths["report.json"].write_text(json_escaped(doc), encoding="utf-8")
-    paths["report.html"].write_text(render_html(audit, previous_run), encoding="utf-8")
+    paths["report.html"].write_text(render_html(audit, previous_run, history), encoding="utf-8")
     for name, df in (("claims", audit.claims), ("pages", audit.pages), ("priors", audit.priors)):
         stored = tables_dir / f"{name}.parquet" if tables_dir is not None else None
         if stored is not None and stored.is_file() and pq.read_schema(stored).names == list(df.columns):

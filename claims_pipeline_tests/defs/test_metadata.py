@@ -63,6 +63,8 @@ def test_url_cells_are_links_and_claims_read_as_prose():
                                                  Link("https://x.gouv.zz/a_b?q=1|2")],
                                                 [where(None, 7), "x", Link("javascript:alert(1)")]]).value
     rows = value.splitlines()
-    assert rows[2] == ("| countries/zz/sub/b.md:5 | Levy 0.8 % \\(source\\) | "
-                       "[https://x.gouv.zz/a\\_b?q=1\\|2](<https://x.gouv.zz/a_b?q=1%7C2>) |")
+    # the link's label may wrap between the URL's segments (zero-width spaces), never its target
+    assert rows[2].replace("\u200b", "") == ("| countries/zz/sub/b.md:5 | Levy 0.8 % \\(source\\) | "
+                                            "[https://x.gouv.zz/a\\_b?q=1\\|2](<https://x.gouv.zz/a_b?q=1%7C2>) |")
+    assert "\u200b" in rows[2].split("](<")[0] and "\u200b" not in rows[2].split("](<")[1]
     assert rows[3] == "| 7 | x | javascript:alert\\(1\\) |"

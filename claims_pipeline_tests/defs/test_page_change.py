@@ -96,7 +96,8 @@ def test_change_confirmed_on_second_sighting_and_stale_only_before(instance, dem
     tables = {e.materialization.asset_key.to_user_string(): e.materialization
               for e in r.get_asset_materialization_events()}["audit_tables"].metadata
     rows = [line for line in tables["changed_pages"].value.splitlines() if "annual-levy.html" in line]
-    assert [row.split("|")[1].strip() for row in rows] == ["shared/exit/regional", "xa"]
+    # a scope may wrap after each '/' (zero-width spaces)
+    assert [row.split("|")[1].strip().replace("\u200b", "") for row in rows] == ["shared/exit/regional", "xa"]
 
 
 def test_unsynced_exactly_when_a_cited_page_changed(instance, demo_config, web):

@@ -4,6 +4,7 @@ where the full one is, never one row per claim or a name per scope, and it does 
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
@@ -91,3 +92,55 @@ def test_lists_and_diffs_are_cut_with_a_count() -> None:
     diff = "\n".join(f"+line {i}" for i in range(500))
     assert first_lines(diff).splitlines()[-1] == "… 440 more lines" and len(first_lines(diff).splitlines()) == 61
     assert first_lines("-a\n+b") == "-a\n+b"
+
+
+MAX_COLUMNS = 6  # by_scope's figures; every table of text has 5 at most
+MAX_ROW_CHARS = 260  # what a row shows (link labels, not their targets), all cells together
+MAX_UNBROKEN = 50  # the longest run a browser cannot wrap (no space, no zero-width space)
+
+
+def _shown_rows(markdown: str) -> list[list[str]]:
+    """Each table row's cells as a reader sees them: a link as its label, escapes dropped."""
+    rows = []
+    for line in markdown.splitlines():
+        if not line.startswith("| ") or line.startswith("|---"):
+            continue
+        shown = re.sub(r"\]\(<[^>]*>\)", "", line).replace("[", "")
+        rows.append([c.replace("\\", "").strip() for c in re.split(r"(?<!\\)\|", shown)[1:-1]])
+    return rows
+
+
+def test_every_table_of_the_ui_fits_its_cell(tmp_path: Path) -> None:
+    """Long claims, paths and URLs are cut or wrap: no table in the audit's metadata, its report's, or its checks'
+    is wider than a UI cell allows (the browser test measures the rendered tables too)."""
+    audit = audit_of(3)
+    long_url = "https://www.tax.gouv.fr/" + "/".join(f"section-{i}-of-the-official-guidance" for i in range(8))
+    audit.priors["claim"] = "The duty on the transfer of a second home is **7.5%** " + "of the declared value " * 20
+    audit.priors["url"] = long_url
+    audit.priors["file"] = "countries/s0000/" + "a-very-long-folder-name/" * 4 + "playbook.md"
+    meta = all_metadata(audit, tmp_path)
+    tables = {k: v.value for k, v in meta.items() if isinstance(v, dg.MarkdownMetadataValue) and "\n|---" in v.value}
+    assert {"by_scope", "stale_changed_claims", "tokens_absent_claims", "flagged_claims", "check_claims"} <= set(tables)
+    for key, text in tables.items():
+        rows = _shown_rows(text)
+        assert rows, key
+        for row in rows:
+            assert len(row) <= MAX_COLUMNS, (key, row)
+            assert sum(len(c) for c in row) <= MAX_ROW_CHARS, (key, row)
+            longest = max((len(w) for c in row for w in re.split(r"[\s\u200b]+", c)), default=0)
+            assert longest <= MAX_UNBROKEN, (key, row)
+    # cut, and said so: the report has the whole text
+    assert "…" in tables["stale_changed_claims"] and "the report has them whole" in tables["stale_changed_claims"]
+
+
+def test_the_headline_shows_every_kind_of_prior_and_flagged_claims_match_it(tmp_path: Path) -> None:
+    audit = audit_of(3)
+    # every kind of prior in the line (the UI cut it after 90 characters: "…TOKENS_ABSENT 3 ·…")
+    audit.headline["by_prior"] = {**audit.headline["by_prior"], "PDF_NO_TEXT": 1, "SOURCE_BINARY": 1,
+                                  "SOURCE_UNAVAILABLE": 10, "WEAK_MATCH": 1}
+    meta = all_metadata(audit, tmp_path)
+    by_prior = next(r for r in _shown_rows(meta["summary"].value) if r[0] == "by prior")[1]
+    assert "…" not in by_prior and all(k in by_prior for k in audit.headline["by_prior"])
+    flagged_rows = [r for r in _shown_rows(meta["flagged_claims"].value)[1:]]
+    assert len(flagged_rows) == audit.headline["flagged"] == meta["flagged"]
+    assert all(r[0] != "WEAK_MATCH" for r in flagged_rows)

@@ -9,9 +9,16 @@ project folder of a checkout) on 127.0.0.1 and a free port, and drives Debian's 
    carries dagster/partition=<scope>.
 3. Catalog → audit_report: the `summary` metadata shows the new report's headline numbers and `flagged_claims`
    (opened with [Show Markdown]) lists a flagged claim.
+4. Each scope's state on the per-scope assets: collapsed, the scopes group shows failed assets (red) when a scope
+   has stale or absent claims, and the audit group does not; expanded, page_changes and priors show their failed
+   check, fetched_pages its passed one; their checks name the same scopes as the report.
+5. verdict_report's metadata lists the MISMATCH verdict with its quote; every metadata table of the audit's assets
+   fits its cell, and the metadata panel has no hidden horizontal scroll (at 1920 × 1080).
+6. The runs list: the demo's runs carry distinct names, the UI's launch trigger=ui; the job page shows the
+   automation on; the UI server's log has no BetaWarning and no settings line repeated on every sensor tick.
 
-Screenshots go to benchmarks/out/ (git-ignored). With CLAIMS_PIPELINE_UPDATE_DOCS_SHOT=1 the lineage screenshot
-is also written to docs/ui-lineage.png (the README's picture); otherwise a run leaves the work tree untouched.
+Screenshots go to benchmarks/out/ (git-ignored). With CLAIMS_PIPELINE_UPDATE_DOCS_SHOT=1 the README's pictures
+are also written to docs/ (ui-lineage.png, ui-scopes.png, ui-scope-check.png); otherwise a run leaves the work tree untouched.
 The browser may reach 127.0.0.1 only: every other request is aborted (and counted in the test's output)."""
 
 from __future__ import annotations
@@ -39,6 +46,9 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-sync", "--no-first-run"]
 SHOTS = REPO / "benchmarks" / "out"
 DOCS_SHOT = REPO / "docs" / "ui-lineage.png"
+DOCS_SCOPES_SHOT = REPO / "docs" / "ui-scopes.png"
+DOCS_CHECK_SHOT = REPO / "docs" / "ui-scope-check.png"
+ZWSP = "\u200b"  # where a path or URL in a metadata table may wrap (invisible; inner_text keeps it)
 UI_WAIT_MS = 60_000
 RUN_DEADLINE_S = 240
 
@@ -115,10 +125,11 @@ def _stop(server: subprocess.Popen) -> None:
             pass
 
 
-def _stale_line(report: dict) -> str:
-    """The result description no_stale_changed writes (defs/audit/checks.py), from the report's stale claims."""
-    counts = Counter(r["scope"] for r in report["stale_changed"])
-    return "; ".join(f"{scope}: {n} stale_changed" for scope, n in sorted(counts.items()))
+def _stale_line(report: dict, key: str = "stale_changed", what: str = "stale_changed") -> str:
+    """The result description no_stale_changed writes (defs/audit/checks.py), from the report's stale claims; with
+    key and what, the line of another check by scope (defs/scope_state.py)."""
+    counts = Counter(r["scope"] for r in report[key])
+    return "; ".join(f"{scope}: {n} {what}" for scope, n in sorted(counts.items()))
 
 
 @pytest.mark.timeout(600)
@@ -174,8 +185,12 @@ def test_ui_stale_scope_relaunch_one_scope_and_report_metadata(tmp_path: Path):
             try:
                 _lineage_and_stale_check(page, base, scope, stale_line, report, expect)
                 _lineage_picture(browser, base, scope, report, expect)
+                _scope_states(browser, base, report, expect)
                 run = _launch_one_scope(page, base, scope, expect)
                 _report_metadata(page, base, reports_dir, expect)
+                _verdict_report_metadata(page, base, report_md.parent, expect)
+                _metadata_fits(browser, base)
+                _runs_told_apart(page, base, expect)
             except Exception:
                 page.screenshot(path=str(SHOTS / "ui_failure.png"))
                 raise
@@ -184,16 +199,23 @@ def test_ui_stale_scope_relaunch_one_scope_and_report_metadata(tmp_path: Path):
         assert run["status"] == "SUCCESS", run
         assert {"key": "dagster/partition", "value": scope} in run["tags"], run["tags"]
         assert run["jobName"] == "audit_scope"
+        assert {"key": "claims_pipeline/trigger", "value": "ui"} in run["tags"], run["tags"]
         for shot in ("ui_lineage.png", "ui_lineage_expanded.png", "ui_lineage_stale.png",
                      "ui_check_no_stale_changed.png", "ui_launch_dialog.png", "ui_run.png",
-                     "ui_audit_report_metadata.png", "ui_flagged_claims.png"):
+                     "ui_audit_report_metadata.png", "ui_flagged_claims.png", "ui_scopes_collapsed.png",
+                     "ui_scopes.png", "ui_check_stale_changed_by_scope.png", "ui_verdict_report_metadata.png",
+                     "ui_metadata_audit_tables.png", "ui_runs.png"):
             assert (SHOTS / shot).stat().st_size > 10_000, shot
         assert (SHOTS / "ui_lineage_stale.png").stat().st_size < 300_000
+        assert (SHOTS / "ui_scopes.png").stat().st_size < 300_000
         if os.environ.get("CLAIMS_PIPELINE_UPDATE_DOCS_SHOT") == "1":
             DOCS_SHOT.write_bytes((SHOTS / "ui_lineage_stale.png").read_bytes())
+            DOCS_SCOPES_SHOT.write_bytes((SHOTS / "ui_scopes.png").read_bytes())
+            DOCS_CHECK_SHOT.write_bytes((SHOTS / "ui_check_stale_changed_by_scope.png").read_bytes())
     finally:
         _stop(server)
         log.close()
+    _quiet_server_log(log_path.read_text(encoding="utf-8", errors="replace"))
     # every page above rendered with these aborted
     print(f"requests aborted (not 127.0.0.1): {len(blocked)} {sorted({urlparse(u).hostname for u in blocked})}")
 
@@ -339,12 +361,176 @@ def _report_metadata(page, base: str, reports_dir: Path, expect) -> None:
         assert re.search(rf"^{figure}\t{value}$", text, re.M), (figure, value, text)
     page.screenshot(path=str(SHOTS / "ui_audit_report_metadata.png"))
     flagged = page.locator("tr").filter(has=page.get_by_text("flagged_claims", exact=True)).first
-    flagged.get_by_text("[Show Markdown]").click()
-    dialog = page.get_by_role("dialog")
-    expect(dialog.get_by_text("flagged_claims")).to_be_visible()
+    flagged.get_by_text("file:line", exact=True).wait_for()  # the table shows in its cell: no [Show Markdown]
     claim = (report["stale_changed"] or report["tokens_absent"])[0]
     where = f"{claim['file']}:{claim['line_no']}"
-    expect(dialog.get_by_text(where, exact=True).first).to_be_visible()
-    expect(dialog.get_by_text(claim["url"]).first).to_be_visible()
+    expect(flagged.get_by_text(_wrappable(where, exact=True)).first).to_be_visible()
+    expect(flagged.get_by_text(_wrappable(claim["url"])).first).to_be_visible()
+    # as many rows as the headline's flagged: the WEAK_MATCH claims, not flagged, are a list of their own
+    expect(flagged.locator("table tr").filter(has=page.locator("td"))).to_have_count(h["flagged"])
+    weak = page.locator("tr").filter(has=page.get_by_text("weak_match_claims", exact=True)).first
+    expect(weak.get_by_text("Not flagged", exact=False).first).to_be_visible()
+    flagged.scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / "ui_flagged_claims.png"))
-    dialog.get_by_role("button", name="Close").click()
+
+
+def _wrappable(text: str, *, exact: bool = False) -> re.Pattern:
+    """text as a metadata table shows it: a zero-width space may follow any character (where it may wrap)."""
+    pattern = f"{ZWSP}?".join(re.escape(ch) for ch in text)
+    return re.compile(f"^{pattern}$" if exact else pattern)
+
+
+def _group_tags(page, group: str):
+    """The status tags (green, red, …) of a collapsed group's node in the lineage."""
+    node = page.locator("[class*='collapsedGroupNodeBox']").filter(has=page.get_by_text(group, exact=True)).first
+    node.wait_for()
+    return node, node.locator("[style*='--color-background-red']")
+
+
+def _fresh_page(browser, width: int, height: int):
+    """A page in a context of its own (the lineage remembers which groups were expanded), loopback only."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    context.route("**/*", lambda route: route.continue_() if urlparse(route.request.url).hostname == "127.0.0.1"
+                  else route.abort())
+    page = context.new_page()
+    page.set_default_timeout(UI_WAIT_MS)
+    page.add_locator_handler(page.get_by_text("Join the Dagster community"),
+                             lambda: page.get_by_role("button", name="Skip", exact=True).click())
+    return context, page
+
+
+def _scope_states(browser, base: str, report: dict, expect) -> None:
+    """Collapsed lineage: the scopes group shows its failed assets in red (its per-scope checks), the audit group
+    none; expanded: page_changes and priors show 0 / 1 Passed, fetched_pages 1 / 1 (no source became unreadable
+    in the demo's last audit); page_changes' and priors' checks name the scopes the report names."""
+    failing = [a for a, key in (("page_changes", "stale_changed"), ("priors", "tokens_absent")) if report[key]]
+    assert failing, "the demo's last audit has nothing to show by scope"
+    context, page = _fresh_page(browser, 1440, 800)
+    try:
+        _scope_states_in(page, base, report, failing, expect)
+    except Exception:
+        page.screenshot(path=str(SHOTS / "ui_failure_scopes.png"))
+        raise
+    finally:
+        context.close()
+
+
+def _wide_lineage(page, base: str) -> None:
+    """The lineage with the navigation hidden and the asset tree folded: room for readable nodes."""
+    page.goto(f"{base}/asset-groups", wait_until="domcontentloaded")
+    page.get_by_text("Global asset lineage").first.wait_for()
+    page.get_by_text("Hide navigation", exact=True).click()
+    jump = page.get_by_placeholder("Jump to…").bounding_box()
+    fold = [b for b in page.locator("button").all() if (bb := b.bounding_box()) and abs(bb["y"] - jump["y"]) < 10
+            and jump["x"] + jump["width"] - 2 < bb["x"] < jump["x"] + jump["width"] + 60]
+    assert len(fold) == 1, "the asset tree's fold button, right of Jump to…"
+    fold[0].click()
+
+
+def _scope_states_in(page, base: str, report: dict, failing: list[str], expect) -> None:
+    _wide_lineage(page, base)
+    scopes_node, red = _group_tags(page, "scopes")
+    expect(red).to_have_text(str(len(failing)))
+    red.hover()
+    expect(page.get_by_text(f"{len(failing)} failed assets").first).to_be_visible()
+    _, audit_red = _group_tags(page, "audit")
+    expect(audit_red).to_have_count(0)  # its checks are warnings: the per-scope assets carry the state
+    page.screenshot(path=str(SHOTS / "ui_scopes_collapsed.png"))
+    page.mouse.move(5, 400)  # the tooltip away
+    scopes_node.dblclick()  # expand: the per-scope assets appear as nodes
+    for asset in ("page_changes", "priors", "fetched_pages"):
+        label = _node_checks(page, asset)
+        expected = "0 / 1 Passed" if asset in failing else "1 / 1 Passed"
+        expect(label).to_have_text(expected)
+    page.wait_for_timeout(800)
+    # the README's picture of each scope's state
+    page.screenshot(path=str(SHOTS / "ui_scopes.png"), clip={"x": 0, "y": 0, "width": 1440, "height": 800})
+    for asset, check, line in (
+            ("page_changes", "stale_changed_by_scope", _stale_line(report)),
+            ("priors", "tokens_absent_by_scope", _stale_line(report, "tokens_absent", "TOKENS_ABSENT"))):
+        page.goto(f"{base}/assets/{asset}?view=checks", wait_until="domcontentloaded")
+        page.get_by_text(check, exact=True).first.click()
+        expect(page).to_have_url(re.compile(rf"checkDetail={check}"))  # pushed by the app: no page load to wait for
+        expect(page.get_by_text(line, exact=True).first).to_be_visible()  # "shared/…: 1 stale_changed; xa: 1 …"
+        if asset == "page_changes":
+            page.screenshot(path=str(SHOTS / "ui_check_stale_changed_by_scope.png"))
+
+
+def _verdict_report_metadata(page, base: str, demo_report: Path, expect) -> None:
+    """Catalog → verdict_report: mismatch_and_stale lists the MISMATCH verdict, where it is and its quote (the
+    demo's verdicts, beside its last report)."""
+    doc = json.loads((demo_report / "verdicts.json").read_text(encoding="utf-8"))
+    mismatch = next(v for v in doc["verdicts"] if v["verdict"] == "MISMATCH")
+    page.goto(f"{base}/assets/verdict_report", wait_until="domcontentloaded")
+    page.get_by_text("mismatch_and_stale", exact=True).first.wait_for()
+    row = page.locator("tr").filter(has=page.get_by_text("mismatch_and_stale", exact=True)).first
+    row.get_by_text("the page says (quote)", exact=True).wait_for()
+    text = row.inner_text().replace(ZWSP, "")
+    assert "MISMATCH" in text, text
+    assert f"{mismatch['file']}:{mismatch['line_no']}" in text, text
+    assert mismatch["quote"][:80] in text, (mismatch["quote"], text)
+    page.screenshot(path=str(SHOTS / "ui_verdict_report_metadata.png"))
+
+
+METADATA_ASSETS = ("audit_tables", "audit_report", "page_changes", "priors", "fetched_pages", "citation_lint",
+                   "verdict_report")
+# each metadata table of the asset's overview: its width and its cell's, and how far right the metadata panel shows
+_MEASURE = """() => [...document.querySelectorAll('table table')].map(t => {
+    const cell = t.closest('td');
+    let panel = cell.closest('table').parentElement;
+    while (panel && !['auto', 'scroll', 'hidden'].includes(getComputedStyle(panel).overflowX)) panel = panel.parentElement;
+    return {key: cell.parentElement.firstElementChild.innerText.trim(), table: t.scrollWidth, cell: cell.clientWidth,
+            right: t.getBoundingClientRect().right, shown: panel ? panel.getBoundingClientRect().right : innerWidth};
+})"""
+
+
+def _metadata_fits(browser, base: str) -> None:
+    """At 1920 × 1080, no metadata table of the audit's assets is wider than its cell, or runs past the visible
+    metadata panel (a hidden horizontal scroll)."""
+    context, page = _fresh_page(browser, 1920, 1080)
+    measured: list[dict] = []
+    try:
+        for asset in METADATA_ASSETS:
+            page.goto(f"{base}/assets/{asset}", wait_until="domcontentloaded")
+            page.get_by_text("Metadata", exact=True).first.wait_for()
+            page.locator("table table").first.wait_for()  # each of these shows one table at least
+            page.wait_for_timeout(500)
+            tables = page.evaluate(_MEASURE)
+            if asset == "audit_tables":
+                page.screenshot(path=str(SHOTS / "ui_metadata_audit_tables.png"))
+            measured += [{"asset": asset, **t} for t in tables]
+    finally:
+        context.close()
+    keys = {(m["asset"], m["key"]) for m in measured}
+    assert {("audit_tables", "stale_changed_claims"), ("audit_report", "flagged_claims"),
+            ("verdict_report", "mismatch_and_stale")} <= keys, keys
+    too_wide = [m for m in measured if m["table"] > m["cell"] + 1 or m["right"] > m["shown"] + 1]
+    assert not too_wide, too_wide
+    print("metadata tables (px, table / cell):",
+          ", ".join(f"{m['asset']}.{m['key']} {m['table']}/{m['cell']}" for m in measured))
+
+
+def _runs_told_apart(page, base: str, expect) -> None:
+    """The demo's runs carry distinct names (claims_pipeline/run) and their trigger; the runs list shows them."""
+    query = "{ runsOrError(limit: 50) { ... on Runs { results { runId jobName tags { key value } } } } }"
+    runs = _graphql(base, query)["runsOrError"]["results"]
+    named = [{t["key"]: t["value"] for t in r["tags"]} for r in runs]
+    demo = sorted(t["claims_pipeline/run"] for t in named if t.get("claims_pipeline/trigger") == "demo")
+    assert demo == ["demo audit 1/3: all scopes", "demo audit 2/3: all scopes", "demo audit 3/3: all scopes",
+                    "demo verify: all scopes"], demo
+    page.goto(f"{base}/runs", wait_until="domcontentloaded")
+    page.get_by_text("audit_corpus").first.wait_for()
+    page.screenshot(path=str(SHOTS / "ui_runs.png"))
+    page.goto(f"{base}/jobs", wait_until="domcontentloaded")
+    page.locator('a[href$="/jobs/audit_corpus"]').first.click()
+    expect(page.get_by_text("Auto-materialize on", exact=True).first).to_be_visible()
+    expect(page.get_by_text("Auto-materialize off", exact=True)).to_have_count(0)
+
+
+def _quiet_server_log(log: str) -> None:
+    """No BetaWarning on any run; a sensor tick logs the settings line only when it differs from the last one."""
+    assert "BetaWarning" not in log, log[log.index("BetaWarning") - 300:][:600]
+    ticks = log.count("Checking for new runs for sensor: corpus_sensor")
+    settings_lines = len(re.findall(r"dagster - INFO - resource:claims_config - settings: ", log))
+    print(f"corpus_sensor ticks: {ticks}, settings lines outside runs: {settings_lines}")
+    assert settings_lines <= 1, settings_lines

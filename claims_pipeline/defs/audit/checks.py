@@ -11,6 +11,7 @@ from claims_pipeline.defs.audit import assets
 from claims_pipeline.defs.audit.ui import (
     ABSENT_HEADERS,
     CHANGED_HEADERS,
+    CLAIM_LIMITS,
     STALE_HEADERS,
     absent_rows,
     changed_page_rows,
@@ -70,7 +71,8 @@ def review_warning(rows: list[list[object]], headers: list[str], what: str) -> d
         severity=dg.AssetCheckSeverity.WARN,
         description=description,
         metadata={"count": len(rows), "scopes": dg.MetadataValue.json(top_scopes(dict(by_scope))), "scopes_count": len(by_scope),
-                  "claims": md_table(headers, rows, full="the report (report.md, report.html) and priors.parquet")},
+                  "claims": md_table(headers, rows, full="the report (report.md, report.html) and priors.parquet",
+                                     limits=CLAIM_LIMITS, cut_note=True)},
     )
 
 

@@ -5,7 +5,7 @@ from typing import Any
 
 import dagster as dg
 
-from claims_pipeline.defs.metadata import Link, counts, md_table, prose, where
+from claims_pipeline.defs.metadata import CLAIM_LIMIT, WHERE_LIMIT, Link, counts, md_table, prose, where
 from claims_pipeline.defs.resources import ClaimsConfig, PageCacheResource
 from claims_pipeline.defs.scoped import SCOPE_ASSET_ARGS, SCOPES_GROUP, scoped_output
 from claims_pipeline.scope_values import priors_by_scope
@@ -29,7 +29,8 @@ def priors(context: dg.AssetExecutionContext, claims_config: ClaimsConfig, page_
             "tokens_absent_claims": md_table(
                 ["where", "claim", "missing", "url"],
                 ([where(c.get("file", ""), int(c["line_no"])), prose(c["claim_text"]),
-                  ", ".join(p["missing_tokens"][:6]), Link(c["source_url"])] for c, p in absent)),
+                  ", ".join(p["missing_tokens"][:6]), Link(c["source_url"])] for c, p in absent),
+                limits=[WHERE_LIMIT, CLAIM_LIMIT, 40], cut_note=True),
         }
 
     return scoped_output(context, result.values, metadata_of)

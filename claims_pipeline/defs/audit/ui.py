@@ -10,12 +10,15 @@ from typing import Any
 
 import dagster as dg
 
-from claims_pipeline.defs.metadata import Link, first, md_table, prose, where
+from claims_pipeline.defs.metadata import CLAIM_LIMIT, WHERE_LIMIT, Link, first, md_table, prose, where
 
 ABSENT_HEADERS = ["scope", "where", "claim", "missing", "url"]
-STALE_HEADERS = ["scope", "where", "claim", "verified", "changed", "url"]
+STALE_HEADERS = ["scope", "where", "claim", "verified → changed", "url"]
 CHANGED_HEADERS = ["scope", "url", "changed", "claims citing it"]
-SCOPE_HEADERS = ["scope", "claims", "stale_changed", "TOKENS_ABSENT", "WEAK_MATCH", "changed pages"]
+# characters per column of the claim tables above (the url column: URL_LIMIT), so each fits the UI's cell
+CLAIM_LIMITS = [30, WHERE_LIMIT, CLAIM_LIMIT, 40]
+# the findings by scope (WEAK_MATCH, not a finding, is in the report and audit_report's list of its own)
+SCOPE_HEADERS = ["scope", "claims", "stale_changed", "TOKENS_ABSENT", "changed pages"]
 
 
 def absent_rows(priors_df: Any) -> list[list[Any]]:
@@ -26,8 +29,8 @@ def absent_rows(priors_df: Any) -> list[list[Any]]:
 
 def stale_rows(priors_df: Any) -> list[list[Any]]:
     df = priors_df[priors_df["stale_changed"]]
-    return [[r.scope, where(r.file, r.line_no), prose(r.claim), r.last_verified or "never", str(r.changed_at)[:10], Link(r.url)]
-            for r in df.itertuples()]
+    return [[r.scope, where(r.file, r.line_no), prose(r.claim), f"{r.last_verified or 'never'} → {str(r.changed_at)[:10]}",
+             Link(r.url)] for r in df.itertuples()]
 
 
 def changed_page_rows(priors_df: Any) -> list[list[Any]]:
@@ -45,8 +48,7 @@ def scope_rows(audit: Any) -> list[list[Any]]:
 
     rows = scope_status_rows(audit)
     rows.sort(key=lambda r: (-(r["stale_changed"] + r["tokens_absent"] + r["changed_pages"]), r["scope"]))
-    return [[r["scope"], r["claims"], r["stale_changed"], r["tokens_absent"], r["weak_match"], r["changed_pages"]]
-            for r in rows]
+    return [[r["scope"], r["claims"], r["stale_changed"], r["tokens_absent"], r["changed_pages"]] for r in rows]
 
 
 def audit_metadata(audit: Any, tables_dir: Path) -> dict[str, Any]:
@@ -65,11 +67,13 @@ def audit_metadata(audit: Any, tables_dir: Path) -> dict[str, Any]:
         "stale_changed": h["stale_changed"],
         "by_prior": dg.MetadataValue.json(h["by_prior"]),
         "by_scope": md_table(SCOPE_HEADERS, scope_rows(audit), full=full),
-        "changed_pages": md_table(CHANGED_HEADERS, changed_page_rows(audit.priors), full=full),  # which pages, by scope
+        "changed_pages": md_table(CHANGED_HEADERS, changed_page_rows(audit.priors), full=full, limits=[30]),
         "headline": dg.MetadataValue.json(h),
         "tables": dg.MetadataValue.path(str(tables_dir)),
-        "stale_changed_claims": md_table(STALE_HEADERS, stale_rows(audit.priors), full=full),
-        "tokens_absent_claims": md_table(ABSENT_HEADERS, absent_rows(audit.priors), full=full),
+        "stale_changed_claims": md_table(STALE_HEADERS, stale_rows(audit.priors), full=full, limits=CLAIM_LIMITS,
+                                         cut_note=True),
+        "tokens_absent_claims": md_table(ABSENT_HEADERS, absent_rows(audit.priors), full=full, limits=CLAIM_LIMITS,
+                                         cut_note=True),
     }
 
 
@@ -79,8 +83,12 @@ def report_metadata(published: Any) -> dict[str, Any]:
     audit = published.audit
     return {
         "summary": dg.MetadataValue.md(headline_markdown(audit)),
-        "flagged_claims": dg.MetadataValue.md(flagged_claims_markdown(audit)),
         "flagged": audit.headline["flagged"],
+        # as many rows as `flagged`; the WEAK_MATCH claims (not flagged: worth a look) in a list of their own
+        "flagged_claims": dg.MetadataValue.md(flagged_claims_markdown(audit)),
+        "weak_match_claims": dg.MetadataValue.md(
+            "_Not flagged: some of the claim's figures are on the page, or only weakly. Worth a look._\n\n"
+            + flagged_claims_markdown(audit, weak_match=True)),
         "report_dir": dg.MetadataValue.path(str(published.out_dir)),
         **{f"report_{k}": dg.MetadataValue.path(str(v)) for k, v in sorted(published.files.items())},
         "headline": dg.MetadataValue.json(audit.headline),

@@ -5,7 +5,7 @@ from typing import Any
 
 import dagster as dg
 
-from claims_pipeline.defs.metadata import Link, counts, md_list, md_table
+from claims_pipeline.defs.metadata import NOTE_LIMIT, WHERE_LIMIT, Link, counts, md_list, md_table, where
 from claims_pipeline.defs.resources import ClaimsConfig
 from claims_pipeline.defs.scoped import SCOPE_ASSET_ARGS, SCOPES_GROUP, scoped_output
 from claims_pipeline.scope_values import claims_by_scope, documents_by_scope, lint_by_scope
@@ -38,9 +38,9 @@ def claims(context: dg.AssetExecutionContext, claims_config: ClaimsConfig, corpu
             "never_verified": sum(1 for c in rows if not c.last_verified),
             "warnings": len(extracted.values[scope]["warnings"]),
             "claims_table": md_table(
-                ["id", "section", "figures", "last verified", "url"],
+                ["id", "section", "figures", "verified", "url"],
                 ([c.id, c.section, ", ".join(v.raw for v in c.salient_values), c.last_verified or "", Link(c.source_url)]
-                 for c in rows)),
+                 for c in rows), limits=[30, 30, 40, 12], cut_note=True),
         }
 
     return scoped_output(context, extracted.values, metadata_of, {s: extracted.data_hash(s) for s in extracted.values})
@@ -54,6 +54,7 @@ def citation_lint(context: dg.AssetExecutionContext, claims_config: ClaimsConfig
     findings = lint_by_scope(claims_config.load(), list(context.partition_keys))
     return scoped_output(context, findings, lambda s: {
         "findings": len(findings[s]),
-        "findings_table": md_table(["file", "line", "url", "context"],
-                                   ([f["file"], f["line"], Link(f["url"]), f["context"]] for f in findings[s])),
+        "findings_table": md_table(["where", "url", "context"],
+                                   ([where(f["file"], f["line"]), Link(f["url"]), f["context"]] for f in findings[s]),
+                                   limits=[WHERE_LIMIT, None, NOTE_LIMIT], cut_note=True),
     })

@@ -8,7 +8,10 @@ import dagster as dg
 
 from claims_pipeline.defs.fetch_runs import fetch_run_id
 from claims_pipeline.defs.metadata import (
+    CLAIM_LIMIT,
     MAX_DIFFS,
+    NOTE_LIMIT,
+    WHERE_LIMIT,
     Link,
     counts,
     first_lines,
@@ -20,9 +23,13 @@ from claims_pipeline.defs.metadata import (
 )
 from claims_pipeline.defs.resources import ClaimsConfig, FetcherResource, PageCacheResource
 from claims_pipeline.defs.scoped import SCOPE_ASSET_ARGS, SCOPES_GROUP, scoped_output
-from claims_pipeline.scope_values import page_changes_by_scope, refresh_scope_pages
-
-NOT_OK = ("OK", "NOT_MODIFIED")
+from claims_pipeline.scope_values import (
+    READABLE_STATUSES,
+    newly_unreadable,
+    page_changes_by_scope,
+    refresh_scope_pages,
+    statuses_before,
+)
 
 
 @dg.asset(group_name=SCOPES_GROUP, code_version="1", kinds={"sqlite"}, **SCOPE_ASSET_ARGS)
@@ -34,6 +41,7 @@ def fetched_pages(context: dg.AssetExecutionContext, claims_config: ClaimsConfig
     when a cited page really changed (a re-fetch of the same text leaves them synced)."""
     settings, now, run_id = fetcher.settings(), claims_config.now(), fetch_run_id(context.run)
     with page_cache.open() as cache:
+        before = statuses_before(claims, cache)
         pages = refresh_scope_pages(settings, claims, cache,
                                     lambda urls: fetcher.refresh(settings, urls, cache, now, run_id=run_id))
     for scope, url in pages.missing:
@@ -41,13 +49,19 @@ def fetched_pages(context: dg.AssetExecutionContext, claims_config: ClaimsConfig
 
     def metadata_of(scope: str) -> dict[str, Any]:
         states = [pages.states[u] for u in sorted(pages.values[scope])]
+        new = set(newly_unreadable(before, pages.values[scope]))
+        unreadable = [(u, pages.states[u]) for u in sorted(pages.values[scope])
+                      if str(pages.states[u].fetch_status) not in READABLE_STATUSES]
         return {
             "pages": len(states),
             "by_fetch_status": dg.MetadataValue.json(counts(str(p.fetch_status) for p in states)),
             "changed": sum(1 for p in states if p.content_changed),
-            "not_ok": md_table(["url", "status", "http", "note"],
-                               ([Link(p.url), p.fetch_status, p.http_status or "", p.note]
-                                for p in states if str(p.fetch_status) not in NOT_OK)),
+            "unreadable": len(unreadable),
+            # read by the newly_unreadable_by_scope check (defs/scope_state.py): became unreadable on this fetch
+            "newly_unreadable": len(new),
+            "unreadable_pages": md_table(["url", "status", "note"],
+                                         ([Link(u), f"{p.fetch_status} (new)" if u in new else p.fetch_status, p.note]
+                                          for u, p in unreadable), limits=[None, 30, NOTE_LIMIT]),
         }
 
     return scoped_output(context, pages.values, metadata_of, {s: pages.data_hash(s) for s in pages.values})
@@ -69,9 +83,10 @@ def page_changes(context: dg.AssetExecutionContext, claims: dict[str, Any], fetc
             "changed_pages": len(changed),  # pages; the audit's content_changed counts claims
             "stale_changed": len(stale),
             "stale_changed_claims": md_table(
-                ["where", "claim", "verified", "changed", "url"],
-                ([where(c.get("file"), c["line_no"]), prose(c["claim"]), c["last_verified"] or "never",
-                  str(c["changed_at"])[:10], Link(c["url"])] for c in stale)),
+                ["where", "claim", "verified → changed", "url"],
+                ([where(c.get("file"), c["line_no"]), prose(c["claim"]),
+                  f"{c['last_verified'] or 'never'} → {str(c['changed_at'])[:10]}", Link(c["url"])] for c in stale),
+                limits=[WHERE_LIMIT, CLAIM_LIMIT], cut_note=True),
             "changed_pages_diffs": dg.MetadataValue.md(diffs or "_(no confirmed change)_"),
         }
 

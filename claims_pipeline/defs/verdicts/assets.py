@@ -82,6 +82,7 @@ def verdict_report(context: dg.AssetExecutionContext, claims_config: ClaimsConfi
     """verdicts.md / .html / .json and corrections.patch (suggestions a human may apply with `git apply`; never
     applied here) next to the newest audit report, and a verdict section in its report.html."""
     from claims_pipeline.judge.report import verification_line
+    from claims_pipeline.report.ui_summary import verdicts_markdown
     from claims_pipeline.verdicts import ScopeVerdicts, publish_verdict_report
 
     published = publish_verdict_report(claims_config.load(), {s: ScopeVerdicts.from_json(v) for s, v in verdicts.items()})
@@ -92,6 +93,10 @@ def verdict_report(context: dg.AssetExecutionContext, claims_config: ClaimsConfi
     return dg.MaterializeResult(metadata={
         "verdicts": len(published.verdicts),
         "by_verdict": dg.MetadataValue.json(c.get("by_verdict", {})),
+        # what to act on first, with the page's words; then the other verdicts that are not a MATCH
+        "mismatch_and_stale": dg.MetadataValue.md(verdicts_markdown(published.verdicts, ("MISMATCH", "STALE"))),
+        "other_flagged_verdicts": dg.MetadataValue.md(verdicts_markdown(
+            published.verdicts, ("NOT_FOUND", "INDETERMINATE", "PARTIAL", "SOURCE_UNAVAILABLE"))),
         "verification": verification_line(c),
         "cost_usd": dg.MetadataValue.float(float(published.run.get("cost_usd") or 0.0)),
         "input_tokens": published.run.get("input_tokens", 0), "output_tokens": published.run.get("output_tokens", 0),

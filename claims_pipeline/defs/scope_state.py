@@ -1,0 +1,104 @@
+"""Each scope's state at a glance, on the per-scope assets: one check each on fetched_pages (sources that became
+unreadable), priors (figures not on their page) and page_changes (claims whose page changed after they were
+last verified), naming the scopes in trouble in its one-line result ("xa: 2 stale_changed").
+
+Each check covers every scope, from the metadata of each scope's latest materialization, so it says the same
+after a run of one scope as after the monthly run of all of them. Not a partitioned check: Dagster 1.13's
+(preview) records a single result without a partition for a run over a partition range, which is how the
+monthly audit runs. Severity ERROR, not blocking: the run goes on and succeeds; Dagster's open-source UI
+colours a node, and the collapsed group around it, only for a failed ERROR check (a WARN leaves them green).
+"""
+
+
+from typing import Any
+
+import dagster as dg
+
+from claims_pipeline.defs.audit.priors import priors
+from claims_pipeline.defs.metadata import md_table, some_scopes, top_scopes
+from claims_pipeline.defs.pages.assets import fetched_pages, page_changes
+from claims_pipeline.defs.partitions import SCOPE_PARTITIONS_NAME
+
+PAGE = 1000  # materialization records read per query, newest first, until every scope has its latest
+MAX_PAGES = 50  # bounded: a scope not found in that many records counts as not yet materialized
+
+
+def latest_by_scope(instance: dg.DagsterInstance, asset_key: dg.AssetKey) -> dict[str, dict[str, Any]]:
+    """{scope: metadata of its latest materialization} for every current scope that has one; values as plain
+    Python (numbers, text)."""
+    scopes = set(instance.get_dynamic_partitions(SCOPE_PARTITIONS_NAME))
+    found: dict[str, dict[str, Any]] = {}
+    cursor = None
+    for _ in range(MAX_PAGES):
+        if len(found) == len(scopes):
+            break
+        result = instance.fetch_materializations(dg.AssetRecordsFilter(asset_key=asset_key), limit=PAGE,
+                                                 cursor=cursor, ascending=False)
+        for record in result.records:
+            m = record.asset_materialization
+            if m is not None and m.partition in scopes and m.partition not in found:
+                found[m.partition] = {k: getattr(v, "value", v) for k, v in m.metadata.items()}
+        if not result.has_more:
+            break
+        cursor = result.cursor
+    return found
+
+
+def _count(metadata: dict[str, Any], key: str) -> int:
+    try:
+        return int(metadata.get(key) or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def scope_result(by_scope: dict[str, int], what: str, *, detail: dict[str, str] | None = None,
+                 checked: int = 0) -> dg.AssetCheckResult:
+    """Failed (ERROR, not blocking) when any scope has some; its description names them, the scopes with the
+    most first; the metadata has a two-column table of them."""
+    trouble = {s: n for s, n in by_scope.items() if n}
+    description = (some_scopes(trouble, what) if trouble
+                   else f"no scope has {what} ({checked} scope{'s' if checked != 1 else ''} checked)")
+    rows = [[s, n, (detail or {}).get(s, "")] for s, n in sorted(trouble.items(), key=lambda kv: (-kv[1], kv[0]))]
+    return dg.AssetCheckResult(
+        passed=not trouble, severity=dg.AssetCheckSeverity.ERROR, description=description,
+        metadata={"scopes_in_trouble": len(trouble), "total": sum(trouble.values()),
+                  "scopes": dg.MetadataValue.json(top_scopes(trouble)),
+                  "by_scope": md_table(["scope", what, "detail"] if detail else ["scope", what],
+                                       ([r[0], r[1], r[2]] if detail else r[:2] for r in rows), limits=[40, 20, 60])},
+    )
+
+
+@dg.asset_check(asset=page_changes, description=(
+    "Fails when any scope has claims whose cited page changed after they were last verified (stale_changed), "
+    "and names those scopes: re-verify their claims first. Covers every scope, not only this run's."))
+def stale_changed_by_scope(context: dg.AssetCheckExecutionContext) -> dg.AssetCheckResult:
+    latest = latest_by_scope(context.instance, page_changes.key)
+    return scope_result({s: _count(m, "stale_changed") for s, m in latest.items()}, "stale_changed",
+                        checked=len(latest))
+
+
+@dg.asset_check(asset=priors, description=(
+    "Fails when any scope has claims whose figure is not on the cited page (TOKENS_ABSENT), and names those "
+    "scopes. A tripwire for review, not a verdict. Covers every scope, not only this run's."))
+def tokens_absent_by_scope(context: dg.AssetCheckExecutionContext) -> dg.AssetCheckResult:
+    latest = latest_by_scope(context.instance, priors.key)
+    return scope_result({s: _count(m, "tokens_absent") for s, m in latest.items()}, "TOKENS_ABSENT",
+                        checked=len(latest))
+
+
+@dg.asset_check(asset=fetched_pages, description=(
+    "Fails when any scope has cited sources that became unreadable on their latest fetch (readable before, or "
+    "never fetched), and names those scopes; sources unreadable on both fetches are counted in the metadata, not "
+    "failed again. Covers every scope, not only this run's."))
+def newly_unreadable_by_scope(context: dg.AssetCheckExecutionContext) -> dg.AssetCheckResult:
+    latest = latest_by_scope(context.instance, fetched_pages.key)
+    result = scope_result({s: _count(m, "newly_unreadable") for s, m in latest.items()}, "sources newly unreadable",
+                          detail={s: f"{_count(m, 'unreadable')} unreadable in all" for s, m in latest.items()},
+                          checked=len(latest))
+    unreadable = {s: _count(m, "unreadable") for s, m in latest.items() if _count(m, "unreadable")}
+    return result.with_metadata({**result.metadata, "unreadable_by_scope": dg.MetadataValue.json(top_scopes(unreadable)),
+                                 "unreadable": sum(unreadable.values())})
+
+# findings, not faults: a command that runs these checks does not count them as failures (orchestration/runner.py)
+FINDING_CHECKS = frozenset(c.check_key.name for c in (stale_changed_by_scope, tokens_absent_by_scope,
+                                                     newly_unreadable_by_scope))

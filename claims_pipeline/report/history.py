@@ -1,0 +1,146 @@
+"""The last audits side by side: flagged, stale_changed and unreadable per audit, so a reader of report.html sees
+whether things get better.
+
+Each written report adds one line to <reports>/history.jsonl (run time and headline numbers, under the audit lock
+that publish_report holds). A report folder the file does not name (written by a version before it) is read
+from its own report.json, when that file is small enough to read in passing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from claims_pipeline.report.escape import h
+from claims_pipeline.report.sections import utc_time
+from claims_pipeline.store.files import write_text_atomically
+
+HISTORY_FILE = "history.jsonl"
+MAX_AUDITS = 12  # audits the chart shows, this one included
+MAX_REPORT_JSON_BYTES = 5_000_000  # an older report.json read for its headline; a larger one is left out
+UNREADABLE_PRIORS = ("SOURCE_UNAVAILABLE", "PDF_NO_TEXT", "SOURCE_BINARY")
+SERIES = (("flagged", "flagged", "#c62828"), ("stale_changed", "stale_changed", "#ad1457"),
+          ("unreadable", "unreadable sources", "#757575"))
+
+
+@dataclass(frozen=True)
+class AuditPoint:
+    run_at: str
+    total: int
+    flagged: int
+    stale_changed: int
+    unreadable: int
+
+
+def point_of(run_at: str, headline: Mapping[str, Any]) -> AuditPoint:
+    by_prior = headline.get("by_prior") or {}
+    return AuditPoint(run_at=str(run_at), total=int(headline.get("total") or 0), flagged=int(headline.get("flagged") or 0),
+                      stale_changed=int(headline.get("stale_changed") or 0),
+                      unreadable=sum(int(by_prior.get(p) or 0) for p in UNREADABLE_PRIORS))
+
+
+def _ledger_points(reports_dir: Path) -> dict[str, AuditPoint]:
+    out: dict[str, AuditPoint] = {}
+    try:
+        lines = (reports_dir / HISTORY_FILE).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return out
+    for line in lines:
+        try:
+            point = AuditPoint(**json.loads(line))
+        except (ValueError, TypeError):
+            continue  # a damaged line: the others still count
+        out[point.run_at] = point
+    return out
+
+
+def _report_points(reports_dir: Path, known: set[str]) -> dict[str, AuditPoint]:
+    """Report folders the ledger does not name, from their report.json (run_at and headline)."""
+    out: dict[str, AuditPoint] = {}
+    if not reports_dir.is_dir():
+        return out
+    for doc in sorted(reports_dir.glob("*/report.json")):
+        try:
+            if doc.stat().st_size > MAX_REPORT_JSON_BYTES:
+                continue
+            data = json.loads(doc.read_text(encoding="utf-8"))
+            run_at = str(data["run_at"])
+            if run_at not in known:
+                out[run_at] = point_of(run_at, data.get("headline") or {})
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return out
+
+
+def audit_history(reports_dir: Path, current: AuditPoint, limit: int = MAX_AUDITS) -> list[AuditPoint]:
+    """The audits before `current` (by run time), then `current`: at most `limit` in all, oldest first."""
+    points = _ledger_points(reports_dir)
+    points.update(_report_points(reports_dir, set(points)))
+    earlier = sorted((p for p in points.values() if p.run_at < current.run_at), key=lambda p: p.run_at)
+    return [*earlier[-(limit - 1):], current] if limit > 1 else [current]
+
+
+def record(reports_dir: Path, point: AuditPoint) -> None:
+    """Add this audit to the ledger (once: the same audit rendered again keeps its line)."""
+    points = _ledger_points(reports_dir)
+    if points.get(point.run_at) == point:
+        return
+    points[point.run_at] = point
+    lines = [json.dumps(asdict(p), sort_keys=True) for p in sorted(points.values(), key=lambda p: p.run_at)]
+    reports_dir.mkdir(parents=True, exist_ok=True)
+    write_text_atomically(reports_dir / HISTORY_FILE, "\n".join(lines) + "\n")
+
+
+BAR_W, GROUP_GAP, CHART_H, TOP, BOTTOM, LEFT = 16, 22, 120, 34, 40, 8
+
+
+def history_svg(points: list[AuditPoint]) -> str:
+    """Grouped bars, one group per audit (oldest left): flagged, stale_changed, unreadable, each with its number;
+    inline SVG (no script, no external asset)."""
+    group_w = len(SERIES) * BAR_W + GROUP_GAP
+    width = max(LEFT + len(points) * group_w + 8, 420)
+    height = TOP + CHART_H + BOTTOM
+    top = max((getattr(p, key) for p in points for key, _, _ in SERIES), default=0) or 1
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" role="img" class="chart history" width="{width}" '
+             f'height="{height}" viewBox="0 0 {width} {height}"><title>The last audits: flagged, stale_changed and '
+             "unreadable per audit</title>"]
+    x = 0
+    for _key, label, colour in SERIES:  # legend
+        parts.append(f'<rect x="{x}" y="4" width="12" height="12" fill="{colour}"/>')
+        parts.append(f'<text x="{x + 16}" y="14" font-size="11">{h(label)}</text>')
+        x += 16 + 7 * len(label) + 14
+    base = TOP + CHART_H
+    parts.append(f'<line x1="0" y1="{base}" x2="{width}" y2="{base}" stroke="#9aa0a6"/>')
+    for i, p in enumerate(points):
+        gx = LEFT + i * group_w
+        for j, (key, label, colour) in enumerate(SERIES):
+            n = getattr(p, key)
+            bh = round(CHART_H * n / top, 1)
+            bx = gx + j * BAR_W
+            parts.append(f'<rect x="{bx}" y="{base - bh}" width="{BAR_W - 2}" height="{bh}" fill="{colour}">'
+                         f"<title>{h(utc_time(p.run_at))}: {h(label)} {n}</title></rect>")
+            parts.append(f'<text x="{bx + (BAR_W - 2) / 2}" y="{base - bh - 3}" font-size="10" '
+                         f'text-anchor="middle">{n}</text>')
+        when = utc_time(p.run_at)  # two lines under the group: MM-DD, then HH:MM:SS (UTC)
+        parts.append(f'<text x="{gx + (group_w - GROUP_GAP) / 2}" y="{base + 14}" font-size="10" '
+                     f'text-anchor="middle">{h(when[5:10])}</text>')
+        parts.append(f'<text x="{gx + (group_w - GROUP_GAP) / 2}" y="{base + 27}" font-size="10" '
+                     f'text-anchor="middle">{h(when[11:19])}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def history_html(points: list[AuditPoint]) -> str:
+    """The chart and the same numbers as a table (the table reads without the picture)."""
+    if len(points) < 2:
+        return ('<p class="note">The first audit of this home: the next audits will show here side by side, so you '
+                "can see whether the numbers go down.</p>")
+    rows = "".join(
+        f"<tr><td>{h(utc_time(p.run_at))}{' (this report)' if i == len(points) - 1 else ''}</td><td>{p.total}</td>"
+        f"<td>{p.flagged}</td><td>{p.stale_changed}</td><td>{p.unreadable}</td></tr>"
+        for i, p in enumerate(points))
+    return (history_svg(points) + "<table><tr><th>audit</th><th>claims</th><th>flagged</th><th>stale_changed</th>"
+            f"<th>unreadable sources</th></tr>{rows}</table>")
