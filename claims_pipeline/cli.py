@@ -72,6 +72,9 @@ def main(argv: list[str] | None = None) -> int:
         print(terminal_escaped(message), file=sys.stderr)
 
     module = importlib.import_module(COMMANDS[args.command][0])
+    from claims_pipeline import stopping
+
+    stop_on_signals()
     try:
         say_which_config(args, say)
         check_home_writable(args)
@@ -85,6 +88,12 @@ def main(argv: list[str] | None = None) -> int:
     except StorageError as exc:  # a read-only home, a full disk: refused before anything is written
         say(f"claims-pipeline: {exc}")
         return 1
+    except stopping.CommandStopped as exc:  # a run stopped by a signal or from Dagster, and ended cleanly
+        say(f"claims-pipeline: {exc}")
+        return exc.exit_code
+    except KeyboardInterrupt:  # a stop outside a run (StopRequested is one): one line, 128 + the signal
+        say(f"claims-pipeline: {stopping.stopped_message()}")
+        return stopping.exit_code() if stopping.requested() else 130
     except BrokenPipeError:
         # the reader went away (`claims-pipeline extract | head`): stop quietly, as Unix tools do; stdout is
         # pointed at devnull so the interpreter's final flush does not raise again
@@ -101,6 +110,23 @@ def main(argv: list[str] | None = None) -> int:
         orig = getattr(exc, "orig", None) or exc
         say(f"claims-pipeline: database error: {str(orig).splitlines()[0]} (is the home folder writable, with free space?)")
         return 1
+
+
+def stop_on_signals() -> None:
+    """SIGINT and SIGTERM stop the command: outside a run at once (StopRequested); a run replaces these while it
+    runs (orchestration/stops.py) and the fetch loop hears them first (stopping.signals_heard)."""
+    import signal
+
+    from claims_pipeline import stopping
+
+    def stop_now(signum: int, _frame: object) -> None:
+        stopping.request(f"{signal.Signals(signum).name} received", signum)
+        raise stopping.StopRequested(stopping.reason())
+
+    stopping.reset()
+    for sig in stopping.STOP_SIGNALS:
+        if signal.getsignal(sig) is not signal.SIG_IGN:  # nohup's SIG_IGN stays
+            signal.signal(sig, stop_now)
 
 
 _WRITE_ERRNOS = {errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM}

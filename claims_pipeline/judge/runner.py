@@ -35,6 +35,7 @@ from claims_pipeline.judge.prompt import PROMPT_VERSION, Prompt, build_prompt
 from claims_pipeline.judge.providers.base import JudgeProvider, ProviderAnswer, ProviderError, parse_answer
 from claims_pipeline.judge.providers.none import NO_JUDGE_MESSAGE
 from claims_pipeline.settings import JudgeSettings
+from claims_pipeline.web import event_loop
 
 log = logging.getLogger(__name__)
 
@@ -287,4 +288,5 @@ def run_judge(items: Iterable[JudgeItem], provider: JudgeProvider, settings: Jud
         finally:
             await provider.aclose()
 
-    return asyncio.run(main())
+    # the same loop runner as the fetch: a stop (SIGINT, SIGTERM, a Dagster termination) cancels the requests
+    return event_loop.run(main(), "asyncio")

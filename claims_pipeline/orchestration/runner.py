@@ -9,12 +9,13 @@ from typing import Any
 
 import dagster as dg
 
+from claims_pipeline.orchestration.stops import run_stoppable
 from claims_pipeline.text_safety import terminal_escaped
 
 # The CLI prints its own summary; Dagster's per-event DEBUG lines would bury it (the UI keeps them all).
 QUIET_RUN_CONFIG: dict[str, Any] = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 # Failures the CLI says itself, one line each (run_failures): Dagster's console wrote each with its traceback
-_SAID_BY_THE_CLI = {"STEP_FAILURE", "PIPELINE_FAILURE", "RUN_FAILURE"}
+_SAID_BY_THE_CLI = {"STEP_FAILURE", "PIPELINE_FAILURE", "RUN_FAILURE", "PIPELINE_CANCELED", "RUN_CANCELED"}
 
 
 class _OneLine(logging.Formatter):
@@ -113,14 +114,19 @@ def _run_by_scope(instance: dg.DagsterInstance, defs: dg.Definitions, job_name: 
     sync_scope_partitions(instance, all_scopes)
     job = defs.resolve_job_def(job_name)
     if scopes is None:
-        return [job.execute_in_process(instance=instance, tags=range_tags(all_scopes), raise_on_error=False,
-                                       run_config=run_config)]
+        return [run_stoppable(instance, lambda run_id: job.execute_in_process(
+            instance=instance, tags=range_tags(all_scopes), raise_on_error=False, run_config=run_config,
+            run_id=run_id))]
     results = []
     for i, scope in enumerate(scopes):
-        last = i == len(scopes) - 1
-        results.append(job.execute_in_process(instance=instance, partition_key=scope, tags=scope_tags(scope),
-                                              asset_selection=None if last else per_scope_only,
-                                              raise_on_error=False, run_config=run_config))
+        selection = None if i == len(scopes) - 1 else per_scope_only
+
+        def one_scope(run_id: str, scope: str = scope, selection: list[dg.AssetKey] | None = selection) -> dg.ExecuteInProcessResult:
+            return job.execute_in_process(instance=instance, partition_key=scope, tags=scope_tags(scope),
+                                          asset_selection=selection, raise_on_error=False, run_config=run_config,
+                                          run_id=run_id)
+
+        results.append(run_stoppable(instance, one_scope))
         if not results[-1].success:
             break
     return results
@@ -129,8 +135,10 @@ def _run_by_scope(instance: dg.DagsterInstance, defs: dg.Definitions, job_name: 
 def run_worklist(instance: dg.DagsterInstance, resources: dict[str, Any], config: dict[str, Any]) -> dg.ExecuteInProcessResult:
     # a job of the worklist asset alone, in the CLI's definitions: its run logs through cli_console too
     defs = definitions_with(resources, extra_jobs=[dg.define_asset_job(CLI_WORKLIST_JOB, selection=["worklist"])])
-    return defs.resolve_job_def(CLI_WORKLIST_JOB).execute_in_process(
-        instance=instance, raise_on_error=False, run_config={**QUIET_RUN_CONFIG, "ops": {"worklist": {"config": config}}})
+    job = defs.resolve_job_def(CLI_WORKLIST_JOB)
+    return run_stoppable(instance, lambda run_id: job.execute_in_process(
+        instance=instance, raise_on_error=False, run_config={**QUIET_RUN_CONFIG, "ops": {"worklist": {"config": config}}},
+        run_id=run_id))
 
 
 def run_failures(results: list[dg.ExecuteInProcessResult]) -> list[str]:
