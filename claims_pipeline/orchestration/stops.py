@@ -40,6 +40,11 @@ def run_stoppable(instance: dg.DagsterInstance, execute: Callable[[str], R]) -> 
     outcome: dict[str, Any] = {}
 
     def work() -> None:
+        # SIGINT is the main thread's; blocked here, it stays blocked in the processes this thread starts (Dagster's
+        # log-capturing `tail` and its watcher script, the priors' forked workers): a Ctrl-C reaches the whole
+        # process group, and they end with the run instead of each printing a KeyboardInterrupt traceback.
+        # SIGTERM is not blocked: Dagster ends its `tail` with it (and Python dies of it quietly).
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             outcome["result"] = execute(run_id)
         except BaseException as exc:  # handed to the main thread, which raises it
@@ -65,6 +70,10 @@ def run_stoppable(instance: dg.DagsterInstance, execute: Callable[[str], R]) -> 
             for sig, before in previous.items():
                 signal.signal(sig, before)
     if stopping.requested():
+        result = outcome.get("result")
+        if getattr(result, "success", False):  # it had done its last step when the stop came: nothing was cut
+            _say(f"claims-pipeline: {stopping.reason()} as the run was ending: it completed")
+            return result  # the command's next run, if any, does not start (stopping.check above)
         raise stopping.CommandStopped(stopping.stopped_message(), stopping.exit_code())
     if "error" in outcome:
         raise outcome["error"]
