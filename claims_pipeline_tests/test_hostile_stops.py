@@ -105,7 +105,9 @@ def setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     sites = tmp_path / "sites"
     (sites / "polite.fixture").mkdir(parents=True)
     with FixtureWeb(sites) as web:
-        data = fixture_config(web, tmp_path / "home", concurrency=2, run_budget_s=120, robots_cache_hours=0)
+        # host_lease_s 0: the Crawl-delay of one stage is not handed to the next run through the shared host lease
+        data = fixture_config(web, tmp_path / "home", concurrency=2, run_budget_s=120, robots_cache_hours=0,
+                              host_lease_s=0)
         data["extraction"] = {"corpus_dir": str(write_corpus(tmp_path / "corpus")),
                               "primary_allowlist": ["slow.fixture", "polite.fixture"]}
         cfg = tmp_path / "audit.yaml"
@@ -118,6 +120,7 @@ def setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         yield web, sites, cfg, env, tmp_path
 
 
+@pytest.mark.timeout(600)
 def test_an_audit_stops_at_every_stage_cleanly_and_the_next_run_resumes(setup):
     web, sites, cfg, env, tmp_path = setup
     dagster_home = tmp_path / "dagster"

@@ -4,6 +4,7 @@ Dagster instance, with the resources of the CLI's settings and clock."""
 from __future__ import annotations
 
 import logging
+import re
 import sys
 from typing import Any
 
@@ -150,10 +151,10 @@ def run_failures(results: list[dg.ExecuteInProcessResult]) -> list[str]:
                 err = ev.step_failure_data.error
                 # an exception the step raised comes wrapped ('Error occurred while executing op ...'): the line
                 # names its cause ('FileExistsError: [Errno 17] File exists: <home>/judge'), not the wrapper
-                while err is not None and err.cause is not None and err.cls_name == "DagsterExecutionStepExecutionError":
+                while err is not None and err.cause is not None and err.cls_name in _WRAPPERS:
                     err = err.cause
                 # the error may quote a file name or a page: written out, as every line the CLI prints
-                out.append(terminal_escaped(f"{ev.step_key}: {err.message.strip().splitlines()[-1] if err else 'failed'}"))
+                out.append(terminal_escaped(f"{ev.step_key}: {_one_line(err.message, ev.step_key) if err else 'failed'}"))
         for c in r.get_asset_check_evaluations():
             if not c.passed and c.severity == dg.AssetCheckSeverity.ERROR:
                 out.append(f"check {c.check_name} failed")
@@ -162,6 +163,28 @@ def run_failures(results: list[dg.ExecuteInProcessResult]) -> list[str]:
             out.append(terminal_escaped(f"run failed: {(said[-1].strip().splitlines() or ['no reason given'])[0]}"
                                         if said else "run failed"))
     return out
+
+
+# Dagster's wrappers of what a step's own code raised: the line names the cause inside
+_WRAPPERS = {"DagsterExecutionStepExecutionError", "DagsterExecutionLoadInputError", "DagsterExecutionHandleOutputError"}
+
+
+def _one_line(message: str, step: str | None = None) -> str:
+    """The line that says what happened: an exception's message is its last line ('FileExistsError: …'), but
+    SQLAlchemy's ends in '(Background on this error at: …)' after the driver's words, which come first; then
+    the line names the database the step uses and what to check."""
+    lines = [line.strip() for line in message.strip().splitlines() if line.strip()]
+    if any(line.startswith("(Background on this error at:") for line in lines):
+        lines = [line for line in lines if not line.startswith(("(Background on this error", "[SQL:", "[parameters:"))]
+        said = re.sub(r"^sqlalchemy\.exc\.\w+: ", "", lines[0]) if lines else "failed"
+        which = ("the judge's answer cache (<home>/judge/verdicts.sqlite)" if step and step.startswith("verdict")
+                 else "the page cache index (cache.db_url, by default <home>/cache/index.sqlite)")
+        if "malformed" in said or "not a database" in said:
+            return (f"database error in {which}: {said}; check it with `python -m claims_pipeline.store.consistency`, "
+                    "or move the damaged file aside (it is rebuilt: pages fetched again, answers asked again)")
+        return f"database error in {which}: {said}"
+    # 'claims_pipeline.defs.storage.StoredValueDamaged: …' reads as 'StoredValueDamaged: …'
+    return re.sub(r"^(?:\w+\.)+(?=\w+: )", "", lines[-1]) if lines else "failed"
 
 
 def check_results(results: list[dg.ExecuteInProcessResult]) -> dict[str, bool]:

@@ -70,10 +70,11 @@ def run_stoppable(instance: dg.DagsterInstance, execute: Callable[[str], R]) -> 
             for sig, before in previous.items():
                 signal.signal(sig, before)
     if stopping.requested():
-        result = outcome.get("result")
-        if getattr(result, "success", False):  # it had done its last step when the stop came: nothing was cut
+        if "result" in outcome and getattr(outcome["result"], "success", False):
+            # it had done its last step when the stop came: nothing was cut; the command's next run, if any, does
+            # not start (stopping.check above)
             _say(f"claims-pipeline: {stopping.reason()} as the run was ending: it completed")
-            return result  # the command's next run, if any, does not start (stopping.check above)
+            return outcome["result"]
         raise stopping.CommandStopped(stopping.stopped_message(), stopping.exit_code())
     if "error" in outcome:
         raise outcome["error"]

@@ -58,7 +58,7 @@ def publish_report(home_dir: Path, reports_dir: Path, *, own_tables_run_at: str 
         # what this report showed is reported: the next one shows only changes it did not (store/recent_changes.py)
         save_reported(home_dir, with_report(load_reported(home_dir, audit.cache_identity), audit.covered_changes,
                                             set(audit.shown_changes), audit.run_at))
-        write_text_atomically(reports_dir / "LATEST", str(out_dir) + "\n")
+        write_text_atomically(reports_dir / "LATEST", home.latest_entry(out_dir) + "\n")  # relative to the home
     return PublishedReport(audit, out_dir, files, previous)
 
 

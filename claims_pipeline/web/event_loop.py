@@ -42,7 +42,9 @@ def run(coro: Coroutine[Any, Any, T], choice: LoopChoice = "auto") -> T:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        stopping.check()
+        if stopping.requested():  # asked before the loop started: nothing runs (the coroutine is closed unrun)
+            coro.close()
+            stopping.check()
         with stopping.signals_heard(), asyncio.Runner(loop_factory=loop_factory(choice)) as runner:
             try:
                 return runner.run(_stoppable(coro))
