@@ -206,3 +206,55 @@ def test_an_audit_stops_at_every_stage_cleanly_and_the_next_run_resumes(setup):
         assert verify_cache(cache).ok
     latest = (tmp_path / "home" / "reports" / "LATEST").read_text(encoding="utf-8").strip()
     assert ((tmp_path / "home" / latest) / "report.json").is_file()
+
+
+def test_a_dagster_run_terminated_mid_fetch_ends_canceled_without_a_swallowed_interrupt(setup):
+    """A run executed by Dagster itself in its main thread (`dagster job execute`, as a run worker executes a run
+    the UI launched), terminated as Dagster terminates one: the run marked CANCELING, then SIGINT to the process
+    (dagster's run-cancellation thread). The fetch loop hears it, stops cleanly and hands the interrupt to
+    Dagster's handler: the run ends CANCELED (the interrupt used to be logged inside the event loop's callback and
+    swallowed, and the run went on)."""
+    from claims_pipeline.orchestration.runner import sync_scope_partitions
+
+    web, _, cfg, env, tmp_path = setup
+    dagster_home = tmp_path / "dagster"
+    with instance_at(dagster_home) as instance:
+        sync_scope_partitions(instance, ["xa", "xb"])
+    env = {**env, "CLAIMS_PIPELINE_CONFIG": str(cfg)}
+    with tempfile.TemporaryFile() as out:
+        proc = subprocess.Popen([sys.executable, "-m", "dagster", "job", "execute", "-m", "claims_pipeline.definitions",
+                                 "-j", "audit_scope", "--tags", '{"dagster/partition": "xa"}'],
+                                cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        try:
+            end = time.monotonic() + 120
+            while not any("/_/slow" in e["path"] for e in web.requests(settle_s=0)):
+                assert proc.poll() is None and time.monotonic() < end, "the run never reached the fetch"
+                time.sleep(0.05)
+            run = newest_run(dagster_home)
+            assert run is not None
+            with instance_at(dagster_home) as instance:
+                instance.report_run_canceling(run, message="Terminate asked from the test")
+            os.kill(proc.pid, signal.SIGINT)  # what the run worker's cancellation thread sends itself
+            sent = time.monotonic()
+            proc.wait(60)
+            took = time.monotonic() - sent
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        out.seek(0)
+        log = out.read().decode("utf-8", "replace")
+    print(f"dagster job execute, terminated mid-fetch: exit {proc.returncode}, stopped in {took:.2f} s")
+    assert took < STOP_BOUND_S, took
+    assert "Exception in callback" not in log, log[-3000:]
+    done = newest_run(dagster_home)
+    assert done is not None and done.run_id == run.run_id and done.status == dg.DagsterRunStatus.CANCELED, done
+    with instance_at(dagster_home) as instance:
+        steps = [r.event_log_entry for r in instance.get_records_for_run(
+            run.run_id, of_type=dg.DagsterEventType.STEP_START).records]
+    assert [e.step_key for e in steps][-1] == "fetched_pages"  # nothing ran after the stopped step
+    with PageCache.from_settings(load_settings(cfg)) as cache:
+        assert verify_cache(cache).ok
+    slow_done = [e for e in web.requests() if "/_/slow" in e["path"]]
+    assert len(slow_done) < SLOW_PAGES  # the fetch did not run to its end
