@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     module = importlib.import_module(COMMANDS[args.command][0])
     from claims_pipeline import stopping
 
-    stop_on_signals()
+    previous_handlers = stop_on_signals()
     log_escaped(say)
     try:
         say_which_config(args, say)
@@ -118,6 +118,11 @@ def main(argv: list[str] | None = None) -> int:
                  else "is the home folder writable, with free space?")
         say(f"claims-pipeline: database error: {problem} ({check})")
         return 1
+    finally:
+        import signal
+
+        for sig, handler in previous_handlers.items():  # main() called in a process that goes on (tests)
+            signal.signal(sig, handler)
 
 
 def log_escaped(say) -> None:
@@ -141,9 +146,10 @@ def log_escaped(say) -> None:
     logger.addHandler(handler)  # with a handler found, Python's last-resort one no longer writes them raw
 
 
-def stop_on_signals() -> None:
+def stop_on_signals() -> dict:
     """SIGINT and SIGTERM stop the command: outside a run at once (StopRequested); a run replaces these while it
-    runs (orchestration/stops.py) and the fetch loop hears them first (stopping.signals_heard)."""
+    runs (orchestration/stops.py) and the fetch loop hears them first (stopping.signals_heard). Returns the
+    handlers replaced."""
     import signal
 
     from claims_pipeline import stopping
@@ -152,10 +158,18 @@ def stop_on_signals() -> None:
         stopping.request(f"{signal.Signals(signum).name} received", signum)
         raise stopping.StopRequested(stopping.reason())
 
+    import threading
+
     stopping.reset()
+    previous = {}
+    if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
+        return previous
     for sig in stopping.STOP_SIGNALS:
-        if signal.getsignal(sig) is not signal.SIG_IGN:  # nohup's SIG_IGN stays
+        before = signal.getsignal(sig)
+        if before is not signal.SIG_IGN and before is not None:  # an ignored signal (a background job's) stays so
+            previous[sig] = before
             signal.signal(sig, stop_now)
+    return previous
 
 
 def _corpus_unreadable(args: argparse.Namespace, exc: OSError) -> str | None:

@@ -44,7 +44,8 @@ def run_stoppable(instance: dg.DagsterInstance, execute: Callable[[str], R]) -> 
         # log-capturing `tail` and its watcher script, the priors' forked workers): a Ctrl-C reaches the whole
         # process group, and they end with the run instead of each printing a KeyboardInterrupt traceback.
         # SIGTERM is not blocked: Dagster ends its `tail` with it (and Python dies of it quietly).
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        if hasattr(signal, "pthread_sigmask"):  # POSIX
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             outcome["result"] = execute(run_id)
         except BaseException as exc:  # handed to the main thread, which raises it
