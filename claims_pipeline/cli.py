@@ -161,7 +161,7 @@ def stop_on_signals() -> dict:
     import threading
 
     stopping.reset()
-    previous = {}
+    previous: dict[signal.Signals, object] = {}
     if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
         return previous
     for sig in stopping.STOP_SIGNALS:

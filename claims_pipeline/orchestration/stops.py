@@ -28,8 +28,8 @@ from claims_pipeline import stopping
 R = TypeVar("R")
 STOP_GRACE_S = 10.0  # after a stop, how long a run may take to end on its own before the process ends it
 _POLL_S = 0.1
-_TERMINATION_POLL_S = 1.0
-_RUN_START_WAIT_S = 3.0  # a signal during Dagster's start-up waits this long at most for the run's record  # how often the run's status is read for a termination asked from Dagster
+_TERMINATION_POLL_S = 1.0  # how often the run's status is read for a termination asked from Dagster
+_RUN_START_WAIT_S = 3.0  # a signal during Dagster's start-up waits this long at most for the run's record
 
 
 def run_stoppable(instance: dg.DagsterInstance, execute: Callable[[str], R]) -> R:
@@ -57,19 +57,19 @@ def run_stoppable(instance: dg.DagsterInstance, execute: Callable[[str], R]) -> 
         signals.append(signum)  # the main thread's loop asks the stop (after marking the run: no database here)
 
     worker = threading.Thread(target=work, name="claims-pipeline-run", daemon=True)
-    previous = {sig: signal.getsignal(sig) for sig in stopping.STOP_SIGNALS}
-    in_main = threading.current_thread() is threading.main_thread()
-    if in_main:
-        for sig, before in previous.items():
-            if before is not signal.SIG_IGN:  # ignored on purpose (a background job's SIGINT): left so
+    replaced: dict[signal.Signals, Any] = {}
+    if threading.current_thread() is threading.main_thread():  # only the main thread may set handlers
+        for sig in stopping.STOP_SIGNALS:
+            before = signal.getsignal(sig)
+            if before is not signal.SIG_IGN and before is not None:  # ignored on purpose (a background job's SIGINT)
+                replaced[sig] = before
                 signal.signal(sig, heard)
     try:
         worker.start()
         _watch(instance, run_id, worker, signals)
     finally:
-        if in_main:
-            for sig, before in previous.items():
-                signal.signal(sig, before)
+        for sig, before in replaced.items():
+            signal.signal(sig, before)
     if stopping.requested():
         if "result" in outcome and getattr(outcome["result"], "success", False):
             # it had done its last step when the stop came: nothing was cut; the command's next run, if any, does
