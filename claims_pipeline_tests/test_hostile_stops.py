@@ -259,3 +259,31 @@ def test_a_dagster_run_terminated_mid_fetch_ends_canceled_without_a_swallowed_in
         assert verify_cache(cache).ok
     slow_done = [e for e in web.requests() if "/_/slow" in e["path"]]
     assert len(slow_done) < SLOW_PAGES  # the fetch did not run to its end
+
+
+def test_a_second_signal_ends_the_process_at_once_and_the_run_is_still_recorded_canceled(setup):
+    """An operator who presses Ctrl-C twice does not wait for the run's next safe point: the process ends, the run
+    recorded CANCELED first, the cache as consistent as after a kill, and the next run completes."""
+    web, _, cfg, env, tmp_path = setup
+    dagster_home = tmp_path / "dagster"
+    audit = Audit(cfg, env, tmp_path)
+    until(lambda: any("/_/slow" in e["path"] for e in web.requests(settle_s=0)), audit, "mid-fetch")
+    sent = audit.signal(signal.SIGINT)
+    time.sleep(0.01)  # both arrive before the run could end (a clean stop takes about a second)
+    audit.signal(signal.SIGINT)
+    code, err = audit.wait(timeout=60)
+    took = time.monotonic() - sent
+    print(f"two SIGINTs mid-fetch: exit {code} in {took:.2f} s")
+    assert code == 130, err[-3000:]
+    assert took < STOP_BOUND_S
+    assert "Traceback" not in err, err[-3000:]
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("claims-pipeline: stopped (SIGINT received)"), err[-2000:]
+    print(f"  {'forced: ' + last.rsplit('(', 1)[-1] if 'the process ended it' in last else 'the run had ended first'}")
+    run = newest_run(dagster_home)
+    assert run is not None and run.status == dg.DagsterRunStatus.CANCELED, run
+    with PageCache.from_settings(load_settings(cfg)) as cache:
+        assert verify_cache(cache).ok
+    final = Audit(cfg, env, tmp_path)
+    code, err = final.wait()
+    assert code == 0, err[-3000:]

@@ -107,7 +107,8 @@ def _watch(instance: dg.DagsterInstance, run_id: str, worker: threading.Thread, 
             deadline = now + STOP_GRACE_S
         if deadline is not None and worker.is_alive() and (now >= deadline or len(signals) > 1):
             _mark(instance, run_id, canceling=False)
-            _say(f"claims-pipeline: {stopping.stopped_message()} (the run did not end in time: the process ends it)")
+            why = "a second signal" if len(signals) > 1 else f"the run did not end within {STOP_GRACE_S:g} s"
+            _say(f"claims-pipeline: {stopping.stopped_message()} ({why}: the process ended it)")
             sys.stderr.flush()
             sys.stdout.flush()
             os._exit(stopping.exit_code())
