@@ -127,8 +127,9 @@ def test_an_audit_stops_at_every_stage_cleanly_and_the_next_run_resumes(setup):
     robots = sites / "polite.fixture" / "robots.txt"
     seen: set[str] = set()
 
-    def slow_done() -> bool:
-        return any("/_/slow" in e["path"] for e in web.requests(settle_s=0))
+    def slow_done() -> bool:  # a page of this stage's run came back (its run exists: not a late one of the last)
+        return any("/_/slow" in e["path"] for e in web.requests(settle_s=0)) and \
+            (run := newest_run(dagster_home)) is not None and run.run_id not in seen
 
     def in_crawl_delay() -> bool:
         return any(e["host"] == "polite.fixture" and e["path"] == "/robots.txt" for e in web.requests(settle_s=0))
@@ -145,6 +146,7 @@ def test_an_audit_stops_at_every_stage_cleanly_and_the_next_run_resumes(setup):
     figures = []
     latest_file = tmp_path / "home" / "reports" / "LATEST"
     for stage, sig, ready in stages:
+        web.requests(settle_s=3)  # the previous stage's requests still in the server's hands end first
         web.clear_log()
         latest_before = latest_file.read_text(encoding="utf-8") if latest_file.exists() else None
         if "Crawl-delay" in stage:
