@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from claims_pipeline.commands.inputs import InputError
     from claims_pipeline.settings import ConfigError
-    from claims_pipeline.store.errors import CacheError
+    from claims_pipeline.store.errors import CacheError, InstanceError
     from claims_pipeline.store.writable import StorageError
     from claims_pipeline.text_safety import terminal_escaped
 
@@ -74,6 +74,10 @@ def main(argv: list[str] | None = None) -> int:
         print(terminal_escaped(message), file=sys.stderr)
 
     module = importlib.import_module(COMMANDS[args.command][0])
+    from claims_pipeline import stopping
+
+    previous_handlers = stop_on_signals()
+    log_escaped(say)
     try:
         say_which_config(args, say)
         check_home_writable(args)
@@ -81,18 +85,27 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         say(f"claims-pipeline: config error:\n{exc}")
         return 2
-    except (InputError, CacheError) as exc:  # a missing corpus, an unmatched --scope, an unusable cache: one line
+    except (InputError, CacheError, InstanceError) as exc:  # a missing corpus, an unmatched --scope, an unusable cache: one line
         say(f"claims-pipeline: {exc}")
         return 2
     except StorageError as exc:  # a read-only home, a full disk: refused before anything is written
         say(f"claims-pipeline: {exc}")
         return 1
+    except stopping.CommandStopped as exc:  # a run stopped by a signal or from Dagster, and ended cleanly
+        say(f"claims-pipeline: {exc}")
+        return exc.exit_code
+    except KeyboardInterrupt:  # a stop outside a run (StopRequested is one): one line, 128 + the signal
+        say(f"claims-pipeline: {stopping.stopped_message()}")
+        return stopping.exit_code() if stopping.requested() else 130
     except BrokenPipeError:
         # the reader went away (`claims-pipeline extract | head`): stop quietly, as Unix tools do; stdout is
         # pointed at devnull so the interpreter's final flush does not raise again
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141  # 128 + SIGPIPE, what a shell reports for a tool killed by it
     except OSError as exc:  # a file or folder that could not be written or read (--json OUT, the home folder)
+        if (unread := _corpus_unreadable(args, exc)) is not None:  # the corpus is only ever read: the user's input
+            say(f"claims-pipeline: {unread}")
+            return 2
         verb = "cannot write" if exc.errno in _WRITE_ERRNOS else "cannot use"
         say(f"claims-pipeline: {verb} {exc.filename or 'a file'}: {exc.strerror or exc}")
         return 1
@@ -100,9 +113,81 @@ def main(argv: list[str] | None = None) -> int:
         if type(exc).__module__.split(".")[0] != "sqlalchemy":
             raise
         # the disk filled or the folder turned read-only after the check: the database's own words, one line
-        orig = getattr(exc, "orig", None) or exc
-        say(f"claims-pipeline: database error: {str(orig).splitlines()[0]} (is the home folder writable, with free space?)")
+        from claims_pipeline.store.errors import database_problem, unreachable
+
+        problem = database_problem(exc)
+        check = ("is the database server running, and reachable from here?" if unreachable(problem)
+                 else "is the home folder writable, with free space?")
+        say(f"claims-pipeline: database error: {problem} ({check})")
         return 1
+    finally:
+        import signal
+
+        for sig, handler in previous_handlers.items():  # main() called in a process that goes on (tests)
+            signal.signal(sig, handler)
+
+
+def log_escaped(say) -> None:
+    """The core's log lines (a judge's warning naming a claim by its corpus file, a page that could not be stored)
+    go through the same neutralising as every line the CLI prints: without a handler, Python's last-resort one
+    wrote them raw, ESC and bidi controls of a file name included."""
+    import logging
+
+    class _Say(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            try:
+                say(f"[{record.levelname.lower()}] {self.format(record)}")
+            except Exception:  # noqa: BLE001 - a log line must never stop the command
+                self.handleError(record)
+
+    logger = logging.getLogger("claims_pipeline")
+    for earlier in [h for h in logger.handlers if getattr(h, "claims_pipeline_cli", False)]:
+        logger.removeHandler(earlier)  # main() called again in one process (tests): one handler, the newest
+    handler = _Say(logging.WARNING)
+    handler.claims_pipeline_cli = True  # type: ignore[attr-defined]
+    logger.addHandler(handler)  # with a handler found, Python's last-resort one no longer writes them raw
+
+
+def stop_on_signals() -> dict:
+    """SIGINT and SIGTERM stop the command: outside a run at once (StopRequested); a run replaces these while it
+    runs (orchestration/stops.py) and the fetch loop hears them first (stopping.signals_heard). Returns the
+    handlers replaced."""
+    import signal
+
+    from claims_pipeline import stopping
+
+    def stop_now(signum: int, _frame: object) -> None:
+        stopping.request(f"{signal.Signals(signum).name} received", signum)
+        raise stopping.StopRequested(stopping.reason())
+
+    import threading
+
+    stopping.reset()
+    previous: dict[signal.Signals, object] = {}
+    if threading.current_thread() is not threading.main_thread():  # only the main thread may set handlers
+        return previous
+    for sig in stopping.STOP_SIGNALS:
+        before = signal.getsignal(sig)
+        if before is not signal.SIG_IGN and before is not None:  # an ignored signal (a background job's) stays so
+            previous[sig] = before
+            signal.signal(sig, stop_now)
+    return previous
+
+
+def _corpus_unreadable(args: argparse.Namespace, exc: OSError) -> str | None:
+    """'cannot read <path>' when the failing file or folder is inside the corpus (it is never written)."""
+    if not exc.filename:
+        return None
+    try:
+        from claims_pipeline.settings import find_config_file, load_settings
+
+        corpus = load_settings(find_config_file(args.config)).corpus_dir.resolve()
+        failed = os.path.abspath(os.fsdecode(exc.filename))
+    except Exception:  # noqa: BLE001 - the error being reported is the one that matters
+        return None
+    if failed != str(corpus) and not failed.startswith(str(corpus) + os.sep):
+        return None
+    return f"cannot read {failed}: {exc.strerror or exc} (the corpus folder is only read: check its permissions)"
 
 
 _WRITE_ERRNOS = {errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM}
@@ -140,6 +225,10 @@ def check_home_writable(args: argparse.Namespace) -> None:
 
     settings = load_settings(find_config_file(args.config))  # the chain the Dagster resources use too
     check_writable(home_folders(settings, dagster_home_for(settings)))
+    from claims_pipeline.store.cache import PageCache
+
+    # the page cache's database answers and is whole (CacheError: one line) before a run starts, not in its steps
+    PageCache.from_settings(settings).close()
 
 
 if __name__ == "__main__":

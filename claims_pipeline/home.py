@@ -5,7 +5,8 @@
     <home>/audit/tables/     the audit's parquet tables; audit.lock guards them with the report and the ledger
     <home>/audit/reported-changes.json   the ledger: which page changes a written report already showed
     <home>/audit/last-run.txt            run time of the audit whose report was written last
-    <home>/reports/<time>/   one folder per report; reports/LATEST names the newest
+    <home>/reports/<time>/   one folder per report; reports/LATEST names the newest, relative to the home
+                             (a copied or moved home keeps pointing at its own; older homes hold an absolute path)
     <home>/judge/verdicts.sqlite   the judge's answer cache
     <home>/verdicts/         the verdict reports when no audit report exists yet (else next to the newest report)
     <home>/worklist.json     the default worklist
@@ -76,6 +77,18 @@ class HomeLayout:
     def latest_file(self) -> Path:
         return self.reports_dir / "LATEST"
 
+    def latest_entry(self, report_dir: Path) -> str:
+        """What LATEST holds for report_dir: its path relative to the home, absolute only when it lies outside."""
+        try:
+            return report_dir.relative_to(self.root).as_posix()
+        except ValueError:
+            return str(report_dir)
+
+    def latest_report_dir(self) -> Path | None:
+        """The report folder LATEST names (None: no LATEST yet, or it cannot be read). Both forms are read: relative
+        to the home (written so now) and absolute (written by earlier versions)."""
+        return latest_report_dir(self.latest_file, self.root)
+
     @property
     def verdicts_dir(self) -> Path:
         return self.root / "verdicts"
@@ -103,3 +116,14 @@ class HomeLayout:
     @property
     def fixture_epoch_file(self) -> Path:
         return self.root / "fixture-epoch.txt"
+
+
+def latest_report_dir(latest_file: Path, home: Path) -> Path | None:
+    try:
+        text = latest_file.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not text:
+        return None
+    path = Path(text)
+    return path if path.is_absolute() else home / path

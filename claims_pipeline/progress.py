@@ -10,7 +10,8 @@ nothing. No Dagster here, and rich is imported only when a display is made.
 - "end": the run is over (also when it stopped early).
 
 FetchProgressDisplay draws them on a terminal with rich (pages fetched of total, hosts waiting and for how long)
-and draws nothing when stderr is not a terminal (a pipe, a file), TERM is dumb, or CI is set. Use:
+and draws nothing when stderr is not a terminal (a pipe, a file), TERM is dumb, or CI is set; there, a wait of
+LONG_WAIT_S or more is said in one line as it begins (a log, a journal: a run that seems stuck says why). Use:
 
     with FetchProgressDisplay() as show:
         refresh_pages(settings, urls, progress=show)
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -32,6 +34,7 @@ from claims_pipeline.text_safety import terminal_escaped
 
 EventKind = Literal["start", "page", "wait", "end"]
 MAX_HOSTS_SHOWN = 4  # waiting hosts listed under the bar; the rest are counted
+LONG_WAIT_S = 10.0  # off a terminal, a wait at least this long is said in a line
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +93,7 @@ class FetchProgressDisplay:
         self._label = label
         self._lock = threading.Lock()
         self._waits: dict[str, float] = {}  # host -> monotonic time its current wait ends
+        self._said: dict[str, float] = {}  # host -> end of the long wait last said (off a terminal)
         self._progress: Any = None
         self._task: Any = None
 
@@ -130,8 +134,17 @@ class FetchProgressDisplay:
             if bar is not None:
                 bar.advance(self._task)
         elif event.kind == "wait":
+            until = time.monotonic() + event.wait_s
             with self._lock:
-                self._waits[event.host] = time.monotonic() + event.wait_s
+                self._waits[event.host] = until
+                said = self._said.get(event.host, 0.0)
+                say = bar is None and event.wait_s >= LONG_WAIT_S and until > said + 1.0  # each wait once
+                if say:
+                    self._said[event.host] = until
+            if say:
+                print(terminal_escaped(
+                    f"claims-pipeline: waiting {event.wait_s:.0f} s before the next request to {event.host} (its "
+                    "interval, robots.txt Crawl-delay or Retry-After; Ctrl-C stops the run)"), file=sys.stderr, flush=True)
         elif event.kind == "end":
             with self._lock:
                 self._waits.clear()

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from claims_pipeline import stopping
 from claims_pipeline.corpus.hashes import combined_hash, scope_file_hashes
 from claims_pipeline.corpus.records import ClaimRecord
 from claims_pipeline.records_json import claims_from_json, page_from_json, page_to_json
@@ -191,6 +192,7 @@ def priors_by_scope(settings: Settings, claims: dict[str, Any], fetched_pages: d
     from claims_pipeline.priors.pool import map_scopes, pool_size
 
     def one_scope(scope: str) -> list[dict[str, Any]]:
+        stopping.check()  # a stop ends the priors at the next scope (in a forked worker it is never set)
         return _scope_priors(settings, claims[scope]["claims"], fetched_pages.get(scope, {}), cache)
 
     scopes = list(claims)

@@ -820,9 +820,13 @@ def _resolve_relative(data: dict[str, Any], base: Path) -> None:
             node[keys[-1]] = str(p if p.is_absolute() else (base / p).resolve())
 
 
+MAX_ERRORS_SHOWN = 5  # a list of 120 bad entries (a YAML alias bomb) is five lines and a count, not 120
+
+
 def _format_errors(path: Path | str, exc: ValidationError) -> str:
     lines = []
-    for err in exc.errors():
+    errors = exc.errors()
+    for err in errors[:MAX_ERRORS_SHOWN]:
         key = ".".join(str(p) for p in err["loc"]) or "(top level)"
         if err["type"] == "extra_forbidden":
             msg = "unknown key"
@@ -831,6 +835,8 @@ def _format_errors(path: Path | str, exc: ValidationError) -> str:
         else:
             msg = err["msg"]
         lines.append(f"{path}: {key}: {msg}")
+    if len(errors) > MAX_ERRORS_SHOWN:
+        lines.append(f"{path}: … and {len(errors) - MAX_ERRORS_SHOWN} more errors ({len(errors)} in all); fix these first")
     return "\n".join(lines)
 
 
@@ -871,18 +877,30 @@ def settings_source(config_file: Path | None) -> str:
     return f"built-in defaults (${ENV_CONFIG} unset, no ./{DEFAULT_CONFIG_RELPATH.as_posix()})"
 
 
-# A config file is a few KB; reading more than this means it is no config file (`--config /dev/zero` read whole
-# ate 5.4 GB). A pipe (`--config <(…)`) is read up to the same bound.
+# A config file is a few KB; reading more than this means it is no config file (a file that keeps growing). Only
+# regular files are read: a FIFO nobody writes to blocked the command for ever, /dev/zero never ends.
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
 
 
 def read_config_text(file: Path, noun: str = "config file") -> str:
-    """The file's text: at most MAX_CONFIG_BYTES, UTF-8 (a BOM allowed). Anything else is a ConfigError."""
+    """The file's text: a regular file (a FIFO nobody writes to would block the read for ever, a device never
+    ends), at most MAX_CONFIG_BYTES, UTF-8 (a BOM allowed). Anything else is a ConfigError."""
     try:
-        with open(file, "rb") as fh:
+        # O_NONBLOCK: opening a FIFO to read blocks until a writer comes; the file is checked once open (no race)
+        fd = os.open(file, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise ConfigError(f"{file}: cannot read {noun}: {exc.strerror or exc}") from None
+    try:
+        kind = _not_regular(os.fstat(fd).st_mode)
+        if kind is not None:
+            raise ConfigError(f"{file}: not a regular file ({kind}): not a {noun}")
+        os.set_blocking(fd, True)
+        with open(fd, "rb", closefd=False) as fh:
             data = fh.read(MAX_CONFIG_BYTES + 1)
     except OSError as exc:
         raise ConfigError(f"{file}: cannot read {noun}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
     if len(data) > MAX_CONFIG_BYTES:
         raise ConfigError(f"{file}: larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MB: not a {noun}")
     try:
@@ -890,6 +908,16 @@ def read_config_text(file: Path, noun: str = "config file") -> str:
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise ConfigError(f"{file}:{line}: not UTF-8 text (byte 0x{data[exc.start]:02x}): not a {noun}") from None
+
+
+def _not_regular(mode: int) -> str | None:
+    import stat
+
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder")):
+        if test(mode):
+            return name
+    return None if stat.S_ISREG(mode) else "not a file"
 
 
 def _refuse_duplicate_keys(node: yaml.Node, file: Path, path: tuple[str, ...] = (), seen: set[int] | None = None) -> None:
@@ -919,8 +947,14 @@ def _refuse_duplicate_keys(node: yaml.Node, file: Path, path: tuple[str, ...] = 
 
 
 def parse_config_yaml(raw: str, file: Path) -> Any:
-    """The YAML document, refusing duplicate keys; a syntax error names the file and line."""
-    loader = yaml.SafeLoader(raw)
+    """The YAML document, refusing duplicate keys; a syntax error names the file, line and column."""
+    try:
+        loader = yaml.SafeLoader(raw)  # its reader refuses control characters (an ESC, a bidi override) here
+    except yaml.reader.ReaderError as exc:
+        line, column = raw.count("\n", 0, exc.position) + 1, exc.position - (raw.rfind("\n", 0, exc.position) + 1) + 1
+        code = exc.character if isinstance(exc.character, int) else ord(exc.character)
+        raise ConfigError(f"{file}:{line}:{column}: not valid YAML: character U+{code:04X} is not allowed "
+                          "(a control or bidi character; remove it)") from None
     try:
         node = loader.get_single_node()
         if node is None:
@@ -929,7 +963,7 @@ def parse_config_yaml(raw: str, file: Path) -> Any:
         return loader.construct_document(node)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f"{file}:{mark.line + 1}" if mark else str(file)
+        where = f"{file}:{mark.line + 1}:{mark.column + 1}" if mark else str(file)
         raise ConfigError(f"{where}: not valid YAML: {getattr(exc, 'problem', exc)}") from None
     except RecursionError:  # the parser recurses per level: '[[[[…' thousands deep is no config
         raise ConfigError(f"{file}: nested too deeply: not a config file") from None

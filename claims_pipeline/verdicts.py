@@ -174,11 +174,8 @@ def merged_run_info(runs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _latest_report_dir(home: Any) -> Path | None:
-    try:
-        path = Path(home.latest_file.read_text(encoding="utf-8").strip())
-    except OSError:
-        return None
-    return path if path.is_dir() else None
+    path = home.latest_report_dir()  # relative to the home, or absolute (older homes)
+    return path if path is not None and path.is_dir() else None
 
 
 def dry_run(settings: Settings, scopes: list[str], now: datetime, *, max_claims: int = 0,

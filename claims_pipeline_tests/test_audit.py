@@ -11,6 +11,7 @@ import pytest
 
 from claims_pipeline.audit import Audit, build_audit, headline_mismatches, headline_numbers, is_stale_changed
 from claims_pipeline.corpus.records import InlineStamp
+from claims_pipeline.home import HomeLayout
 from claims_pipeline.priors import build_prior
 from claims_pipeline.settings import Settings
 from claims_pipeline_tests.report.factories import FILLER, claim, page, value
@@ -291,7 +292,7 @@ def test_two_cli_audits_of_one_home_at_once_both_finish_with_whole_files(cli_dem
     ledger = json.loads((home / "audit" / "reported-changes.json").read_text(encoding="utf-8"))
     assert set(ledger) == {"cache", "changes"}
     assert (home / "audit" / "last-run.txt").read_text(encoding="utf-8").strip()
-    latest = Path((home / "reports" / "LATEST").read_text(encoding="utf-8").strip())
+    latest = HomeLayout(home).latest_report_dir()
     assert (latest / "report.md").is_file() and json.loads((latest / "report.json").read_text(encoding="utf-8"))["run_at"]
     leftovers = [p for p in home.rglob("*.tmp")]
     assert leftovers == []

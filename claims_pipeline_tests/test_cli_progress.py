@@ -221,3 +221,22 @@ def test_audit_and_worklist_draw_their_fetch_on_a_terminal(web, tmp_path, comman
     shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", raw)
     label = "re-reading cited pages" if command == "audit" else "fetching the sample's pages"
     assert label in shown and re.search(r"\d+/\d+ pages", shown), shown[-2000:]
+
+
+def test_off_a_terminal_a_long_wait_is_said_once_in_a_line(capsys):
+    """A log or a journal shows no bar: a wait of LONG_WAIT_S or more is said as it begins, once per wait, the
+    host name written out; shorter waits are not."""
+    import io
+
+    from rich.console import Console
+
+    from claims_pipeline.progress import LONG_WAIT_S, FetchEvent, FetchProgressDisplay
+
+    with FetchProgressDisplay(Console(file=io.StringIO())) as show:
+        assert not show.enabled
+        show(FetchEvent("wait", host="quick.gov.xa", wait_s=LONG_WAIT_S / 2))
+        show(FetchEvent("wait", host="slow\x1b[2J.gov.xa", wait_s=120))
+        show(FetchEvent("wait", host="slow\x1b[2J.gov.xa", wait_s=119.9))  # the same wait, told again
+    err = capsys.readouterr().err
+    assert err.splitlines() == ["claims-pipeline: waiting 120 s before the next request to slow\\x1b[2J.gov.xa "
+                                "(its interval, robots.txt Crawl-delay or Retry-After; Ctrl-C stops the run)"]

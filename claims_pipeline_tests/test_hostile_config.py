@@ -4,6 +4,7 @@ a huge file given as --config, a key given twice. Each is refused at load with `
 
 from __future__ import annotations
 
+import os
 import typing
 from pathlib import Path
 
@@ -108,16 +109,69 @@ def test_a_config_that_is_not_text_is_one_line_and_exit_2(tmp_path):
     assert "Traceback" not in run.stderr
 
 
-@pytest.mark.parametrize("source", ["/dev/zero", "huge"])
-def test_a_device_or_a_huge_file_as_config_is_read_only_to_the_bound(tmp_path, source):
-    if source == "huge":
-        p = tmp_path / "huge.yaml"
-        p.write_text("# padding\n" * (MAX_CONFIG_BYTES // 10 + 10), encoding="utf-8")  # valid YAML, only bigger
-    else:
-        p = Path(source)
+def test_a_huge_file_as_config_is_read_only_to_the_bound(tmp_path):
+    p = tmp_path / "huge.yaml"
+    p.write_text("# padding\n" * (MAX_CONFIG_BYTES // 10 + 10), encoding="utf-8")  # valid YAML, only bigger
     run = run_cli("lint", "--config", str(p), cwd=tmp_path, env=cli_env(tmp_path), timeout=60)
     assert (run.returncode, run.err_lines) == (2, ["claims-pipeline: config error:", f"{p}: larger than 4 MB: not a config file"])
     assert run.max_rss_mb < 200 and run.seconds < 30, (run.max_rss_mb, run.seconds)
+
+
+@pytest.mark.parametrize("how", ["--config", "env"])
+@pytest.mark.parametrize("kind", ["fifo", "/dev/zero", "folder"])
+def test_a_config_that_is_no_regular_file_is_refused_at_once(tmp_path, kind, how):
+    """A FIFO nobody writes to (issue 26: the command blocked for ever), a device, a folder: one line, exit 2, no
+    read. The same through $CLAIMS_PIPELINE_CONFIG."""
+    if kind == "fifo":
+        p = tmp_path / "cfg.yaml"
+        os.mkfifo(p)
+        what = "a FIFO"
+    elif kind == "folder":
+        p = tmp_path / "cfgdir"
+        p.mkdir()
+        what = "a folder"
+    else:
+        p, what = Path(kind), "a character device"
+    env = cli_env(tmp_path)
+    args = ["lint"]
+    if how == "env":
+        env["CLAIMS_PIPELINE_CONFIG"] = str(p)
+    else:
+        args += ["--config", str(p)]
+    run = run_cli(*args, cwd=tmp_path, env=env, timeout=60)
+    assert (run.returncode, run.err_lines) == (2, ["claims-pipeline: config error:",
+                                                   f"{p}: not a regular file ({what}): not a config file"])
+    assert run.seconds < 30
+
+
+@pytest.mark.parametrize(("char", "message"), [
+    ("\x1b", ":3:7: not valid YAML: character U+001B is not allowed (a control or bidi character; remove it)"),
+    ("\x07", ":3:7: not valid YAML: character U+0007 is not allowed (a control or bidi character; remove it)"),
+    # YAML reads U+202E (printable to it): the key is then unknown, and written out in the line
+    ("\u202e", ": fetch.time\\u202eout_s: unknown key"),
+])
+def test_a_control_or_bidi_character_in_a_key_is_one_line_with_line_and_column(tmp_path, char, message):
+    p = write(tmp_path, f"fetch:\n  concurrency: 4\n  time{char}out_s: 3\n")
+    run = run_cli("lint", "--config", str(p), cwd=tmp_path, env=cli_env(tmp_path), timeout=60)
+    assert (run.returncode, run.err_lines) == (2, ["claims-pipeline: config error:", f"{p}{message}"])
+    assert "Traceback" not in run.stderr
+    assert_no_raw_controls(run.stderr)
+
+
+def test_a_syntax_error_names_line_and_column(tmp_path):
+    p = write(tmp_path, "fetch:\n  concurrency: [1, 2\n  x: 3\n")
+    with pytest.raises(ConfigError, match=rf"^{p}:3:4: not valid YAML: "):
+        load_settings(p)
+
+
+def test_an_alias_bomb_inside_a_valid_list_is_five_lines_and_a_count(tmp_path):
+    bomb = "a: &a [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+    p = write(tmp_path, f"x:\n  {bomb.replace(chr(10), chr(10) + '  ')}\nlinter:\n  root_url_allowlist: [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n")
+    run = run_cli("lint", "--config", str(p), cwd=tmp_path, env=cli_env(tmp_path), timeout=60)
+    assert run.returncode == 2, run.stderr
+    assert run.err_lines[0] == "claims-pipeline: config error:"
+    assert len(run.err_lines) == 1 + 5 + 1, run.err_lines  # the first five, then the count
+    assert run.err_lines[-1].startswith(f"{p}: … and ") and run.err_lines[-1].endswith("fix these first")
 
 
 def test_a_config_just_under_the_bound_still_loads(tmp_path):

@@ -18,6 +18,7 @@ from claims_pipeline.corpus.extract import extract_corpus, list_scopes
 from claims_pipeline.corpus.linter import lint_corpus
 from claims_pipeline.corpus.reading import read_markdown
 from claims_pipeline.corpus.scopes import walk_corpus
+from claims_pipeline.home import HomeLayout
 from claims_pipeline.settings import settings_from_dict
 from claims_pipeline_tests.corpus.conftest import COUNTRIES_LAYOUT
 
@@ -264,7 +265,7 @@ def test_an_audit_of_a_hostile_corpus_reports_every_good_scope(tmp_path):
     for rel, why in [("countries/xb/fifo.md", "not a regular file (a FIFO)"), ("countries/xa/zero.md", OUTSIDE),
                      ("countries/xa/huge.md", "over extraction.max_file_bytes"), ("countries/xc/private.md", OUTSIDE)]:
         assert any(rel in line and why in line for line in run.err_lines), (rel, run.stderr[-3000:])
-    report_dir = Path((tmp_path / "home" / "reports" / "LATEST").read_text(encoding="utf-8").strip())
+    report_dir = HomeLayout(tmp_path / "home").latest_report_dir()
     report = json.loads((report_dir / "report.json").read_text(encoding="utf-8"))
     assert set(report["scopes"]) == good_scopes | {HOSTILE_SCOPE}
     assert report["total"] >= 30 and "secret.gov.xx" not in json.dumps(report)

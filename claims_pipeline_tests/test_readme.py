@@ -26,6 +26,8 @@ from pathlib import Path
 
 import pytest
 
+from claims_pipeline.home import HomeLayout
+
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 BIN = Path(sys.executable).parent
@@ -152,8 +154,8 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 def test_make_demo_puts_its_outputs_where_the_quick_start_says(sandbox: dict[str, str]):
     demo = Path(sandbox["HOME"]) / ".claims_pipeline" / "demo"
-    latest = (demo / "reports" / "LATEST").read_text(encoding="utf-8").strip()
-    report = demo / "reports" / latest
+    report = HomeLayout(demo).latest_report_dir()
+    assert report is not None
     assert (report / "report.html").is_file() and (report / "report.md").is_file() and (report / "report.json").is_file()
     assert (demo / "demo.yaml").is_file()
     stderr = sandbox["_DEMO_STDERR"]

@@ -50,9 +50,9 @@ def test_out_of_range_value_names_key(tmp_path):
         load_settings(p)
 
 
-def test_bad_yaml_names_file_and_line(tmp_path):
+def test_bad_yaml_names_file_line_and_column(tmp_path):
     p = write(tmp_path, "fetch:\n  concurrency: [1,\n")
-    with pytest.raises(ConfigError, match=rf"{p.name}:\d+: not valid YAML"):
+    with pytest.raises(ConfigError, match=rf"{p.name}:\d+:\d+: not valid YAML"):
         load_settings(p)
 
 

@@ -138,10 +138,11 @@ def latest_signature(reports_dir: Path) -> tuple[str, int] | None:
 
 def latest_summary(reports_dir: Path) -> dict | None:
     """Where the newest report is, and the headline numbers that report shows (its own report.json)."""
-    latest = reports_dir / "LATEST"
-    if not latest.is_file():
+    from claims_pipeline.home import latest_report_dir
+
+    out_dir = latest_report_dir(reports_dir / "LATEST", reports_dir.parent)  # relative to the home, or absolute
+    if out_dir is None:
         return None
-    out_dir = Path(latest.read_text(encoding="utf-8").strip())
     try:
         headline = json.loads((out_dir / "report.json").read_text(encoding="utf-8")).get("headline") or {}
     except (OSError, ValueError):

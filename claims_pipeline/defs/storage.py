@@ -14,6 +14,7 @@ from typing import Any
 
 import dagster as dg
 
+from claims_pipeline import stopping
 from claims_pipeline.defs.resources import ClaimsConfig
 from claims_pipeline.home import HomeLayout
 from claims_pipeline.store.files import write_text_atomically
@@ -52,6 +53,7 @@ class ScopeStoreIOManager(dg.ConfigurableIOManager):
             _write_json(asset_dir(home, context.asset_key).with_suffix(".json"), obj)
 
     def load_input(self, context: dg.InputContext) -> Any:
+        stopping.check()  # a stop asked between two steps: the next one does not start
         home = self._home()
         key = context.asset_key
         if context.has_asset_partitions:
@@ -60,7 +62,7 @@ class ScopeStoreIOManager(dg.ConfigurableIOManager):
             for scope in context.asset_partition_keys:
                 path = scope_file(home, key, scope)
                 if path.is_file():
-                    out[scope] = json.loads(path.read_text(encoding="utf-8"))
+                    out[scope] = _read_json(path, key)
                 else:
                     absent.append(scope)
             if absent:  # a scope never materialized: go on with the others, but say so
@@ -70,4 +72,18 @@ class ScopeStoreIOManager(dg.ConfigurableIOManager):
         path = asset_dir(home, key).with_suffix(".json")
         if not path.is_file():
             raise FileNotFoundError(f"{key.to_user_string()}: {path} does not exist; materialize it first")
+        return _read_json(path, key)
+
+
+class StoredValueDamaged(ValueError):
+    """A stored asset value that cannot be read back (cut short, edited, not JSON); the message names the file
+    and the fix."""
+
+
+def _read_json(path: Path, key: dg.AssetKey) -> Any:
+    try:
         return json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError is a ValueError
+        raise StoredValueDamaged(
+            f"{path}: the stored value of {key.to_user_string()} is damaged ({type(exc).__name__}: "
+            f"{str(exc).splitlines()[0][:200]}); run `claims-pipeline audit` to rebuild it") from None

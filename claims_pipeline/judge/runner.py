@@ -56,6 +56,7 @@ from claims_pipeline.judge.providers.base import (
 )
 from claims_pipeline.judge.providers.none import NO_JUDGE_MESSAGE
 from claims_pipeline.settings import JudgeSettings
+from claims_pipeline.web import event_loop
 
 log = logging.getLogger(__name__)
 
@@ -415,4 +416,5 @@ def run_judge(items: Iterable[JudgeItem], provider: JudgeProvider, settings: Jud
         finally:
             await provider.aclose()
 
-    return asyncio.run(main())
+    # the same loop runner as the fetch: a stop (SIGINT, SIGTERM, a Dagster termination) cancels the requests
+    return event_loop.run(main(), "asyncio")

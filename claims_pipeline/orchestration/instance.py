@@ -19,6 +19,7 @@ import dagster as dg
 
 from claims_pipeline.home import HomeLayout
 from claims_pipeline.settings import ConfigError, Settings
+from claims_pipeline.store.errors import InstanceError
 
 INSTANCE_ENV = "CLAIMS_PIPELINE_INSTANCE"
 _HERE = Path(__file__).resolve().parent
@@ -70,10 +71,50 @@ def _is_other_template(path: Path, chosen: Path) -> bool:
 
 
 def open_instance(settings: Settings) -> dg.DagsterInstance:
-    os.environ["DAGSTER_HOME"] = str(prepare_dagster_home(settings))
-    instance = dg.DagsterInstance.get()
+    """The instance under DAGSTER_HOME, its database reached once. InstanceError (one line: which file or
+    database, what to check) when its dagster.yaml cannot be read or its database does not answer."""
+    home = prepare_dagster_home(settings)
+    os.environ["DAGSTER_HOME"] = str(home)
+    yaml_path = home / "dagster.yaml"
+    try:
+        instance = dg.DagsterInstance.get()
+    except Exception as exc:
+        if _from_database(exc):
+            raise InstanceError(_database_message(yaml_path, exc)) from None
+        raise InstanceError(f"{yaml_path}: the Dagster instance file cannot be used ({_first_line(exc)}); fix it, "
+                            "or delete it to get the default one back (the run history under "
+                            f"{home} stays)") from None
+    try:
+        instance.get_runs(limit=1)  # the run storage answers now, not halfway through the command
+    except Exception as exc:
+        if not _from_database(exc):
+            raise
+        raise InstanceError(_database_message(yaml_path, exc)) from None
     show_automation_on(instance)
     return instance
+
+
+def _first_line(exc: BaseException) -> str:
+    from claims_pipeline.store.errors import database_problem
+
+    return database_problem(exc)
+
+
+def _from_database(exc: BaseException) -> bool:
+    return any(type(e).__module__.split(".")[0] in ("sqlalchemy", "psycopg2", "psycopg", "sqlite3")
+               for e in (exc, exc.__cause__, exc.__context__) if e is not None)
+
+
+def _database_message(yaml_path: Path, exc: BaseException) -> str:
+    from claims_pipeline.store.errors import unreachable
+
+    problem = _first_line(exc)
+    if unreachable(problem):
+        return (f"the Dagster instance's database does not answer ({problem}); it is named in {yaml_path} "
+                "(storage: postgres reads the PG* variables: PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE): "
+                "check that the server runs and accepts connections from here")
+    return (f"the Dagster instance's database under {yaml_path.parent} cannot be used ({problem}); check the "
+            f"database {yaml_path} names, or move a damaged SQLite file aside (the run history starts afresh)")
 
 
 # The instance-wide "auto-materialize paused" flag of Dagster's pre-sensor asset daemon. With automation sensors

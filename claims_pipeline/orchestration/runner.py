@@ -4,17 +4,19 @@ Dagster instance, with the resources of the CLI's settings and clock."""
 from __future__ import annotations
 
 import logging
+import re
 import sys
 from typing import Any
 
 import dagster as dg
 
+from claims_pipeline.orchestration.stops import run_stoppable
 from claims_pipeline.text_safety import terminal_escaped
 
 # The CLI prints its own summary; Dagster's per-event DEBUG lines would bury it (the UI keeps them all).
 QUIET_RUN_CONFIG: dict[str, Any] = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 # Failures the CLI says itself, one line each (run_failures): Dagster's console wrote each with its traceback
-_SAID_BY_THE_CLI = {"STEP_FAILURE", "PIPELINE_FAILURE", "RUN_FAILURE"}
+_SAID_BY_THE_CLI = {"STEP_FAILURE", "PIPELINE_FAILURE", "RUN_FAILURE", "PIPELINE_CANCELED", "RUN_CANCELED"}
 
 
 class _OneLine(logging.Formatter):
@@ -119,14 +121,19 @@ def _run_by_scope(instance: dg.DagsterInstance, defs: dg.Definitions, job_name: 
     job = defs.resolve_job_def(job_name)
     if scopes is None:
         tags = {**range_tags(all_scopes), **run_tags(trigger, f"{name}: all scopes", scope=ALL_SCOPES)}
-        return [job.execute_in_process(instance=instance, tags=tags, raise_on_error=False, run_config=run_config)]
+        return [run_stoppable(instance, lambda run_id: job.execute_in_process(
+            instance=instance, tags=tags, raise_on_error=False, run_config=run_config, run_id=run_id))]
     results = []
     for i, scope in enumerate(scopes):
-        last = i == len(scopes) - 1
-        results.append(job.execute_in_process(instance=instance, partition_key=scope,
-                                              tags=run_tags(trigger, f"{name}: {scope}", scope=scope),
-                                              asset_selection=None if last else per_scope_only,
-                                              raise_on_error=False, run_config=run_config))
+        selection = None if i == len(scopes) - 1 else per_scope_only
+
+        def one_scope(run_id: str, scope: str = scope, selection: list[dg.AssetKey] | None = selection) -> dg.ExecuteInProcessResult:
+            return job.execute_in_process(instance=instance, partition_key=scope,
+                                          tags=run_tags(trigger, f"{name}: {scope}", scope=scope),
+                                          asset_selection=selection, raise_on_error=False, run_config=run_config,
+                                          run_id=run_id)
+
+        results.append(run_stoppable(instance, one_scope))
         if not results[-1].success:
             break
     return results
@@ -135,8 +142,10 @@ def _run_by_scope(instance: dg.DagsterInstance, defs: dg.Definitions, job_name: 
 def run_worklist(instance: dg.DagsterInstance, resources: dict[str, Any], config: dict[str, Any]) -> dg.ExecuteInProcessResult:
     # a job of the worklist asset alone, in the CLI's definitions: its run logs through cli_console too
     defs = definitions_with(resources, extra_jobs=[dg.define_asset_job(CLI_WORKLIST_JOB, selection=["worklist"])])
-    return defs.resolve_job_def(CLI_WORKLIST_JOB).execute_in_process(
-        instance=instance, raise_on_error=False, run_config={**QUIET_RUN_CONFIG, "ops": {"worklist": {"config": config}}})
+    job = defs.resolve_job_def(CLI_WORKLIST_JOB)
+    return run_stoppable(instance, lambda run_id: job.execute_in_process(
+        instance=instance, raise_on_error=False, run_config={**QUIET_RUN_CONFIG, "ops": {"worklist": {"config": config}}},
+        run_id=run_id))
 
 
 def run_failures(results: list[dg.ExecuteInProcessResult]) -> list[str]:
@@ -150,10 +159,10 @@ def run_failures(results: list[dg.ExecuteInProcessResult]) -> list[str]:
                 err = ev.step_failure_data.error
                 # an exception the step raised comes wrapped ('Error occurred while executing op ...'): the line
                 # names its cause ('FileExistsError: [Errno 17] File exists: <home>/judge'), not the wrapper
-                while err is not None and err.cause is not None and err.cls_name == "DagsterExecutionStepExecutionError":
+                while err is not None and err.cause is not None and err.cls_name in _WRAPPERS:
                     err = err.cause
                 # the error may quote a file name or a page: written out, as every line the CLI prints
-                out.append(terminal_escaped(f"{ev.step_key}: {err.message.strip().splitlines()[-1] if err else 'failed'}"))
+                out.append(terminal_escaped(f"{ev.step_key}: {_one_line(err.message, ev.step_key) if err else 'failed'}"))
         for c in r.get_asset_check_evaluations():
             if not c.passed and c.severity == dg.AssetCheckSeverity.ERROR and c.check_name not in FINDING_CHECKS:
                 out.append(f"check {c.check_name} failed")
@@ -172,6 +181,28 @@ def notification_summary(results: list[dg.ExecuteInProcessResult], asset: str) -
             if mat.asset_key.to_user_string() == asset and "summary" in mat.metadata:
                 return str(mat.metadata["summary"].value)
     return None
+
+
+# Dagster's wrappers of what a step's own code raised: the line names the cause inside
+_WRAPPERS = {"DagsterExecutionStepExecutionError", "DagsterExecutionLoadInputError", "DagsterExecutionHandleOutputError"}
+
+
+def _one_line(message: str, step: str | None = None) -> str:
+    """The line that says what happened: an exception's message is its last line ('FileExistsError: …'), but
+    SQLAlchemy's ends in '(Background on this error at: …)' after the driver's words, which come first; then
+    the line names the database the step uses and what to check."""
+    lines = [line.strip() for line in message.strip().splitlines() if line.strip()]
+    if any(line.startswith("(Background on this error at:") for line in lines):
+        lines = [line for line in lines if not line.startswith(("(Background on this error", "[SQL:", "[parameters:"))]
+        said = re.sub(r"^sqlalchemy\.exc\.\w+: ", "", lines[0]) if lines else "failed"
+        which = ("the judge's answer cache (<home>/judge/verdicts.sqlite)" if step and step.startswith("verdict")
+                 else "the page cache index (cache.db_url, by default <home>/cache/index.sqlite)")
+        if "malformed" in said or "not a database" in said:
+            return (f"database error in {which}: {said}; check it with `python -m claims_pipeline.store.consistency`, "
+                    "or move the damaged file aside (it is rebuilt: pages fetched again, answers asked again)")
+        return f"database error in {which}: {said}"
+    # 'claims_pipeline.defs.storage.StoredValueDamaged: …' reads as 'StoredValueDamaged: …'
+    return re.sub(r"^(?:\w+\.)+(?=\w+: )", "", lines[-1]) if lines else "failed"
 
 
 def check_results(results: list[dg.ExecuteInProcessResult]) -> dict[str, bool]:

@@ -6,11 +6,17 @@ are extraction's (corpus/pool.py): the calling process is one of the workers, ea
 nobody has taken, a small batch (one Dagster partition, the CLI on a country) never forks, and auto never forks
 a process that runs other threads (a Dagster run, the webserver): a child forked while another thread holds a
 lock can hang. Any pool failure raises; the caller then computes serially.
+
+A stop (claims_pipeline/stopping.py) ends the batch within a chunk: the calling process stops at its next scope
+(the caller's scope function checks), no worker takes another chunk, and the chunks in flight are waited for
+(a forked worker ignores SIGINT: Ctrl-C at a terminal reaches the whole process group, and the calling process
+decides).
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import signal
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -40,6 +46,8 @@ def pool_size(setting: int, scopes: int, claims: int) -> int:
 def _init_worker(fn: ScopeFn, chunks: list[Sequence[str]], next_chunk: Any) -> None:
     global _worker_state
     _worker_state = (fn, chunks, next_chunk)  # inherited through fork: never pickled
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the parent's (Dagster's raises in the middle of a chunk)
 
 
 def _drain(fn: ScopeFn, chunks: list[Sequence[str]], next_chunk: Any) -> list[tuple[int, list[Any]]]:
@@ -70,11 +78,20 @@ def map_scopes(fn: ScopeFn, scopes: Sequence[str], workers: int) -> list[Any]:
     with ProcessPoolExecutor(max_workers=max(1, workers - 1), mp_context=ctx, initializer=_init_worker,
                              initargs=(fn, chunks, next_chunk)) as pool:
         futures = [pool.submit(_run_one, k) for k in range(len(chunks))]
-        for i, result in _drain(fn, chunks, next_chunk):
-            results[i] = result
-        for future in futures:
-            if (done := future.result()) is not None:
-                results[done[0]] = done[1]
+        try:
+            for i, result in _drain(fn, chunks, next_chunk):
+                results[i] = result
+            for future in futures:
+                if (done := future.result()) is not None:
+                    results[done[0]] = done[1]
+        except BaseException:  # a stop, an interrupt, a failure: no worker starts another chunk
+            lock = next_chunk.get_lock()
+            if lock.acquire(timeout=1.0):  # not held for ever by a worker that died holding it
+                next_chunk.value = len(chunks)
+                lock.release()
+            for future in futures:
+                future.cancel()
+            raise
     if any(r is None for r in results):  # never return a partial batch
         raise RuntimeError("priors pool lost a chunk")
     return [value for chunk in results for value in chunk]  # type: ignore[union-attr]

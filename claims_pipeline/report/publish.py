@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from claims_pipeline import stopping
 from claims_pipeline.audit_tables import load_audit
 from claims_pipeline.home import HomeLayout
 from claims_pipeline.store.files import locked, write_text_atomically
@@ -39,6 +40,7 @@ def publish_report(home_dir: Path, reports_dir: Path, *, own_tables_run_at: str 
     from claims_pipeline.store.recent_changes import load_reported, previous_audit_run, save_reported, with_report
 
     home = HomeLayout(home_dir)
+    stopping.check()
     with locked(home.audit_lock):
         audit = load_audit(home.tables_dir)
         if own_tables_run_at is not None and own_tables_run_at != audit.run_at:
@@ -53,12 +55,14 @@ def publish_report(home_dir: Path, reports_dir: Path, *, own_tables_run_at: str 
         point = point_of(audit.run_at, audit.headline)
         files = write_reports(audit, out_dir, previous_run=previous, tables_dir=home.tables_dir,
                               history=audit_history(reports_dir, point))
+        # stopped while the files were written: LATEST, last-run.txt, the ledger and the history stay on the previous report
+        stopping.check()
         record(reports_dir, point)  # the next report's chart has this audit
         write_text_atomically(home.last_run_file, audit.run_at + "\n")
         # what this report showed is reported: the next one shows only changes it did not (store/recent_changes.py)
         save_reported(home_dir, with_report(load_reported(home_dir, audit.cache_identity), audit.covered_changes,
                                             set(audit.shown_changes), audit.run_at))
-        write_text_atomically(reports_dir / "LATEST", str(out_dir) + "\n")
+        write_text_atomically(reports_dir / "LATEST", home.latest_entry(out_dir) + "\n")  # relative to the home
     return PublishedReport(audit, out_dir, files, previous)
 
 

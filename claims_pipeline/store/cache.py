@@ -36,7 +36,7 @@ from claims_pipeline.store.blobs import text_hash as text_hash_of
 from claims_pipeline.store.clock import iso, to_utc, utc_now
 from claims_pipeline.store.diffs import text_diff
 from claims_pipeline.store.engine import is_sqlite, lock_schema, make_engine, write_transaction
-from claims_pipeline.store.errors import CacheError
+from claims_pipeline.store.errors import CacheError, database_problem, unreachable
 from claims_pipeline.store.fast304 import NotModifiedGroup, NotModifiedWriter
 from claims_pipeline.store.records import PageState
 from claims_pipeline.store.settle import ChangeState, settle
@@ -632,8 +632,22 @@ def _create_tables(engine: Engine) -> None:
             if "not a database" in str(exc.orig) or "unable to open" in str(exc.orig) or "readonly" in str(exc.orig):
                 raise CacheError(f"{where}: cannot use it as the page cache ({exc.orig}); check the path and its "
                                  "permissions (cache.db_url), or move the file aside to start a new cache") from None
-            if attempt == 2 or not isinstance(exc, (OperationalError, IntegrityError, ProgrammingError)):
-                raise
+            problem = database_problem(exc)
+            if unreachable(problem) or attempt == 2 or not isinstance(exc, (OperationalError, IntegrityError, ProgrammingError)):
+                raise CacheError(_cache_database_message(where, engine, problem)) from None
+
+
+def _cache_database_message(where: str, engine: Engine, problem: str) -> str:
+    """One line: which database (cache.db_url, or the default file under the home), what it said, what to check."""
+    if unreachable(problem):
+        return (f"page cache database {where} (cache.db_url) does not answer: {problem}; check that the server "
+                "runs and accepts connections from here, and the URL's host, port, database and user")
+    if is_sqlite(engine):
+        return (f"page cache index {where} (cache.db_url, by default <home>/cache/index.sqlite) is damaged: {problem}; "
+                "check it with `python -m claims_pipeline.store.consistency`, or move it aside with its blob folder "
+                "to start a new cache (the next audit fetches every page again)")
+    return (f"page cache database {where} (cache.db_url) cannot be used: {problem}; check the database and the "
+            "user's rights on it")
 
 
 def _check_schema(conn: Connection, where: str) -> None:

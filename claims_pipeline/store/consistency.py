@@ -104,9 +104,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"removed {len(gc(cache, min_age_s=args.min_age))} leftover files")
     except (CacheError, DBAPIError, OSError) as exc:
         # a full disk or a read-only folder: SQLite cannot even open its WAL; one line, not a traceback
-        why = getattr(exc, "orig", None) or getattr(exc, "strerror", None) or exc
-        print(terminal_escaped(f"claims-pipeline: cannot check the page cache {where}: {str(why).splitlines()[0]} "
-                               "(is its disk full or read-only?)"), file=sys.stderr)
+        why = str(getattr(exc, "orig", None) or getattr(exc, "strerror", None) or exc).splitlines()[0]
+        check = ("damaged: move it aside with its blob folder to start a new cache"
+                 if "malformed" in why or "not a database" in why else "is its disk full or read-only?")
+        print(terminal_escaped(f"claims-pipeline: cannot check the page cache {where}: {why} ({check})"), file=sys.stderr)
         return 1
     return 0 if report.ok else 1
 

@@ -301,8 +301,8 @@ class HostLease:
             row, clock = got
             self.until = clock.m0 + length
             self._take_over(row, clock)
-            if self._breaker.open:
-                raise CircuitOpen(self._breaker.note() + " (opened by another run)")
+            if self._breaker.open:  # tripped: by this run (a wait it cannot afford), said as such
+                raise CircuitOpen(self._breaker.note() + ("" if self._breaker.tripped else " (opened by another run)"))
 
     def _take_over(self, row: dict[str, Any], clock: _Clock) -> None:
         """What the last holder left, merged into our throttle and breaker (never loosening them)."""

@@ -15,7 +15,7 @@ import contextlib
 import random
 import re
 import time
-from collections import defaultdict, deque
+from collections import Counter, defaultdict, deque
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -41,6 +41,7 @@ from claims_pipeline.web.body import (
 from claims_pipeline.web.charset import charset_from_content_type
 from claims_pipeline.web.pdf_text import MAGIC_WINDOW, has_pdf_magic
 from claims_pipeline.web.politeness import (
+    MAX_INTERVAL_S,
     CircuitOpen,
     GlobalGate,
     HostLeaseFactory,
@@ -245,6 +246,8 @@ class Fetcher:
                                    **({"now": lambda: fixed_now} if fixed_now is not None else {}))
         results: asyncio.Queue[FetchResult] = asyncio.Queue()
         queues: dict[str, deque[str]] = defaultdict(deque)
+        # each host's pages not yet settled: a wait the run cannot afford for all of them is refused (_unaffordable)
+        self._left: Counter[str] = Counter()
         expected = 0
         for url in dict.fromkeys(normalize_url(u) for u in urls):
             expected += 1
@@ -253,6 +256,7 @@ class Fetcher:
                 results.put_nowait(self._result(url, FetchStatus.DEAD, note=f"not an http(s) URL: {url!r}"))
             else:
                 queues[host].append(url)
+                self._left[host] += 1
         if self.fetch.robots_enabled:
             await self._robots.preload([u for q in queues.values() for u in q])
         await self._hosts.open([h for h in queues if not self._excluded(h)])
@@ -293,6 +297,7 @@ class Fetcher:
             except Exception as exc:  # one bad URL never stops the others; the note says what broke
                 result = self._result(url, FetchStatus.UNAVAILABLE, note=f"fetcher error {type(exc).__name__}: {exc}")
             result.elapsed_s = round(time.monotonic() - started, 4)
+            self._left[url_host(url)] -= 1
             out.put_nowait(result)
 
     def _budget_note(self, url: str) -> str:
@@ -302,6 +307,24 @@ class Fetcher:
             capped = f" (capped from {throttle.crawl_delay:g} s)" if throttle.crawl_delay > throttle.interval_s else ""
             note += f"; robots.txt Crawl-delay {throttle.interval_s:g} s{capped} spaces this host's requests"
         return note
+
+    def _unaffordable(self, host: str, seconds: float, asked: str, *, per_page: bool) -> str | None:
+        """Why a wait a host asks for is more than the run can afford (None when it is not): a Crawl-delay
+        (`per_page`: before each of the host's pages still to fetch) or a Retry-After (once), against what is left
+        of fetch.run_budget_s; a Crawl-delay longer than the longest interval kept (MAX_INTERVAL_S) too. The
+        host's pages are then left unread with this reason, as an open circuit leaves them, and the run goes on:
+        one robots.txt asking for a day between requests no longer holds an audit until its budget is spent."""
+        left = max(0.0, self._deadline - asyncio.get_running_loop().time())
+        pages = max(1, self._left[host])  # the one asking included (a redirect's host may have none of its own)
+        needed = seconds * pages if per_page else seconds
+        budget = f"{left:.0f} s of fetch.run_budget_s {self.fetch.run_budget_s:g} s left"
+        if per_page and seconds > MAX_INTERVAL_S:
+            return (f"{asked} is longer than the longest interval kept between requests ({MAX_INTERVAL_S:g} s): "
+                    "this host's pages are not fetched this run")
+        if needed > left:
+            what = f"{pages} page(s) of this host would take {needed:g} s" if per_page else "waiting"
+            return f"{asked}: {what}, more than the run can afford ({budget}): not fetched this run"
+        return None
 
     def _result(self, url: str, status: FetchStatus, **fields: object) -> FetchResult:
         return FetchResult(url=url, status=status, fetched_at=_now_iso(), **fields)  # type: ignore[arg-type]
@@ -368,8 +391,12 @@ class Fetcher:
                 except AddressRefused as exc:
                     return self._result(url, FetchStatus.REFUSED, final_url=current, note=f"{exc}{via}")
                 delay = rules.crawl_delay(self.robots_agent)
-                if delay is not None:
-                    throttle.raise_interval(delay)
+                if delay is not None and delay > throttle.interval_s and not self._hosts.breaker(host).open:
+                    refusal = self._unaffordable(host, delay, f"robots.txt Crawl-delay {delay:g} s", per_page=True)
+                    if refusal is not None:
+                        self._hosts.breaker(host).trip(refusal)
+                    else:
+                        throttle.raise_interval(delay)
                 if not rules.allows(current, self.robots_agent):
                     note = f"{rules.note}{via}" if rules.disallow_all else f"robots.txt Disallow for {current}"
                     return self._result(url, FetchStatus.ROBOTS, final_url=current, note=note)
@@ -466,7 +493,12 @@ class Fetcher:
         retry_after = parse_retry_after(h.get("retry-after"))
         retryable = status == 429 or 500 <= status < 600  # 999 (LinkedIn's refusal) is no server error: not retried
         if retryable and retry_after is not None:  # for this host's other URLs too, wall or not
-            self._hosts.throttle(url_host(current)).defer(min(retry_after, f.retry_after_cap_s))
+            host = url_host(current)
+            refusal = self._unaffordable(host, retry_after, f"Retry-After {retry_after:g} s", per_page=False)
+            if refusal is not None:
+                self._hosts.breaker(host).trip(refusal)  # this URL and the host's others: unreadable, said why
+            else:
+                self._hosts.throttle(host).defer(min(retry_after, f.retry_after_cap_s))
         if status >= 400 or wall_header is not None:
             peek = await self._peek(resp)
             title = botwall.challenge_title(peek, f.challenge_titles)

@@ -286,10 +286,15 @@ class CircuitBreaker:
     failures: int = 0
     last_failure: str = ""
     slow_urls: set[str] = field(default_factory=set)
+    tripped: str = ""  # why the host was closed for the run without failures (a wait it asked that the run cannot afford)
 
     @property
     def open(self) -> bool:
-        return self.failures >= self.threshold
+        return self.failures >= self.threshold or bool(self.tripped)
+
+    def trip(self, reason: str) -> None:
+        """Close the host for the rest of the run: its remaining pages are unreadable, with this reason."""
+        self.tripped = self.tripped or reason
 
     def record_failure(self, what: str, slow_url: str | None = None) -> None:
         """``slow_url``: the failure was a read timeout on that URL (counted only the first time)."""
@@ -305,6 +310,8 @@ class CircuitBreaker:
             self.failures = 0
 
     def note(self) -> str:
+        if self.tripped:
+            return self.tripped
         return f"circuit open: {self.failures} consecutive failures on this host (last: {self.last_failure})"
 
 

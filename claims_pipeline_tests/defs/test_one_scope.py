@@ -8,6 +8,7 @@ from pathlib import Path
 import dagster as dg
 import pandas as pd
 
+from claims_pipeline.home import HomeLayout
 from claims_pipeline.orchestration.runner import sync_scope_partitions
 from claims_pipeline_tests.defs.conftest import ALL_ASSETS, ALL_CHECKS, QUIET, resources_for
 
@@ -52,7 +53,7 @@ def test_xa_end_to_end(instance, demo_config, home, web):
     assert checks["no_tokens_absent"] is False  # WARN: a finding, not a failure
     t = pd.read_parquet(home / "audit" / "tables" / "priors.parquet")
     assert set(t["scope"]) == {"xa"} and len(t) == len(stored["claims"])
-    latest = Path((home / "reports" / "LATEST").read_text().strip())
+    latest = HomeLayout(home).latest_report_dir()
     assert (latest / "report.md").is_file()
 
     mat = {e.materialization.asset_key.to_user_string(): e.materialization for e in result.get_asset_materialization_events()}

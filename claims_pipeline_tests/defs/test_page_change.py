@@ -4,7 +4,6 @@ stale_changed only for the claims verified before the change. The clock is pinne
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import dagster as dg
 import pandas as pd
@@ -12,6 +11,7 @@ import yaml
 
 from claims_pipeline.defs.partitions import range_tags
 from claims_pipeline.defs.storage import scope_file
+from claims_pipeline.home import HomeLayout
 from claims_pipeline.orchestration.runner import sync_scope_partitions
 from claims_pipeline_tests.defs.conftest import (
     ALL_ASSETS,
@@ -196,8 +196,9 @@ def test_rendering_the_same_audit_again_keeps_its_previous_run(instance, demo_co
     _audit(instance, demo_config, "2026-02-10T09:00:00+00:00")
 
     def report() -> dict:
-        latest = (home / "reports" / "LATEST").read_text(encoding="utf-8").strip()
-        return json.loads((Path(latest) / "report.json").read_text(encoding="utf-8"))
+        latest = HomeLayout(home).latest_report_dir()
+        assert latest is not None
+        return json.loads((latest / "report.json").read_text(encoding="utf-8"))
 
     assert report()["previous_run"].startswith("2026-01-10") and report()["run_at"].startswith("2026-02-10")
     assert dg.materialize([*ALL_ASSETS, *ALL_CHECKS], instance=instance, resources=resources_for(demo_config),
@@ -243,7 +244,7 @@ def test_the_report_names_the_scopes_it_does_not_cover(instance, demo_config, ho
                           selection=scope_selection, partition_key="xa", run_config=QUIET).success
     assert dg.materialize([*ALL_ASSETS, *ALL_CHECKS], instance=instance, resources=resources_for(demo_config),
                           selection=dg.AssetSelection.assets("audit_tables", "audit_report"), run_config=QUIET).success
-    latest = Path((home / "reports" / "LATEST").read_text(encoding="utf-8").strip())
+    latest = HomeLayout(home).latest_report_dir()
     doc = json.loads((latest / "report.json").read_text(encoding="utf-8"))
     assert doc["scopes"] == ["xa"] and doc["scopes_missing"] == ["xb"]
     md = (latest / "report.md").read_text(encoding="utf-8")

@@ -10,6 +10,7 @@ import dagster as dg
 import pytest
 
 from claims_pipeline.defs.resources import JudgeResource
+from claims_pipeline.home import HomeLayout
 from claims_pipeline.judge.scripted_server import ScriptedJudgeServer
 from claims_pipeline.orchestration.runner import sync_scope_partitions
 from claims_pipeline_tests.defs.conftest import ALL_ASSETS, ALL_CHECKS, QUIET, config_with, resources_for
@@ -78,7 +79,7 @@ def test_one_scope_judged_end_to_end_then_cached(instance, demo_config, home, pr
     # the report lands next to the audit report, and report.html gets a verdict section
     meta = _mat(first, "verdict_report")
     report_dir = Path(str(meta["report_dir"]))
-    latest = Path((home / "reports" / "LATEST").read_text().strip())
+    latest = HomeLayout(home).latest_report_dir()
     assert report_dir == latest
     assert (latest / "verdicts.md").is_file() and (latest / "verdicts.json").is_file()
     assert "verdict" in (latest / "report.html").read_text().lower() and meta["appended_to_report_html"] is True

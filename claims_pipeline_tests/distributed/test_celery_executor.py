@@ -23,6 +23,7 @@ import yaml
 from claims_pipeline.commands.demo import write_runtime_config
 from claims_pipeline.corpus.scopes import list_scopes
 from claims_pipeline.fixture_web.server import FixtureWeb
+from claims_pipeline.home import HomeLayout
 from claims_pipeline.orchestration.runner import sync_scope_partitions
 from claims_pipeline.settings import DEMO_CORPUS_DIR, ENV_CONFIG, load_settings
 from claims_pipeline_tests.distributed.celery_workers import BACKEND_ENV, BROKER_ENV, WORKER_YAML, celery_workers
@@ -72,7 +73,7 @@ def _tables(home: Path) -> dict[str, list[dict]]:
 
 
 def _report_rows(home: Path) -> dict:
-    latest = Path((home / "reports" / "LATEST").read_text().strip())
+    latest = HomeLayout(home).latest_report_dir()
     doc = json.loads((latest / "report.json").read_text(encoding="utf-8"))
     return {k: v for k, v in doc.items() if k not in VOLATILE}
 

@@ -25,6 +25,7 @@ from sqlalchemy.engine import make_url
 from claims_pipeline.commands.demo import write_runtime_config
 from claims_pipeline.corpus.scopes import list_scopes
 from claims_pipeline.fixture_web.server import FixtureWeb
+from claims_pipeline.home import HomeLayout
 from claims_pipeline.orchestration.instance import INSTANCE_ENV, INSTANCE_TEMPLATES, open_instance
 from claims_pipeline.orchestration.runner import (
     QUIET_RUN_CONFIG,
@@ -170,7 +171,7 @@ def _every_row_once(home: Path, web: FixtureWeb) -> None:
     assert sorted(priors["claim_id"]) == sorted(ids) and set(priors["scope"]) == set(SCOPES)
     table_urls = list(pd.read_parquet(tables / "pages.parquet")["url"])
     assert len(table_urls) == len(set(table_urls)) and set(table_urls) == cited
-    assert (Path((home / "reports" / "LATEST").read_text().strip()) / "report.json").is_file()
+    assert (HomeLayout(home).latest_report_dir() / "report.json").is_file()
 
     # the page cache: one URL row per fetched URL, one history entry (fetch) each, one fetch run per scope run
     engine = create_engine(CACHE_URL)

@@ -111,6 +111,21 @@ def test_retry_after_http_date_defers_the_host(web, settings_for):
     assert time.monotonic() - started < 5
 
 
+def test_a_retry_after_longer_than_the_budget_left_leaves_the_hosts_pages_unread(web, settings_for):
+    settings = settings_for(retry_after_cap_s=60, run_budget_s=5, default_host={"concurrency": 1, "interval_ms": 20})
+    urls = [web.url("ra-long.fixture", "/_/flaky?fails=9&code=503&retry_after=3600")] + \
+        [web.url("ra-long.fixture", f"/_/page/r{i}") for i in range(2)] + [web.url("ra-ok.fixture", "/_/page/ok")]
+    web.clear_log()
+    started = time.monotonic()
+    results = {r.url: r for r in run_fetch(settings, urls)}
+    assert time.monotonic() - started < 3  # neither the hour nor the budget was waited
+    assert results[urls[3]].status == FetchStatus.OK
+    for url in urls[:3]:
+        assert results[url].status == FetchStatus.UNAVAILABLE
+        assert "Retry-After 3600 s: waiting, more than the run can afford (" in results[url].note, results[url].note
+    assert [e["path"] for e in web.requests() if e["host"] == "ra-long.fixture"] == ["/robots.txt", urls[0].split("fixture", 1)[1]]
+
+
 def test_circuit_breaker_stops_a_dead_host_quickly(web, settings_for):
     settings = settings_for(breaker_failures=2, max_retries=2, request_timeout_s=0.3,
                             default_host={"concurrency": 1, "interval_ms": 10})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import time
 
 import pytest
 
@@ -100,20 +101,45 @@ def test_the_first_page_after_robots_txt_already_waits_the_crawl_delay(web, site
     assert min(gaps) >= 0.4 - TOLERANCE_S, gaps  # robots.txt → first page too, not only between pages
 
 
-def test_a_day_long_crawl_delay_is_capped_and_named_when_the_budget_runs_out(web, sites_dir, settings_for):
-    # capped at the longest interval settings accept (600 s); still far past a 1 s budget, so the URLs settled
-    # by the budget say what held them back
+def test_a_day_long_crawl_delay_leaves_the_hosts_pages_unread_at_once_and_says_why(web, sites_dir, settings_for):
+    # a Crawl-delay past the longest interval kept (600 s) is not waited for at all: the host's pages are
+    # unreadable with the reason, as an open circuit leaves them, in no time (they used to wait out the budget)
     throttle = HostThrottle(1, 0.02)
     throttle.raise_interval(86400)
     assert throttle.interval_s == 600 and throttle.crawl_delay == 86400
-    _site(sites_dir, "daylong.fixture", b"User-agent: *\nCrawl-delay: 86400\n")
-    urls = [web.url("daylong.fixture", f"/_/page/h{i}") for i in range(3)]
+    _site(sites_dir, "daylong.fixture", b"User-agent: *\nCrawl-delay: 999999999\n")
+    urls = [web.url("daylong.fixture", f"/_/page/h{i}") for i in range(3)] + [web.url("other.fixture", "/_/page/o")]
     web.clear_log()
-    results = run_fetch(settings_for(run_budget_s=1.0), urls)
-    assert {r.status for r in results} == {FetchStatus.UNAVAILABLE}
-    assert {r.note for r in results} == {"run budget of 1 s spent before this URL finished; robots.txt Crawl-delay "
-                                         "600 s (capped from 86400 s) spaces this host's requests"}
+    started = time.monotonic()
+    results = {r.url: r for r in run_fetch(settings_for(run_budget_s=3600), urls)}
+    assert time.monotonic() - started < 10
+    assert results[urls[3]].status == FetchStatus.OK  # the run goes on with the other hosts
+    assert {results[u].status for u in urls[:3]} == {FetchStatus.UNAVAILABLE}
+    assert {results[u].note for u in urls[:3]} == {
+        "robots.txt Crawl-delay 1e+09 s is longer than the longest interval kept between requests (600 s): this "
+        "host's pages are not fetched this run"}
     assert _hits(web, "daylong.fixture") == ["/robots.txt"]
+
+
+def test_a_crawl_delay_the_budget_cannot_pay_for_every_page_leaves_them_unread(web, sites_dir, settings_for):
+    # 3 pages × 5 s = 15 s, more than a 4 s budget: refused at once, not waited for until the budget is spent
+    _site(sites_dir, "costly.fixture", b"User-agent: *\nCrawl-delay: 5\n")
+    urls = [web.url("costly.fixture", f"/_/page/c{i}") for i in range(3)]
+    web.clear_log()
+    started = time.monotonic()
+    results = run_fetch(settings_for(run_budget_s=4), urls)
+    assert time.monotonic() - started < 3
+    assert {r.status for r in results} == {FetchStatus.UNAVAILABLE}
+    assert all(r.note.startswith("robots.txt Crawl-delay 5 s: 3 page(s) of this host would take 15 s, more than the "
+                                 "run can afford (") and r.note.endswith("not fetched this run") for r in results), results
+    assert _hits(web, "costly.fixture") == ["/robots.txt"]
+
+
+def test_a_crawl_delay_the_budget_can_pay_for_is_waited(web, sites_dir, settings_for):
+    _site(sites_dir, "affordable.fixture", b"User-agent: *\nCrawl-delay: 0.3\n")
+    urls = [web.url("affordable.fixture", f"/_/page/a{i}") for i in range(2)]
+    results = run_fetch(settings_for(run_budget_s=30), urls)
+    assert {r.status for r in results} == {FetchStatus.OK}
 
 
 def test_a_robots_txt_redirect_to_an_excluded_host_is_not_followed(web, settings_for):
