@@ -13,6 +13,7 @@ from pathlib import Path
 import yaml
 
 from claims_pipeline.fixture_web.server import FixtureWeb
+from claims_pipeline.home import HomeLayout
 
 FILLER = "<p>" + "This page sets out the rules, who may claim, how to apply and which documents to bring. " * 5 + "</p>"
 SITES = {
@@ -74,7 +75,8 @@ def test_init_then_audit_on_a_new_folder(tmp_path):
         audit = cli(work, "audit")  # the file init wrote is found without naming it
         assert audit.returncode == 0, audit.stderr[-3000:]
     assert audit.stderr.splitlines()[0] == f"claims-pipeline: config {config}"
-    report_dir = Path((work / "home" / "reports" / "LATEST").read_text(encoding="utf-8").strip())
+    report_dir = HomeLayout(work / "home").latest_report_dir()
+    assert report_dir is not None
     report = json.loads((report_dir / "report.json").read_text(encoding="utf-8"))
     assert report["headline"]["total"] == 3 and set(report["scopes"]) == {"guides", "Housing market", "root"}
     # €92 is not on the page (it says 70 Euro): flagged; the secondary source's figure is looked for and found

@@ -62,11 +62,8 @@ def _digest(text: Any) -> str:
 
 
 def latest_report_dir(home_dir: Path) -> Path | None:
-    try:
-        path = Path(HomeLayout(home_dir).latest_file.read_text(encoding="utf-8").strip())
-    except OSError:
-        return None
-    return path if (path / "report.json").is_file() else None
+    path = HomeLayout(home_dir).latest_report_dir()  # LATEST, relative to the home or (older homes) absolute
+    return path if path is not None and (path / "report.json").is_file() else None
 
 
 def current_findings(home_dir: Path) -> Findings | None:
