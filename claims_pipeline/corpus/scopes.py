@@ -249,10 +249,13 @@ def markdown_files(base: Path, problems: list[ExtractWarning] | None = None, roo
     (.git, .obsidian, .drafts/…: not published, and a '.hidden' folder would become a scope). Hidden folders
     are never entered (a .git folder holds thousands of files), nor are links to folders. Entries are names
     only: walk_corpus decides which are files it may read. A folder that cannot be listed is named in
-    `problems` (relative to root)."""
+    `problems` (relative to root); the corpus folder itself raises the OSError (nothing at all can be read: the
+    command says "cannot read" and exits 2)."""
     out: list[Path] = []
 
     def unlisted(exc: OSError) -> None:
+        if root is not None and exc.filename is not None and os.path.abspath(exc.filename) == os.path.abspath(root):
+            raise exc
         if problems is not None and exc.filename is not None:
             where = Path(exc.filename)
             rel = where.relative_to(root).as_posix() if root is not None and where.is_relative_to(root) else str(where)

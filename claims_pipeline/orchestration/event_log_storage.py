@@ -1,4 +1,5 @@
-"""Dagster's SQLite event log, with batched writes for the per-partition events of a single-run backfill.
+"""The project's one use of Dagster internals (guarded: tests name each import). Dagster's SQLite event log, with
+batched writes for the per-partition events of a single-run backfill.
 
 Why: a run over N scopes records, per asset, N ASSET_MATERIALIZATION_PLANNED events and N materializations.
 Dagster already hands those to the storage as one batch (when DAGSTER_EVENT_BATCH_SIZE > 0), but the stock
@@ -20,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import sqlalchemy.exc as db_exc
-from dagster import EventLogEntry, Field, StringSource
+from dagster import DagsterInstance, EventLogEntry, Field, StringSource
 from dagster._core.events import ASSET_CHECK_EVENTS, ASSET_EVENTS, EVENT_TYPE_TO_PIPELINE_RUN_STATUS
 from dagster._core.storage.event_log.schema import AssetKeyTable, SqlEventLogStorageTable
 from dagster._core.storage.event_log.sqlite.sqlite_event_log import SqliteEventLogStorage
@@ -165,3 +166,20 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
 def _is_plain_asset_event(event: EventLogEntry) -> bool:
     t = event.dagster_event_type if event.is_dagster_event else None
     return t in ASSET_EVENTS and t not in ASSET_CHECK_EVENTS and t not in EVENT_TYPE_TO_PIPELINE_RUN_STATUS
+
+
+# The instance-wide "auto-materialize paused" flag of Dagster's pre-sensor asset daemon. With automation sensors
+# (the project's audit_automation, RUNNING by default) the daemon ignores it, but the UI's job pages still show
+# an orange "Auto-materialize off" badge while it is unset. Set to off once, as the UI's own toggle on the
+# Deployment → Daemons page would (Dagster has no public Python call for it); a value someone set stays.
+_PAUSED_KEY = "ASSET_DAEMON_PAUSED"
+
+
+def show_automation_on(instance: DagsterInstance) -> None:
+    try:
+        from dagster._daemon.asset_daemon import set_auto_materialize_paused
+
+        if instance.daemon_cursor_storage.get_cursor_values({_PAUSED_KEY}).get(_PAUSED_KEY) is None:
+            set_auto_materialize_paused(instance, False)
+    except Exception:  # a badge only: never a reason for a command to fail
+        return

@@ -18,6 +18,7 @@ from pathlib import Path
 import dagster as dg
 
 from claims_pipeline.home import HomeLayout
+from claims_pipeline.orchestration.event_log_storage import show_automation_on
 from claims_pipeline.settings import ConfigError, Settings
 from claims_pipeline.store.errors import InstanceError
 
@@ -116,22 +117,6 @@ def _database_message(yaml_path: Path, exc: BaseException) -> str:
     return (f"the Dagster instance's database under {yaml_path.parent} cannot be used ({problem}); check the "
             f"database {yaml_path} names, or move a damaged SQLite file aside (the run history starts afresh)")
 
-
-# The instance-wide "auto-materialize paused" flag of Dagster's pre-sensor asset daemon. With automation sensors
-# (the project's audit_automation, RUNNING by default) the daemon ignores it, but the UI's job pages still show
-# an orange "Auto-materialize off" badge while it is unset. Set to off once, as the UI's own toggle on the
-# Deployment → Daemons page would (Dagster has no public Python call for it); a value someone set stays.
-_PAUSED_KEY = "ASSET_DAEMON_PAUSED"
-
-
-def show_automation_on(instance: dg.DagsterInstance) -> None:
-    try:
-        from dagster._daemon.asset_daemon import set_auto_materialize_paused
-
-        if instance.daemon_cursor_storage.get_cursor_values({_PAUSED_KEY}).get(_PAUSED_KEY) is None:
-            set_auto_materialize_paused(instance, False)
-    except Exception:  # a badge only: never a reason for a command to fail
-        return
 
 
 def ui_dagster_home() -> Path:

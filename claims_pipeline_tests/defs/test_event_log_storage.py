@@ -183,6 +183,7 @@ PRIVATE_IMPORTS = {
     ("dagster._core.storage.event_log.schema", "SqlEventLogStorageTable"),
     ("dagster._core.storage.event_log.sqlite.sqlite_event_log", "SqliteEventLogStorage"),
     ("dagster._serdes", "ConfigurableClassData"),
+    ("dagster._daemon.asset_daemon", "set_auto_materialize_paused"),  # the UI's "Auto-materialize off" badge
 }
 
 
