@@ -80,6 +80,10 @@ def main(argv: list[str] | None = None) -> int:
     log_escaped(say)
     try:
         say_which_config(args, say)
+        if getattr(args, "now", None):  # a bad --now is a usage error: told before anything under the home is made
+            from claims_pipeline.commands.inputs import check_clock
+
+            check_clock(args.now)
         check_home_writable(args)
         return int(module.run(args) or 0)
     except ConfigError as exc:

@@ -412,19 +412,10 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
             continue
         if multi and not any(v.salient for v in link_values):  # roster / navigation co-citation
             continue
-        cid = f"{id_scope}:{line_no}:{hashlib.sha1(link.url.encode()).hexdigest()[:8]}"
-        if cid in seen:  # the same URL twice on a line keeps the first link's values
-            continue
-        seen.add(cid)
-        last, origin = _verified(stamp, link, refs, file_verified)
-        out.claims.append(
-            ClaimRecord(
-                id=cid, scope=scope, section=section or "(none)", line_no=line_no,
-                claim_text=claim_sentence(line, link.start, opts.window, _span_of(link_values)), values=tuple(link_values),
-                source_url=link.url, source_host=host, source_tier=tier or SECONDARY_TIER, inline_stamp=stamp,
-                link_kind=link.kind, last_verified=last, last_verified_origin=origin, file=rel,
-            )
-        )
+        # the same URL twice on a line keeps the first link's values
+        _add_claim(out, seen, f"{id_scope}:{line_no}", link, host, tier, link_values, _verified(stamp, link, refs, file_verified),
+                   scope=scope, section=section, line_no=line_no, rel=rel, stamp=stamp,
+                   claim_text=claim_sentence(line, link.start, opts.window, _span_of(link_values)))
 
 
 def _footnote_values(line: str, links: list[Link], attributed: list[list[Value]]) -> list[list[Value]]:
@@ -471,21 +462,27 @@ def _claims_of_statement(line: str, line_no: int, scope: str, rel: str, section:
     stamp = find_inline_stamp(line)
     for link in borrowed:
         host, tier = opts.host_and_tier(link.url)
-        if not host or (tier is None and opts.primary_only):
+        if not host or (opts.primary_only and not is_official(tier)):
             continue
-        cid = f"{id_scope}:{line_no}:{hashlib.sha1(link.url.encode()).hexdigest()[:8]}"
-        if cid in seen:
-            continue
-        seen.add(cid)
-        last, origin = _verified(stamp, link, None, file_verified)
-        out.claims.append(
-            ClaimRecord(
-                id=cid, scope=scope, section=section or "(none)", line_no=line_no,
-                claim_text=claim_sentence(line, len(line), opts.window, _span_of(values)), values=tuple(values),
-                source_url=link.url, source_host=host, source_tier=tier or "secondary", inline_stamp=stamp,
-                link_kind=link.kind, last_verified=last, last_verified_origin=origin, file=rel,
-            )
-        )
+        _add_claim(out, seen, f"{id_scope}:{line_no}", link, host, tier, values, _verified(stamp, link, None, file_verified),
+                   scope=scope, section=section, line_no=line_no, rel=rel, stamp=stamp,
+                   claim_text=claim_sentence(line, len(line), opts.window, _span_of(values)))
+
+
+def _add_claim(out: Extraction, seen: set[str], line_id: str, link: Link, host: str, tier: str | None,
+               values: list[Value], verified: tuple[str | None, VerifiedOrigin], *, scope: str, section: str | None, line_no: int,
+               rel: str, stamp: InlineStamp | None, claim_text: str) -> None:
+    """One claim of a line citing link: its id is the line's and the URL's, so a URL cited twice on a line is
+    taken once (the first time)."""
+    cid = f"{line_id}:{hashlib.sha1(link.url.encode()).hexdigest()[:8]}"
+    if cid in seen:
+        return
+    seen.add(cid)
+    last, origin = verified
+    out.claims.append(ClaimRecord(
+        id=cid, scope=scope, section=section or "(none)", line_no=line_no, claim_text=claim_text, values=tuple(values),
+        source_url=link.url, source_host=host, source_tier=tier or SECONDARY_TIER, inline_stamp=stamp,
+        link_kind=link.kind, last_verified=last, last_verified_origin=origin, file=rel))
 
 
 class _Taken:
