@@ -16,10 +16,11 @@ REPO = Path(__file__).resolve().parent.parent
 DEFS = "claims_pipeline/defs"
 
 
-def sources(rev: str | None) -> dict[str, str]:
+def sources(rev: str | None, folder: str = DEFS) -> dict[str, str]:
+    """The Python files under folder (a path inside the repository), in the work tree or at a git revision."""
     if rev is None:
-        return {str(p.relative_to(REPO)): p.read_text(encoding="utf-8") for p in sorted((REPO / DEFS).rglob("*.py"))}
-    names = subprocess.run(["git", "ls-tree", "-r", "--name-only", rev, DEFS], cwd=REPO, capture_output=True,
+        return {str(p.relative_to(REPO)): p.read_text(encoding="utf-8") for p in sorted((REPO / folder).rglob("*.py"))}
+    names = subprocess.run(["git", "ls-tree", "-r", "--name-only", rev, folder], cwd=REPO, capture_output=True,
                            text=True, check=True).stdout.split()
     return {n: subprocess.run(["git", "show", f"{rev}:{n}"], cwd=REPO, capture_output=True, text=True, check=True).stdout
             for n in names if n.endswith(".py")}

@@ -20,16 +20,14 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "benchmarks"))
+import defs_size  # noqa: E402  (the same file reader, at a revision or in the work tree)
+
 PACKAGE = "claims_pipeline"
 
 
 def sources(rev: str | None) -> dict[str, str]:
-    if rev is None:
-        return {str(p.relative_to(REPO)): p.read_text(encoding="utf-8") for p in sorted((REPO / PACKAGE).rglob("*.py"))}
-    names = subprocess.run(["git", "ls-tree", "-r", "--name-only", rev, PACKAGE], cwd=REPO, capture_output=True,
-                           text=True, check=True).stdout.split()
-    return {n: subprocess.run(["git", "show", f"{rev}:{n}"], cwd=REPO, capture_output=True, text=True,
-                              check=True).stdout for n in names if n.endswith(".py")}
+    return defs_size.sources(rev, PACKAGE)
 
 
 def module_name(path: str) -> str:
