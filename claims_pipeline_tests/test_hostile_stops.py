@@ -25,6 +25,7 @@ from claims_pipeline.orchestration.instance import prepare_dagster_home
 from claims_pipeline.settings import load_settings
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.consistency import verify_cache
+from claims_pipeline_tests.corpus.conftest import COUNTRIES_LAYOUT
 from claims_pipeline_tests.store.fixture_settings import fixture_config
 
 from .hostile import assert_no_raw_controls, cli_env
@@ -109,7 +110,7 @@ def setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         data = fixture_config(web, tmp_path / "home", concurrency=2, run_budget_s=120, robots_cache_hours=0,
                               host_lease_s=0)
         data["extraction"] = {"corpus_dir": str(write_corpus(tmp_path / "corpus")),
-                              "primary_allowlist": ["slow.fixture", "polite.fixture"]}
+                              "primary_allowlist": ["slow.fixture", "polite.fixture"], **COUNTRIES_LAYOUT}  # scopes xa, xb
         cfg = tmp_path / "audit.yaml"
         cfg.write_text(yaml.safe_dump(data), encoding="utf-8")
         env = cli_env(tmp_path)
