@@ -13,7 +13,8 @@ project folder of a checkout) on 127.0.0.1 and a free port, and drives Debian's 
    has stale or absent claims, and the audit group does not; expanded, page_changes and priors show their failed
    check, fetched_pages its passed one; their checks name the same scopes as the report.
 5. verdict_report's metadata lists the MISMATCH verdict with its quote; every metadata table of the audit's assets
-   fits its cell, and the metadata panel has no hidden horizontal scroll (at 1920 × 1080).
+   fits its cell, and the metadata panel has no hidden horizontal scroll and fits the window (at 1920 × 1080 and
+   1500 × 1000); in the lineage's side panel (1440 × 800), audit_tables' by_scope table shows whole.
 6. The runs list: the demo's runs carry distinct names, the UI's launch trigger=ui; the job page shows the
    automation on; the UI server's log has no BetaWarning and no settings line repeated on every sensor tick.
 
@@ -292,15 +293,34 @@ def _lineage_picture(browser, base: str, scope: str, report: dict, expect) -> No
         row = page.locator("tr:not(:has(tr))").filter(has=page.get_by_text(scope, exact=True)).first
         expect(row).to_be_visible()
         stale_n = sum(1 for r in report["stale_changed"] if r["scope"] == scope)
-        assert re.match(rf"{re.escape(scope)}\t\d+\t{stale_n}\t", row.inner_text()), row.inner_text()
+        absent_n = sum(1 for r in report["tokens_absent"] if r["scope"] == scope)
+        assert re.match(rf"{re.escape(scope)}\t{stale_n}\t{absent_n}$", row.inner_text()), row.inner_text()
+        # the whole by_scope table shows in the side panel: no wider than its cell, nothing past the panel's edge
+        fit = by_scope.evaluate(_SIDE_PANEL_FIT)
+        print("side panel by_scope (px): table {table} / cell {cell}, right edge {right} / panel {shown}; "
+              "the panel's metadata table {outer} in {panel}".format(**fit))
+        assert fit["table"] <= fit["cell"] + 1 and fit["right"] <= fit["shown"] + 1, fit
         label = _node_checks(page, "audit_tables").bounding_box()
         assert label["x"] + label["width"] < panel_left, "the node's check status is hidden by the side panel"
         page.wait_for_timeout(500)
-        tables_row = page.get_by_text("tables", exact=True).last.bounding_box()  # the local path's row: crop above
+        home_row = page.get_by_text("home", exact=True).last.bounding_box()  # the local path's row: crop above
         page.screenshot(path=str(SHOTS / "ui_lineage_stale.png"),
-                        clip={"x": 0, "y": 0, "width": 1440, "height": min(800, tables_row["y"] - 12)})
+                        clip={"x": 0, "y": 0, "width": 1440, "height": min(800, home_row["y"] - 12)})
     finally:
         context.close()
+
+
+# by_scope's table in the lineage's side panel: its width and its cell's; its right edge and the visible panel's
+# (the first scrolling box around it); the panel's whole metadata table and the panel's width
+_SIDE_PANEL_FIT = """key => {
+    const cell = key.closest('tr').querySelector('td:last-child'), t = cell.querySelector('table');
+    const outer = cell.closest('table');
+    let panel = outer.parentElement;
+    while (panel && !['auto', 'scroll', 'hidden'].includes(getComputedStyle(panel).overflowX)) panel = panel.parentElement;
+    const box = panel.getBoundingClientRect();
+    return {table: t.scrollWidth, cell: cell.clientWidth, right: Math.round(t.getBoundingClientRect().right),
+            shown: Math.round(Math.min(box.right, innerWidth)), outer: outer.scrollWidth, panel: panel.clientWidth};
+}"""
 
 
 def _launch_one_scope(page, base: str, scope: str, expect) -> dict:
@@ -350,7 +370,10 @@ def _report_metadata(page, base: str, reports_dir: Path, expect) -> None:
     page.locator('a[href="/assets/audit_report"]').first.click()
     page.get_by_text("flagged_claims", exact=True).first.wait_for()
     body = page.inner_text("body")
-    assert str(newest) in body, f"the metadata is not the run's report {newest.name}"  # report_dir
+    # report_dir, shown under the home (its own entry has the whole path)
+    home = reports_dir.parent
+    assert f"<home>/{newest.relative_to(home).as_posix()}" in body, f"the metadata is not the run's report {newest.name}"
+    assert str(home) in body
     summary = page.locator("tr").filter(has=page.get_by_text("summary", exact=True)).first
     # the row shows before its markdown is rendered (an empty cell was read once): wait for the table's header
     summary.get_by_text("figure", exact=True).wait_for()
@@ -484,30 +507,54 @@ _MEASURE = """() => [...document.querySelectorAll('table table')].map(t => {
 })"""
 
 
+# the asset's metadata table (the panel): its width, the width of the box it scrolls in, and how far right that
+# box reaches in the window
+_PANEL = """() => {
+    const outer = [...document.querySelectorAll('table')].find(t => !t.parentElement.closest('table') && t.querySelector('table'));
+    let box = outer.parentElement;
+    while (box && !['auto', 'scroll', 'hidden'].includes(getComputedStyle(box).overflowX)) box = box.parentElement;
+    return {panel: outer.scrollWidth, box: box ? box.clientWidth : innerWidth,
+            right: Math.round(box ? box.getBoundingClientRect().right : outer.getBoundingClientRect().right),
+            window: innerWidth};
+}"""
+
+
 def _metadata_fits(browser, base: str) -> None:
-    """At 1920 × 1080, no metadata table of the audit's assets is wider than its cell, or runs past the visible
-    metadata panel (a hidden horizontal scroll)."""
-    context, page = _fresh_page(browser, 1920, 1080)
+    """At 1920 × 1080 and at 1500 × 1000, no metadata table of the audit's assets is wider than its cell, or runs
+    past the visible metadata panel (a hidden horizontal scroll), and the panel itself is no wider than its box
+    nor the window."""
     measured: list[dict] = []
-    try:
-        for asset in METADATA_ASSETS:
-            page.goto(f"{base}/assets/{asset}", wait_until="domcontentloaded")
-            page.get_by_text("Metadata", exact=True).first.wait_for()
-            page.locator("table table").first.wait_for()  # each of these shows one table at least
-            page.wait_for_timeout(500)
-            tables = page.evaluate(_MEASURE)
-            if asset == "audit_tables":
-                page.screenshot(path=str(SHOTS / "ui_metadata_audit_tables.png"))
-            measured += [{"asset": asset, **t} for t in tables]
-    finally:
-        context.close()
-    keys = {(m["asset"], m["key"]) for m in measured}
-    assert {("audit_tables", "stale_changed_claims"), ("audit_report", "flagged_claims"),
-            ("verdict_report", "mismatch_and_stale")} <= keys, keys
+    panels: list[dict] = []
+    for width, height in ((1920, 1080), (1500, 1000)):
+        context, page = _fresh_page(browser, width, height)
+        try:
+            for asset in METADATA_ASSETS:
+                page.goto(f"{base}/assets/{asset}", wait_until="domcontentloaded")
+                page.get_by_text("Metadata", exact=True).first.wait_for()
+                page.locator("table table").first.wait_for()  # each of these shows one table at least
+                page.wait_for_timeout(500)
+                tables = page.evaluate(_MEASURE)
+                if asset == "audit_tables":
+                    page.screenshot(path=str(SHOTS / ("ui_metadata_audit_tables.png" if width == 1920
+                                                      else f"ui_metadata_audit_tables_{width}.png")))
+                measured += [{"width": width, "asset": asset, **t} for t in tables]
+                panels.append({"width": width, "asset": asset, **page.evaluate(_PANEL)})
+        finally:
+            context.close()
+    for width in (1920, 1500):
+        print(f"metadata tables at {width} px (px, table / cell):",
+              ", ".join(f"{m['asset']}.{m['key']} {m['table']}/{m['cell']}" for m in measured if m["width"] == width))
+        print(f"metadata panels at {width} px (px, panel / its box, box's right edge / window):",
+              ", ".join(f"{m['asset']} {m['panel']}/{m['box']} {m['right']}/{m['window']}" for m in panels
+                        if m["width"] == width))
+    for width in (1920, 1500):
+        keys = {(m["asset"], m["key"]) for m in measured if m["width"] == width}
+        assert {("audit_tables", "stale_changed_claims"), ("audit_report", "flagged_claims"),
+                ("verdict_report", "mismatch_and_stale")} <= keys, (width, keys)
     too_wide = [m for m in measured if m["table"] > m["cell"] + 1 or m["right"] > m["shown"] + 1]
     assert not too_wide, too_wide
-    print("metadata tables (px, table / cell):",
-          ", ".join(f"{m['asset']}.{m['key']} {m['table']}/{m['cell']}" for m in measured))
+    too_wide_panels = [m for m in panels if m["panel"] > m["box"] + 1 or m["right"] > m["window"]]
+    assert not too_wide_panels, too_wide_panels
 
 
 def _runs_told_apart(page, base: str, expect) -> None:
