@@ -184,7 +184,7 @@ def test_ui_stale_scope_relaunch_one_scope_and_report_metadata(tmp_path: Path):
             page.add_locator_handler(page.get_by_text("Join the Dagster community"),
                                      lambda: page.get_by_role("button", name="Skip", exact=True).click())
             try:
-                _lineage_and_stale_check(page, base, scope, stale_line, report, expect)
+                _lineage_and_stale_check(browser, base, scope, stale_line, report, expect)
                 _lineage_picture(browser, base, scope, report, expect)
                 _scope_states(browser, base, report, expect)
                 run = _launch_one_scope(page, base, scope, expect)
@@ -221,10 +221,22 @@ def test_ui_stale_scope_relaunch_one_scope_and_report_metadata(tmp_path: Path):
     print(f"requests aborted (not 127.0.0.1): {len(blocked)} {sorted({urlparse(u).hostname for u in blocked})}")
 
 
-def _lineage_and_stale_check(page, base: str, scope: str, stale_line: str, report: dict, expect) -> None:
-    """Lineage → expand the audit group → audit_tables shows failed checks → its checks tab → no_stale_changed."""
-    page.goto(f"{base}/asset-groups", wait_until="domcontentloaded")
-    page.get_by_text("Global asset lineage").first.wait_for()
+def _lineage_and_stale_check(browser, base: str, scope: str, stale_line: str, report: dict, expect) -> None:
+    """Lineage → expand the audit group → audit_tables shows failed checks → its checks tab → no_stale_changed.
+    The navigation hidden and the asset tree folded (in a context of its own: the app remembers both): beside them
+    the expanded audit group (three assets) is drawn too small for the nodes to show their checks."""
+    context, page = _fresh_page(browser, 1500, 1000)
+    try:
+        _wide_lineage(page, base)
+        _stale_check_in(page, scope, stale_line, expect)
+    except Exception:
+        page.screenshot(path=str(SHOTS / "ui_failure_lineage.png"))
+        raise
+    finally:
+        context.close()
+
+
+def _stale_check_in(page, scope: str, stale_line: str, expect) -> None:
     group = page.get_by_text("audit", exact=True).last  # the collapsed group node in the graph
     group.wait_for()
     page.screenshot(path=str(SHOTS / "ui_lineage.png"))
@@ -283,10 +295,11 @@ def _lineage_picture(browser, base: str, scope: str, report: dict, expect) -> No
         label = _node_checks(page, "audit_tables").bounding_box()
         shift = label["x"] + label["width"] + 60 - panel_left
         if shift > 0:  # pan the graph left until the node's check status is out from under the side panel
-            y = page.viewport_size["height"] - 40
-            page.mouse.move(panel_left - 40, y)
+            # from the empty top of the graph: the zoom controls are at its bottom right, beside the panel
+            x, y = panel_left - 120, 160
+            page.mouse.move(x, y)
             page.mouse.down()
-            page.mouse.move(panel_left - 40 - shift, y, steps=8)
+            page.mouse.move(x - shift, y, steps=8)
             page.mouse.up()
         by_scope = page.get_by_text("by_scope", exact=True).last
         by_scope.evaluate("e => e.scrollIntoView({block: 'start'})")
@@ -306,6 +319,9 @@ def _lineage_picture(browser, base: str, scope: str, report: dict, expect) -> No
         home_row = page.get_by_text("home", exact=True).last.bounding_box()  # the local path's row: crop above
         page.screenshot(path=str(SHOTS / "ui_lineage_stale.png"),
                         clip={"x": 0, "y": 0, "width": 1440, "height": min(800, home_row["y"] - 12)})
+    except Exception:
+        page.screenshot(path=str(SHOTS / "ui_failure_picture.png"))
+        raise
     finally:
         context.close()
 
