@@ -283,7 +283,7 @@ def _lineage_picture(browser, base: str, scope: str, report: dict, expect) -> No
         page.get_by_text("Global asset lineage").first.wait_for()
         page.get_by_text("Hide navigation", exact=True).click()
         jump = page.get_by_placeholder("Jump to…").bounding_box()
-        fold = [b for b in page.locator("button").all() if (bb := b.bounding_box()) and abs(bb["y"] - jump["y"]) < 10
+        fold = [b for b in page.locator("button").all() if (bb := _box(b)) and abs(bb["y"] - jump["y"]) < 10
                 and jump["x"] + jump["width"] - 2 < bb["x"] < jump["x"] + jump["width"] + 60]
         assert len(fold) == 1, "the asset tree's fold button, right of Jump to…"
         fold[0].click()
@@ -454,13 +454,21 @@ def _scope_states(browser, base: str, report: dict, expect) -> None:
         context.close()
 
 
+def _box(locator):
+    """The element's box, or None when it went away meanwhile (the app re-renders its toolbar)."""
+    try:
+        return locator.bounding_box(timeout=2000)
+    except Exception:
+        return None
+
+
 def _wide_lineage(page, base: str) -> None:
     """The lineage with the navigation hidden and the asset tree folded: room for readable nodes."""
     page.goto(f"{base}/asset-groups", wait_until="domcontentloaded")
     page.get_by_text("Global asset lineage").first.wait_for()
     page.get_by_text("Hide navigation", exact=True).click()
     jump = page.get_by_placeholder("Jump to…").bounding_box()
-    fold = [b for b in page.locator("button").all() if (bb := b.bounding_box()) and abs(bb["y"] - jump["y"]) < 10
+    fold = [b for b in page.locator("button").all() if (bb := _box(b)) and abs(bb["y"] - jump["y"]) < 10
             and jump["x"] + jump["width"] - 2 < bb["x"] < jump["x"] + jump["width"] + 60]
     assert len(fold) == 1, "the asset tree's fold button, right of Jump to…"
     fold[0].click()
