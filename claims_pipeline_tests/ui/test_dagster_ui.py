@@ -301,6 +301,9 @@ def _lineage_picture(browser, base: str, scope: str, report: dict, expect) -> No
             page.mouse.down()
             page.mouse.move(x - shift, y, steps=8)
             page.mouse.up()
+            if not page.get_by_text("View in Asset Catalog").is_visible():  # the drag ended as a click: select again
+                page.get_by_text("audit_tables", exact=True).last.click()
+                page.get_by_text("View in Asset Catalog").wait_for()
         by_scope = page.get_by_text("by_scope", exact=True).last
         by_scope.evaluate("e => e.scrollIntoView({block: 'start'})")
         row = page.locator("tr:not(:has(tr))").filter(has=page.get_by_text(scope, exact=True)).first
