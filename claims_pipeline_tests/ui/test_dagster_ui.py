@@ -499,7 +499,13 @@ def _scope_states_in(page, base: str, report: dict, failing: list[str], expect) 
             ("page_changes", "stale_changed_by_scope", _stale_line(report)),
             ("priors", "tokens_absent_by_scope", _stale_line(report, "tokens_absent", "TOKENS_ABSENT"))):
         page.goto(f"{base}/assets/{asset}?view=checks", wait_until="domcontentloaded")
-        page.get_by_text(check, exact=True).first.click()
+        for _ in range(3):  # a click before the checks list has its handlers is lost: click again
+            page.get_by_text(check, exact=True).first.click()
+            try:
+                page.wait_for_url(re.compile(rf"checkDetail={check}"), timeout=10_000, wait_until="commit")
+                break
+            except Exception:
+                continue
         expect(page).to_have_url(re.compile(rf"checkDetail={check}"))  # pushed by the app: no page load to wait for
         expect(page.get_by_text(line, exact=True).first).to_be_visible()  # "shared/…: 1 stale_changed; xa: 1 …"
         if asset == "page_changes":
