@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 import dagster as dg
@@ -34,14 +35,36 @@ CUT_NOTE = "_long cells cut to fit (…): the report has them whole_"
 
 
 def md_table(headers: list[str], rows: Iterable[list[Any]], *, empty: str = "_(none)_",
-             full: str | None = None, limits: Sequence[int | None] = (), cut_note: bool = False) -> dg.MetadataValue:
+             full: str | None = None, limits: Sequence[int | None] = (), cut_note: bool = False,
+             note: str = "") -> dg.MetadataValue:
     """At most MAX_TABLE_ROWS rows, then how many more and, when given, where the full table is (`full`).
     `limits`: characters per column (URLs: URL_LIMIT, wrapping between segments); `cut_note` says under a table
-    of claims that long cells are cut."""
+    of claims that long cells are cut; `note` (markdown) follows a table that has rows."""
     more = f"the full table: {full}" if full else "see the stored files / report"
     rows = list(rows)
     text = markdown_table(headers, rows, empty=empty, more=more, url_limit=URL_LIMIT, limits=limits)
-    return dg.MetadataValue.md(f"{text}\n\n{CUT_NOTE}" if cut_note and rows else text)
+    notes = [n for n in (note, CUT_NOTE if cut_note else "") if n and rows]
+    return dg.MetadataValue.md("\n\n".join([text, *notes]))
+
+
+HOME_MARK = "<home>"
+
+
+def home_path(path: Path | str, home: Path | str | None) -> dg.MetadataValue:
+    """A file or folder under the home as '<home>/reports/…' (plain text; the `home` entry is the whole home, to
+    copy), so a metadata cell stays narrow: a report file's whole path is over 100 characters in a temporary
+    home and, one unbreakable word, set the metadata panel's width. Elsewhere the whole path."""
+    if home is not None:
+        try:
+            return dg.MetadataValue.text(f"{HOME_MARK}/{Path(path).relative_to(home).as_posix()}")
+        except ValueError:
+            pass
+    return dg.MetadataValue.path(str(path))
+
+
+def home_entry(home: Path | str) -> dict[str, dg.MetadataValue]:
+    """The `home` entry that the '<home>/…' values are relative to."""
+    return {"home": dg.MetadataValue.path(str(home))}
 
 
 def md_list(items: Iterable[Any], *, empty: str = "_(none)_") -> dg.MetadataValue:
@@ -58,7 +81,9 @@ MAX_DIFFS = 10  # changed pages whose diff a scope's page_changes shows; the rep
 MAX_DIFF_LINES = 60
 
 
-DIFF_WIDTH = 60  # characters of a diff line in the UI (a code block never wraps by itself); the report's are whole
+# characters of a diff line in the UI (a code block never wraps by itself; 52 fit beside the keys in a 1500 px
+# window); the report's diffs are whole
+DIFF_WIDTH = 52
 
 
 def wrapped_diff_lines(text: str, width: int = DIFF_WIDTH) -> list[str]:

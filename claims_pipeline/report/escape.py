@@ -109,16 +109,23 @@ def url_break_points(text: str) -> list[str]:
     return _URL_BREAK_RE.split(text)
 
 
-def md_link(url: object, limit: int | None = 100, *, breaks: bool = False) -> str:
+_WORD_BREAK_RE = re.compile(r"(?<=[.\-_])(?=[^.\-_/?#&])")
+
+
+def md_link(url: object, limit: int | None = 100, *, breaks: bool = False, fine: bool = False) -> str:
     """A URL in a markdown table cell. An http(s) URL becomes an explicit link: GitHub keeps the backslashes
     of an escaped bare URL inside the href it autolinks ('article%5C_lc'), so the href is the URL itself in
     an angle-bracket destination, with the few characters that could end it or split the table row
     percent-encoded. Anything else stays escaped text. `breaks`: the label (never the href) gets a zero-width
-    space between the URL's segments, so a rendered table wraps a long URL there."""
+    space between the URL's segments, so a rendered table wraps a long URL there; `fine`: also after each '.',
+    '-' and '_' inside a segment (a host such as www.impots.gouv.fr is otherwise a table column's widest word)."""
     href = safe_href(url)
     shown = "" if url is None else str(url)
     if breaks and href is not None:
-        shown = ZWSP.join(url_break_points(cut(shown, limit) if limit is not None else shown))
+        parts = url_break_points(cut(shown, limit) if limit is not None else shown)
+        if fine:
+            parts = [p for part in parts for p in _WORD_BREAK_RE.split(part)]
+        shown = ZWSP.join(parts)
         limit = None
     label = md_cell(shown, limit, in_link=href is not None)
     if href is None:

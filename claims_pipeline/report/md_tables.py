@@ -34,13 +34,15 @@ def prose(claim_text: str) -> str:
 
 
 _LINE_NO_RE = re.compile(r"(?<=\S):(\d+)$")
+_FILE_EXT_RE = re.compile(r"(?<=[^\s/.])(?=\.[A-Za-z]\w{0,8}\u200b:\d+$)")
 
 
 def breakable(cell: str) -> str:
-    """A cell that may wrap after each '/' and before a file's ':line': a path or scope
+    """A cell that may wrap after each '/' and before a file's extension and ':line': a path or scope
     ('shared/exit/regional/playbook.md:12') is otherwise one unbreakable word that sets the width of its column
     (the zero-width space is invisible)."""
-    return _LINE_NO_RE.sub(escape.ZWSP + r":\1", cell.replace("/", "/" + escape.ZWSP))
+    cell = _LINE_NO_RE.sub(escape.ZWSP + r":\1", cell.replace("/", "/" + escape.ZWSP))
+    return _FILE_EXT_RE.sub(escape.ZWSP, cell)
 
 
 def md_cell(value: Any, limit: int = 90) -> str:
@@ -52,7 +54,7 @@ def markdown_table(headers: list[str], rows: Iterable[list[Any]], *, empty: str 
                    max_rows: int = MAX_TABLE_ROWS, more: str = "see the stored files / report",
                    url_limit: int = 90, escaped: bool = False, limits: Sequence[int | None] = ()) -> str:
     """A table of escaped cells (a Link cell as a link whose label is cut to url_limit and may wrap between the
-    URL's segments), at most max_rows rows, then a line saying how many more there are and where they are.
+    URL's segments and after a '.', '-' or '_' within one), at most max_rows rows, then a line saying how many more there are and where they are.
     `limits`: characters per column (a column past the list: 90), so a table stays as wide as the UI's cell.
     `escaped`: the caller escaped the other cells itself (md_cell with its own limits, md_code), so they are
     taken as they are."""
@@ -62,7 +64,7 @@ def markdown_table(headers: list[str], rows: Iterable[list[Any]], *, empty: str 
 
     def cell(i: int, c: Any) -> str:
         if isinstance(c, Link):
-            return escape.md_link(c, url_limit, breaks=True)
+            return escape.md_link(c, url_limit, breaks=True, fine=True)
         if escaped:
             return str(c)
         limit = limits[i] if i < len(limits) else None

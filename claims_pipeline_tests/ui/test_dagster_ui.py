@@ -13,7 +13,8 @@ project folder of a checkout) on 127.0.0.1 and a free port, and drives Debian's 
    has stale or absent claims, and the audit group does not; expanded, page_changes and priors show their failed
    check, fetched_pages its passed one; their checks name the same scopes as the report.
 5. verdict_report's metadata lists the MISMATCH verdict with its quote; every metadata table of the audit's assets
-   fits its cell, and the metadata panel has no hidden horizontal scroll (at 1920 × 1080).
+   fits its cell, and the metadata panel has no hidden horizontal scroll and fits the window (at 1920 × 1080 and
+   1500 × 1000); in the lineage's side panel (1440 × 800), audit_tables' by_scope table shows whole.
 6. The runs list: the demo's runs carry distinct names, the UI's launch trigger=ui; the job page shows the
    automation on; the UI server's log has no BetaWarning and no settings line repeated on every sensor tick.
 
@@ -38,8 +39,6 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-
-from claims_pipeline.home import HomeLayout
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -185,7 +184,7 @@ def test_ui_stale_scope_relaunch_one_scope_and_report_metadata(tmp_path: Path):
             page.add_locator_handler(page.get_by_text("Join the Dagster community"),
                                      lambda: page.get_by_role("button", name="Skip", exact=True).click())
             try:
-                _lineage_and_stale_check(page, base, scope, stale_line, report, expect)
+                _lineage_and_stale_check(browser, base, scope, stale_line, report, expect)
                 _lineage_picture(browser, base, scope, report, expect)
                 _scope_states(browser, base, report, expect)
                 run = _launch_one_scope(page, base, scope, expect)
@@ -222,10 +221,22 @@ def test_ui_stale_scope_relaunch_one_scope_and_report_metadata(tmp_path: Path):
     print(f"requests aborted (not 127.0.0.1): {len(blocked)} {sorted({urlparse(u).hostname for u in blocked})}")
 
 
-def _lineage_and_stale_check(page, base: str, scope: str, stale_line: str, report: dict, expect) -> None:
-    """Lineage → expand the audit group → audit_tables shows failed checks → its checks tab → no_stale_changed."""
-    page.goto(f"{base}/asset-groups", wait_until="domcontentloaded")
-    page.get_by_text("Global asset lineage").first.wait_for()
+def _lineage_and_stale_check(browser, base: str, scope: str, stale_line: str, report: dict, expect) -> None:
+    """Lineage → expand the audit group → audit_tables shows failed checks → its checks tab → no_stale_changed.
+    The navigation hidden and the asset tree folded (in a context of its own: the app remembers both): beside them
+    the expanded audit group (three assets) is drawn too small for the nodes to show their checks."""
+    context, page = _fresh_page(browser, 1500, 1000)
+    try:
+        _wide_lineage(page, base)
+        _stale_check_in(page, scope, stale_line, expect)
+    except Exception:
+        page.screenshot(path=str(SHOTS / "ui_failure_lineage.png"))
+        raise
+    finally:
+        context.close()
+
+
+def _stale_check_in(page, scope: str, stale_line: str, expect) -> None:
     group = page.get_by_text("audit", exact=True).last  # the collapsed group node in the graph
     group.wait_for()
     page.screenshot(path=str(SHOTS / "ui_lineage.png"))
@@ -249,21 +260,10 @@ def _lineage_and_stale_check(page, base: str, scope: str, stale_line: str, repor
 
 
 def _node_checks(page, asset: str):
-    """The "N / M Passed" label in the lineage node of asset. A wide group is drawn zoomed out, its nodes as bare
-    names: zoom in over the node (Control and the mouse wheel, a few steps at most) until the node shows its rows."""
+    """The "N / M Passed" label in the lineage node of asset."""
     node = page.locator("div").filter(has=page.get_by_text(asset, exact=True)).filter(
         has=page.get_by_text("Asset checks", exact=True)).last
     label = node.get_by_text(re.compile(r"^\d+ / \d+ Passed$")).first
-    for _ in range(6):
-        if label.count() and label.is_visible():
-            break
-        box = page.get_by_text(asset, exact=True).last.bounding_box()
-        if box:  # the graph zooms on a wheel turn with Control held (a plain turn pans it)
-            page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-            page.keyboard.down("Control")
-            page.mouse.wheel(0, -150)
-            page.keyboard.up("Control")
-        page.wait_for_timeout(700)
     label.wait_for()
     return label
 
@@ -283,7 +283,7 @@ def _lineage_picture(browser, base: str, scope: str, report: dict, expect) -> No
         page.get_by_text("Global asset lineage").first.wait_for()
         page.get_by_text("Hide navigation", exact=True).click()
         jump = page.get_by_placeholder("Jump to…").bounding_box()
-        fold = [b for b in page.locator("button").all() if (bb := b.bounding_box()) and abs(bb["y"] - jump["y"]) < 10
+        fold = [b for b in page.locator("button").all() if (bb := _box(b)) and abs(bb["y"] - jump["y"]) < 10
                 and jump["x"] + jump["width"] - 2 < bb["x"] < jump["x"] + jump["width"] + 60]
         assert len(fold) == 1, "the asset tree's fold button, right of Jump to…"
         fold[0].click()
@@ -295,28 +295,51 @@ def _lineage_picture(browser, base: str, scope: str, report: dict, expect) -> No
         label = _node_checks(page, "audit_tables").bounding_box()
         shift = label["x"] + label["width"] + 60 - panel_left
         if shift > 0:  # pan the graph left until the node's check status is out from under the side panel
-            y = page.viewport_size["height"] - 40
-            page.mouse.move(panel_left - 40, y)
+            # from the empty top of the graph: the zoom controls are at its bottom right, beside the panel
+            x, y = panel_left - 120, 160
+            page.mouse.move(x, y)
             page.mouse.down()
-            page.mouse.move(panel_left - 40 - shift, y, steps=8)
+            page.mouse.move(x - shift, y, steps=8)
             page.mouse.up()
-        if not page.get_by_text("Which scopes to look at").first.is_visible():  # the drag let go of the selection
-            page.get_by_text("audit_tables", exact=True).last.click()
-            expect(page.get_by_text("Which scopes to look at").first).to_be_visible()
+            if not page.get_by_text("View in Asset Catalog").is_visible():  # the drag ended as a click: select again
+                page.get_by_text("audit_tables", exact=True).last.click()
+                page.get_by_text("View in Asset Catalog").wait_for()
         by_scope = page.get_by_text("by_scope", exact=True).last
         by_scope.evaluate("e => e.scrollIntoView({block: 'start'})")
         row = page.locator("tr:not(:has(tr))").filter(has=page.get_by_text(scope, exact=True)).first
         expect(row).to_be_visible()
         stale_n = sum(1 for r in report["stale_changed"] if r["scope"] == scope)
-        assert re.match(rf"{re.escape(scope)}\t\d+\t{stale_n}\t", row.inner_text()), row.inner_text()
+        absent_n = sum(1 for r in report["tokens_absent"] if r["scope"] == scope)
+        assert re.match(rf"{re.escape(scope)}\t{stale_n}\t{absent_n}$", row.inner_text()), row.inner_text()
+        # the whole by_scope table shows in the side panel: no wider than its cell, nothing past the panel's edge
+        fit = by_scope.evaluate(_SIDE_PANEL_FIT)
+        print("side panel by_scope (px): table {table} / cell {cell}, right edge {right} / panel {shown}; "
+              "the panel's metadata table {outer} in {panel}".format(**fit))
+        assert fit["table"] <= fit["cell"] + 1 and fit["right"] <= fit["shown"] + 1, fit
         label = _node_checks(page, "audit_tables").bounding_box()
         assert label["x"] + label["width"] < panel_left, "the node's check status is hidden by the side panel"
         page.wait_for_timeout(500)
-        tables_row = page.get_by_text("tables", exact=True).last.bounding_box()  # the local path's row: crop above
+        home_row = page.get_by_text("home", exact=True).last.bounding_box()  # the local path's row: crop above
         page.screenshot(path=str(SHOTS / "ui_lineage_stale.png"),
-                        clip={"x": 0, "y": 0, "width": 1440, "height": min(800, tables_row["y"] - 12)})
+                        clip={"x": 0, "y": 0, "width": 1440, "height": min(800, home_row["y"] - 12)})
+    except Exception:
+        page.screenshot(path=str(SHOTS / "ui_failure_picture.png"))
+        raise
     finally:
         context.close()
+
+
+# by_scope's table in the lineage's side panel: its width and its cell's; its right edge and the visible panel's
+# (the first scrolling box around it); the panel's whole metadata table and the panel's width
+_SIDE_PANEL_FIT = """key => {
+    const cell = key.closest('tr').querySelector('td:last-child'), t = cell.querySelector('table');
+    const outer = cell.closest('table');
+    let panel = outer.parentElement;
+    while (panel && !['auto', 'scroll', 'hidden'].includes(getComputedStyle(panel).overflowX)) panel = panel.parentElement;
+    const box = panel.getBoundingClientRect();
+    return {table: t.scrollWidth, cell: cell.clientWidth, right: Math.round(t.getBoundingClientRect().right),
+            shown: Math.round(Math.min(box.right, innerWidth)), outer: outer.scrollWidth, panel: panel.clientWidth};
+}"""
 
 
 def _launch_one_scope(page, base: str, scope: str, expect) -> dict:
@@ -359,15 +382,17 @@ def _launch_one_scope(page, base: str, scope: str, expect) -> dict:
 
 def _report_metadata(page, base: str, reports_dir: Path, expect) -> None:
     """Catalog → audit_report: the summary shows the newest report's headline; flagged_claims lists its claims."""
-    newest = HomeLayout(reports_dir.parent).latest_report_dir()
-    assert newest is not None
+    newest = reports_dir / (reports_dir / "LATEST").read_text(encoding="utf-8").strip()
     report = json.loads((newest / "report.json").read_text(encoding="utf-8"))
     page.goto(f"{base}/overview", wait_until="domcontentloaded")
     page.locator('a[href="/assets"]').click()  # the navigation's Catalog
     page.locator('a[href="/assets/audit_report"]').first.click()
     page.get_by_text("flagged_claims", exact=True).first.wait_for()
     body = page.inner_text("body")
-    assert str(newest) in body, f"the metadata is not the run's report {newest.name}"  # report_dir
+    # report_dir, shown under the home (its own entry has the whole path)
+    home = reports_dir.parent
+    assert f"<home>/{newest.relative_to(home).as_posix()}" in body, f"the metadata is not the run's report {newest.name}"
+    assert str(home) in body
     summary = page.locator("tr").filter(has=page.get_by_text("summary", exact=True)).first
     # the row shows before its markdown is rendered (an empty cell was read once): wait for the table's header
     summary.get_by_text("figure", exact=True).wait_for()
@@ -432,13 +457,21 @@ def _scope_states(browser, base: str, report: dict, expect) -> None:
         context.close()
 
 
+def _box(locator):
+    """The element's box, or None when it went away meanwhile (the app re-renders its toolbar)."""
+    try:
+        return locator.bounding_box(timeout=2000)
+    except Exception:
+        return None
+
+
 def _wide_lineage(page, base: str) -> None:
     """The lineage with the navigation hidden and the asset tree folded: room for readable nodes."""
     page.goto(f"{base}/asset-groups", wait_until="domcontentloaded")
     page.get_by_text("Global asset lineage").first.wait_for()
     page.get_by_text("Hide navigation", exact=True).click()
     jump = page.get_by_placeholder("Jump to…").bounding_box()
-    fold = [b for b in page.locator("button").all() if (bb := b.bounding_box()) and abs(bb["y"] - jump["y"]) < 10
+    fold = [b for b in page.locator("button").all() if (bb := _box(b)) and abs(bb["y"] - jump["y"]) < 10
             and jump["x"] + jump["width"] - 2 < bb["x"] < jump["x"] + jump["width"] + 60]
     assert len(fold) == 1, "the asset tree's fold button, right of Jump to…"
     fold[0].click()
@@ -466,7 +499,14 @@ def _scope_states_in(page, base: str, report: dict, failing: list[str], expect) 
             ("page_changes", "stale_changed_by_scope", _stale_line(report)),
             ("priors", "tokens_absent_by_scope", _stale_line(report, "tokens_absent", "TOKENS_ABSENT"))):
         page.goto(f"{base}/assets/{asset}?view=checks", wait_until="domcontentloaded")
-        page.get_by_text(check, exact=True).first.click()  # the asset's only check may show already, URL unchanged
+        for _ in range(3):  # a click before the checks list has its handlers is lost: click again
+            page.get_by_text(check, exact=True).first.click()
+            try:
+                page.wait_for_url(re.compile(rf"checkDetail={check}"), timeout=10_000, wait_until="commit")
+                break
+            except Exception:
+                continue
+        expect(page).to_have_url(re.compile(rf"checkDetail={check}"))  # pushed by the app: no page load to wait for
         expect(page.get_by_text(line, exact=True).first).to_be_visible()  # "shared/…: 1 stale_changed; xa: 1 …"
         if asset == "page_changes":
             page.screenshot(path=str(SHOTS / "ui_check_stale_changed_by_scope.png"))
@@ -500,30 +540,54 @@ _MEASURE = """() => [...document.querySelectorAll('table table')].map(t => {
 })"""
 
 
+# the asset's metadata table (the panel): its width, the width of the box it scrolls in, and how far right that
+# box reaches in the window
+_PANEL = """() => {
+    const outer = [...document.querySelectorAll('table')].find(t => !t.parentElement.closest('table') && t.querySelector('table'));
+    let box = outer.parentElement;
+    while (box && !['auto', 'scroll', 'hidden'].includes(getComputedStyle(box).overflowX)) box = box.parentElement;
+    return {panel: outer.scrollWidth, box: box ? box.clientWidth : innerWidth,
+            right: Math.round(box ? box.getBoundingClientRect().right : outer.getBoundingClientRect().right),
+            window: innerWidth};
+}"""
+
+
 def _metadata_fits(browser, base: str) -> None:
-    """At 1920 × 1080, no metadata table of the audit's assets is wider than its cell, or runs past the visible
-    metadata panel (a hidden horizontal scroll)."""
-    context, page = _fresh_page(browser, 1920, 1080)
+    """At 1920 × 1080 and at 1500 × 1000, no metadata table of the audit's assets is wider than its cell, or runs
+    past the visible metadata panel (a hidden horizontal scroll), and the panel itself is no wider than its box
+    nor the window."""
     measured: list[dict] = []
-    try:
-        for asset in METADATA_ASSETS:
-            page.goto(f"{base}/assets/{asset}", wait_until="domcontentloaded")
-            page.get_by_text("Metadata", exact=True).first.wait_for()
-            page.locator("table table").first.wait_for()  # each of these shows one table at least
-            page.wait_for_timeout(500)
-            tables = page.evaluate(_MEASURE)
-            if asset == "audit_tables":
-                page.screenshot(path=str(SHOTS / "ui_metadata_audit_tables.png"))
-            measured += [{"asset": asset, **t} for t in tables]
-    finally:
-        context.close()
-    keys = {(m["asset"], m["key"]) for m in measured}
-    assert {("audit_tables", "stale_changed_claims"), ("audit_report", "flagged_claims"),
-            ("verdict_report", "mismatch_and_stale")} <= keys, keys
+    panels: list[dict] = []
+    for width, height in ((1920, 1080), (1500, 1000)):
+        context, page = _fresh_page(browser, width, height)
+        try:
+            for asset in METADATA_ASSETS:
+                page.goto(f"{base}/assets/{asset}", wait_until="domcontentloaded")
+                page.get_by_text("Metadata", exact=True).first.wait_for()
+                page.locator("table table").first.wait_for()  # each of these shows one table at least
+                page.wait_for_timeout(500)
+                tables = page.evaluate(_MEASURE)
+                if asset == "audit_tables":
+                    page.screenshot(path=str(SHOTS / ("ui_metadata_audit_tables.png" if width == 1920
+                                                      else f"ui_metadata_audit_tables_{width}.png")))
+                measured += [{"width": width, "asset": asset, **t} for t in tables]
+                panels.append({"width": width, "asset": asset, **page.evaluate(_PANEL)})
+        finally:
+            context.close()
+    for width in (1920, 1500):
+        print(f"metadata tables at {width} px (px, table / cell):",
+              ", ".join(f"{m['asset']}.{m['key']} {m['table']}/{m['cell']}" for m in measured if m["width"] == width))
+        print(f"metadata panels at {width} px (px, panel / its box, box's right edge / window):",
+              ", ".join(f"{m['asset']} {m['panel']}/{m['box']} {m['right']}/{m['window']}" for m in panels
+                        if m["width"] == width))
+    for width in (1920, 1500):
+        keys = {(m["asset"], m["key"]) for m in measured if m["width"] == width}
+        assert {("audit_tables", "stale_changed_claims"), ("audit_report", "flagged_claims"),
+                ("verdict_report", "mismatch_and_stale")} <= keys, (width, keys)
     too_wide = [m for m in measured if m["table"] > m["cell"] + 1 or m["right"] > m["shown"] + 1]
     assert not too_wide, too_wide
-    print("metadata tables (px, table / cell):",
-          ", ".join(f"{m['asset']}.{m['key']} {m['table']}/{m['cell']}" for m in measured))
+    too_wide_panels = [m for m in panels if m["panel"] > m["box"] + 1 or m["right"] > m["window"]]
+    assert not too_wide_panels, too_wide_panels
 
 
 def _runs_told_apart(page, base: str, expect) -> None:

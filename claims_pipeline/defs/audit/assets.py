@@ -22,12 +22,13 @@ def audit_tables(context: dg.AssetExecutionContext, claims_config: ClaimsConfig,
     failed (warning) check on the Checks tab, e.g. "xa: 1 stale_changed"."""
     from claims_pipeline.audit_of_scopes import audit_scopes
 
+    settings = claims_config.load()
     with page_cache.open() as cache:
-        done = audit_scopes(claims_config.load(), claims, fetched_pages, priors, cache, claims_config.now(),
+        done = audit_scopes(settings, claims, fetched_pages, priors, cache, claims_config.now(),
                             list(context.instance.get_dynamic_partitions(SCOPE_PARTITIONS_NAME)))
     if done.reread:
         context.log.info(f"{done.reread} claims read again on a newer fetch of their page by another scope")
-    return dg.MaterializeResult(metadata=audit_metadata(done.audit, done.tables["priors"].parent))
+    return dg.MaterializeResult(metadata=audit_metadata(done.audit, done.tables["priors"].parent, settings.home_dir))
 
 
 # The report follows the tables (eager), but never tables whose blocking check failed: within one run the
@@ -49,7 +50,7 @@ def audit_report(context: dg.AssetExecutionContext, claims_config: ClaimsConfig)
                                    own_tables_run_at=tables_written_by_this_run(context))
     except TablesReplaced as exc:
         raise dg.Failure(description=str(exc)) from None
-    return dg.MaterializeResult(metadata=report_metadata(published))
+    return dg.MaterializeResult(metadata=report_metadata(published, settings.home_dir))
 
 
 def tables_written_by_this_run(context: dg.AssetExecutionContext) -> str | None:

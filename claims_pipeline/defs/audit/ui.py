@@ -10,15 +10,30 @@ from typing import Any
 
 import dagster as dg
 
-from claims_pipeline.defs.metadata import CLAIM_LIMIT, WHERE_LIMIT, Link, first, md_table, prose, where
+from claims_pipeline.defs.metadata import (
+    CLAIM_LIMIT,
+    WHERE_LIMIT,
+    Link,
+    first,
+    home_entry,
+    home_path,
+    md_table,
+    prose,
+    where,
+)
 
 ABSENT_HEADERS = ["scope", "where", "claim", "missing", "url"]
 STALE_HEADERS = ["scope", "where", "claim", "verified → changed", "url"]
 CHANGED_HEADERS = ["scope", "url", "changed", "claims citing it"]
 # characters per column of the claim tables above (the url column: URL_LIMIT), so each fits the UI's cell
 CLAIM_LIMITS = [30, WHERE_LIMIT, CLAIM_LIMIT, 40]
-# the findings by scope (WEAK_MATCH, not a finding, is in the report and audit_report's list of its own)
-SCOPE_HEADERS = ["scope", "claims", "stale_changed", "TOKENS_ABSENT", "changed pages"]
+# the findings by scope (WEAK_MATCH, not a finding, is in the report and audit_report's list of its own): short
+# headers and a scope cut at SCOPE_LIMIT, so the table shows whole in the lineage's side panel too (about 290 px
+# beside the key column; Dagster keeps a table's first column on one line); the legend under it names each figure.
+# Changed pages by scope: the changed_pages table; claims: the headline.
+SCOPE_HEADERS = ["scope", "stale", "absent"]
+SCOPE_LIMIT = 18
+SCOPE_LEGEND = "stale: stale_changed claims  \nabsent: TOKENS_ABSENT claims"
 
 
 def absent_rows(priors_df: Any) -> list[list[Any]]:
@@ -48,14 +63,19 @@ def scope_rows(audit: Any) -> list[list[Any]]:
 
     rows = scope_status_rows(audit)
     rows.sort(key=lambda r: (-(r["stale_changed"] + r["tokens_absent"] + r["changed_pages"]), r["scope"]))
-    return [[r["scope"], r["claims"], r["stale_changed"], r["tokens_absent"], r["changed_pages"]] for r in rows]
+    return [[r["scope"], r["stale_changed"], r["tokens_absent"]] for r in rows]
 
 
-def audit_metadata(audit: Any, tables_dir: Path) -> dict[str, Any]:
+def _shown(path: Path, home: Path | None) -> str:
+    value = home_path(path, home)
+    return str(value.value)
+
+
+def audit_metadata(audit: Any, tables_dir: Path, home: Path | None = None) -> dict[str, Any]:
     """The headline, then the top rows of each table with a pointer to the full one (priors.parquet has every
-    claim): bounded whatever the audit's size."""
+    claim): bounded whatever the audit's size. `home`: paths under it show as '<home>/…' (home_path)."""
     h = audit.headline
-    full = str(tables_dir / "priors.parquet")
+    full = _shown(tables_dir / "priors.parquet", home)
     return {
         "run_at": audit.run_at,  # which audit's tables these are: the report checks it (audit_report)
         "scopes": len(audit.scopes),
@@ -66,10 +86,11 @@ def audit_metadata(audit: Any, tables_dir: Path) -> dict[str, Any]:
         "content_changed": h["content_changed"],
         "stale_changed": h["stale_changed"],
         "by_prior": dg.MetadataValue.json(h["by_prior"]),
-        "by_scope": md_table(SCOPE_HEADERS, scope_rows(audit), full=full),
+        "by_scope": md_table(SCOPE_HEADERS, scope_rows(audit), full=full, limits=[SCOPE_LIMIT], note=SCOPE_LEGEND),
         "changed_pages": md_table(CHANGED_HEADERS, changed_page_rows(audit.priors), full=full, limits=[30]),
         "headline": dg.MetadataValue.json(h),
-        "tables": dg.MetadataValue.path(str(tables_dir)),
+        **(home_entry(home) if home is not None else {}),
+        "tables": home_path(tables_dir, home),
         "stale_changed_claims": md_table(STALE_HEADERS, stale_rows(audit.priors), full=full, limits=CLAIM_LIMITS,
                                          cut_note=True),
         "tokens_absent_claims": md_table(ABSENT_HEADERS, absent_rows(audit.priors), full=full, limits=CLAIM_LIMITS,
@@ -77,7 +98,7 @@ def audit_metadata(audit: Any, tables_dir: Path) -> dict[str, Any]:
     }
 
 
-def report_metadata(published: Any) -> dict[str, Any]:
+def report_metadata(published: Any, home: Path | None = None) -> dict[str, Any]:
     from claims_pipeline.report.ui_summary import flagged_claims_markdown, headline_markdown
 
     audit = published.audit
@@ -89,8 +110,9 @@ def report_metadata(published: Any) -> dict[str, Any]:
         "weak_match_claims": dg.MetadataValue.md(
             "_Not flagged: some of the claim's figures are on the page, or only weakly. Worth a look._\n\n"
             + flagged_claims_markdown(audit, weak_match=True)),
-        "report_dir": dg.MetadataValue.path(str(published.out_dir)),
-        **{f"report_{k}": dg.MetadataValue.path(str(v)) for k, v in sorted(published.files.items())},
+        **(home_entry(home) if home is not None else {}),
+        "report_dir": home_path(published.out_dir, home),
+        **{f"report_{k}": home_path(v, home) for k, v in sorted(published.files.items())},
         "headline": dg.MetadataValue.json(audit.headline),
         "previous_run": published.previous_run or "(none)",
     }

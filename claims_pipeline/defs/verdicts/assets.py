@@ -6,7 +6,7 @@ from typing import Any
 import dagster as dg
 
 from claims_pipeline.defs.jobs import VERDICTS_GROUP
-from claims_pipeline.defs.metadata import counts
+from claims_pipeline.defs.metadata import counts, home_entry, home_path
 from claims_pipeline.defs.partitions import scope_partitions
 from claims_pipeline.defs.resources import ClaimsConfig, JudgeResource, PageCacheResource
 from claims_pipeline.defs.scoped import scoped_output
@@ -85,10 +85,12 @@ def verdict_report(context: dg.AssetExecutionContext, claims_config: ClaimsConfi
     from claims_pipeline.report.ui_summary import verdicts_markdown
     from claims_pipeline.verdicts import ScopeVerdicts, publish_verdict_report
 
-    published = publish_verdict_report(claims_config.load(), {s: ScopeVerdicts.from_json(v) for s, v in verdicts.items()})
+    settings = claims_config.load()
+    home = settings.home_dir
+    published = publish_verdict_report(settings, {s: ScopeVerdicts.from_json(v) for s, v in verdicts.items()})
     if not published.run.get("judged", True):
         return dg.MaterializeResult(metadata={"judged": False, "reason": published.run.get("reason", ""),
-                                              "report": dg.MetadataValue.path(str(published.files["verdicts.md"]))})
+                                              **home_entry(home), "report": home_path(published.files["verdicts.md"], home)})
     c = published.counts
     return dg.MaterializeResult(metadata={
         "verdicts": len(published.verdicts),
@@ -101,7 +103,8 @@ def verdict_report(context: dg.AssetExecutionContext, claims_config: ClaimsConfi
         "cost_usd": dg.MetadataValue.float(float(published.run.get("cost_usd") or 0.0)),
         "input_tokens": published.run.get("input_tokens", 0), "output_tokens": published.run.get("output_tokens", 0),
         "corrections_suggested": "corrections.patch" in published.files,
-        "report_dir": dg.MetadataValue.path(str(published.out_dir)),
-        **{name.replace(".", "_"): dg.MetadataValue.path(str(p)) for name, p in sorted(published.files.items())},
+        **home_entry(home),
+        "report_dir": home_path(published.out_dir, home),
+        **{name.replace(".", "_"): home_path(p, home) for name, p in sorted(published.files.items())},
         "appended_to_report_html": published.appended_to_report,
     })
