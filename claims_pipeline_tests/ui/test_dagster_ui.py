@@ -40,6 +40,8 @@ from urllib.parse import urlparse
 
 import pytest
 
+from claims_pipeline.home import HomeLayout
+
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 CHROMIUM = "/usr/bin/chromium"
@@ -382,7 +384,8 @@ def _launch_one_scope(page, base: str, scope: str, expect) -> dict:
 
 def _report_metadata(page, base: str, reports_dir: Path, expect) -> None:
     """Catalog → audit_report: the summary shows the newest report's headline; flagged_claims lists its claims."""
-    newest = reports_dir / (reports_dir / "LATEST").read_text(encoding="utf-8").strip()
+    newest = HomeLayout(reports_dir.parent).latest_report_dir()  # LATEST: relative to the home
+    assert newest is not None
     report = json.loads((newest / "report.json").read_text(encoding="utf-8"))
     page.goto(f"{base}/overview", wait_until="domcontentloaded")
     page.locator('a[href="/assets"]').click()  # the navigation's Catalog
