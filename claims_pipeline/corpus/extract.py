@@ -525,11 +525,16 @@ def _label_figures(line: str, links: list[Link], values: list[Value]) -> list[Va
         pos = ln.start + 1 + m.start(1)
         if taken.overlaps(pos, pos + len(raw)):
             continue
-        number = parse_number(raw)
-        out.append(Value(type="number", raw=raw, needles=num_needles(raw, number), salient=True, pos=pos,
-                         end=pos + len(raw), number=number))
+        out.append(_number_value(raw, pos))
     return out
 
+
+
+def _number_value(raw: str, pos: int) -> Value:
+    """A bare number of the line (a link's label, a table cell) as a figure of its claim."""
+    number = parse_number(raw)
+    return Value(type="number", raw=raw, needles=num_needles(raw, number), salient=True, pos=pos, end=pos + len(raw),
+                 number=number)
 
 # A table cell that is a number, maybe with its unit word: '| **128.47** |', '| 40,1 ct/kWh |', '| 1 250 |'.
 _CELL_NUMBER_RE = re.compile(
@@ -552,9 +557,7 @@ def _cell_figures(line: str, values: list[Value]) -> list[Value]:
         pos = cell.start() + lead + m.start(1)
         if taken.overlaps(pos, pos + len(raw)):
             continue
-        number = parse_number(raw)
-        out.append(Value(type="number", raw=raw, needles=num_needles(raw, number), salient=True, pos=pos,
-                         end=pos + len(raw), number=number))
+        out.append(_number_value(raw, pos))
     return out
 
 
