@@ -104,11 +104,14 @@ def verify(config_path: str, all_scopes: list[str], scopes: list[str] | None, *,
 
 def verdict_summary(result) -> dict | None:
     """The verdict report's headline, from its materialization's metadata."""
+    from claims_pipeline.defs.metadata import full_path
+
     for event in result.get_asset_materialization_events():
         mat = event.materialization
         if mat.asset_key.to_user_string() == "verdict_report":
             meta = {k: v.value for k, v in mat.metadata.items()}
             report = meta.get("verdicts_md") or meta.get("report")
+            report = full_path(report, meta.get("home")) if report else None  # metadata shows '<home>/…'
             return {"judged": meta.get("judged", True), "reason": meta.get("reason"),
                     "verdicts": meta.get("verdicts", 0), "by_verdict": meta.get("by_verdict", {}),
                     "verification": meta.get("verification"), "cost_usd": meta.get("cost_usd", 0.0),

@@ -62,6 +62,14 @@ def home_path(path: Path | str, home: Path | str | None) -> dg.MetadataValue:
     return dg.MetadataValue.path(str(path))
 
 
+def full_path(value: object, home: object) -> str:
+    """A path home_path wrote, whole again: '<home>/…' under the `home` entry's folder (other values as they are)."""
+    text = str(value)
+    if text.startswith(HOME_MARK + "/") and home:
+        return str(Path(str(home)) / text[len(HOME_MARK) + 1:])
+    return text
+
+
 def home_entry(home: Path | str) -> dict[str, dg.MetadataValue]:
     """The `home` entry that the '<home>/…' values are relative to."""
     return {"home": dg.MetadataValue.path(str(home))}

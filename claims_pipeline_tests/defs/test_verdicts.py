@@ -9,6 +9,7 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from claims_pipeline.defs.metadata import full_path
 from claims_pipeline.defs.resources import JudgeResource
 from claims_pipeline.home import HomeLayout
 from claims_pipeline.judge.scripted_server import ScriptedJudgeServer
@@ -78,7 +79,7 @@ def test_one_scope_judged_end_to_end_then_cached(instance, demo_config, home, pr
     assert again["run"]["cached"] == stored["run"]["requests_sent"]
     # the report lands next to the audit report, and report.html gets a verdict section
     meta = _mat(first, "verdict_report")
-    report_dir = Path(str(meta["report_dir"]))
+    report_dir = Path(full_path(meta["report_dir"], meta.get("home")))
     latest = HomeLayout(home).latest_report_dir()
     assert report_dir == latest
     assert (latest / "verdicts.md").is_file() and (latest / "verdicts.json").is_file()
@@ -98,7 +99,7 @@ def test_no_judge_configured_materializes_and_says_how_to_configure(instance, de
     assert meta["judged"] is False and "set judge.provider" in meta["reason"]
     report = _mat(result, "verdict_report")
     assert report["judged"] is False
-    assert "No judge ran" in Path(str(report["report"])).read_text()
+    assert "No judge ran" in Path(full_path(report["report"], report.get("home"))).read_text()
 
 
 def test_a_count_that_does_not_recount_stops_the_run_before_the_report(instance, demo_config, home, monkeypatch):
