@@ -281,14 +281,7 @@ def _lineage_picture(browser, base: str, scope: str, report: dict, expect) -> No
     page.add_locator_handler(page.get_by_text("Join the Dagster community"),
                              lambda: page.get_by_role("button", name="Skip", exact=True).click())
     try:
-        page.goto(f"{base}/asset-groups", wait_until="domcontentloaded")
-        page.get_by_text("Global asset lineage").first.wait_for()
-        page.get_by_text("Hide navigation", exact=True).click()
-        jump = page.get_by_placeholder("Jump to…").bounding_box()
-        fold = [b for b in page.locator("button").all() if (bb := _box(b)) and abs(bb["y"] - jump["y"]) < 10
-                and jump["x"] + jump["width"] - 2 < bb["x"] < jump["x"] + jump["width"] + 60]
-        assert len(fold) == 1, "the asset tree's fold button, right of Jump to…"
-        fold[0].click()
+        _wide_lineage(page, base)
         page.get_by_text("audit", exact=True).last.dblclick()
         page.locator("text=audit_tables").last.click()
         # the side panel's description says where the scopes are (defs/audit/assets.py, audit_tables' docstring)
