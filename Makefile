@@ -42,7 +42,7 @@ check-defs: setup
 
 # ruff (settings in pyproject's [tool.ruff]) and mypy ([tool.mypy]: the claims_pipeline package), both from the dev extras
 lint: $(STAMP)
-	$(BIN)/ruff check claims_pipeline claims_pipeline_tests benchmarks
+	$(BIN)/ruff check claims_pipeline claims_pipeline_demo claims_pipeline_tests benchmarks
 	$(BIN)/mypy
 
 test: $(STAMP) test-deps lint

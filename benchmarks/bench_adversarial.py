@@ -35,6 +35,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from claims_pipeline.config.settings import JudgeSettings  # noqa: E402
 from claims_pipeline.judge.cache import VerdictCache  # noqa: E402
 from claims_pipeline.judge.evidence import claim_subject_words  # noqa: E402
 from claims_pipeline.judge.figures import normalized  # noqa: E402
@@ -42,13 +43,12 @@ from claims_pipeline.judge.model import QUOTED_VERDICTS, JudgeItem  # noqa: E402
 from claims_pipeline.judge.providers import make_provider  # noqa: E402
 from claims_pipeline.judge.report import write_verdict_report  # noqa: E402
 from claims_pipeline.judge.runner import run_judge  # noqa: E402
-from claims_pipeline.judge.scripted_server import (  # noqa: E402
+from claims_pipeline_demo.scripted_judge import (  # noqa: E402
     ScriptedJudgeServer,
     ScriptedRequest,
     demo_answerer,
     demo_direction_b,
 )
-from claims_pipeline.settings import JudgeSettings  # noqa: E402
 
 ENV = {"ANTHROPIC_API_KEY": "bench-key", "OPENAI_API_KEY": "bench-key"}
 # Lines addressed to a model; only the first two use a phrase of the detector's list.
@@ -68,13 +68,13 @@ BAD_EVIDENCE = {"made_up_quote", "figure_free_quote", "planted_line", "another_f
 
 def demo_items() -> list[JudgeItem]:
     from claims_pipeline.commands.demo import write_runtime_config
+    from claims_pipeline.config.settings import load_settings
     from claims_pipeline.corpus.extract import extract_corpus
-    from claims_pipeline.fixture_web.server import FixtureWeb
     from claims_pipeline.judge.items import corpus_line, judge_item
-    from claims_pipeline.pages import refresh_pages
     from claims_pipeline.priors import build_prior
-    from claims_pipeline.settings import load_settings
+    from claims_pipeline.steps.pages.refresh import refresh_pages
     from claims_pipeline.store.cache import PageCache
+    from claims_pipeline_demo.fixture_web.server import FixtureWeb
 
     tmp = Path(tempfile.mkdtemp(prefix="bench-adversarial-"))
     with FixtureWeb() as web:

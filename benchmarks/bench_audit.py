@@ -60,7 +60,7 @@ def project_fetch() -> dict:
 
 
 def bench_config(home: Path, corpus: Path, address: str, fetch: dict | None = None) -> Path:
-    from claims_pipeline.settings import COUNTRIES_PRESET_DIRS, COUNTRIES_PRESET_RULES
+    from claims_pipeline.config.settings import COUNTRIES_PRESET_DIRS, COUNTRIES_PRESET_RULES
 
     routed = {**(fetch if fetch is not None else BENCH_FETCH),
               # the only change to either profile: the fictional hosts go to the fixture web, nowhere else
@@ -80,16 +80,16 @@ def plain_library(config: Path) -> dict:
     """The same work without Dagster: extract → refresh pages → priors → audit tables → reports."""
     from datetime import datetime
 
-    from claims_pipeline.audit import build_audit
-    from claims_pipeline.audit_tables import tables_dir, write_tables
+    from claims_pipeline.common.urls import normalize_url
+    from claims_pipeline.config.settings import load_settings
     from claims_pipeline.corpus.extract import extract_corpus
     from claims_pipeline.corpus.linter import lint_corpus
-    from claims_pipeline.pages import refresh_pages
     from claims_pipeline.priors import build_prior
     from claims_pipeline.report import write_reports
-    from claims_pipeline.settings import load_settings
+    from claims_pipeline.steps.audit.build import build_audit
+    from claims_pipeline.steps.audit.tables import tables_dir, write_tables
+    from claims_pipeline.steps.pages.refresh import refresh_pages
     from claims_pipeline.store.cache import PageCache
-    from claims_pipeline.urls import normalize_url
 
     s = load_settings(config)
     ex = extract_corpus(s)
@@ -162,7 +162,7 @@ def main() -> int:
     args = ap.parse_args()
     from claims_pipeline.commands.audit import audit
     from claims_pipeline.commands.demo import write_runtime_config
-    from claims_pipeline.fixture_web.server import FixtureWeb
+    from claims_pipeline_demo.fixture_web.server import FixtureWeb
 
     tmp = Path(tempfile.mkdtemp(prefix="bench_audit_"))
     main_home = tmp / "dagster"
@@ -175,8 +175,8 @@ def main() -> int:
         t = time.perf_counter()
         assert audit(str(demo_cfg), fixture_web="off", quiet=True) == 0
         elapsed = time.perf_counter() - t
+        from claims_pipeline.config.settings import load_settings
         from claims_pipeline.corpus.extract import extract_corpus
-        from claims_pipeline.settings import load_settings
 
         demo = extract_corpus(load_settings(demo_cfg))
         print(f"demo audit ({len({c.scope for c in demo.claims})} scopes, {len(demo.claims)} claims, one run): {elapsed:.2f} s")

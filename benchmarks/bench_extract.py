@@ -41,8 +41,8 @@ if mode == "floor":
     claims = n
 else:
     from claims_pipeline.corpus.extract import extract_corpus
-    from claims_pipeline.settings import settings_from_dict
-    from claims_pipeline.settings import COUNTRIES_PRESET_DIRS, COUNTRIES_PRESET_RULES
+    from claims_pipeline.config.settings import settings_from_dict
+    from claims_pipeline.config.settings import COUNTRIES_PRESET_DIRS, COUNTRIES_PRESET_RULES
     # the countries layout, official sources only: the same claims as the figures measured before any-layout scopes
     settings = settings_from_dict({"extraction": {"corpus_dir": str(root), "primary_allowlist_file": sys.argv[3],
                                                   "workers": int(sys.argv[4]), "scope_dirs": COUNTRIES_PRESET_DIRS,

@@ -9,7 +9,7 @@ Prints ratios measured in this one run (no absolute targets are asserted anywher
     [1r] The same on realistic pages (the WICE cited-page texts in realistic markup, see [3r]): wall ÷ bound.
  2. The same with 10% of hosts dead (3 that never answer within the timeout, 2 that reset connections):
     wall ÷ the bound for the healthy hosts. Target ≤ 1.5 (the circuit breaker keeps dead hosts cheap).
- 3. Warm re-run through claims_pipeline.pages.refresh_pages with the page cache, called as the audit's
+ 3. Warm re-run through claims_pipeline.steps.pages.refresh.refresh_pages with the page cache, called as the audit's
     fetched_pages asset calls it (states without texts): nothing changed and ETags
     served, so every page is a 304. Page-body bytes sent by the server (target 0), robots.txt requests and
     bytes apart (half the hosts serve a robots.txt, half 404; within fetch.robots_cache_hours the cached copy
@@ -60,7 +60,7 @@ from datetime import UTC
 
 from bench_text import WICE, wice_texts, wrap_page  # noqa: E402
 
-from claims_pipeline.settings import settings_from_dict  # noqa: E402
+from claims_pipeline.config.settings import settings_from_dict  # noqa: E402
 from claims_pipeline.web.fetcher import fetch_urls  # noqa: E402
 
 
@@ -76,7 +76,7 @@ def free_port() -> int:
 
 def start_server(sites: Path, log: Path) -> tuple[subprocess.Popen, int]:
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "claims_pipeline.fixture_web", "--port", str(port),
+    proc = subprocess.Popen([sys.executable, "-m", "claims_pipeline_demo.fixture_web", "--port", str(port),
                              "--sites", str(sites), "--log", str(log)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 20
@@ -115,7 +115,7 @@ def make_settings(port: int, interval_ms: int, home: Path) -> object:
 def as_a_new_process() -> None:
     """Empty the per-process URL caches (normalize_url, url_host, robots origin_of) before a measured run: a
     real audit runs in a fresh process, so the warm run must not reuse what the cold one computed."""
-    from claims_pipeline import urls
+    from claims_pipeline.common import urls
     from claims_pipeline.web import robots
 
     for cached in (urls.normalize_url, urls.url_host, robots.origin_of):
@@ -426,7 +426,7 @@ def main() -> None:
             print(f"    wall {wall2:.2f} s  healthy-host bound {bound2:.2f} s  ratio {wall2 / bound2:.3f}  (target <= 1.5)")
 
             # 3. cold then warm through the page cache (C's refresh_pages): ETags served, nothing changed
-            from claims_pipeline.pages import refresh_pages
+            from claims_pipeline.steps.pages.refresh import refresh_pages
             from claims_pipeline.web import text as text_module
 
             extractions = count_calls(text_module, "extract_text")  # pages turned into text, per run

@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_fetch import bound_for, no_dns, record_sends, start_server  # noqa: E402
 
 import claims_pipeline  # noqa: E402
-from claims_pipeline.settings import settings_from_dict  # noqa: E402
+from claims_pipeline.config.settings import settings_from_dict  # noqa: E402
 from claims_pipeline.web.fetcher import fetch_urls  # noqa: E402
 
 

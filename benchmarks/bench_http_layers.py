@@ -29,7 +29,7 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_fetch import no_dns, start_server  # noqa: E402
 
-from claims_pipeline.settings import settings_from_dict  # noqa: E402
+from claims_pipeline.config.settings import settings_from_dict  # noqa: E402
 from claims_pipeline.web import event_loop  # noqa: E402
 from claims_pipeline.web.asyncio_stream import AsyncioBackend  # noqa: E402
 from claims_pipeline.web.fetcher import Fetcher  # noqa: E402

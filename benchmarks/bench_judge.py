@@ -24,13 +24,13 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from claims_pipeline.config.settings import JudgeSettings  # noqa: E402
 from claims_pipeline.judge.cache import VerdictCache  # noqa: E402
 from claims_pipeline.judge.model import JudgeItem  # noqa: E402
 from claims_pipeline.judge.providers import make_provider  # noqa: E402
 from claims_pipeline.judge.runner import run_judge  # noqa: E402
-from claims_pipeline.judge.scripted_server import ScriptedJudgeServer  # noqa: E402
-from claims_pipeline.settings import JudgeSettings  # noqa: E402
 from claims_pipeline.web.html_text import html_to_text  # noqa: E402
+from claims_pipeline_demo.scripted_judge import ScriptedJudgeServer  # noqa: E402
 
 SITES = REPO / "claims_pipeline" / "fixture_web" / "sites"
 FIGURE_RE = re.compile(r"\d+(?:[.,]\d+)?\s?%|\d[\d,.]{2,}\d")

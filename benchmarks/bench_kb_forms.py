@@ -20,11 +20,11 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from claims_pipeline.config.settings import Settings
 from claims_pipeline.corpus.extract import ExtractOptions, extract_text
 from claims_pipeline.corpus.linter import lint_text
 from claims_pipeline.corpus.reading import read_markdown
 from claims_pipeline.corpus.records import Extraction
-from claims_pipeline.settings import Settings
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[1] / "claims_pipeline_tests" / "corpus" / "kb_forms"
 _DEFINITION_LINE_RE = re.compile(r"^ {0,3}\[[^\]\n]+\]:")
@@ -101,8 +101,8 @@ def extract(corpus: Path, *, include_secondary: bool) -> Run:
 def extract_as_configured(corpus: Path) -> Run:
     """The same corpora as a new user runs them: the default settings with nothing but the corpus folder set, read
     through the corpus walk (its layout rules, its scopes) as `claims-pipeline extract` reads them."""
+    from claims_pipeline.config.settings import settings_from_dict
     from claims_pipeline.corpus.extract import extract_corpus
-    from claims_pipeline.settings import settings_from_dict
 
     settings = settings_from_dict({"extraction": {"corpus_dir": str(corpus)}})
     out = extract_corpus(settings)

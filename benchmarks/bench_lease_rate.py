@@ -17,10 +17,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from claims_pipeline.fixture_web.server import FixtureWeb
-from claims_pipeline.pages import refresh_pages
-from claims_pipeline.settings import settings_from_dict
+from claims_pipeline.config.settings import settings_from_dict
+from claims_pipeline.steps.pages.refresh import refresh_pages
 from claims_pipeline.store.cache import PageCache
+from claims_pipeline_demo.fixture_web.server import FixtureWeb
 
 
 def no_dns(host: str) -> list[str]:

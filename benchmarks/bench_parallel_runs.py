@@ -97,7 +97,7 @@ def prepare_instance(dagster_home: Path, config: Path, ordered_scopes: list[str]
     """A fresh instance whose scope partitions are in group order, so each group is one contiguous range."""
     code = ("import dagster as dg, sys, json\n"
             "from claims_pipeline.orchestration.instance import prepare_dagster_home\n"
-            "from claims_pipeline.settings import load_settings\n"
+            "from claims_pipeline.config.settings import load_settings\n"
             "prepare_dagster_home(load_settings(sys.argv[1]))\n"
             "with dg.DagsterInstance.get() as i: i.add_dynamic_partitions('scope', json.loads(sys.argv[2]))\n")
     subprocess.run([sys.executable, "-c", code, str(config), json.dumps(ordered_scopes)], check=True,

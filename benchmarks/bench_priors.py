@@ -42,7 +42,7 @@ def child(work: Path, arm: str) -> dict[str, Any]:
 
     from claims_pipeline.corpus.extract import list_scopes
     from claims_pipeline.priors import gc_passes, page_index
-    from claims_pipeline.scope_values import claims_by_scope, priors_by_scope, refresh_scope_pages
+    from claims_pipeline.steps.scope_values import claims_by_scope, priors_by_scope, refresh_scope_pages
     from claims_pipeline.store.cache import PageCache
 
     home = work / f"priors-bench-home-{os.getpid()}"

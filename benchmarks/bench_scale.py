@@ -53,7 +53,7 @@ def bench_settings(work: Path, home: Path, address: str | None = None) -> Any:
     """The generated config with its home at `home`, the page cache at the prepared one (work/cache)."""
     from make_synthetic_corpus import route_to
 
-    from claims_pipeline.settings import load_settings
+    from claims_pipeline.config.settings import load_settings
 
     s = load_settings(work / "synthetic.yaml")
     cache = s.cache.model_copy(update={"db_url": f"sqlite:///{work / 'cache' / 'index.sqlite'}",
@@ -69,9 +69,9 @@ def prepare(work: Path, claims: int) -> None:
     from make_synthetic_corpus import generate
 
     from claims_pipeline.corpus.extract import extract_corpus
-    from claims_pipeline.fixture_web.server import FixtureWeb
-    from claims_pipeline.pages import refresh_pages
+    from claims_pipeline.steps.pages.refresh import refresh_pages
     from claims_pipeline.store.cache import PageCache
+    from claims_pipeline_demo.fixture_web.server import FixtureWeb
 
     t = time.perf_counter()
     m = generate(work, **shape(claims))
@@ -93,11 +93,11 @@ def child(work: Path, home: Path) -> dict[str, Any]:
     """One timed audit in this process; returns the figures."""
     from datetime import UTC, datetime
 
-    from claims_pipeline.audit_of_scopes import audit_scopes
     from claims_pipeline.corpus.extract import list_scopes
     from claims_pipeline.defs.audit.ui import audit_metadata, report_metadata
     from claims_pipeline.report.publish import publish_report
-    from claims_pipeline.scope_values import claims_by_scope, priors_by_scope, refresh_scope_pages
+    from claims_pipeline.steps.audit.of_scopes import audit_scopes
+    from claims_pipeline.steps.scope_values import claims_by_scope, priors_by_scope, refresh_scope_pages
     from claims_pipeline.store.cache import PageCache
 
     s = bench_settings(work, home)

@@ -148,10 +148,10 @@ def measure(tmp: Path, name: str, args: argparse.Namespace, scopes: int, files: 
     """Everything [1]–[5] for one corpus size on its own instance."""
     import dagster as dg
 
+    from claims_pipeline.config.settings import load_settings
     from claims_pipeline.defs.partitions import SCOPE_PARTITIONS_NAME, range_tags
     from claims_pipeline.orchestration.instance import prepare_dagster_home
     from claims_pipeline.orchestration.runner import QUIET_RUN_CONFIG, definitions_with, resources_for
-    from claims_pipeline.settings import load_settings
 
     out: dict = {"name": name}
     work = tmp / name

@@ -25,11 +25,11 @@ import dagster as dg
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from claims_pipeline.fixture_web.server import FixtureWeb  # noqa: E402
+from claims_pipeline.config.settings import load_settings  # noqa: E402
 from claims_pipeline.orchestration.instance import prepare_dagster_home  # noqa: E402
-from claims_pipeline.settings import load_settings  # noqa: E402
 from claims_pipeline.store.cache import PageCache  # noqa: E402
 from claims_pipeline.store.consistency import verify_cache  # noqa: E402
+from claims_pipeline_demo.fixture_web.server import FixtureWeb  # noqa: E402
 from claims_pipeline_tests.hostile import cli_env  # noqa: E402
 from claims_pipeline_tests.store.fixture_settings import fixture_config  # noqa: E402
 from claims_pipeline_tests.test_hostile_stops import (  # noqa: E402

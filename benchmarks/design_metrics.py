@@ -119,7 +119,7 @@ def static_figures(rev: str | None, top: int) -> None:
     for mod, deps in graph.items():
         graph[mod] = {d for d in deps if not (d.startswith(mod + ".") and files.get(mod.replace(".", "/") + "/__init__.py") is not None)}
     loops = cycles(graph)
-    # the same at the level of the package's parts (claims_pipeline.store, claims_pipeline.settings, ...)
+    # the same at the level of the package's parts (claims_pipeline.store, claims_pipeline.config.settings, ...)
     def part(m: str) -> str:
         return ".".join(m.split(".")[:2])
     parts: dict[str, set[str]] = {}
@@ -151,7 +151,7 @@ def settings_reads(config: Path | None) -> None:
     with tempfile.TemporaryDirectory(prefix="design-metrics-") as home:
         counter = Path(home) / "reads"
         code = (
-            "import sys, claims_pipeline.settings as s\n"
+            "import sys, claims_pipeline.config.settings as s\n"
             f"counter = open({str(counter)!r}, 'a')\n"
             "real = s.load_settings\n"
             "def counted(path=None):\n"

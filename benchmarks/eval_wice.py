@@ -29,10 +29,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from claims_pipeline.config.settings import Settings
 from claims_pipeline.corpus.records import ClaimRecord, Value
 from claims_pipeline.corpus.values import extract_values
 from claims_pipeline.priors import TOKENS_ABSENT, build_prior
-from claims_pipeline.settings import Settings
 from claims_pipeline.store.records import PageState
 
 REPO_ROOT = Path(__file__).resolve().parents[1]

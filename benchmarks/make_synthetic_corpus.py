@@ -180,7 +180,7 @@ def generate(out: Path, *, claims: int = 100_000, files: int = 10_000, urls: int
              walled: float = 0.02, absent: float = 0.02, page_kb: float = 6.0,
              address: str = "127.0.0.1:8765") -> dict[str, Any]:
     """Write the corpus, the sites, synthetic.yaml and manifest.json under `out` (replaced); return the manifest."""
-    from claims_pipeline.settings import COUNTRIES_PRESET_DIRS, COUNTRIES_PRESET_RULES  # the corpus's layout
+    from claims_pipeline.config.settings import COUNTRIES_PRESET_DIRS, COUNTRIES_PRESET_RULES  # the corpus's layout
 
     if min(claims, files, urls, hosts) < 1:
         raise ValueError("claims, files, urls and hosts must be at least 1")
@@ -349,7 +349,7 @@ def generate(out: Path, *, claims: int = 100_000, files: int = 10_000, urls: int
 
 
 def route_to(settings: Any, address: str) -> Any:
-    """`settings` (claims_pipeline.settings.Settings loaded from synthetic.yaml) with every fictional TLD sent to
+    """`settings` (claims_pipeline.config.settings.Settings loaded from synthetic.yaml) with every fictional TLD sent to
     the fixture web at `address` ("127.0.0.1:<port>") and only that address allowed."""
     amap = {k: address for k in settings.fetch.address_map}
     fetch = settings.fetch.model_copy(update={"address_map": amap,

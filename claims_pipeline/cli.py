@@ -38,7 +38,7 @@ class _VersionAction(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
 
     def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
-        from claims_pipeline.settings import package_version
+        from claims_pipeline.config.settings import package_version
 
         sys.stdout.write(f"{parser.prog} {package_version()}\n")  # stdout, as argparse's own version action
         parser.exit()
@@ -65,16 +65,16 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     from claims_pipeline.commands.inputs import InputError
-    from claims_pipeline.settings import ConfigError
+    from claims_pipeline.common.text_safety import terminal_escaped
+    from claims_pipeline.config.settings import ConfigError
     from claims_pipeline.store.errors import CacheError, InstanceError
     from claims_pipeline.store.writable import StorageError
-    from claims_pipeline.text_safety import terminal_escaped
 
     def say(message: str) -> None:  # messages quote file names and config values: nothing a terminal obeys
         print(terminal_escaped(message), file=sys.stderr)
 
     module = importlib.import_module(COMMANDS[args.command][0])
-    from claims_pipeline import stopping
+    from claims_pipeline.common import stopping
 
     previous_handlers = stop_on_signals()
     log_escaped(say)
@@ -158,7 +158,7 @@ def stop_on_signals() -> dict:
     handlers replaced."""
     import signal
 
-    from claims_pipeline import stopping
+    from claims_pipeline.common import stopping
 
     def stop_now(signum: int, _frame: object) -> None:
         stopping.request(f"{signal.Signals(signum).name} received", signum)
@@ -183,7 +183,7 @@ def _corpus_unreadable(args: argparse.Namespace, exc: OSError) -> str | None:
     if not exc.filename:
         return None
     try:
-        from claims_pipeline.settings import find_config_file, load_settings
+        from claims_pipeline.config.settings import find_config_file, load_settings
 
         corpus = load_settings(find_config_file(args.config)).corpus_dir.resolve()
         failed = os.path.abspath(os.fsdecode(exc.filename))
@@ -201,7 +201,7 @@ _WRITES_HOME = ("fetch", "audit", "worklist", "verify")
 
 def say_which_config(args: argparse.Namespace, say) -> None:
     """One line on stderr: the configuration this command runs on (the demo always runs on its own copy)."""
-    from claims_pipeline.settings import find_config_file, settings_source
+    from claims_pipeline.config.settings import find_config_file, settings_source
 
     if args.command == "init":
         return  # init writes a configuration; the file it writes is its first line
@@ -220,12 +220,12 @@ def check_home_writable(args: argparse.Namespace) -> None:
     from claims_pipeline.store.writable import check_writable, home_folders
 
     if args.command == "fetch":
-        from claims_pipeline.settings import load_settings
+        from claims_pipeline.config.settings import load_settings
 
         check_writable(home_folders(load_settings(args.config)))
         return
+    from claims_pipeline.config.settings import find_config_file, load_settings
     from claims_pipeline.orchestration.instance import dagster_home_for
-    from claims_pipeline.settings import find_config_file, load_settings
 
     settings = load_settings(find_config_file(args.config))  # the chain the Dagster resources use too
     check_writable(home_folders(settings, dagster_home_for(settings)))

@@ -9,11 +9,17 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from claims_pipeline.audit import Audit, build_audit, headline_mismatches, headline_numbers, is_stale_changed
+from claims_pipeline.config.home import HomeLayout
+from claims_pipeline.config.settings import Settings
 from claims_pipeline.corpus.records import InlineStamp
-from claims_pipeline.home import HomeLayout
 from claims_pipeline.priors import build_prior
-from claims_pipeline.settings import Settings
+from claims_pipeline.steps.audit.build import (
+    Audit,
+    build_audit,
+    headline_mismatches,
+    headline_numbers,
+    is_stale_changed,
+)
 from claims_pipeline_tests.report.factories import FILLER, claim, page, value
 
 RUN_AT = datetime(2026, 7, 1, 9, 0, tzinfo=UTC)
@@ -146,7 +152,7 @@ def test_missing_prior_and_missing_page_are_source_unavailable() -> None:
 def cli_demo(tmp_path: Path, monkeypatch):
     """A demo config under a temp home, its fixture web running, for `claims-pipeline audit` in-process."""
     from claims_pipeline.commands.demo import write_runtime_config
-    from claims_pipeline.fixture_web.server import FixtureWeb
+    from claims_pipeline_demo.fixture_web.server import FixtureWeb
 
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
     monkeypatch.delenv("CLAIMS_PIPELINE_CONFIG", raising=False)
@@ -160,7 +166,7 @@ def test_audit_command_names_both_reports(tmp_path: Path, monkeypatch, capsys) -
     """`claims-pipeline audit` names report.md and report.html (the one for people), both written."""
     from claims_pipeline.cli import main
     from claims_pipeline.commands.demo import write_runtime_config
-    from claims_pipeline.fixture_web.server import FixtureWeb
+    from claims_pipeline_demo.fixture_web.server import FixtureWeb
 
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
     monkeypatch.delenv("CLAIMS_PIPELINE_CONFIG", raising=False)
@@ -194,7 +200,7 @@ def test_a_failed_report_step_is_not_passed_off_with_the_previous_report(cli_dem
 
 
 def test_newest_page_states_takes_the_latest_fetch_of_each_url() -> None:
-    from claims_pipeline.audit import newest_page_states
+    from claims_pipeline.steps.audit.build import newest_page_states
 
     url = "https://www.tax.gov.xa/levy"
     old = page(url, FILLER + "0.8 %", fetched_at="2026-01-10T09:00:00+00:00")
@@ -241,8 +247,8 @@ def test_a_failed_step_the_report_does_not_need_still_names_this_runs_report(cli
 
 
 def test_combine_scopes_reads_a_claim_again_on_the_newest_fetch_of_its_page() -> None:
-    from claims_pipeline.audit import combine_scopes
-    from claims_pipeline.settings import Settings
+    from claims_pipeline.config.settings import Settings
+    from claims_pipeline.steps.audit.build import combine_scopes
     from claims_pipeline.store.recent_changes import ReportedChanges
 
     url = "https://www.tax.gov.xa/levy"
@@ -326,7 +332,7 @@ def test_a_stale_claim_on_a_change_an_earlier_report_showed_carries_that_reports
     for a claim still stale on it (the report says "change reported on <date>" beside CONTENT_CHANGED 0)."""
     from dataclasses import replace
 
-    from claims_pipeline.audit import build_audit_of_values, combine_scopes
+    from claims_pipeline.steps.audit.build import build_audit_of_values, combine_scopes
     from claims_pipeline.store.recent_changes import ReportedChanges
 
     shown_on = "2026-06-01T09:00:00+00:00"

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from claims_pipeline.audit import build_audit, build_audit_of_values
-from claims_pipeline.audit_tables import load_audit, write_tables
+from claims_pipeline.config.settings import Settings
 from claims_pipeline.priors import build_prior
-from claims_pipeline.records_json import page_to_json
 from claims_pipeline.report.write import write_reports
-from claims_pipeline.settings import Settings
+from claims_pipeline.steps.audit.build import build_audit, build_audit_of_values
+from claims_pipeline.steps.audit.tables import load_audit, write_tables
+from claims_pipeline.steps.records_json import page_to_json
 from claims_pipeline_tests.report.factories import FILLER, claim, value
 from claims_pipeline_tests.store.helpers import day, make_cache, ok
 from claims_pipeline_tests.test_audit import scenario
@@ -48,7 +48,7 @@ def test_the_stored_values_give_the_tables_the_records_give() -> None:
 
 
 def test_audit_scopes_reads_a_claim_again_on_the_cache_state_and_measures_every_text(tmp_path: Path) -> None:
-    from claims_pipeline.audit_of_scopes import audit_scopes
+    from claims_pipeline.steps.audit.of_scopes import audit_scopes
 
     levy, fee = "https://www.tax.gov.xa/levy", "https://www.tax.gov.xa/fee"
     old_text, new_text = FILLER + "The levy is 0.8 %. " + FILLER, FILLER + "The levy is 1.1 % now. " + FILLER

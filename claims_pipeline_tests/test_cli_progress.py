@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from claims_pipeline.cli import main
-from claims_pipeline.fixture_web.server import FixtureWeb
-from claims_pipeline.pages import refresh_pages
-from claims_pipeline.progress import FetchEvent, FetchProgressDisplay
+from claims_pipeline.steps.pages.progress import FetchEvent, FetchProgressDisplay
+from claims_pipeline.steps.pages.refresh import refresh_pages
+from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.store.fixture_settings import fixture_settings, write_config
 
 REPO = Path(__file__).resolve().parents[1]
@@ -125,7 +125,7 @@ def test_a_failing_progress_callback_is_dropped_and_the_run_completes(web, tmp_p
         raise RuntimeError("display gone")
 
     urls = [web.url(HOST, f"/_/page/q{i}") for i in range(3)]
-    with caplog.at_level(logging.ERROR, logger="claims_pipeline.pages"):
+    with caplog.at_level(logging.ERROR, logger="claims_pipeline.steps.pages.refresh"):
         states = refresh_pages(settings, urls, progress=broken)
     assert len(states) == 3 and calls == ["start"]
     assert "progress callback failed" in caplog.text
@@ -230,7 +230,7 @@ def test_off_a_terminal_a_long_wait_is_said_once_in_a_line(capsys):
 
     from rich.console import Console
 
-    from claims_pipeline.progress import LONG_WAIT_S, FetchEvent, FetchProgressDisplay
+    from claims_pipeline.steps.pages.progress import LONG_WAIT_S, FetchEvent, FetchProgressDisplay
 
     with FetchProgressDisplay(Console(file=io.StringIO())) as show:
         assert not show.enabled

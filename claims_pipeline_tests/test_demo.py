@@ -43,7 +43,7 @@ def test_demo_shows_every_prior_and_a_confirmed_change(tmp_path: Path):
 
     # every file and folder the demo (audits and verdicts) leaves in its home is one the home's layout names,
     # or inside one, beside the demo's own config file (home.py owns the layout)
-    from claims_pipeline.home import HomeLayout
+    from claims_pipeline.config.home import HomeLayout
 
     home = tmp_path / "demo"
     named = {getattr(HomeLayout(home), n) for n, v in vars(HomeLayout).items() if isinstance(v, property)}
@@ -64,7 +64,7 @@ def test_an_audit_on_the_written_demo_config_after_the_demo_reaches_a_fixture_we
     import pandas as pd
 
     from claims_pipeline.commands.demo import write_runtime_config
-    from claims_pipeline.fixture_web.server import FixtureWeb
+    from claims_pipeline_demo.fixture_web.server import FixtureWeb
 
     (tmp_path / "demo").mkdir()
     with FixtureWeb() as demo_web:  # the demo's fixture web: gone when the demo ends
@@ -122,7 +122,7 @@ def test_the_ui_command_of_an_installed_package_is_dg_dev_on_the_module(tmp_path
     module: `dagster dev` would open with Dagster's SupersessionWarning ("Use 'dg dev' instead")."""
     import shlex
 
-    import claims_pipeline.settings as settings
+    import claims_pipeline.config.settings as settings
     from claims_pipeline.commands.demo import ui_command
 
     checkout = ui_command(tmp_path / "demo.yaml", str(tmp_path / "dagster"))

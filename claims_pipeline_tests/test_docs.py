@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from claims_pipeline import settings_doc
+from claims_pipeline.config import settings_doc
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "benchmarks" / "README.md"]
@@ -18,11 +18,11 @@ def test_configuration_reference_is_the_generators_output():
     shown = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
     assert shown == settings_doc.render(), (
         "docs/configuration.md is out of date: run\n"
-        "  .venv/bin/python -m claims_pipeline.settings_doc > docs/configuration.md")
+        "  .venv/bin/python -m claims_pipeline.config.settings_doc > docs/configuration.md")
 
 
 def test_generator_runs_as_a_module():
-    done = subprocess.run([sys.executable, "-m", "claims_pipeline.settings_doc"], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-m", "claims_pipeline.config.settings_doc"], capture_output=True, text=True,
                           timeout=120, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert done.stdout == settings_doc.render()

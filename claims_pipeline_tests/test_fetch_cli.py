@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from claims_pipeline.cli import main
-from claims_pipeline.fixture_web.server import FixtureWeb
+from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.store.fixture_settings import write_config
 
 

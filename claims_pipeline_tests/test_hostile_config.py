@@ -12,7 +12,7 @@ import pytest
 import yaml
 from pydantic import BaseModel
 
-from claims_pipeline.settings import MAX_CONFIG_BYTES, ConfigError, Settings, load_settings
+from claims_pipeline.config.settings import MAX_CONFIG_BYTES, ConfigError, Settings, load_settings
 
 from .hostile import assert_no_raw_controls, cli_env, run_cli
 

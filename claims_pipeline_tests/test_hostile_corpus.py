@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 import yaml
 
+from claims_pipeline.config.home import HomeLayout
+from claims_pipeline.config.settings import settings_from_dict
 from claims_pipeline.corpus.extract import extract_corpus, list_scopes
 from claims_pipeline.corpus.linter import lint_corpus
 from claims_pipeline.corpus.reading import read_markdown
 from claims_pipeline.corpus.scopes import walk_corpus
-from claims_pipeline.home import HomeLayout
-from claims_pipeline.settings import settings_from_dict
 from claims_pipeline_tests.corpus.conftest import COUNTRIES_LAYOUT
 
 from .hostile import GOOD, HOSTILE_NAME, assert_no_raw_controls, cli_env, run_cli
@@ -222,8 +222,8 @@ def test_hostile_file_names_are_escaped_wherever_they_are_printed(corpus_root, t
 
 
 def test_every_bidi_control_is_neutralised_in_reports_and_on_the_terminal():
+    from claims_pipeline.common.text_safety import json_escaped, replaced, terminal_escaped
     from claims_pipeline.report.escape import h, md_cell
-    from claims_pipeline.text_safety import json_escaped, replaced, terminal_escaped
 
     for ch in ("\u200e", "\u200f", "\u061c", "\u202e", "\u2066"):
         text = f"rate {ch}5 %"
@@ -236,8 +236,8 @@ def test_an_audit_of_a_hostile_corpus_reports_every_good_scope(tmp_path):
     hostile file added: it ends, within bounded time and memory, with a report covering every good scope, the
     skipped files named in its warnings, and no raw control or bidi character on the terminal or in the reports.
     (Before: the FIFO blocked citation_lint, /dev/zero grew the run to 5.5 GB, the outside link failed the run.)"""
-    from claims_pipeline.fixture_web.server import FixtureWeb
-    from claims_pipeline.settings import DEMO_CORPUS_DIR
+    from claims_pipeline.config.settings import DEMO_CORPUS_DIR
+    from claims_pipeline_demo.fixture_web.server import FixtureWeb
     from claims_pipeline_tests.store.fixture_settings import fixture_config
 
     corpus = tmp_path / "corpus"

@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from claims_pipeline.fixture_web.server import FixtureWeb
-from claims_pipeline.settings import load_settings
+from claims_pipeline.config.settings import load_settings
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.consistency import verify_cache
 from claims_pipeline.store.writable import MIN_FREE_BYTES, StorageError, check_writable, home_folders
+from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.store.fixture_settings import write_config
 
 from .hostile import cli_env, run_cli
@@ -202,9 +202,9 @@ def test_the_demo_epoch_file_is_read_bounded_and_capped(tmp_path, content):
     10**12 variant files. Now each is epoch 1 (a number over the cap is the cap), at once."""
     import threading
 
-    from claims_pipeline.demo.routes import save_epoch, saved_epoch
-    from claims_pipeline.fixture_web.server import MAX_EPOCH
-    from claims_pipeline.home import HomeLayout
+    from claims_pipeline.config.home import HomeLayout
+    from claims_pipeline_demo.fixture_web.server import MAX_EPOCH
+    from claims_pipeline_demo.routes import save_epoch, saved_epoch
 
     save_epoch(tmp_path, 2)
     assert saved_epoch(tmp_path) == 2

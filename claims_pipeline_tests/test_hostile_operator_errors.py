@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from claims_pipeline.fixture_web.server import FixtureWeb
-from claims_pipeline.home import HomeLayout
+from claims_pipeline.config.home import HomeLayout
+from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.corpus.conftest import COUNTRIES_LAYOUT
 from claims_pipeline_tests.store.fixture_settings import fixture_config
 

@@ -20,11 +20,11 @@ import dagster as dg
 import pytest
 import yaml
 
-from claims_pipeline.fixture_web.server import FixtureWeb
+from claims_pipeline.config.settings import load_settings
 from claims_pipeline.orchestration.instance import prepare_dagster_home
-from claims_pipeline.settings import load_settings
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.consistency import verify_cache
+from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.corpus.conftest import COUNTRIES_LAYOUT
 from claims_pipeline_tests.store.fixture_settings import fixture_config
 

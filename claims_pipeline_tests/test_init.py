@@ -12,8 +12,8 @@ from pathlib import Path
 
 import yaml
 
-from claims_pipeline.fixture_web.server import FixtureWeb
-from claims_pipeline.home import HomeLayout
+from claims_pipeline.config.home import HomeLayout
+from claims_pipeline_demo.fixture_web.server import FixtureWeb
 
 FILLER = "<p>" + "This page sets out the rules, who may claim, how to apply and which documents to bring. " * 5 + "</p>"
 SITES = {

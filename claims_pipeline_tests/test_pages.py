@@ -2,10 +2,10 @@
 
 import pytest
 
-from claims_pipeline.fixture_web.server import FixtureWeb
-from claims_pipeline.pages import refresh_pages
+from claims_pipeline.steps.pages.refresh import refresh_pages
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.consistency import verify_cache
+from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.store.fixture_settings import fixture_settings
 
 LEVY = "/property/annual-levy.html"  # has an epoch-2 variant
@@ -121,7 +121,7 @@ def test_a_locked_sqlite_database_never_stalls_the_fetch_loop_and_loses_no_304(w
     import threading
     import time
 
-    from claims_pipeline import pages
+    from claims_pipeline.steps.pages import refresh as pages
     from claims_pipeline.store.engine import BUSY_TIMEOUT_MS
 
     settings = fixture_settings(web, tmp_path)
@@ -202,7 +202,7 @@ def test_a_page_that_cannot_be_stored_is_left_out_not_shown_as_its_previous_stat
 def test_the_page_reader_gives_exactly_the_text_recorded_at_fetch_time(web, tmp_path):
     """pages.page_reader is what the cache uses to tell a new reading from a page change: on stored bytes it
     must give the very text the fetch recorded, for HTML and PDF alike."""
-    from claims_pipeline.pages import page_reader
+    from claims_pipeline.steps.pages.refresh import page_reader
     from claims_pipeline.store.blobs import text_hash
 
     settings = fixture_settings(web, tmp_path)

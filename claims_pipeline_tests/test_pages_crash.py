@@ -9,10 +9,10 @@ import sys
 import time
 from pathlib import Path
 
-from claims_pipeline.fixture_web.server import FixtureWeb
-from claims_pipeline.settings import load_settings
+from claims_pipeline.config.settings import load_settings
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.consistency import verify_cache
+from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.store.fixture_settings import write_config
 
 WORKER = Path(__file__).parent / "store" / "refresh_worker.py"

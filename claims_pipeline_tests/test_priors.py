@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from claims_pipeline.config.settings import Settings, settings_from_dict
 from claims_pipeline.priors import (
     PDF_NO_TEXT,
     SOURCE_BINARY,
@@ -15,7 +16,6 @@ from claims_pipeline.priors import (
     build_prior,
 )
 from claims_pipeline.priors.page_index import INDEX_CACHE
-from claims_pipeline.settings import Settings, settings_from_dict
 from claims_pipeline_tests.report.factories import FILLER, claim, page, value
 
 S = Settings()

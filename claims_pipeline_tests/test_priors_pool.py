@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from claims_pipeline.config.settings import load_settings
 from claims_pipeline.corpus.extract import list_scopes
 from claims_pipeline.priors.pool import map_scopes, pool_size
-from claims_pipeline.records_json import page_to_json
-from claims_pipeline.scope_values import claims_by_scope, priors_by_scope
-from claims_pipeline.settings import load_settings
+from claims_pipeline.steps.records_json import page_to_json
+from claims_pipeline.steps.scope_values import claims_by_scope, priors_by_scope
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline.web.html_text import html_to_text
 from claims_pipeline_tests.report.factories import page

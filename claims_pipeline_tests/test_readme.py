@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from claims_pipeline.home import HomeLayout
+from claims_pipeline.config.home import HomeLayout
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -7,10 +7,10 @@ import json
 import random
 from datetime import UTC, datetime
 
+from claims_pipeline.config.settings import SamplingWeights, Settings
 from claims_pipeline.corpus.records import InlineStamp
 from claims_pipeline.priors import build_prior
-from claims_pipeline.sampling import build_worklist, select_sample, selection_score
-from claims_pipeline.settings import SamplingWeights, Settings
+from claims_pipeline.steps.worklist.sampling import build_worklist, select_sample, selection_score
 from claims_pipeline_tests.report.factories import FILLER, claim, page, value
 
 NOW = datetime(2026, 7, 1, tzinfo=UTC)
@@ -104,7 +104,7 @@ def test_worklist_schema_and_added_fields() -> None:
 
 
 def test_worklist_file_escapes_terminal_and_bidi_controls_from_pages() -> None:
-    from claims_pipeline.sampling import worklist_json
+    from claims_pipeline.steps.worklist.sampling import worklist_json
 
     url = "https://www.impots.gouv.fr/dmto"
     c = claim("DMTO 6.32 %", [value("pct", "6.32 %")], url=url, line_no=3)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from claims_pipeline.settings import (
+from claims_pipeline.config.settings import (
     DEMO_CORPUS_DIR,
     ConfigError,
     Settings,
@@ -215,8 +215,8 @@ cache:
     ("source_file: /x\n", "source_file"),
 ], ids=["allow_networks", "address_map", "db_url", "source_file"])
 def test_cli_fails_on_the_config_with_exit_2_before_any_network_use(tmp_path, capsys, monkeypatch, text, key):
-    from claims_pipeline import pages
     from claims_pipeline.cli import main
+    from claims_pipeline.steps.pages import refresh as pages
 
     def no_fetch(*args, **kwargs):
         raise AssertionError("the fetch ran with a bad config")

@@ -1,4 +1,4 @@
-"""A stop reaches every long wait of the core (claims_pipeline/stopping.py, issue 26): the fetch loop (asyncio and
+"""A stop reaches every long wait of the core (claims_pipeline/common/stopping.py, issue 26): the fetch loop (asyncio and
 uvloop), the priors pool, the judge's requests; from another thread (the CLI's main thread) and from a signal
 handled in the main thread (a Dagster run worker), whose handler then gets the signal. Real fixture web, real
 scripted judge server, real forked pool, real signals."""
@@ -15,15 +15,15 @@ from typing import Any
 
 import pytest
 
-from claims_pipeline import stopping
-from claims_pipeline.fixture_web.server import FixtureWeb
+from claims_pipeline.common import stopping
 from claims_pipeline.judge.cache import VerdictCache
 from claims_pipeline.judge.runner import run_judge
-from claims_pipeline.judge.scripted_server import Answer, ScriptedJudgeServer
-from claims_pipeline.pages import refresh_pages
 from claims_pipeline.priors.pool import map_scopes
+from claims_pipeline.steps.pages.refresh import refresh_pages
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline.web import event_loop
+from claims_pipeline_demo.fixture_web.server import FixtureWeb
+from claims_pipeline_demo.scripted_judge import Answer, ScriptedJudgeServer
 from claims_pipeline_tests.judge.engine_helpers import item, provider_for, settings_for
 from claims_pipeline_tests.store.fixture_settings import fixture_settings
 

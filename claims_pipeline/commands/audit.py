@@ -10,10 +10,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from claims_pipeline.text_safety import terminal_escaped
+from claims_pipeline.common.text_safety import terminal_escaped
 
 if TYPE_CHECKING:
-    from claims_pipeline.unreadable import UnreadableCount
+    from claims_pipeline.steps.pages.unreadable import UnreadableCount
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from claims_pipeline.commands.inputs import check_clock
-    from claims_pipeline.settings import find_config_file
+    from claims_pipeline.config.settings import find_config_file
 
     check_clock(args.now)
     config = find_config_file(args.config)
@@ -36,11 +36,11 @@ def audit(config_path: str, *, scope: str | None = None, clock: str = "", fixtur
     missing corpus directory, a corpus without markdown files or a --scope that matches nothing. trigger and
     name tag the runs (`demo` and its step for the demo's)."""
     from claims_pipeline.commands.inputs import InputError, check_corpus_dir, chosen_scopes, corpus_origin
+    from claims_pipeline.config.settings import load_settings
     from claims_pipeline.corpus.scopes import nothing_read_message, walk_corpus
     from claims_pipeline.orchestration.instance import open_instance
     from claims_pipeline.orchestration.runner import resources_for, run_audit, run_failures
-    from claims_pipeline.progress import FetchProgressDisplay, installed, no_progress
-    from claims_pipeline.settings import load_settings
+    from claims_pipeline.steps.pages.progress import FetchProgressDisplay, installed, no_progress
 
     settings = load_settings(Path(config_path) if config_path else None)
     check_corpus_dir(settings, corpus_origin(Path(config_path) if config_path else None))
@@ -96,7 +96,7 @@ def audit(config_path: str, *, scope: str | None = None, clock: str = "", fixtur
 
 def unread_pages(report_dir: Path, scopes: list[str] | None) -> UnreadableCount | None:
     """The report's cited pages that could not be read, by reason: those of `scopes` (all when None)."""
-    from claims_pipeline.unreadable import report_unreadable
+    from claims_pipeline.steps.pages.unreadable import report_unreadable
 
     urls = None
     if scopes is not None:
@@ -138,7 +138,7 @@ def latest_signature(reports_dir: Path) -> tuple[str, int] | None:
 
 def latest_summary(reports_dir: Path) -> dict | None:
     """Where the newest report is, and the headline numbers that report shows (its own report.json)."""
-    from claims_pipeline.home import latest_report_dir
+    from claims_pipeline.config.home import latest_report_dir
 
     out_dir = latest_report_dir(reports_dir / "LATEST", reports_dir.parent)  # relative to the home, or absolute
     if out_dir is None:

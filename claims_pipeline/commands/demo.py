@@ -36,7 +36,7 @@ def demo_home(explicit: Path | None) -> Path:
 
 def write_runtime_config(home: Path, address: str) -> Path:
     """demo.yaml with absolute paths, the demo home, and the demo hosts routed to the fixture web."""
-    from claims_pipeline.demo.routes import DEMO_CONFIG, fixture_routes
+    from claims_pipeline_demo.routes import DEMO_CONFIG, fixture_routes
 
     data: dict[str, Any] = yaml.safe_load(DEMO_CONFIG.read_text(encoding="utf-8"))
     data["home"] = str(home)
@@ -56,8 +56,8 @@ def demo_verdicts(config: Path) -> int:
     wire format to the real SDK) answers; code checks every answer; the verdicts land next to the report."""
     from claims_pipeline.commands.audit import latest_summary
     from claims_pipeline.commands.verify import verify
+    from claims_pipeline.config.settings import load_settings
     from claims_pipeline.corpus.scopes import list_scopes
-    from claims_pipeline.settings import load_settings
 
     print("[demo] verdicts — the scripted demo judge (the project's figure readers, not a model), every answer checked by code",
           file=sys.stderr)
@@ -81,7 +81,7 @@ def ui_command(config: Path, dagster_home: str) -> str:
     it), in the project folder of a checkout, on the module for an installed package (`dagster dev` is superseded)."""
     import shlex
 
-    from claims_pipeline.settings import PACKAGE_DIR
+    from claims_pipeline.config.settings import PACKAGE_DIR
 
     env = f"CLAIMS_PIPELINE_CONFIG={shlex.quote(str(config))} DAGSTER_HOME={shlex.quote(dagster_home)}"
     project = PACKAGE_DIR.parent
@@ -100,8 +100,8 @@ def _read(path: Path) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from claims_pipeline.commands.audit import audit, latest_signature, latest_summary
-    from claims_pipeline.demo.routes import save_epoch
-    from claims_pipeline.fixture_web.server import FixtureWeb
+    from claims_pipeline_demo.fixture_web.server import FixtureWeb
+    from claims_pipeline_demo.routes import save_epoch
 
     home = demo_home(args.home)
     home.mkdir(parents=True, exist_ok=True)

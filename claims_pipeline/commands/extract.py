@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from claims_pipeline.commands.inputs import check_corpus_dir, chosen_scopes, corpus_origin
-from claims_pipeline.text_safety import json_escaped, terminal_escaped
+from claims_pipeline.common.text_safety import json_escaped, terminal_escaped
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -21,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def settings_for(args: argparse.Namespace):
     """Settings from --config, with --corpus applied. Raises InputError when the corpus directory is missing."""
-    from claims_pipeline.settings import find_config_file, load_settings
+    from claims_pipeline.config.settings import find_config_file, load_settings
 
     settings = load_settings(args.config)
     if args.corpus:

@@ -16,7 +16,7 @@ import re
 import sys
 from typing import Any
 
-from claims_pipeline.text_safety import json_escaped, terminal_escaped
+from claims_pipeline.common.text_safety import json_escaped, terminal_escaped
 
 PREVIEW_CHARS = 200
 JSON_HELP = """\
@@ -45,9 +45,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from claims_pipeline.pages import refresh_pages, unique_urls
-    from claims_pipeline.progress import FetchProgressDisplay
-    from claims_pipeline.settings import load_settings
+    from claims_pipeline.config.settings import load_settings
+    from claims_pipeline.steps.pages.progress import FetchProgressDisplay
+    from claims_pipeline.steps.pages.refresh import refresh_pages, unique_urls
     from claims_pipeline.store.cache import PageCache
 
     settings = load_settings(args.config)

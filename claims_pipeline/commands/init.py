@@ -13,7 +13,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from claims_pipeline.text_safety import terminal_escaped
+from claims_pipeline.common.text_safety import terminal_escaped
 
 HEADER = """\
 # claims_pipeline configuration, written by `claims-pipeline init` for {root}.
@@ -36,8 +36,8 @@ def run(args: argparse.Namespace) -> int:
     import yaml
 
     from claims_pipeline.commands.inputs import InputError
+    from claims_pipeline.config.settings import DEFAULT_CONFIG_RELPATH, find_config_file, settings_from_dict
     from claims_pipeline.corpus.scopes import nothing_read_message, walk_corpus
-    from claims_pipeline.settings import DEFAULT_CONFIG_RELPATH, find_config_file, settings_from_dict
 
     root = Path(args.dir).expanduser().resolve()
     if not root.is_dir():
@@ -99,8 +99,8 @@ def choose_layout(root: Path) -> tuple[dict[str, Any], str]:
     """The scope keys for this tree, and the rule in words: the countries preset when the files are under
     countries/<code>/ or shared/ (a README at the root aside), else one scope per folder at the shallowest depth
     that gives more than one."""
+    from claims_pipeline.config.settings import COUNTRIES_PRESET_DIRS, COUNTRIES_PRESET_RULES
     from claims_pipeline.corpus.scopes import markdown_files
-    from claims_pipeline.settings import COUNTRIES_PRESET_DIRS, COUNTRIES_PRESET_RULES
 
     rels = [p.relative_to(root).parts for p in markdown_files(root)]
     if rels and any(r[0] == "countries" and len(r) > 2 for r in rels) and all(r[0] in COUNTRIES_PRESET_DIRS or len(r) == 1 for r in rels):

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from claims_pipeline.config.settings import corpus_origin  # noqa: F401  (the commands import it from here)
 from claims_pipeline.corpus.scopes import no_scope_message
-from claims_pipeline.settings import corpus_origin  # noqa: F401  (the commands import it from here)
 
 
 class InputError(Exception):

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from claims_pipeline.commands.extract import scopes_for, settings_for
-from claims_pipeline.text_safety import terminal_escaped
+from claims_pipeline.common.text_safety import terminal_escaped
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -12,7 +12,7 @@ import sys
 from datetime import UTC
 from pathlib import Path
 
-from claims_pipeline.text_safety import json_escaped, terminal_escaped
+from claims_pipeline.common.text_safety import json_escaped, terminal_escaped
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,8 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from claims_pipeline.commands.inputs import InputError, check_clock, check_corpus_dir, chosen_scopes, corpus_origin
+    from claims_pipeline.config.settings import find_config_file, load_settings
     from claims_pipeline.corpus.scopes import list_scopes
-    from claims_pipeline.settings import find_config_file, load_settings
 
     if args.max_claims < 0:
         raise InputError("--max-claims must be ≥ 0")
@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     if scripted:
         print(SCRIPTED_NOTICE, file=sys.stderr)
     if args.dry_run:
-        from claims_pipeline.verdicts import dry_run
+        from claims_pipeline.steps.verdicts import dry_run
 
         plan = dry_run(settings, scopes, now, max_claims=args.max_claims, scripted=scripted)
         print(json_escaped(json.dumps(plan, indent=2, ensure_ascii=False)))
@@ -66,16 +66,16 @@ SCRIPTED_NOTICE = ("verify: the demo corpus with judge.provider none: the demo's
 def demo_judge_replaces(settings) -> bool:
     """Does the demo's scripted judge answer (the demo corpus, no judge configured)? A judge configured on the
     demo corpus is used as configured."""
-    from claims_pipeline.demo.routes import is_demo_corpus
+    from claims_pipeline_demo.routes import is_demo_corpus
 
     return is_demo_corpus(settings) and settings.judge.provider == "none"
 
 
 def verify(config_path: str, all_scopes: list[str], scopes: list[str] | None, *, max_claims: int = 0, clock: str = "",
            fixture_web: str = "auto", quiet: bool = False, trigger: str = "cli", name: str = "") -> int:
+    from claims_pipeline.config.settings import load_settings
     from claims_pipeline.orchestration.instance import open_instance
     from claims_pipeline.orchestration.runner import notification_summary, resources_for, run_failures, run_verify
-    from claims_pipeline.settings import load_settings
 
     settings = load_settings(Path(config_path) if config_path else None)
     instance = open_instance(settings)

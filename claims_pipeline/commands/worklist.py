@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from claims_pipeline.text_safety import json_escaped, terminal_escaped
+from claims_pipeline.common.text_safety import json_escaped, terminal_escaped
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,12 +24,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from claims_pipeline.commands.inputs import InputError, check_clock, check_corpus_dir, chosen_scopes, corpus_origin
+    from claims_pipeline.config.home import HomeLayout
+    from claims_pipeline.config.settings import find_config_file, load_settings
     from claims_pipeline.corpus.scopes import nothing_read_message, walk_corpus
-    from claims_pipeline.home import HomeLayout
     from claims_pipeline.orchestration.instance import open_instance
     from claims_pipeline.orchestration.runner import resources_for, run_failures, run_worklist
-    from claims_pipeline.progress import FetchProgressDisplay, installed
-    from claims_pipeline.settings import find_config_file, load_settings
+    from claims_pipeline.steps.pages.progress import FetchProgressDisplay, installed
 
     if args.sample < 0:
         print("claims-pipeline: --sample must be ≥ 0", file=sys.stderr)

@@ -3,7 +3,7 @@ setting left the files out, or what a claim needs. Never imports Dagster."""
 
 from __future__ import annotations
 
-from claims_pipeline.settings import Settings
+from claims_pipeline.config.settings import Settings
 
 CLAIM_NEEDS = ("a claim is a line that states a figure (a percentage, an amount, a statute number or a date) and "
                "links the page that gives it, on the same line or by a reference or footnote")

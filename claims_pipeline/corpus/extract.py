@@ -16,6 +16,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from claims_pipeline.common.urls import url_host
+from claims_pipeline.config.settings import Settings
 from claims_pipeline.corpus.attribution import attribute_values, sentence_ends, sentence_span
 from claims_pipeline.corpus.links import (
     TEMPLATE_RE,
@@ -39,8 +41,6 @@ from claims_pipeline.corpus.source_lines import SOURCE_HINT_RE, find_source_line
 from claims_pipeline.corpus.stamps import file_last_verified, find_inline_stamp, mask_stamps
 from claims_pipeline.corpus.tiers import SECONDARY_TIER, PrimaryHosts, builtin_official_hosts, is_official, source_tier
 from claims_pipeline.corpus.values import extract_values, num_needles
-from claims_pipeline.settings import Settings
-from claims_pipeline.urls import url_host
 
 __all__ = ["list_scopes", "extract_corpus", "extract_text", "resolve_scope_filter", "extraction_stats"]
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from claims_pipeline.corpus.reading import open_regular
 
 if TYPE_CHECKING:
-    from claims_pipeline.settings import Settings
+    from claims_pipeline.config.settings import Settings
 
 
 def file_sha256(path: Path) -> str:
@@ -61,8 +61,8 @@ def corpus_drift(settings: Settings, scopes: list[str]) -> list[str]:
     vanished): the proof that the pipeline never edits the corpus."""
     import json
 
+    from claims_pipeline.config.home import HomeLayout
     from claims_pipeline.corpus.scopes import list_scopes
-    from claims_pipeline.home import HomeLayout
 
     now = list_scopes(settings)
     home = HomeLayout(settings.home_dir)

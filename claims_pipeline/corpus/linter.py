@@ -15,6 +15,8 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from claims_pipeline.common.urls import url_host
+from claims_pipeline.config.settings import Settings
 from claims_pipeline.corpus.extract import ExtractOptions, extract_text
 from claims_pipeline.corpus.links import find_links
 from claims_pipeline.corpus.links import is_root_url as is_root_url
@@ -22,8 +24,6 @@ from claims_pipeline.corpus.reading import read_markdown, with_newlines
 from claims_pipeline.corpus.records import ClaimRecord, Extraction, ExtractWarning
 from claims_pipeline.corpus.scopes import walk_corpus
 from claims_pipeline.corpus.tiers import PrimaryHosts
-from claims_pipeline.settings import Settings
-from claims_pipeline.urls import url_host
 
 HOSTLIKE_LABEL_RE = re.compile(r"^[a-z0-9][a-z0-9.-]*\.[a-z]{2,}$", re.I)
 _FIGURE_TYPES = ("pct", "money")  # the earlier verifier's check: percentages and amounts

@@ -129,7 +129,7 @@ class ExtractWarning:
     def __str__(self) -> str:
         """As printed and logged: a file name is as hostile as a page (ESC sequences, bidi controls), so
         whatever a terminal would obey is written out (\\x1b)."""
-        from claims_pipeline.text_safety import terminal_escaped
+        from claims_pipeline.common.text_safety import terminal_escaped
 
         where = f"{self.file}:{self.line_no}" if self.line_no else self.file
         return terminal_escaped(f"{where}: {self.message}")

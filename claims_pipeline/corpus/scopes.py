@@ -11,8 +11,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from claims_pipeline.config.settings import SCOPE_PLACEHOLDER_RE, ExtractionSettings, Settings
 from claims_pipeline.corpus.records import ExtractWarning
-from claims_pipeline.settings import SCOPE_PLACEHOLDER_RE, ExtractionSettings, Settings
 
 # A scope name is a Dagster partition key and a file name under the home folder (<asset>/<scope>.json): kept
 # readable, but without what either refuses or misreads: control and format characters (bidi), '...' (a

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from claims_pipeline.urls import is_gov_host
+from claims_pipeline.common.urls import is_gov_host
 
 # The one documented list of official hosts shipped with the package (national and regional government,
 # legislation, courts, regulators, statistics offices, audit courts, central banks, public agencies, EU and

@@ -6,11 +6,11 @@ import json
 
 import dagster as dg
 
+from claims_pipeline.config.home import HomeLayout
 from claims_pipeline.defs import jobs
 from claims_pipeline.defs.partitions import SCOPE_PARTITIONS_NAME, range_tags, scope_partitions
 from claims_pipeline.defs.resources import ClaimsConfig
 from claims_pipeline.defs.storage import scope_file
-from claims_pipeline.home import HomeLayout
 
 
 def whole_corpus_request(instance: dg.DagsterInstance, run_key: str | None, month: str | None = None) -> dg.RunRequest | dg.SkipReason:

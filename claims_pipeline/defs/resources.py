@@ -17,7 +17,7 @@ from typing import Any
 import dagster as dg
 from pydantic import PrivateAttr
 
-from claims_pipeline.settings import ENV_CONFIG, Settings, find_config_file, load_settings, settings_source
+from claims_pipeline.config.settings import ENV_CONFIG, Settings, find_config_file, load_settings, settings_source
 
 # The settings of the run executing in this process, by (run id, config_path): Dagster initializes a separate copy
 # of ClaimsConfig for each resource that holds one (page cache, fetcher, judge, IO manager), and every copy takes
@@ -100,7 +100,7 @@ class FetcherResource(dg.ConfigurableResource):
     def refresh(self, settings: Settings, urls: list[str], cache: Any, now: datetime, run_id: str | None = None) -> dict[str, Any]:
         """Fetch `urls` into the cache; run_id (defs/fetch_runs.py) lets a retry from failure resume where the
         failed or killed run stopped. Without the texts: the priors read each text from the cache."""
-        from claims_pipeline.pages import refresh_pages
+        from claims_pipeline.steps.pages.refresh import refresh_pages
 
         return refresh_pages(settings, urls, cache=cache, force=self.force_refresh, now=now, run_id=run_id,
                              with_text=False)
@@ -116,8 +116,8 @@ class DemoFetcherResource(FetcherResource):
 
     @contextlib.contextmanager
     def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator["DemoFetcherResource"]:
-        from claims_pipeline.demo.routes import saved_epoch
-        from claims_pipeline.fixture_web.server import FixtureWeb
+        from claims_pipeline_demo.fixture_web.server import FixtureWeb
+        from claims_pipeline_demo.routes import saved_epoch
 
         epoch = self.fixture_epoch or saved_epoch(self.config.load().home_dir)  # type: ignore[union-attr]  # an inherited resource field reads as Any | PartialResource to mypy
         with FixtureWeb() as web:
@@ -128,7 +128,7 @@ class DemoFetcherResource(FetcherResource):
             yield self
 
     def settings(self) -> Settings:
-        from claims_pipeline.demo.routes import with_fixture_routes
+        from claims_pipeline_demo.routes import with_fixture_routes
 
         s = self.config.load()  # type: ignore[union-attr]  # an inherited resource field reads as Any | PartialResource to mypy
         return with_fixture_routes(s, self._address) if self._address else s
@@ -163,7 +163,7 @@ class DemoJudgeResource(JudgeResource):
 
     @contextlib.contextmanager
     def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator["DemoJudgeResource"]:
-        from claims_pipeline.judge.scripted_server import ScriptedJudgeServer, demo_answerer, demo_judge_settings
+        from claims_pipeline_demo.scripted_judge import ScriptedJudgeServer, demo_answerer, demo_judge_settings
 
         with ScriptedJudgeServer(demo_answerer) as server:
             self._judge = demo_judge_settings(server, self.config.load().judge)  # type: ignore[union-attr]  # an inherited resource field reads as Any | PartialResource to mypy
@@ -176,7 +176,7 @@ class DemoJudgeResource(JudgeResource):
 
     def provider(self) -> Any:
         from claims_pipeline.judge.providers import make_provider
-        from claims_pipeline.judge.scripted_server import DEMO_ENV
+        from claims_pipeline_demo.scripted_judge import DEMO_ENV
 
         return make_provider(self.settings(), environ=DEMO_ENV)
 
@@ -190,7 +190,7 @@ def default_resources(config_path: str | dg.EnvVar | None = None, *, fixture_web
     """The resources of a deployment. fixture_web: "auto" = the demo's fetcher when the corpus is the bundled
     demo corpus, else production's; "on" / "off" force one."""
     from claims_pipeline.defs.storage import ScopeStoreIOManager
-    from claims_pipeline.demo.routes import is_demo_corpus
+    from claims_pipeline_demo.routes import is_demo_corpus
 
     config = ClaimsConfig(config_path=config_path or "", clock=clock)
     try:  # the file a deployment names, read once here to choose its resources

@@ -14,9 +14,9 @@ from typing import Any
 
 import dagster as dg
 
-from claims_pipeline import stopping
+from claims_pipeline.common import stopping
+from claims_pipeline.config.home import HomeLayout
 from claims_pipeline.defs.resources import ClaimsConfig
-from claims_pipeline.home import HomeLayout
 from claims_pipeline.store.files import write_text_atomically
 
 

@@ -58,7 +58,7 @@ class VerdictCache:
 
     @classmethod
     def from_settings(cls, settings) -> VerdictCache:
-        from claims_pipeline.home import HomeLayout
+        from claims_pipeline.config.home import HomeLayout
 
         return cls(HomeLayout(settings.home_dir).judge_cache)
 

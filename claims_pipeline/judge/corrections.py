@@ -18,11 +18,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from claims_pipeline.common.text_safety import TERMINAL_UNSAFE_RE, json_escaped, replaced
 from claims_pipeline.corpus.reading import DEFAULT_MAX_FILE_BYTES, read_regular
 from claims_pipeline.judge.model import Verdict
 from claims_pipeline.priors.dates import parse_claim_date
 from claims_pipeline.priors.numbers import NumberToken, parse_claim_number, tokenize_numbers
-from claims_pipeline.text_safety import TERMINAL_UNSAFE_RE, json_escaped, replaced
 
 CORRECTABLE = ("MISMATCH", "STALE")
 _ISO_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")

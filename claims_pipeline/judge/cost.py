@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from claims_pipeline.settings import JudgeSettings
+from claims_pipeline.config.settings import JudgeSettings
 
 # Per-request overhead of the wire format (roles, document wrapper, schema) in tokens.
 REQUEST_OVERHEAD_TOKENS = 24

@@ -18,14 +18,14 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+from claims_pipeline.common.text_safety import json_escaped
 from claims_pipeline.judge.checks import CHECK_ASKS, CHECKS
 from claims_pipeline.judge.corrections import Correction
 from claims_pipeline.judge.model import CLASSES, VERDICTS, Verdict
-from claims_pipeline.judge.scripted_server import DEMO_MODEL
 from claims_pipeline.report.escape import claim_plain, h, link_html, md_cell, md_code, md_link
 from claims_pipeline.report.sections import utc_time
 from claims_pipeline.store.files import write_text_atomically
-from claims_pipeline.text_safety import json_escaped
+from claims_pipeline_demo.scripted_judge import DEMO_MODEL
 
 OUTCOMES: tuple[str, ...] = ("as_said", "downgraded", "reworded", "reclassified", "set_by_code")
 OUTCOME_WORDS = {"as_said": "shipped as said", "downgraded": "downgraded", "reworded": "reworded",

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from claims_pipeline.config.settings import JudgeSettings
 from claims_pipeline.judge import checks
 from claims_pipeline.judge.cache import VerdictCache, cache_key
 from claims_pipeline.judge.cost import (
@@ -55,7 +56,6 @@ from claims_pipeline.judge.providers.base import (
     parse_direction_b,
 )
 from claims_pipeline.judge.providers.none import NO_JUDGE_MESSAGE
-from claims_pipeline.settings import JudgeSettings
 from claims_pipeline.web import event_loop
 
 log = logging.getLogger(__name__)

@@ -20,11 +20,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from claims_pipeline.home import HomeLayout
+from claims_pipeline.config.home import HomeLayout
+from claims_pipeline.config.settings import Settings
 from claims_pipeline.notify.channels import Channel, channels, redact, send
 from claims_pipeline.notify.message import audit_message, failure_message
 from claims_pipeline.notify.news import KINDS, Findings, Item, current_findings, short
-from claims_pipeline.settings import Settings
 from claims_pipeline.store.files import locked, write_text_atomically
 
 STATE_VERSION = 1

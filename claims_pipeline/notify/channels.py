@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
-from claims_pipeline.settings import ENV_REF_RE, NotifySettings
+from claims_pipeline.config.settings import ENV_REF_RE, NotifySettings
 
 _APPRISE_LOG = logging.getLogger("apprise")
 # Apprise logs through the "apprise" logger, naming services by address (a webhook's path may be its token):

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import dagster as dg
 
-from claims_pipeline.home import HomeLayout
+from claims_pipeline.config.home import HomeLayout
+from claims_pipeline.config.settings import ConfigError, Settings
 from claims_pipeline.orchestration.event_log_storage import show_automation_on
-from claims_pipeline.settings import ConfigError, Settings
 from claims_pipeline.store.errors import InstanceError
 
 INSTANCE_ENV = "CLAIMS_PIPELINE_INSTANCE"
@@ -122,7 +122,7 @@ def _database_message(yaml_path: Path, exc: BaseException) -> str:
 def ui_dagster_home() -> Path:
     """The folder `make dev` gives the UI as DAGSTER_HOME: the CLI's instance, so the UI's runs queue as the
     instance says and share the CLI's run history. The settings come from the same default chain as the CLI's."""
-    from claims_pipeline.settings import find_config_file, load_settings
+    from claims_pipeline.config.settings import find_config_file, load_settings
 
     home = prepare_dagster_home(load_settings(find_config_file(None)))
     os.environ["DAGSTER_HOME"] = str(home)  # the instance's event log storage finds its folder through it

@@ -10,8 +10,8 @@ from typing import Any
 
 import dagster as dg
 
+from claims_pipeline.common.text_safety import terminal_escaped
 from claims_pipeline.orchestration.stops import run_stoppable
-from claims_pipeline.text_safety import terminal_escaped
 
 # The CLI prints its own summary; Dagster's per-event DEBUG lines would bury it (the UI keeps them all).
 QUIET_RUN_CONFIG: dict[str, Any] = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}

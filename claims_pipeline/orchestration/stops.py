@@ -2,7 +2,7 @@
 Terminate on this run, anything that marks it CANCELING).
 
 The run executes in a worker thread; the main thread keeps the signals. A signal asks the core to stop
-(claims_pipeline/stopping.py: the fetch loop is cancelled, the priors stop handing out work, the judge's
+(claims_pipeline/common/stopping.py: the fetch loop is cancelled, the priors stop handing out work, the judge's
 requests are cancelled), marks the run CANCELING so that Dagster records it as canceled, and the command
 exits 130 (SIGINT) or 143 (SIGTERM) once the run has ended. A run that has not ended STOP_GRACE_S after the
 stop (a step that never looks at it), or a second signal, ends the process at once, the run recorded as
@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 import dagster as dg
 
-from claims_pipeline import stopping
+from claims_pipeline.common import stopping
 
 R = TypeVar("R")
 STOP_GRACE_S = 10.0  # after a stop, how long a run may take to end on its own before the process ends it
@@ -142,6 +142,6 @@ def _mark(instance: dg.DagsterInstance, run_id: str, *, canceling: bool) -> bool
 
 
 def _say(line: str) -> None:
-    from claims_pipeline.text_safety import terminal_escaped
+    from claims_pipeline.common.text_safety import terminal_escaped
 
     print(terminal_escaped(line), file=sys.stderr, flush=True)

@@ -17,11 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from claims_pipeline.config.settings import Settings
 from claims_pipeline.corpus.records import ClaimRecord, Value
 from claims_pipeline.priors.context import context_words
 from claims_pipeline.priors.matching import Occurrence, find_occurrences
 from claims_pipeline.priors.page_index import PageIndex, page_index
-from claims_pipeline.settings import Settings
 from claims_pipeline.store.records import PageState
 
 TOKENS_PRESENT = "TOKENS_PRESENT"

@@ -7,7 +7,7 @@ nobody has taken, a small batch (one Dagster partition, the CLI on a country) ne
 a process that runs other threads (a Dagster run, the webserver): a child forked while another thread holds a
 lock can hang. Any pool failure raises; the caller then computes serially.
 
-A stop (claims_pipeline/stopping.py) ends the batch within a chunk: the calling process stops at its next scope
+A stop (claims_pipeline/common/stopping.py) ends the batch within a chunk: the calling process stops at its next scope
 (the caller's scope function checks), no worker takes another chunk, and the chunks in flight are waited for
 (a forked worker ignores SIGINT: Ctrl-C at a terminal reaches the whole process group, and the calling process
 decides).

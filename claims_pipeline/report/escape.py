@@ -7,7 +7,7 @@ import re
 import unicodedata
 from urllib.parse import urlsplit
 
-from claims_pipeline.text_safety import replaced
+from claims_pipeline.common.text_safety import replaced
 
 # CommonMark lets a backslash escape any ASCII punctuation; these are the ones that can start markup.
 _MD_SPECIAL_RE = re.compile(r"([\\`*_\[\]()<>#|!~&{}])")

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from claims_pipeline.audit import Audit
 from claims_pipeline.priors import PRIOR_KINDS
 from claims_pipeline.report.chart import COLOURS, priors_by_scope_svg
 from claims_pipeline.report.escape import claim_plain, h, link_html, s, url_html
@@ -33,6 +32,7 @@ from claims_pipeline.report.sections import (
     unreadable_labels,
     utc_time,
 )
+from claims_pipeline.steps.audit.build import Audit
 
 CSS = """
 body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#f6f7f9;color:#1d2430}

@@ -11,8 +11,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from claims_pipeline.common.text_safety import replaced
 from claims_pipeline.report import escape
-from claims_pipeline.text_safety import replaced
 
 MAX_TABLE_ROWS = 50  # the UI stays readable; the full lists are in the stored files and the report
 _BACKTICK_RUN_RE = re.compile(r"`+")

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from claims_pipeline import stopping
-from claims_pipeline.audit_tables import load_audit
-from claims_pipeline.home import HomeLayout
+from claims_pipeline.common import stopping
+from claims_pipeline.config.home import HomeLayout
+from claims_pipeline.steps.audit.tables import load_audit
 from claims_pipeline.store.files import locked, write_text_atomically
 
 

@@ -78,9 +78,9 @@ def main(argv: list[str] | None = None) -> int:
     from sqlalchemy.engine import make_url
     from sqlalchemy.exc import DBAPIError
 
-    from claims_pipeline.settings import ConfigError, load_settings
+    from claims_pipeline.common.text_safety import terminal_escaped
+    from claims_pipeline.config.settings import ConfigError, load_settings
     from claims_pipeline.store.errors import CacheError
-    from claims_pipeline.text_safety import terminal_escaped
 
     parser = argparse.ArgumentParser(prog="python -m claims_pipeline.store.consistency", description=main.__doc__)
     parser.add_argument("--config", metavar="FILE")

@@ -28,7 +28,7 @@ from typing import Any
 
 from sqlalchemy import Engine, select, update
 
-from claims_pipeline.settings import FetchSettings
+from claims_pipeline.config.settings import FetchSettings
 from claims_pipeline.store import schema
 from claims_pipeline.store.engine import (
     database_time,

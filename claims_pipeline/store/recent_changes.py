@@ -22,7 +22,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from claims_pipeline.home import HomeLayout
+from claims_pipeline.config.home import HomeLayout
 from claims_pipeline.store.clock import to_utc
 from claims_pipeline.store.files import write_text_atomically
 from claims_pipeline.store.records import PageState

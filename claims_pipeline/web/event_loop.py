@@ -5,7 +5,7 @@ Why uvloop: a warm audit is hundreds of small conditional requests, and per requ
 uses only public asyncio APIs (create_connection, start_tls, timeouts), so it runs the same on either loop;
 ``fetch.event_loop: asyncio`` turns uvloop off.
 
-Either loop stops when the run is asked to (claims_pipeline/stopping.py): the coroutine is cancelled, its
+Either loop stops when the run is asked to (claims_pipeline/common/stopping.py): the coroutine is cancelled, its
 ``finally`` blocks run (what was fetched is recorded, the hosts are given back), and ``run`` raises
 StopRequested.
 """
@@ -17,7 +17,7 @@ import concurrent.futures
 from collections.abc import Callable, Coroutine
 from typing import Any, Literal, TypeVar
 
-from claims_pipeline import stopping
+from claims_pipeline.common import stopping
 
 T = TypeVar("T")
 LoopChoice = Literal["auto", "uvloop", "asyncio"]

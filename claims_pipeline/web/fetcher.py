@@ -27,8 +27,8 @@ from urllib.parse import urljoin, urlsplit
 import httpcore
 import httpx
 
-from claims_pipeline.settings import Settings, package_version
-from claims_pipeline.urls import normalize_url, url_host
+from claims_pipeline.common.urls import normalize_url, url_host
+from claims_pipeline.config.settings import Settings, package_version
 from claims_pipeline.web import botwall, event_loop, stub
 from claims_pipeline.web.body import (
     ACCEPT_ENCODING,

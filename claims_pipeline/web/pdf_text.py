@@ -22,7 +22,7 @@ from claims_pipeline.web.pdf_columns import read_columns
 from claims_pipeline.web.records import FetchStatus
 
 if TYPE_CHECKING:  # the pypdf worker child imports this module: keep its start-up light
-    from claims_pipeline.settings import PdfSettings
+    from claims_pipeline.config.settings import PdfSettings
 
 PDF_MAGIC = b"%PDF-"
 MAGIC_WINDOW = 1024  # where a body of any type is sniffed as a PDF

@@ -16,8 +16,8 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from claims_pipeline.settings import FetchSettings, HostPolicy
-from claims_pipeline.urls import domain_of_pattern, is_gov_host
+from claims_pipeline.common.urls import domain_of_pattern, is_gov_host
+from claims_pipeline.config.settings import FetchSettings, HostPolicy
 
 WaitListener = Callable[[str, float], None]  # (host, seconds): a request to host waits that long before it starts
 

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from claims_pipeline.settings import PdfSettings, Settings
+from claims_pipeline.config.settings import PdfSettings, Settings
 from claims_pipeline.web.charset import charset_from_content_type
 from claims_pipeline.web.html_text import html_to_text, json_to_text, looks_like_js_shell, plain_to_text, xml_to_text
 from claims_pipeline.web.pdf_text import PDF_SEARCH_WINDOW, has_pdf_magic, pdf_outcome

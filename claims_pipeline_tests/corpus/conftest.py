@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from claims_pipeline.config.settings import COUNTRIES_PRESET_DIRS, COUNTRIES_PRESET_RULES, Settings, settings_from_dict
 from claims_pipeline.corpus.extract import ExtractOptions, extract_corpus, extract_text
 from claims_pipeline.corpus.records import Extraction
-from claims_pipeline.settings import COUNTRIES_PRESET_DIRS, COUNTRIES_PRESET_RULES, Settings, settings_from_dict
 
 # The layout most of these tests write (countries/<code>/…, shared/…): the demo's preset, set as its config sets it
 COUNTRIES_LAYOUT = {"scope_dirs": list(COUNTRIES_PRESET_DIRS), "scope_rules": list(COUNTRIES_PRESET_RULES),

@@ -122,8 +122,8 @@ def test_files_sharing_a_scope_never_share_a_claim_id(corpus):
     id, so the audit kept one claim and gave it the other's prior. Ids of a scope's files now name the file."""
     from datetime import datetime
 
-    from claims_pipeline.audit import build_audit
     from claims_pipeline.priors import build_prior
+    from claims_pipeline.steps.audit.build import build_audit
     from claims_pipeline_tests.report.factories import page
 
     root = corpus("countries/fr/playbook.md", "## Tax\n- Rate **5 %** ([x](https://tax.gouv.fr/r))\n")

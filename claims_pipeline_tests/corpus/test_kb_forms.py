@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from claims_pipeline.config.settings import Settings
 from claims_pipeline.corpus.extract import extraction_stats
 from claims_pipeline.corpus.linter import lint_corpus, lint_text
 from claims_pipeline.corpus.values import extract_values
-from claims_pipeline.settings import Settings
 
 from .conftest import extract_lines, make_settings
 
@@ -206,7 +206,7 @@ def test_hostile_lines_of_the_new_forms_are_read_in_linear_time():
     code = (
         "from claims_pipeline.corpus.extract import ExtractOptions, extract_text\n"
         "from claims_pipeline.corpus.records import Extraction\n"
-        "from claims_pipeline.settings import Settings\n"
+        "from claims_pipeline.config.settings import Settings\n"
         "opts = ExtractOptions.from_settings(Settings(), include_secondary=True)\n"
         "cases = [\n"
         "  ('x' + '5 %[^1]. ' * 20000 + '\\n\\n[^1]: [a](https://a.gov.xx/a) (May 2025)\\n', 1),\n"

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from claims_pipeline.config.settings import ConfigError, settings_from_dict
 from claims_pipeline.corpus.extract import extract_corpus, list_scopes
 from claims_pipeline.corpus.scopes import clean_scope, front_matter_scope, glob_regex, nothing_read_message, walk_corpus
-from claims_pipeline.settings import ConfigError, settings_from_dict
 
 LINE = "The levy is **0.8 %** of the value ([levy](https://www.tax.gov.xa/levy.html)).\n"
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 import yaml
 
+from claims_pipeline.config.settings import _host_problem
 from claims_pipeline.corpus.tiers import OFFICIAL_SOURCES_FILE, PrimaryHosts, builtin_official_hosts, source_tier
-from claims_pipeline.settings import _host_problem
 from claims_pipeline_tests.corpus.conftest import extract_lines
 
 OFFICIAL = PrimaryHosts(builtin_official_hosts())

@@ -14,7 +14,7 @@ import yaml
 from claims_pipeline.commands.demo import write_runtime_config
 from claims_pipeline.definitions import defs as load_definitions
 from claims_pipeline.defs.resources import default_resources
-from claims_pipeline.fixture_web.server import FixtureWeb
+from claims_pipeline_demo.fixture_web.server import FixtureWeb
 
 warnings.filterwarnings("ignore", category=dg.BetaWarning)
 
@@ -77,7 +77,7 @@ def another_audit_lands_during_the_checks(monkeypatch: pytest.MonkeyPatch, run_a
     """Each read of the audit tables by a check also replaces them with another audit's (run at `run_at`), as a
     second audit of the same home would between this run's tables and its report; `also(home_dir)` runs after."""
     import claims_pipeline.defs.audit.checks as checks_mod
-    from claims_pipeline.audit_tables import load_audit, tables_dir, write_tables
+    from claims_pipeline.steps.audit.tables import load_audit, tables_dir, write_tables
 
     real = checks_mod.read_audit
 

@@ -134,9 +134,9 @@ def test_a_cursor_written_by_the_previous_version_is_read(instance, demo_config,
 
 
 def test_sensor_requests_nothing_for_scopes_already_materialized_with_the_same_files(instance, demo_config, corpus):
+    from claims_pipeline.config.settings import load_settings
     from claims_pipeline.defs.automation import current_scope_hashes, stored_scope_hash
     from claims_pipeline.defs.storage import scope_file
-    from claims_pipeline.settings import load_settings
 
     config = config_with(demo_config, extraction__corpus_dir=str(corpus))
     claims_config = ClaimsConfig(config_path=str(config))
@@ -157,9 +157,9 @@ def test_the_instance_queues_runs_one_per_scope_and_one_cross_scope_audit_at_a_t
     """Politeness is shared across runs through the page cache's host leases, so the instance the CLI creates
     (from orchestration/dagster.yaml) lets several runs go at once, as Dagster loads it: at most one per scope and
     one of the jobs that rebuild the cross-scope audit (their run tag)."""
+    from claims_pipeline.config.settings import settings_from_dict
     from claims_pipeline.defs.jobs import CROSS_SCOPE_TAGS
     from claims_pipeline.orchestration.instance import open_instance
-    from claims_pipeline.settings import settings_from_dict
 
     monkeypatch.delenv("DAGSTER_HOME", raising=False)
     instance = open_instance(settings_from_dict({"home": str(tmp_path)}))

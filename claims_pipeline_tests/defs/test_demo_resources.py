@@ -9,8 +9,8 @@ import dagster as dg
 
 from claims_pipeline.commands.demo import write_runtime_config
 from claims_pipeline.defs.resources import DemoFetcherResource, DemoJudgeResource, FetcherResource, default_resources
-from claims_pipeline.demo.routes import save_epoch
 from claims_pipeline.orchestration.runner import sync_scope_partitions
+from claims_pipeline_demo.routes import save_epoch
 from claims_pipeline_tests.defs.conftest import ALL_ASSETS, QUIET
 from claims_pipeline_tests.defs.test_page_change import LEVY, SCOPES
 

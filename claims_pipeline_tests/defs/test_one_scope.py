@@ -8,7 +8,7 @@ from pathlib import Path
 import dagster as dg
 import pandas as pd
 
-from claims_pipeline.home import HomeLayout
+from claims_pipeline.config.home import HomeLayout
 from claims_pipeline.orchestration.runner import sync_scope_partitions
 from claims_pipeline_tests.defs.conftest import ALL_ASSETS, ALL_CHECKS, QUIET, resources_for
 
@@ -91,8 +91,8 @@ def test_bad_corpus_file_is_named_and_others_continue(instance, demo_config, hom
 def test_corpus_untouched_fails_when_a_corpus_file_changes_after_its_scope_was_read(instance, demo_config, tmp_path):
     import shutil
 
+    from claims_pipeline.config.settings import DEMO_CORPUS_DIR, load_settings
     from claims_pipeline.corpus.hashes import corpus_drift
-    from claims_pipeline.settings import DEMO_CORPUS_DIR, load_settings
     from claims_pipeline_tests.defs.conftest import config_with
 
     corpus = tmp_path / "corpus"

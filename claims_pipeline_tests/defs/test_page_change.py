@@ -9,9 +9,9 @@ import dagster as dg
 import pandas as pd
 import yaml
 
+from claims_pipeline.config.home import HomeLayout
 from claims_pipeline.defs.partitions import range_tags
 from claims_pipeline.defs.storage import scope_file
-from claims_pipeline.home import HomeLayout
 from claims_pipeline.orchestration.runner import sync_scope_partitions
 from claims_pipeline_tests.defs.conftest import (
     ALL_ASSETS,
@@ -298,8 +298,8 @@ def test_a_claim_whose_own_fetch_failed_is_read_on_another_scopes_good_fetch(ins
 
 def _fetch_command(config, clock, urls):
     """What `claims-pipeline fetch URL` does: the library refresh on the same page cache, outside any audit."""
-    from claims_pipeline.pages import refresh_pages
-    from claims_pipeline.settings import load_settings
+    from claims_pipeline.config.settings import load_settings
+    from claims_pipeline.steps.pages.refresh import refresh_pages
     from claims_pipeline.store.cache import PageCache
 
     settings = load_settings(config)

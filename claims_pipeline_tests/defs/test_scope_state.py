@@ -88,8 +88,8 @@ def test_a_per_scope_output_warns_of_nothing():
 def test_the_instance_shows_the_automation_on_and_keeps_a_choice_made(tmp_path, monkeypatch):
     from dagster._daemon.asset_daemon import get_auto_materialize_paused, set_auto_materialize_paused
 
+    from claims_pipeline.config.settings import load_settings
     from claims_pipeline.orchestration.instance import open_instance
-    from claims_pipeline.settings import load_settings
 
     monkeypatch.setenv("CLAIMS_PIPELINE_HOME", str(tmp_path))
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))  # open_instance sets it: restored after

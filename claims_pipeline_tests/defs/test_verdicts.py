@@ -9,11 +9,11 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from claims_pipeline.config.home import HomeLayout
 from claims_pipeline.defs.metadata import full_path
 from claims_pipeline.defs.resources import JudgeResource
-from claims_pipeline.home import HomeLayout
-from claims_pipeline.judge.scripted_server import ScriptedJudgeServer
 from claims_pipeline.orchestration.runner import sync_scope_partitions
+from claims_pipeline_demo.scripted_judge import ScriptedJudgeServer
 from claims_pipeline_tests.defs.conftest import ALL_ASSETS, ALL_CHECKS, QUIET, config_with, resources_for
 
 SCOPES = ["xa", "xb", "xc", "shared/exit/regional"]
@@ -104,7 +104,7 @@ def test_no_judge_configured_materializes_and_says_how_to_configure(instance, de
 
 def test_a_count_that_does_not_recount_stops_the_run_before_the_report(instance, demo_config, home, monkeypatch):
     """An engine bug (the stored counts disagree with the verdicts) fails the blocking check: no verdict report."""
-    import claims_pipeline.verdicts as verdicts_core
+    import claims_pipeline.steps.verdicts as verdicts_core
 
     monkeypatch.setenv(KEY_ENV, "sk-test-not-a-secret")
     sync_scope_partitions(instance, SCOPES)

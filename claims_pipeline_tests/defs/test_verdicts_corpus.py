@@ -8,8 +8,8 @@ import shutil
 import dagster as dg
 import pytest
 
+from claims_pipeline.config.settings import DEMO_CORPUS_DIR
 from claims_pipeline.orchestration.runner import sync_scope_partitions
-from claims_pipeline.settings import DEMO_CORPUS_DIR
 from claims_pipeline_tests.defs.conftest import ALL_ASSETS, ALL_CHECKS, QUIET, config_with, resources_for
 
 SCOPES = ["xa", "xb", "xc", "shared/exit/regional"]
@@ -22,7 +22,7 @@ def _run(instance, config, selection):
 
 @pytest.mark.parametrize("writes_corpus", [False, True])
 def test_corpus_untouched_is_checked_after_the_verdict_report(instance, demo_config, tmp_path, monkeypatch, writes_corpus):
-    import claims_pipeline.verdicts as verdicts_core
+    import claims_pipeline.steps.verdicts as verdicts_core
 
     corpus = tmp_path / "corpus"
     shutil.copytree(DEMO_CORPUS_DIR, corpus)

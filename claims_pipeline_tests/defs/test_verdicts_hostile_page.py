@@ -13,9 +13,9 @@ import pytest
 
 from claims_pipeline.commands.demo import write_runtime_config
 from claims_pipeline.defs.resources import JudgeResource
-from claims_pipeline.fixture_web.server import DEFAULT_SITES_DIR, FixtureWeb
-from claims_pipeline.judge.scripted_server import ScriptedJudgeServer, ScriptedRequest, demo_answerer
 from claims_pipeline.orchestration.runner import sync_scope_partitions
+from claims_pipeline_demo.fixture_web.server import DEFAULT_SITES_DIR, FixtureWeb
+from claims_pipeline_demo.scripted_judge import ScriptedJudgeServer, ScriptedRequest, demo_answerer
 from claims_pipeline_tests.defs.conftest import ALL_ASSETS, ALL_CHECKS, QUIET, config_with, resources_for
 
 KEY_ENV = "CLAIMS_PIPELINE_TEST_JUDGE_KEY"

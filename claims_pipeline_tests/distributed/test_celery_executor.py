@@ -21,11 +21,11 @@ import pytest
 import yaml
 
 from claims_pipeline.commands.demo import write_runtime_config
+from claims_pipeline.config.home import HomeLayout
+from claims_pipeline.config.settings import DEMO_CORPUS_DIR, ENV_CONFIG, load_settings
 from claims_pipeline.corpus.scopes import list_scopes
-from claims_pipeline.fixture_web.server import FixtureWeb
-from claims_pipeline.home import HomeLayout
 from claims_pipeline.orchestration.runner import sync_scope_partitions
-from claims_pipeline.settings import DEMO_CORPUS_DIR, ENV_CONFIG, load_settings
+from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.distributed.celery_workers import BACKEND_ENV, BROKER_ENV, WORKER_YAML, celery_workers
 from claims_pipeline_tests.distributed.redis_server import redis_server
 

@@ -28,7 +28,7 @@ from dagster._core.instance.config import dagster_instance_config
 from dagster._serdes import ConfigurableClassData
 from dagster_k8s.models import k8s_model_from_dict, k8s_snake_case_dict
 
-from claims_pipeline.settings import ENV_CONFIG, load_settings
+from claims_pipeline.config.settings import ENV_CONFIG, load_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 VALUES = ROOT / "deploy" / "k8s" / "values.yaml"

@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from claims_pipeline.fixture_web.server import DEFAULT_SITES_DIR, FixtureWeb
+from claims_pipeline_demo.fixture_web.server import DEFAULT_SITES_DIR, FixtureWeb
 
 
 @pytest.fixture()

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from claims_pipeline.config.settings import JudgeSettings
 from claims_pipeline.judge.model import JudgeItem
 from claims_pipeline.judge.providers import make_provider
-from claims_pipeline.settings import JudgeSettings
 
 PAGE = (
     "Antigua and Barbuda Inland Revenue\n"

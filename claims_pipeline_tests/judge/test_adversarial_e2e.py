@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from claims_pipeline.config.settings import JudgeSettings
 from claims_pipeline.judge.figures import figure_hits, normalized, other_figures
 from claims_pipeline.judge.model import QUOTED_VERDICTS
 from claims_pipeline.judge.providers import make_provider
@@ -16,8 +17,7 @@ from claims_pipeline.judge.providers.base import parse_answer
 from claims_pipeline.judge.recount import recount_mismatches
 from claims_pipeline.judge.report import load_verdicts, write_verdict_report
 from claims_pipeline.judge.runner import run_judge
-from claims_pipeline.judge.scripted_server import Answer, ScriptedJudgeServer
-from claims_pipeline.settings import JudgeSettings
+from claims_pipeline_demo.scripted_judge import Answer, ScriptedJudgeServer
 from claims_pipeline_tests.judge.adversarial_cases import CASES, LEAK_MARKERS
 
 KEY = "sk-adversarial-3b9d"

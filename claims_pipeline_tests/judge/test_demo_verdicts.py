@@ -12,10 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from claims_pipeline.audit import build_audit
 from claims_pipeline.commands.demo import write_runtime_config
+from claims_pipeline.config.settings import load_settings
 from claims_pipeline.corpus.extract import extract_corpus
-from claims_pipeline.fixture_web.server import FixtureWeb
 from claims_pipeline.judge.corrections import write_corrections
 from claims_pipeline.judge.figures import normalized
 from claims_pipeline.judge.items import corpus_line, judge_item
@@ -30,12 +29,13 @@ from claims_pipeline.judge.report import (
     write_verdict_report,
 )
 from claims_pipeline.judge.runner import run_judge
-from claims_pipeline.judge.scripted_server import DEMO_ENV, ScriptedJudgeServer, demo_judge_settings
-from claims_pipeline.pages import refresh_pages
 from claims_pipeline.priors import build_prior
 from claims_pipeline.report import write_reports
-from claims_pipeline.settings import load_settings
+from claims_pipeline.steps.audit.build import build_audit
+from claims_pipeline.steps.pages.refresh import refresh_pages
 from claims_pipeline.store.cache import PageCache
+from claims_pipeline_demo.fixture_web.server import FixtureWeb
+from claims_pipeline_demo.scripted_judge import DEMO_ENV, ScriptedJudgeServer, demo_judge_settings
 
 
 def _tree_digest(folder: Path) -> str:

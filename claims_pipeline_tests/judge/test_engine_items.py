@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from claims_pipeline.config.settings import Settings
 from claims_pipeline.corpus.extract import extract_corpus
 from claims_pipeline.judge.items import corpus_line, judge_item
 from claims_pipeline.judge.providers import make_provider
 from claims_pipeline.judge.runner import run_judge
-from claims_pipeline.judge.scripted_server import DEMO_ENV, DEMO_MODEL, ScriptedJudgeServer, demo_judge_settings
-from claims_pipeline.settings import Settings
 from claims_pipeline.store.records import PageState
+from claims_pipeline_demo.scripted_judge import DEMO_ENV, DEMO_MODEL, ScriptedJudgeServer, demo_judge_settings
 
 
 def _page(url: str, text: str) -> PageState:

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
+from claims_pipeline.config.settings import ConfigError, JudgeSettings, settings_from_dict
 from claims_pipeline.judge.cost import cost_usd, estimate_tokens, price_for
 from claims_pipeline.judge.providers.base import MAX_FIELD_CHARS, parse_answer, redact
-from claims_pipeline.judge.scripted_server import count_tokens
-from claims_pipeline.settings import ConfigError, JudgeSettings, settings_from_dict
+from claims_pipeline_demo.scripted_judge import count_tokens
 
 GOOD = {
     "id": "ag:1:x", "scope": "ag", "line_no": 1, "source_url": "https://ird.gov.ag/", "verdict": "MATCH",

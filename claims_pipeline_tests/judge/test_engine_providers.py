@@ -7,11 +7,11 @@ import time
 
 import pytest
 
+from claims_pipeline.config.settings import ConfigError, JudgeSettings
 from claims_pipeline.judge.cost import price_for
 from claims_pipeline.judge.providers import NO_JUDGE_MESSAGE, ProviderError, make_provider
 from claims_pipeline.judge.runner import claim_deadline_s, run_judge
-from claims_pipeline.judge.scripted_server import Answer, ScriptedJudgeServer, demo_answerer
-from claims_pipeline.settings import ConfigError, JudgeSettings
+from claims_pipeline_demo.scripted_judge import Answer, ScriptedJudgeServer, demo_answerer
 from claims_pipeline_tests.judge.engine_helpers import ENV, KEY, item, provider_for, settings_for
 
 PROVIDERS = ["anthropic", "openai-compatible"]
@@ -192,7 +192,7 @@ def test_keys_come_from_the_named_environment_variable_only():
     prov = make_provider(JudgeSettings(provider="anthropic", api_key_env="MY_JUDGE_KEY"), environ={"MY_JUDGE_KEY": KEY})
     assert prov.name == "anthropic"
     with pytest.raises(ConfigError) as exc:  # a key pasted where the variable's name goes is refused, not echoed
-        from claims_pipeline.settings import settings_from_dict
+        from claims_pipeline.config.settings import settings_from_dict
 
         settings_from_dict({"judge": {"provider": "anthropic", "api_key_env": "sk-ant-api03-abc"}})
     assert "sk-ant" not in str(exc.value) and "judge.api_key_env" in str(exc.value)

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from claims_pipeline.config.settings import JudgePrice
 from claims_pipeline.judge.cache import VerdictCache
 from claims_pipeline.judge.cost import EXPECTED_B_OUTPUT_TOKENS, EXPECTED_OUTPUT_TOKENS, estimate_tokens
 from claims_pipeline.judge.prompt import PAGE_FENCE_RE, PROMPT_VERSION, build_prompt, page_tag
 from claims_pipeline.judge.runner import estimate_prompt_tokens, priority_order, run_judge
-from claims_pipeline.judge.scripted_server import Answer, ScriptedJudgeServer
-from claims_pipeline.settings import JudgePrice
+from claims_pipeline_demo.scripted_judge import Answer, ScriptedJudgeServer
 from claims_pipeline_tests.judge.engine_helpers import PAGE, item, provider_for, settings_for
 
 REPO = Path(__file__).resolve().parents[2]
@@ -190,7 +190,7 @@ def test_a_killed_run_keeps_every_answer_it_had_committed(tmp_path):
             from claims_pipeline.judge.model import JudgeItem
             from claims_pipeline.judge.runner import run_judge
             from claims_pipeline_tests.judge.engine_helpers import provider_for
-            from claims_pipeline.settings import JudgeSettings
+            from claims_pipeline.config.settings import JudgeSettings
             items = [JudgeItem.model_validate_json(line) for line in sys.stdin.read().splitlines()]
             js = JudgeSettings(provider="anthropic", base_url={srv.anthropic_url!r}, concurrency=1,
                                request_timeout_s=60, max_retries=0)

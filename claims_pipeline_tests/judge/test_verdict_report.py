@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from claims_pipeline.common.text_safety import UNSAFE_RE
 from claims_pipeline.judge.model import Verdict
 from claims_pipeline.judge.recount import recount, recount_mismatches
 from claims_pipeline.judge.report import (
@@ -25,7 +26,6 @@ from claims_pipeline.judge.report import (
 )
 from claims_pipeline.report import write_reports
 from claims_pipeline.report.escape import h, md_cell
-from claims_pipeline.text_safety import UNSAFE_RE
 from claims_pipeline_tests.judge.adversarial_cases import CASES
 from claims_pipeline_tests.judge.test_adversarial import judged
 

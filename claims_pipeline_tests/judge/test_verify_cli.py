@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from claims_pipeline.demo.routes import DEMO_CONFIG, fixture_routes
-from claims_pipeline.fixture_web.server import FixtureWeb
-from claims_pipeline.judge.scripted_server import ScriptedJudgeServer, demo_answerer
-from claims_pipeline.settings import DEMO_CORPUS_DIR
+from claims_pipeline.config.settings import DEMO_CORPUS_DIR
+from claims_pipeline_demo.fixture_web.server import FixtureWeb
+from claims_pipeline_demo.routes import DEMO_CONFIG, fixture_routes
+from claims_pipeline_demo.scripted_judge import ScriptedJudgeServer, demo_answerer
 
 REPO = Path(__file__).resolve().parents[2]
 KEY = "sk-ant-cli-test-7Qz9KeyMustNeverBeStored"

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from claims_pipeline.config.settings import NotifySettings
 from claims_pipeline.notify import Outcome, _tell
 from claims_pipeline.notify.channels import Channel, channels, redact
 from claims_pipeline.notify.message import audit_message
 from claims_pipeline.notify.news import Findings, Item, short
-from claims_pipeline.settings import NotifySettings
 
 
 def findings(tmp_path: Path, n_absent: int) -> Findings:

@@ -16,9 +16,9 @@ import pytest
 import yaml
 
 from claims_pipeline.cli import main
-from claims_pipeline.demo.routes import DEMO_CONFIG, fixture_routes
-from claims_pipeline.fixture_web.server import FixtureWeb
-from claims_pipeline.settings import DEMO_CORPUS_DIR
+from claims_pipeline.config.settings import DEMO_CORPUS_DIR
+from claims_pipeline_demo.fixture_web.server import FixtureWeb
+from claims_pipeline_demo.routes import DEMO_CONFIG, fixture_routes
 from claims_pipeline_tests.notify.receivers import receivers
 
 HOOK_SECRET = "hook-token-N0tify-Secret-4711"
@@ -180,7 +180,7 @@ def test_a_failed_run_is_notified_by_the_run_failure_sensor(env: Path) -> None:
 
 
 def test_notify_settings_refuse_what_is_not_an_apprise_url_without_echoing_it(tmp_path: Path) -> None:
-    from claims_pipeline.settings import ConfigError, load_settings
+    from claims_pipeline.config.settings import ConfigError, load_settings
 
     config = tmp_path / "c.yaml"
     config.write_text(yaml.safe_dump({"notify": {"urls": ["hooks.slack.com/T0/B0/xoxb-pasted-secret"]}}))
@@ -201,9 +201,9 @@ def test_verdicts_that_became_mismatch_are_told_once(env: Path, capsys, monkeypa
     """The verdict step (the real anthropic SDK against the scripted judge server) after an audit of the changed
     levy page: verdict_notification tells the MISMATCH once; a second verify with the same verdicts sends nothing,
     unless notify.always_send asks for a 'nothing new' message."""
-    from claims_pipeline.judge.scripted_server import ScriptedJudgeServer, demo_answerer
+    from claims_pipeline.config.settings import load_settings
     from claims_pipeline.notify import notify_audit
-    from claims_pipeline.settings import load_settings
+    from claims_pipeline_demo.scripted_judge import ScriptedJudgeServer, demo_answerer
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-notify-test-not-a-key")
     with FixtureWeb() as web, receivers("kb-audit", SMTP_SECRET) as (hook, _box), \

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from claims_pipeline.config.settings import ConfigError, settings_from_dict
 from claims_pipeline.orchestration.instance import INSTANCE_ENV, INSTANCE_TEMPLATES, prepare_dagster_home
-from claims_pipeline.settings import ConfigError, settings_from_dict
 
 
 def test_the_switch_chooses_the_template_and_a_users_own_file_is_kept(tmp_path, monkeypatch):

@@ -23,9 +23,9 @@ from sqlalchemy import create_engine, func, select
 from sqlalchemy.engine import make_url
 
 from claims_pipeline.commands.demo import write_runtime_config
+from claims_pipeline.config.home import HomeLayout
+from claims_pipeline.config.settings import DEMO_CORPUS_DIR, ENV_CONFIG, load_settings
 from claims_pipeline.corpus.scopes import list_scopes
-from claims_pipeline.fixture_web.server import FixtureWeb
-from claims_pipeline.home import HomeLayout
 from claims_pipeline.orchestration.instance import INSTANCE_ENV, INSTANCE_TEMPLATES, open_instance
 from claims_pipeline.orchestration.runner import (
     QUIET_RUN_CONFIG,
@@ -34,8 +34,8 @@ from claims_pipeline.orchestration.runner import (
     run_failures,
     sync_scope_partitions,
 )
-from claims_pipeline.settings import DEMO_CORPUS_DIR, ENV_CONFIG, load_settings
 from claims_pipeline.store import schema as cache_schema
+from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.defs.conftest import config_with
 from claims_pipeline_tests.orchestration.deployment import (
     SENSORS,

@@ -23,12 +23,12 @@ import dagster as dg
 from dagster_graphql import DagsterGraphQLClient
 
 from claims_pipeline.commands.demo import write_runtime_config
+from claims_pipeline.config.settings import ENV_CONFIG, load_settings
 from claims_pipeline.corpus.scopes import list_scopes
 from claims_pipeline.defs.jobs import CROSS_SCOPE_TAGS
-from claims_pipeline.fixture_web.server import FixtureWeb
 from claims_pipeline.orchestration.instance import INSTANCE_ENV, INSTANCE_TEMPLATES, open_instance
 from claims_pipeline.orchestration.runner import sync_scope_partitions
-from claims_pipeline.settings import ENV_CONFIG, load_settings
+from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.defs.conftest import config_with
 from claims_pipeline_tests.orchestration.deployment import (
     WAIT_S,

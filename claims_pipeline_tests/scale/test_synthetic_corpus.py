@@ -11,11 +11,11 @@ import urllib.request
 from pathlib import Path
 from types import ModuleType
 
+from claims_pipeline.config.settings import load_settings
 from claims_pipeline.corpus.extract import extract_corpus, list_scopes
-from claims_pipeline.fixture_web.server import FixtureWeb
 from claims_pipeline.priors import TOKENS_ABSENT, TOKENS_PRESENT, build_prior
-from claims_pipeline.settings import load_settings
 from claims_pipeline.web.html_text import html_to_text
+from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.report.factories import page
 
 NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback only, whatever the environment

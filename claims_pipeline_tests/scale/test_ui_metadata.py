@@ -12,11 +12,11 @@ from typing import Any
 
 import dagster as dg
 
-from claims_pipeline.audit import Audit, build_audit
 from claims_pipeline.defs.audit.checks import review_warning
 from claims_pipeline.defs.audit.ui import STALE_HEADERS, audit_metadata, report_metadata, stale_rows
 from claims_pipeline.defs.metadata import MAX_TABLE_ROWS, first_lines, md_list
 from claims_pipeline.priors import TOKENS_ABSENT, TOKENS_PRESENT, Prior
+from claims_pipeline.steps.audit.build import Audit, build_audit
 from claims_pipeline_tests.report.factories import claim, page, value
 
 RUN_AT = datetime(2026, 7, 1, 9, 0, tzinfo=UTC)

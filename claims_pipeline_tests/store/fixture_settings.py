@@ -7,8 +7,8 @@ from typing import Any
 
 import yaml
 
-from claims_pipeline.fixture_web.server import FixtureWeb
-from claims_pipeline.settings import Settings, settings_from_dict
+from claims_pipeline.config.settings import Settings, settings_from_dict
+from claims_pipeline_demo.fixture_web.server import FixtureWeb
 
 
 def fixture_config(web: FixtureWeb, home: Path, *, interval_ms: int = 20, concurrency: int = 2, **fetch: Any) -> dict[str, Any]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from claims_pipeline.pages import refresh_pages
-from claims_pipeline.settings import load_settings
+from claims_pipeline.config.settings import load_settings
+from claims_pipeline.steps.pages.refresh import refresh_pages
 
 
 def main(config: str, run_id: str, urls_file: str) -> None:

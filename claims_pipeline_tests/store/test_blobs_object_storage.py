@@ -14,15 +14,15 @@ import time
 
 import pytest
 
-from claims_pipeline.fixture_web.server import FixtureWeb
-from claims_pipeline.pages import refresh_pages
-from claims_pipeline.settings import ConfigError, settings_from_dict
+from claims_pipeline.config.settings import ConfigError, settings_from_dict
+from claims_pipeline.steps.pages.refresh import refresh_pages
 from claims_pipeline.store.blobs import BlobStore, open_blob_store, sha256_hex
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.consistency import gc, verify_cache
 from claims_pipeline.store.errors import CacheError
 from claims_pipeline.store.object_blobs import BlobStoreError, ObjectBlobStore
 from claims_pipeline.store.writable import home_folders
+from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.store.blob_put_worker import big, page
 from claims_pipeline_tests.store.fixture_settings import fixture_config
 from claims_pipeline_tests.store.helpers import day, ok

@@ -49,7 +49,7 @@ def test_command_reports_and_cleans(tmp_path, capsys):
 
     cfg = tmp_path / "c.yaml"
     cfg.write_text(f"home: {tmp_path / 'home'}\n", encoding="utf-8")
-    from claims_pipeline.settings import load_settings
+    from claims_pipeline.config.settings import load_settings
     from claims_pipeline.store.cache import PageCache
 
     with PageCache.from_settings(load_settings(cfg)) as cache:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 
-import claims_pipeline.settings as settings_module
+import claims_pipeline.config.settings as settings_module
 import claims_pipeline_tests.store.test_cache as cache_tests
 import claims_pipeline_tests.store.test_consistency as consistency_tests
 import claims_pipeline_tests.store.test_fast304 as fast304_tests

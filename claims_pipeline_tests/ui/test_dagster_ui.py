@@ -40,7 +40,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from claims_pipeline.home import HomeLayout
+from claims_pipeline.config.home import HomeLayout
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent

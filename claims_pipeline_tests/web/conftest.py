@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from claims_pipeline.fixture_web.server import FixtureWeb
-from claims_pipeline.settings import Settings, settings_from_dict
+from claims_pipeline.config.settings import Settings, settings_from_dict
 from claims_pipeline.web.fetcher import fetch_urls
 from claims_pipeline.web.records import FetchResult
+from claims_pipeline_demo.fixture_web.server import FixtureWeb
 
 ROBOTS_SITE = "polite.fixture"
 

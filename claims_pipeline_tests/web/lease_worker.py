@@ -15,8 +15,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from claims_pipeline.pages import refresh_pages
-from claims_pipeline.settings import settings_from_dict
+from claims_pipeline.config.settings import settings_from_dict
+from claims_pipeline.steps.pages.refresh import refresh_pages
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline.web.politeness import HostThrottle
 

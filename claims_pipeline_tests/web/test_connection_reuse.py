@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from claims_pipeline.settings import Settings, settings_from_dict
+from claims_pipeline.config.settings import Settings, settings_from_dict
 from claims_pipeline.web import transport
 from claims_pipeline.web.asyncio_stream import AsyncioBackend
 from claims_pipeline.web.fetcher import Fetcher

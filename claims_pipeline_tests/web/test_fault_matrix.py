@@ -174,7 +174,7 @@ def test_a_bot_wall_is_requested_once_on_any_status(matrix_run):
 
 
 def test_pdf_faults_were_downloaded_whole_under_the_pdf_cap(matrix_run, web):
-    from claims_pipeline.fixture_web import make_pdfs
+    from claims_pipeline_demo.fixture_web import make_pdfs
 
     results, _, _ = matrix_run
     for host, name in [("pdfscan.fixture", "scanned"), ("pdfenc.fixture", "encrypted"), ("pdfbomb.fixture", "bomb")]:

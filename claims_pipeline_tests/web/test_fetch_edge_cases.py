@@ -116,7 +116,7 @@ def test_real_page_titled_like_a_challenge_is_read(edge_run):
     ("Levy rates | One more step", False),
 ])
 def test_challenge_title_is_the_phrase_plus_at_most_a_site_name(title, wall):
-    from claims_pipeline.settings import settings_from_dict
+    from claims_pipeline.config.settings import settings_from_dict
     from claims_pipeline.web.botwall import challenge_title
 
     titles = settings_from_dict({}).fetch.challenge_titles

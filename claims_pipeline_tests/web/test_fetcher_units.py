@@ -13,7 +13,7 @@ from email.utils import formatdate
 
 import pytest
 
-from claims_pipeline.settings import settings_from_dict
+from claims_pipeline.config.settings import settings_from_dict
 from claims_pipeline.web.body import _Inflater
 from claims_pipeline.web.fetcher import parse_retry_after
 from claims_pipeline.web.politeness import domain_matcher, host_matches, policy_for
@@ -149,7 +149,7 @@ def test_the_fetcher_runs_on_either_event_loop(web, settings_for, loop):
 def test_event_loop_setting_is_validated_and_a_missing_uvloop_is_named(monkeypatch):
     import sys
 
-    from claims_pipeline.settings import ConfigError
+    from claims_pipeline.config.settings import ConfigError
     from claims_pipeline.web.event_loop import loop_factory
 
     with pytest.raises(ConfigError, match="fetch.event_loop"):

@@ -22,11 +22,11 @@ from typing import Any
 
 import pytest
 
-from claims_pipeline.fixture_web.server import FixtureWeb
 from claims_pipeline.store.host_leases import MARGIN_S, POLL_S
 from claims_pipeline.web.asyncio_stream import AsyncioBackend, AsyncioStream
 from claims_pipeline.web.fetcher import Fetcher
 from claims_pipeline.web.records import FetchStatus
+from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.store.postgres_server import postgres_server
 from claims_pipeline_tests.web.conftest import fast_fetch, no_dns
 
@@ -212,8 +212,8 @@ def test_a_stalled_send_pushes_the_hosts_next_request_back(web):
 def test_a_breaker_opened_by_one_run_is_open_for_the_next(web, tmp_path):
     """Two runs on one cache (as two processes would be): the first finds the host resetting every connection and
     opens its breaker; the second learns it on taking the host over and sends it nothing."""
-    from claims_pipeline.pages import refresh_pages
-    from claims_pipeline.settings import settings_from_dict
+    from claims_pipeline.config.settings import settings_from_dict
+    from claims_pipeline.steps.pages.refresh import refresh_pages
     from claims_pipeline.store.cache import PageCache
 
     settings = settings_from_dict({"home": str(tmp_path / "home"),

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from claims_pipeline.settings import Settings, settings_from_dict
+from claims_pipeline.config.settings import Settings, settings_from_dict
 from claims_pipeline.web.records import FetchStatus
 from claims_pipeline.web.text import extract_text, is_binary_type, is_pdf_candidate
 
@@ -96,7 +96,7 @@ def test_default_settings_object_works() -> None:
 
 
 def test_only_xml_with_an_html_root_is_read_as_a_page() -> None:
-    from claims_pipeline.settings import settings_from_dict
+    from claims_pipeline.config.settings import settings_from_dict
     from claims_pipeline.web.text import extract_text
 
     settings = settings_from_dict({})

@@ -7,10 +7,10 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from claims_pipeline.fixture_web.server import FixtureWeb
-from claims_pipeline.settings import Settings, settings_from_dict
+from claims_pipeline.config.settings import Settings, settings_from_dict
 from claims_pipeline.web.records import FetchStatus
 from claims_pipeline.web.text import TextOutcome, extract_text, html_to_text, looks_like_js_shell
+from claims_pipeline_demo.fixture_web.server import FixtureWeb
 
 
 @pytest.fixture(scope="module")

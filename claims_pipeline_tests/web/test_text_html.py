@@ -170,6 +170,6 @@ def test_hostile_nesting_is_read_whole(opener: str, n: int) -> None:
 
 def test_control_and_bidi_characters_stay_in_the_stored_text() -> None:
     """Page text keeps them (its hash must not move when a reader rule changes); the reports and the fetch CLI
-    neutralise them where a person reads the text (claims_pipeline/text_safety.py)."""
+    neutralise them where a person reads the text (claims_pipeline/common/text_safety.py)."""
     text = html_to_text("<p>Rate \x1b[2J 6.32 % \u202eevil</p>")
     assert text == "Rate \x1b[2J 6.32 % \u202eevil"

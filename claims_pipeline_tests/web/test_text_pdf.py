@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from claims_pipeline.fixture_web import make_pdfs
-from claims_pipeline.settings import PdfSettings, Settings, settings_from_dict
+from claims_pipeline.config.settings import PdfSettings, Settings, settings_from_dict
 from claims_pipeline.web.records import FetchStatus
 from claims_pipeline.web.text import extract_text, pdf_to_text
+from claims_pipeline_demo.fixture_web import make_pdfs
 
 PDF_SITE = make_pdfs.PDF_DIR
 FAST = PdfSettings(timeout_s=5, max_pages=20, max_text_chars=20_000)

@@ -20,7 +20,7 @@ def audit_tables(context: dg.AssetExecutionContext, claims_config: ClaimsConfig,
     TOKENS_ABSENT, CONTENT_CHANGED, stale_changed, flagged) and each scope's findings. Checked by a blocking
     check before the report. Which scopes to look at: the by_scope table below, and the result line of each
     failed (warning) check on the Checks tab, e.g. "xa: 1 stale_changed"."""
-    from claims_pipeline.audit_of_scopes import audit_scopes
+    from claims_pipeline.steps.audit.of_scopes import audit_scopes
 
     settings = claims_config.load()
     with page_cache.open() as cache:

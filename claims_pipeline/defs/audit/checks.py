@@ -6,7 +6,6 @@ from collections import Counter
 
 import dagster as dg
 
-from claims_pipeline.audit_tables import read_audit
 from claims_pipeline.defs.audit import assets
 from claims_pipeline.defs.audit.ui import (
     ABSENT_HEADERS,
@@ -20,6 +19,7 @@ from claims_pipeline.defs.audit.ui import (
 from claims_pipeline.defs.metadata import md_list, md_table, some_scopes, top_scopes
 from claims_pipeline.defs.partitions import SCOPE_PARTITIONS_NAME
 from claims_pipeline.defs.resources import ClaimsConfig
+from claims_pipeline.steps.audit.tables import read_audit
 
 
 @dg.asset_check(asset=assets.audit_tables, blocking=True, description=(
@@ -27,7 +27,7 @@ from claims_pipeline.defs.resources import ClaimsConfig
     "CONTENT_CHANGED) from the stored tables and compares them with the audit's own count. A mismatch is an "
     "engine bug, not a finding: the run stops before the report is written."))
 def recount_matches_headline(claims_config: ClaimsConfig) -> dg.AssetCheckResult:
-    from claims_pipeline.audit import headline_mismatches, headline_numbers
+    from claims_pipeline.steps.audit.build import headline_mismatches, headline_numbers
 
     audit = read_audit(claims_config.load().home_dir)
     recomputed = headline_numbers(audit.claims, audit.pages, audit.priors)

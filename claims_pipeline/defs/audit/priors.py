@@ -8,7 +8,7 @@ import dagster as dg
 from claims_pipeline.defs.metadata import CLAIM_LIMIT, WHERE_LIMIT, Link, counts, md_table, prose, where
 from claims_pipeline.defs.resources import ClaimsConfig, PageCacheResource
 from claims_pipeline.defs.scoped import SCOPE_ASSET_ARGS, SCOPES_GROUP, scoped_output
-from claims_pipeline.scope_values import priors_by_scope
+from claims_pipeline.steps.scope_values import priors_by_scope
 
 
 @dg.asset(group_name=SCOPES_GROUP, code_version="1", kinds={"python"}, **SCOPE_ASSET_ARGS)

@@ -8,7 +8,7 @@ import dagster as dg
 from claims_pipeline.defs.metadata import NOTE_LIMIT, WHERE_LIMIT, Link, counts, md_list, md_table, where
 from claims_pipeline.defs.resources import ClaimsConfig
 from claims_pipeline.defs.scoped import SCOPE_ASSET_ARGS, SCOPES_GROUP, scoped_output
-from claims_pipeline.scope_values import claims_by_scope, documents_by_scope, lint_by_scope
+from claims_pipeline.steps.scope_values import claims_by_scope, documents_by_scope, lint_by_scope
 
 
 @dg.asset(group_name=SCOPES_GROUP, code_version="1", kinds={"markdown"}, **SCOPE_ASSET_ARGS)

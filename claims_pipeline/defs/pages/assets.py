@@ -23,7 +23,7 @@ from claims_pipeline.defs.metadata import (
 )
 from claims_pipeline.defs.resources import ClaimsConfig, FetcherResource, PageCacheResource
 from claims_pipeline.defs.scoped import SCOPE_ASSET_ARGS, SCOPES_GROUP, scoped_output
-from claims_pipeline.scope_values import (
+from claims_pipeline.steps.scope_values import (
     READABLE_STATUSES,
     newly_unreadable,
     page_changes_by_scope,

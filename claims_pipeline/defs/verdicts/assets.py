@@ -25,7 +25,7 @@ def verdicts(context: dg.AssetExecutionContext, config: VerdictsConfig, claims_c
     ways and checked by code; a verdict that claims the figure without a verbatim quote carrying it never
     ships. Cached by (claim, page text, model, prompt version): an unchanged input costs nothing."""
     from claims_pipeline.judge.providers import NO_JUDGE_MESSAGE
-    from claims_pipeline.verdicts import judge_scopes, limited, not_judged
+    from claims_pipeline.steps.verdicts import judge_scopes, limited, not_judged
 
     settings, now, scopes = claims_config.load(), claims_config.now(), list(context.partition_keys)
     if not judge.provider().configured:
@@ -63,8 +63,8 @@ def verdicts(context: dg.AssetExecutionContext, config: VerdictsConfig, claims_c
 def verdict_counts_recount(context: dg.AssetCheckExecutionContext, claims_config: ClaimsConfig) -> dg.AssetCheckResult:
     import json
 
-    from claims_pipeline.home import HomeLayout
-    from claims_pipeline.verdicts import ScopeVerdicts, recount_problems
+    from claims_pipeline.config.home import HomeLayout
+    from claims_pipeline.steps.verdicts import ScopeVerdicts, recount_problems
 
     home = HomeLayout(claims_config.load().home_dir)
     problems: list[str] = []
@@ -83,7 +83,7 @@ def verdict_report(context: dg.AssetExecutionContext, claims_config: ClaimsConfi
     applied here) next to the newest audit report, and a verdict section in its report.html."""
     from claims_pipeline.judge.report import verification_line
     from claims_pipeline.report.ui_summary import verdicts_markdown
-    from claims_pipeline.verdicts import ScopeVerdicts, publish_verdict_report
+    from claims_pipeline.steps.verdicts import ScopeVerdicts, publish_verdict_report
 
     settings = claims_config.load()
     home = settings.home_dir

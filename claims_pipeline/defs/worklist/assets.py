@@ -21,8 +21,8 @@ def worklist(context: dg.AssetExecutionContext, config: WorklistConfig, claims_c
              fetcher: FetcherResource) -> dg.MaterializeResult:
     """The highest-priority claims (stale-marked, never verified, oldest stamp, statute or money figures), their
     pages fetched only when older than cache.ttl_days, each with its prior and page excerpts."""
-    from claims_pipeline.settings import corpus_origin
-    from claims_pipeline.worklist import WorklistInputError, WorklistOptions, make_worklist
+    from claims_pipeline.config.settings import corpus_origin
+    from claims_pipeline.steps.worklist.build import WorklistInputError, WorklistOptions, make_worklist
 
     options = WorklistOptions(**config.model_dump())
     try:

@@ -9,9 +9,9 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from claims_pipeline.config.settings import ConfigError, JudgeSettings
 from claims_pipeline.judge.providers.base import JudgeProvider, ProviderAnswer, ProviderError, parse_answer
 from claims_pipeline.judge.providers.none import NO_JUDGE_MESSAGE, NoJudge
-from claims_pipeline.settings import ConfigError, JudgeSettings
 
 # A local openai-compatible server (vLLM, Ollama, llama.cpp) needs no key, but the SDK wants a non-empty one.
 LOCAL_PLACEHOLDER_KEY = "no-key"

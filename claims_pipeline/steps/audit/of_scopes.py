@@ -13,11 +13,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from claims_pipeline.audit import Audit
-from claims_pipeline.audit_tables import write_tables
-from claims_pipeline.home import HomeLayout
-from claims_pipeline.records_json import page_from_json
-from claims_pipeline.settings import Settings
+from claims_pipeline.config.home import HomeLayout
+from claims_pipeline.config.settings import Settings
+from claims_pipeline.steps.audit.build import Audit
+from claims_pipeline.steps.audit.tables import write_tables
+from claims_pipeline.steps.records_json import page_from_json
 from claims_pipeline.store.records import PageState
 
 
@@ -54,9 +54,9 @@ def _inputs_out_of_gc() -> Iterator[None]:
 
 def _audit_scopes(settings: Settings, claims: dict[str, Any], fetched_pages: dict[str, Any], priors: dict[str, Any],
                   cache: Any, now: datetime, known_scopes: list[str]) -> AuditOfScopes:
-    from claims_pipeline.audit import build_audit_of_values, combine_scopes
+    from claims_pipeline.common.urls import normalize_url
+    from claims_pipeline.steps.audit.build import build_audit_of_values, combine_scopes
     from claims_pipeline.store.recent_changes import load_reported, with_diffs_since_report
-    from claims_pipeline.urls import normalize_url
 
     all_claims = [c for scope in sorted(claims) for c in claims[scope]["claims"]]
     keys = {u: normalize_url(u) for u in sorted({c["source_url"] for c in all_claims})}

@@ -22,14 +22,15 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
-from claims_pipeline.home import HomeLayout
-from claims_pipeline.urls import domain_of_pattern
+from claims_pipeline.common.urls import domain_of_pattern
+from claims_pipeline.config.home import HomeLayout
 
 ENV_CONFIG = "CLAIMS_PIPELINE_CONFIG"
 ENV_HOME = "CLAIMS_PIPELINE_HOME"
 DEFAULT_CONFIG_RELPATH = Path("config") / "claims_pipeline.yaml"
-PACKAGE_DIR = Path(__file__).resolve().parent
-DEMO_CORPUS_DIR = PACKAGE_DIR / "demo" / "corpus"
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
+# The demo package beside this one; only its path is known here (the runtime never imports it).
+DEMO_CORPUS_DIR = PACKAGE_DIR.parent / "claims_pipeline_demo" / "corpus"
 
 
 class ConfigError(ValueError):

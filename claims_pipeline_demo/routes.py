@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from claims_pipeline.home import HomeLayout
-from claims_pipeline.settings import DEMO_CORPUS_DIR, PACKAGE_DIR, Settings
+from claims_pipeline.config.home import HomeLayout
+from claims_pipeline.config.settings import DEMO_CORPUS_DIR, Settings
 
-DEMO_CONFIG = PACKAGE_DIR / "demo" / "demo.yaml"
+DEMO_CONFIG = Path(__file__).resolve().with_name("demo.yaml")
 DEMO_TLDS = ("xa", "xb", "xc")  # the demo corpus cites only fictional hosts under these TLDs
 
 
@@ -51,7 +51,7 @@ def saved_epoch(home: Path) -> int:
     import re
 
     from claims_pipeline.corpus.reading import read_regular
-    from claims_pipeline.fixture_web.server import MAX_EPOCH
+    from claims_pipeline_demo.fixture_web.server import MAX_EPOCH
 
     try:
         text = read_regular(HomeLayout(home).fixture_epoch_file, 64).decode("ascii").strip()

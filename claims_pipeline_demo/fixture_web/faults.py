@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gzip
 
-from claims_pipeline.fixture_web.generated import FIGURES_PAGE, page_html, text_pdf
+from claims_pipeline_demo.fixture_web.generated import FIGURES_PAGE, page_html, text_pdf
 
 Headers = list[tuple[str, str]]
 HTML = ("Content-Type", "text/html; charset=utf-8")

@@ -14,11 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from claims_pipeline import stopping
+from claims_pipeline.common import stopping
+from claims_pipeline.config.settings import Settings
 from claims_pipeline.corpus.hashes import combined_hash, scope_file_hashes
 from claims_pipeline.corpus.records import ClaimRecord
-from claims_pipeline.records_json import claims_from_json, page_from_json, page_to_json
-from claims_pipeline.settings import Settings
+from claims_pipeline.steps.records_json import claims_from_json, page_from_json, page_to_json
 from claims_pipeline.store.records import PageState
 
 log = logging.getLogger(__name__)
@@ -102,8 +102,8 @@ def refresh_scope_pages(settings: Settings, claims: dict[str, Any], cache: Any, 
 
     Keyed by the URL exactly as the corpus cites it (the core's lookups use claim.source_url); a change counts
     when confirmed after what the last report saw, by this fetch or another (store/recent_changes.py)."""
+    from claims_pipeline.common.urls import normalize_url
     from claims_pipeline.store.recent_changes import load_reported, mark_unreported
-    from claims_pipeline.urls import normalize_url
 
     urls_by_scope = {s: sorted({c["source_url"] for c in v["claims"]}) for s, v in claims.items()}
     all_urls = sorted({u for urls in urls_by_scope.values() for u in urls})
@@ -122,7 +122,7 @@ READABLE_STATUSES = ("OK", "NOT_MODIFIED")  # a page whose text was read (a 304 
 def statuses_before(claims: dict[str, Any], cache: Any) -> dict[str, str]:
     """Each cited URL's fetch status as the cache has it before this run fetches (a URL never fetched has none):
     what tells a source that just became unreadable from one that has been so for months."""
-    from claims_pipeline.urls import normalize_url
+    from claims_pipeline.common.urls import normalize_url
 
     keys = {u: normalize_url(u) for u in sorted({c["source_url"] for v in claims.values() for c in v["claims"]})}
     states = cache.states(sorted(set(keys.values())), with_text=False)
@@ -139,7 +139,7 @@ def newly_unreadable(before: dict[str, str], pages: dict[str, dict[str, Any]]) -
 def page_changes_by_scope(claims: dict[str, Any], fetched_pages: dict[str, Any]) -> dict[str, Any]:
     """Per scope: cited pages whose change the audit reports (with the text diff), and the claims whose page
     changed after they were last verified (stale_changed, the audit's rule)."""
-    from claims_pipeline.audit import is_stale_changed
+    from claims_pipeline.steps.audit.build import is_stale_changed
 
     out: dict[str, Any] = {}
     for scope, pages in fetched_pages.items():

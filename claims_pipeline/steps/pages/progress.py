@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from claims_pipeline.text_safety import terminal_escaped
+from claims_pipeline.common.text_safety import terminal_escaped
 
 EventKind = Literal["start", "page", "wait", "end"]
 MAX_HOSTS_SHOWN = 4  # waiting hosts listed under the bar; the rest are counted

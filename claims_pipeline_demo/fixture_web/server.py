@@ -60,9 +60,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from claims_pipeline.fixture_web import make_pdfs
-from claims_pipeline.fixture_web.faults import fault
-from claims_pipeline.fixture_web.generated import (
+from claims_pipeline_demo.fixture_web import make_pdfs
+from claims_pipeline_demo.fixture_web.faults import fault
+from claims_pipeline_demo.fixture_web.generated import (
     FIGURES_PAGE,
     JS_SHELL,
     challenge_page,

@@ -10,7 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from claims_pipeline.settings import Settings
+from claims_pipeline.config.settings import Settings
 
 
 class WorklistInputError(ValueError):
@@ -36,17 +36,17 @@ class Worklist:
 
 def make_worklist(settings: Settings, options: WorklistOptions, now: datetime, *, run_id: str | None,
                   corpus_origin: str, progress: Any = None) -> Worklist:
-    from claims_pipeline.audit_tables import audit_lock
+    from claims_pipeline.common.urls import normalize_url
+    from claims_pipeline.config.home import HomeLayout
     from claims_pipeline.corpus.extract import extract_corpus
     from claims_pipeline.corpus.scopes import no_scope_message, nothing_read_message, resolve_scope_filter, walk_corpus
-    from claims_pipeline.home import HomeLayout
-    from claims_pipeline.pages import refresh_pages
     from claims_pipeline.priors import build_prior
-    from claims_pipeline.sampling import build_worklist, select_sample, worklist_json
+    from claims_pipeline.steps.audit.tables import audit_lock
+    from claims_pipeline.steps.pages.refresh import refresh_pages
+    from claims_pipeline.steps.worklist.sampling import build_worklist, select_sample, worklist_json
     from claims_pipeline.store.cache import PageCache
     from claims_pipeline.store.files import locked, write_text_atomically
     from claims_pipeline.store.recent_changes import load_reported, previous_audit_run, shown_in_last_report, unreported
-    from claims_pipeline.urls import normalize_url
 
     if not settings.corpus_dir.is_dir():
         raise WorklistInputError(f"corpus directory not found: {settings.corpus_dir} ({corpus_origin})")

@@ -16,7 +16,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from claims_pipeline.home import HomeLayout
+from claims_pipeline.config.home import HomeLayout
 from claims_pipeline.store.files import locked, replace_atomically
 
 TABLE_NAMES = ("claims", "pages", "priors", "meta")
@@ -84,7 +84,7 @@ def _nulls_as_none(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def load_audit(directory: Path) -> Any:
-    from claims_pipeline.audit import Audit
+    from claims_pipeline.steps.audit.build import Audit
 
     t = read_tables(directory)
     return Audit.from_tables(t["claims"], t["pages"], t["priors"], meta=t["meta"])

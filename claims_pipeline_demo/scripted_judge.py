@@ -539,7 +539,7 @@ DEMO_ENV = {DEMO_KEY_ENV: "demo-no-secret"}  # pass as make_provider(..., enviro
 
 def demo_judge_settings(srv: ScriptedJudgeServer, base: Any = None, *, provider: str = "anthropic") -> Any:
     """JudgeSettings (from `base`, default JudgeSettings()) pointing a real SDK at this scripted server."""
-    from claims_pipeline.settings import JudgeSettings
+    from claims_pipeline.config.settings import JudgeSettings
 
     url = srv.anthropic_url if provider == "anthropic" else srv.openai_url
     return (base or JudgeSettings()).model_copy(update={

@@ -1,4 +1,4 @@
-"""Generate the fixture PDFs from code (no network, no reportlab): ``python -m claims_pipeline.fixture_web.make_pdfs``.
+"""Generate the fixture PDFs from code (no network, no reportlab): ``python -m claims_pipeline_demo.fixture_web.make_pdfs``.
 
 A tiny PDF writer (standard Helvetica, WinAnsi text, Flate streams, raw image XObjects) makes the text, scanned
 and bomb files; pypdf encrypts. Output: ``sites/pdfs.fixture/``:

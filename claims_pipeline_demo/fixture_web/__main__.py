@@ -1,4 +1,4 @@
-"""``python -m claims_pipeline.fixture_web --port 8765``: run the fixture web by hand."""
+"""``python -m claims_pipeline_demo.fixture_web --port 8765``: run the fixture web by hand."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import argparse
 import json
 import time
 
-from claims_pipeline.fixture_web.server import FixtureWeb
+from claims_pipeline_demo.fixture_web.server import FixtureWeb
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(prog="python -m claims_pipeline.fixture_web", description=__doc__)
+    ap = argparse.ArgumentParser(prog="python -m claims_pipeline_demo.fixture_web", description=__doc__)
     ap.add_argument("--port", type=int, default=8765)
     ap.add_argument("--sites", default=None, help="sites folder (default: the package's fixture_web/sites)")
     ap.add_argument("--log", default=None, help="JSONL request log path")

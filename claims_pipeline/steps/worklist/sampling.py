@@ -15,13 +15,13 @@ from collections import Counter
 from datetime import UTC, date, datetime
 from typing import Any
 
-from claims_pipeline.audit import is_stale_changed
+from claims_pipeline.common.text_safety import json_escaped
+from claims_pipeline.config.settings import SamplingWeights
 from claims_pipeline.corpus.records import ClaimRecord
 from claims_pipeline.corpus.tiers import SECONDARY_TIER, is_official
 from claims_pipeline.priors import SOURCE_UNAVAILABLE, TOKENS_ABSENT, Prior
-from claims_pipeline.settings import SamplingWeights
+from claims_pipeline.steps.audit.build import is_stale_changed
 from claims_pipeline.store.records import PageState
-from claims_pipeline.text_safety import json_escaped
 
 UNPARSEABLE_AGE_DAYS = 9999  # as the earlier verifier: an unreadable date sorts as very old
 WORKLIST_VERSION = 1

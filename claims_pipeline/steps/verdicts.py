@@ -12,9 +12,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from claims_pipeline.config.settings import JudgeSettings, Settings
 from claims_pipeline.judge.model import JudgeItem, Verdict
-from claims_pipeline.records_json import claims_from_json, page_from_json
-from claims_pipeline.settings import JudgeSettings, Settings
+from claims_pipeline.steps.records_json import claims_from_json, page_from_json
 
 
 def scope_items(settings: Settings, scope_claims: dict[str, Any], scope_pages: dict[str, Any],
@@ -23,7 +23,7 @@ def scope_items(settings: Settings, scope_claims: dict[str, Any], scope_pages: d
     TOKENS_ABSENT and WEAK_MATCH first). Page texts come from the cache; a page without text stays empty, and
     its claim is never sent (the runner gives it SOURCE_UNAVAILABLE by code)."""
     from claims_pipeline.judge.items import corpus_line, corpus_lines, judge_item
-    from claims_pipeline.sampling import select_sample
+    from claims_pipeline.steps.worklist.sampling import select_sample
 
     claims = claims_from_json(scope_claims.get("claims", []))
     prior_of = {row["id"]: row.get("prior") for row in scope_priors}
@@ -126,7 +126,7 @@ def publish_verdict_report(settings: Settings, by_scope: dict[str, ScopeVerdicts
     """verdicts.md / .html / .json and corrections.patch (suggestions, never applied) next to the newest audit
     report (reports/LATEST), and a verdict section appended to its report.html; under the home's audit lock,
     so a report being written meanwhile is never half-annotated. Without an audit report yet: <home>/verdicts/."""
-    from claims_pipeline.home import HomeLayout
+    from claims_pipeline.config.home import HomeLayout
     from claims_pipeline.judge.corrections import write_corrections
     from claims_pipeline.judge.report import (
         append_verdict_section,
@@ -186,7 +186,7 @@ def dry_run(settings: Settings, scopes: list[str], now: datetime, *, max_claims:
     second answer is not cached. No request is made, so no key is needed."""
     import json
 
-    from claims_pipeline.home import HomeLayout
+    from claims_pipeline.config.home import HomeLayout
     from claims_pipeline.judge.cache import VerdictCache
     from claims_pipeline.judge.providers import make_provider
     from claims_pipeline.judge.runner import run_judge
@@ -211,7 +211,7 @@ def dry_run(settings: Settings, scopes: list[str], now: datetime, *, max_claims:
         cache.close()
     provider = make_provider(judge, environ={judge.effective_api_key_env: "dry-run: never sent"})
     if scripted:  # the demo's verdicts are cached under the scripted judge's model name
-        from claims_pipeline.judge.scripted_server import DEMO_MODEL
+        from claims_pipeline_demo.scripted_judge import DEMO_MODEL
 
         judge = judge.model_copy(update={"model": DEMO_MODEL})
         provider = make_provider(judge, environ={judge.effective_api_key_env: "dry-run: never sent"})

@@ -1,0 +1,1 @@
+"""The settings (validated config files with defaults) and the home folder's layout."""
