@@ -223,11 +223,12 @@ def test_hostile_file_names_are_escaped_wherever_they_are_printed(corpus_root, t
 
 def test_every_bidi_control_is_neutralised_in_reports_and_on_the_terminal():
     from claims_pipeline.common.text_safety import json_escaped, replaced, terminal_escaped
-    from claims_pipeline.report.escape import h, md_cell
+    from claims_pipeline.report.escape import md_cell
+    from claims_pipeline_tests.report.html_text import as_html
 
     for ch in ("\u200e", "\u200f", "\u061c", "\u202e", "\u2066"):
         text = f"rate {ch}5 %"
-        for shown in (h(text), md_cell(text), replaced(text), json_escaped(text), terminal_escaped(text)):
+        for shown in (as_html(text), md_cell(text), replaced(text), json_escaped(text), terminal_escaped(text)):
             assert ch not in shown, (ch, shown)
 
 

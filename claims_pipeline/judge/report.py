@@ -1,7 +1,8 @@
 """What the verdict step ships: verdicts.md, verdicts.html and verdicts.json, and a section in the audit's report.html.
 
-Every text from a model or a page is hostile: markdown cells go through escape.md_cell / md_link, HTML through
-escape.h / link_html, JSON through text_safety.json_escaped. Each report carries the verification section: per
+Every text from a model or a page is hostile: markdown cells go through escape.md_cell / md_link, HTML is rendered
+from templates/ in report.html_templates' environment (autoescaped, control and bidi characters neutralised), JSON
+through text_safety.json_escaped. Each report carries the verification section: per
 check, run and failed counts ("checks: quote_verbatim 19/19, figure_in_quote 16/18 (2 failed) … · 15 shipped as
 said, 2 downgraded, 1 reworded"), and the draft → verified list: what the judge said, what shipped, and why.
 
@@ -22,7 +23,8 @@ from claims_pipeline.common.text_safety import json_escaped
 from claims_pipeline.judge.checks import CHECK_ASKS, CHECKS
 from claims_pipeline.judge.corrections import Correction
 from claims_pipeline.judge.model import CLASSES, VERDICTS, Verdict
-from claims_pipeline.report.escape import claim_plain, h, link_html, md_cell, md_code, md_link
+from claims_pipeline.report.escape import claim_plain, md_cell, md_code, md_link
+from claims_pipeline.report.html_templates import render
 from claims_pipeline.report.sections import utc_time
 from claims_pipeline.store.files import write_text_atomically
 from claims_pipeline_demo.scripted_judge import DEMO_MODEL
@@ -41,6 +43,7 @@ MEANING = ("A MATCH means the cited page says this, not that it is true of the w
 SCRIPTED_LABEL = ("Scripted demo judge: these verdicts come from a scripted stand-in that reads the page's figures "
                   "with the project's own number and date readers, not from a language model.")
 SECTION_ID = "claim-verdicts"
+JUDGE_PACKAGE = "claims_pipeline.judge"  # whose templates/ hold verdict_section.html.j2 and verdicts.html.j2
 _START, _END = f"<!-- {SECTION_ID}:start -->", f"<!-- {SECTION_ID}:end -->"
 
 
@@ -240,73 +243,33 @@ def render_markdown(verdicts: Sequence[Verdict], run_info: Mapping[str, Any], co
 
 # ---- HTML ----------------------------------------------------------------------------------------------------
 
-def _badge(verdict: str) -> str:
-    return f'<span class="badge" style="background:{COLOURS.get(verdict, "#455a64")}">{h(verdict)}</span>'
-
-
-def _html_table(header: list[str], rows: list[list[str]]) -> str:
-    if not rows:
-        return "<p>None.</p>"
-    head = "".join(f"<th>{h(x)}</th>" for x in header)
-    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in r) + "</tr>" for r in rows)
-    return f"<table><tr>{head}</tr>{body}</table>"
-
-
 def section_html(verdicts: Sequence[Verdict], run_info: Mapping[str, Any], counts: Mapping[str, Any], *,
                  heading: str = "h2", corrections: Sequence[Correction] = ()) -> str:
     """The verdict section (one <section>, every tag closed): used alone in verdicts.html and inside report.html."""
-    sub = {"h1": "h2", "h2": "h3"}.get(heading, "h4")
-    parts = [f'<section id="{SECTION_ID}">', f"<{heading}>{h(TITLE)}</{heading}>"]
-    if _is_scripted(run_info, verdicts):
-        parts.append(f'<div class="note"><b>{h(SCRIPTED_LABEL)}</b></div>')
-    facts = " · ".join(f"{h(k)}: {h(v)}" for k, v in _run_facts(run_info, counts, _is_scripted(run_info, verdicts)))
-    parts += [f'<div class="meta">Run {h(utc_time(run_info.get("run_at")))} · {facts}</div>',
-              f'<div class="note">{h(MEANING)}</div>',
-              '<section class="cards">',
-              *(f'<div class="card{" alert" if k in ("MISMATCH", "STALE") and n else ""}"><b>{int(n)}</b>'
-                f"<span>{h(k)}</span></div>" for k, n in counts["by_verdict"].items() if n),
-              "</section>",
-              f"<{sub}>Verification</{sub}>",
-              f"<p><code>{h(verification_line(counts))}</code></p>",
-              _html_table(["check", "asks", "run", "passed", "failed"], [
-                  [h(name), h(CHECK_ASKS.get(name, "")), str(c["run"]), str(c["run"] - c["failed"]), str(c["failed"])]
-                  for name, c in counts["checks"].items()]),
-              f"<{sub}>Draft → verified</{sub}>"]
-    rows = []
-    for v in _sorted(verdicts):
-        said = _said(v)
-        for d in v.downgrades:
-            rows.append([f"{h(v.file or v.scope)}:{int(v.line_no)}", h(said), _badge(v.verdict), h(d.check),
-                         h(d.reason), h(d.before), h(d.after)])
-    parts.append(_html_table(["where", "judge said", "shipped", "check", "why", "before", "after"], rows))
-    parts.append(f"<{sub}>Claims (MISMATCH, STALE and NOT_FOUND first)</{sub}>")
-    parts.append(_html_table(["verdict", "class", "where", "claim", "source says", "quote", "directions", "note", "prior",
-                              "source"], [
-        [_badge(v.verdict), h(v.verification_class), f"<code>{h(v.scope)}</code> {h(v.file)}:{int(v.line_no)}", h(claim_plain(v.claim_text)),
-         h(v.source_says), "".join(f"<blockquote>{h(p)}</blockquote>" for p in (v.passages or [v.quote]) if p),
-         h(_directions(v)), h(v.note), h(_prior_cell(v)),
-         link_html(v.source_url)]
-        for v in _sorted(verdicts)]))
-    parts.append(f"<{sub}>Suggested corrections (never applied: corrections.patch)</{sub}>")
-    parts.append(_html_table(["where", "verdict", "line before", "line after", "the page says", "source"], [
-        [f"{h(c.file)}:{int(c.line_no)}", _badge(c.verdict), f'<span class="del">{h(c.before)}</span>',
-         f'<span class="add">{h(c.after)}</span>', f"<blockquote>{h(c.quote)}</blockquote>", link_html(c.source_url)]
-        for c in corrections]))
-    parts.append("</section>")
-    return "\n".join(parts)
+    return render("verdict_section.html.j2", JUDGE_PACKAGE,
+                  **_section_context(verdicts, run_info, counts, heading=heading, corrections=corrections))
+
+
+def _section_context(verdicts: Sequence[Verdict], run_info: Mapping[str, Any], counts: Mapping[str, Any], *,
+                     heading: str, corrections: Sequence[Correction]) -> dict[str, Any]:
+    scripted = _is_scripted(run_info, verdicts)
+    ordered = _sorted(verdicts)
+    return {
+        "section_id": SECTION_ID, "title": TITLE, "heading": heading, "sub": {"h1": "h2", "h2": "h3"}.get(heading, "h4"),
+        "scripted": scripted, "scripted_label": SCRIPTED_LABEL, "meaning": MEANING, "colours": COLOURS,
+        "run_at": run_info.get("run_at"), "facts": _run_facts(run_info, counts, scripted),
+        "by_verdict": list(counts["by_verdict"].items()), "verification": verification_line(counts),
+        "checks": list(counts["checks"].items()), "check_asks": CHECK_ASKS,
+        "changes": [(v, _said(v), d) for v in ordered for d in v.downgrades],
+        "claims": [(v, _directions(v), _prior_cell(v)) for v in ordered],
+        "corrections": list(corrections),
+    }
 
 
 def render_html(verdicts: Sequence[Verdict], run_info: Mapping[str, Any], counts: Mapping[str, Any],
                 corrections: Sequence[Correction] = ()) -> str:
-    from claims_pipeline.report.html_report import CSS  # the audit report's look
-
-    return "\n".join([
-        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width,initial-scale=1">',
-        f"<title>{h(TITLE)}</title><style>{CSS}</style></head><body><main>",
-        section_html(verdicts, run_info, counts, heading="h1", corrections=corrections),
-        "</main></body></html>",
-    ])
+    return render("verdicts.html.j2", JUDGE_PACKAGE,
+                  **_section_context(verdicts, run_info, counts, heading="h1", corrections=corrections))
 
 
 # ---- files ---------------------------------------------------------------------------------------------------

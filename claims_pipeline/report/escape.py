@@ -1,8 +1,8 @@
-"""Escaping for text that comes from fetched pages or the corpus: never trusted as markup."""
+"""Text from fetched pages or the corpus, never trusted as markup, made safe for report.md (escaped cells, links
+only to http(s) URLs); report.html escapes through its templates (html_templates)."""
 
 from __future__ import annotations
 
-import html
 import re
 import unicodedata
 from urllib.parse import urlsplit
@@ -140,11 +140,6 @@ def md_code(text: object) -> str:
     return f"`{s}`" if re.fullmatch(r"[\w./: -]*", s) else md_cell(s)
 
 
-def h(text: object) -> str:
-    """HTML-escape any value (quotes too, so it is safe inside attributes)."""
-    return html.escape(replaced("" if text is None else str(text)), quote=True)
-
-
 def safe_href(url: object) -> str | None:
     """The URL when it is a plain http(s) URL with a host, else None (shown as text, never linked)."""
     s = "" if url is None else str(url).strip()
@@ -157,20 +152,6 @@ def safe_href(url: object) -> str | None:
     if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
         return None
     return s
-
-
-def url_html(url: object) -> str:
-    """A URL (or a file path) as escaped text with <wbr> where a line may break (see _URL_BREAK_RE)."""
-    return "<wbr>".join(h(part) for part in url_break_points("" if url is None else str(url)))
-
-
-def link_html(url: object, label: object | None = None) -> str:
-    """A link to an http(s) URL (its text the label, else the URL with break points), else the URL as text."""
-    href = safe_href(url)
-    text = h(label) if label is not None else url_html(url)
-    if href is None:
-        return f'<span class="url">{text}</span>'
-    return f'<a href="{h(href)}" rel="noopener noreferrer nofollow">{text}</a>'
 
 
 def s(value: object) -> str:

@@ -14,7 +14,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from claims_pipeline.report.escape import h
+from claims_pipeline.report.chart import Swatch, legend
+from claims_pipeline.report.html_templates import render
 from claims_pipeline.report.sections import utc_time
 from claims_pipeline.store.files import write_text_atomically
 
@@ -97,50 +98,74 @@ def record(reports_dir: Path, point: AuditPoint) -> None:
 BAR_W, GROUP_GAP, CHART_H, TOP, BOTTOM, LEFT = 16, 22, 120, 34, 40, 8
 
 
-def history_svg(points: list[AuditPoint]) -> str:
-    """Grouped bars, one group per audit (oldest left): flagged, stale_changed, unreadable, each with its number;
-    inline SVG (no script, no external asset)."""
+@dataclass(frozen=True)
+class HistoryBar:
+    x: int
+    y: float
+    height: float
+    colour: str
+    label: str
+    n: int
+    width: int = BAR_W - 2
+
+    @property
+    def centre(self) -> float:
+        return self.x + self.width / 2
+
+    @property
+    def number_y(self) -> float:
+        """Where the bar's number is written, just above it."""
+        return self.y - 3
+
+
+@dataclass(frozen=True)
+class AuditGroup:
+    when: str  # the audit's run time, 'YYYY-MM-DD HH:MM:SS UTC'
+    bars: list[HistoryBar]
+    centre: float
+
+
+@dataclass(frozen=True)
+class HistoryChart:
+    width: int
+    height: int
+    base: int  # the bars' baseline
+    legend: list[Swatch]
+    groups: list[AuditGroup]
+
+    @property
+    def day_y(self) -> int:
+        return self.base + 14
+
+    @property
+    def time_y(self) -> int:
+        return self.base + 27
+
+
+def history_chart(points: list[AuditPoint]) -> HistoryChart:
+    """Grouped bars, one group per audit (oldest left): flagged, stale_changed, unreadable, each with its number."""
     group_w = len(SERIES) * BAR_W + GROUP_GAP
-    width = max(LEFT + len(points) * group_w + 8, 420)
-    height = TOP + CHART_H + BOTTOM
-    top = max((getattr(p, key) for p in points for key, _, _ in SERIES), default=0) or 1
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" role="img" class="chart history" width="{width}" '
-             f'height="{height}" viewBox="0 0 {width} {height}"><title>The last audits: flagged, stale_changed and '
-             "unreadable per audit</title>"]
-    x = 0
-    for _key, label, colour in SERIES:  # legend
-        parts.append(f'<rect x="{x}" y="4" width="12" height="12" fill="{colour}"/>')
-        parts.append(f'<text x="{x + 16}" y="14" font-size="11">{h(label)}</text>')
-        x += 16 + 7 * len(label) + 14
     base = TOP + CHART_H
-    parts.append(f'<line x1="0" y1="{base}" x2="{width}" y2="{base}" stroke="#9aa0a6"/>')
+    top = max((getattr(p, key) for p in points for key, _, _ in SERIES), default=0) or 1
+    groups = []
     for i, p in enumerate(points):
         gx = LEFT + i * group_w
+        bars = []
         for j, (key, label, colour) in enumerate(SERIES):
             n = getattr(p, key)
             bh = round(CHART_H * n / top, 1)
-            bx = gx + j * BAR_W
-            parts.append(f'<rect x="{bx}" y="{base - bh}" width="{BAR_W - 2}" height="{bh}" fill="{colour}">'
-                         f"<title>{h(utc_time(p.run_at))}: {h(label)} {n}</title></rect>")
-            parts.append(f'<text x="{bx + (BAR_W - 2) / 2}" y="{base - bh - 3}" font-size="10" '
-                         f'text-anchor="middle">{n}</text>')
-        when = utc_time(p.run_at)  # two lines under the group: MM-DD, then HH:MM:SS (UTC)
-        parts.append(f'<text x="{gx + (group_w - GROUP_GAP) / 2}" y="{base + 14}" font-size="10" '
-                     f'text-anchor="middle">{h(when[5:10])}</text>')
-        parts.append(f'<text x="{gx + (group_w - GROUP_GAP) / 2}" y="{base + 27}" font-size="10" '
-                     f'text-anchor="middle">{h(when[11:19])}</text>')
-    parts.append("</svg>")
-    return "".join(parts)
+            bars.append(HistoryBar(gx + j * BAR_W, base - bh, bh, colour, label, n))
+        groups.append(AuditGroup(utc_time(p.run_at), bars, gx + (group_w - GROUP_GAP) / 2))
+    return HistoryChart(width=max(LEFT + len(points) * group_w + 8, 420), height=TOP + CHART_H + BOTTOM, base=base,
+                        legend=legend((label, colour) for _, label, colour in SERIES), groups=groups)
+
+
+def history_svg(points: list[AuditPoint]) -> str:
+    """The chart as inline SVG (no script, no external asset)."""
+    return render("history_chart.svg.j2", history_chart=history_chart(points))
 
 
 def history_html(points: list[AuditPoint]) -> str:
-    """The chart and the same numbers as a table (the table reads without the picture)."""
-    if len(points) < 2:
-        return ('<p class="note">The first audit of this home: the next audits will show here side by side, so you '
-                "can see whether the numbers go down.</p>")
-    rows = "".join(
-        f"<tr><td>{h(utc_time(p.run_at))}{' (this report)' if i == len(points) - 1 else ''}</td><td>{p.total}</td>"
-        f"<td>{p.flagged}</td><td>{p.stale_changed}</td><td>{p.unreadable}</td></tr>"
-        for i, p in enumerate(points))
-    return (history_svg(points) + "<table><tr><th>audit</th><th>claims</th><th>flagged</th><th>stale_changed</th>"
-            f"<th>unreadable sources</th></tr>{rows}</table>")
+    """The chart and the same numbers as a table (the table reads without the picture); for a single audit, a note
+    that the next ones will show here."""
+    return render("history.html.j2", history=points, history_chart=history_chart(points))

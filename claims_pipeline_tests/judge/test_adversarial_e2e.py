@@ -117,12 +117,12 @@ def test_the_report_shows_every_downgrade_and_recounts_clean(judged, tmp_path: P
     assert recount_mismatches(verdicts, counts) == []
     assert counts["input_tokens"] == run.input_tokens > 0
     html = paths["verdicts.html"].read_text(encoding="utf-8")
-    from claims_pipeline.report.escape import h
+    from claims_pipeline_tests.report.html_text import as_html
 
     reasons = [d.reason for v in run.verdicts for d in v.downgrades]
     assert len(reasons) >= 35
     for reason in reasons:
-        assert h(reason) in html
+        assert as_html(reason) in html
     assert f"provider: {provider}" in html
 
 

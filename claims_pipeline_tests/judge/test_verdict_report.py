@@ -25,9 +25,10 @@ from claims_pipeline.judge.report import (
     write_verdict_report,
 )
 from claims_pipeline.report import write_reports
-from claims_pipeline.report.escape import h, md_cell
+from claims_pipeline.report.escape import md_cell
 from claims_pipeline_tests.judge.adversarial_cases import CASES
 from claims_pipeline_tests.judge.test_adversarial import judged
+from claims_pipeline_tests.report.html_text import as_html
 
 RUN = {"provider": "anthropic", "model": "claude-haiku-4-5", "prompt_version": "judge-test", "run_at": "2026-12-01T18:00:00Z",
        "input_tokens": 1234, "output_tokens": 567, "cost_usd": 0.0042, "cached": 0}
@@ -67,7 +68,7 @@ def test_every_downgrade_appears_in_the_verification_section_with_its_reason(tmp
         for d in v.downgrades:
             n += 1
             assert md_cell(d.reason, 240) in section_md, d.reason
-            assert h(d.reason) in section_html, d.reason
+            assert as_html(d.reason) in section_html, d.reason
     assert n >= 35
     assert f"`{verification_line(verdict_counts(verdicts))}`" in section_md
 
@@ -141,7 +142,7 @@ def test_recount_derives_outcomes_from_the_fields_not_the_records(verdicts):
 def test_scripted_judge_is_labelled(tmp_path: Path, verdicts):
     paths = write_verdict_report(verdicts[:3], {**RUN, "scripted": True}, tmp_path / "s")
     assert SCRIPTED_LABEL in paths["verdicts.md"].read_text(encoding="utf-8")
-    assert h(SCRIPTED_LABEL) in paths["verdicts.html"].read_text(encoding="utf-8")
+    assert as_html(SCRIPTED_LABEL) in paths["verdicts.html"].read_text(encoding="utf-8")
     assert json.loads(paths["verdicts.json"].read_text(encoding="utf-8"))["scripted_demo_judge"] is True
     plain = write_verdict_report(verdicts[:3], RUN, tmp_path / "p")
     assert SCRIPTED_LABEL not in plain["verdicts.md"].read_text(encoding="utf-8")

@@ -189,7 +189,7 @@ def test_hostile_text_is_escaped_in_every_new_cell(tmp_path: Path) -> None:
     for tag, attrs in collector.tags:
         assert not any(n.startswith("on") for n, _ in attrs), tag
         assert all(re.match(r"https?://", v or "") for n, v in attrs if n == "href"), attrs
-    assert "&lt;script&gt;alert(&#x27;diff&#x27;)" in html_doc and "&lt;img src=x onerror=alert(4)&gt;.md:5" in html_doc
+    assert "&lt;script&gt;alert(&#39;diff&#39;)" in html_doc and "&lt;img src=x onerror=alert(4)&gt;.md:5" in html_doc
     assert ">https://<wbr>www.tax.gov.zz<wbr>/levy<wbr>?year=2026<wbr>&amp;kind=&lt;b&gt;|x</a>" in html_doc
     # report.json keeps the data exactly
     assert doc["changed_pages"][0]["url"] == NEW and doc["changed_pages"][0]["diff"] == NEW_DIFF

@@ -1,0 +1,94 @@
+"""The Jinja2 environment every HTML page of the project is rendered in (report.html, verdicts.html, the charts).
+
+Text from a fetched page, the corpus or a model is hostile. Autoescaping is on for every template, so no
+expression can write markup; `finalize` runs on every expression's output, so none can write a control or bidi
+character either (autoescaping knows HTML, not bidi): both hold without a template asking for them. Links are made
+only for http(s) URLs (the `http_href` filter); anything else is shown as text. Undefined names are errors.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any
+
+from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
+
+from claims_pipeline.common.text_safety import replaced
+from claims_pipeline.report.escape import claim_plain, s, safe_href, url_break_points
+from claims_pipeline.report.sections import change_note, pages_and_claims, plural, table_rows, utc_time
+
+REPORT_PACKAGE = "claims_pipeline.report"
+
+
+def shown(value: object) -> object:
+    """What an expression writes: None and NaN as nothing, every unsafe character as U+FFFD; markup (a macro's or
+    an included template's output) keeps its tags, which the environment wrote, and loses its unsafe characters."""
+    if isinstance(value, Markup):
+        return Markup(replaced(str(value)))
+    return replaced(s(value))
+
+
+def highlighted(excerpt: str, spans: list[tuple[int, int]]) -> list[tuple[str, bool]]:
+    """The excerpt as (text, marked) pieces: each (start, end) span marked; an overlapping or out-of-range span is
+    left as text."""
+    out, pos = [], 0
+    for start, end in sorted(set(spans)):
+        if start < pos or end > len(excerpt) or start >= end:
+            continue
+        out += [(excerpt[pos:start], False), (excerpt[start:end], True)]
+        pos = end
+    out.append((excerpt[pos:], False))
+    return out
+
+
+def excerpts(row: Any) -> list[list[tuple[str, bool]]]:
+    """A priors row's excerpts, each with the matched figures marked at the offsets the prior recorded."""
+    texts: list[str] = json.loads(row.excerpts)
+    spans: dict[int, list[tuple[int, int]]] = {}
+    for hit in json.loads(row.hits):
+        i, start, end = hit.get("excerpt_index"), hit.get("excerpt_start"), hit.get("excerpt_end")
+        if isinstance(i, int) and isinstance(start, int) and isinstance(end, int):
+            spans.setdefault(i, []).append((start, end))
+    return [highlighted(text, spans.get(i, [])) for i, text in enumerate(texts)]
+
+
+def diff_lines(diff: str) -> list[tuple[str, str]]:
+    """A unified diff's lines, each with its class: add, del, hunk or none."""
+    return [("add" if line.startswith("+") else "del" if line.startswith("-") else "hunk" if line.startswith("@@")
+             else "", line) for line in diff.splitlines()]
+
+
+@cache
+def html_environment(package: str = REPORT_PACKAGE) -> Environment:
+    """The environment for `package`'s templates (its templates/ folder), with the report package's layout and
+    macros (page.html.j2, macros.html.j2) behind them."""
+    packages = dict.fromkeys((package, REPORT_PACKAGE))
+    env = Environment(
+        loader=ChoiceLoader([PackageLoader(p, "templates") for p in packages]),
+        autoescape=True,  # every template here writes HTML or SVG
+        finalize=shown,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update({
+        "text": s,
+        "utc_time": utc_time,
+        "claim_plain": claim_plain,
+        "http_href": safe_href,
+        "break_points": url_break_points,
+        "from_json": json.loads,
+        "plural": plural,
+        "change_note": change_note,
+        "pages_and_claims": pages_and_claims,
+        "rows": table_rows,
+        "excerpts": excerpts,
+        "diff_lines": diff_lines,
+    })
+    return env
+
+
+def render(template: str, package: str = REPORT_PACKAGE, **context: Any) -> str:
+    return html_environment(package).get_template(template).render(**context)
