@@ -25,9 +25,19 @@ REPORT_PACKAGE = "claims_pipeline.report"
 def shown(value: object) -> object:
     """What an expression writes: None and NaN as nothing, every unsafe character as U+FFFD; markup (a macro's or
     an included template's output) keeps its tags, which the environment wrote, and loses its unsafe characters."""
+    if type(value) is str:  # most expressions: a cell's text
+        return replaced(value)
     if isinstance(value, Markup):
-        return Markup(replaced(str(value)))
+        return Markup(replaced(value))
     return replaced(s(value))
+
+
+_WBR = Markup("<wbr>")
+
+
+def breakable(text: object) -> Markup:
+    """A URL or a path with <wbr> where a line may break (escape.url_break_points); Markup.join escapes each part."""
+    return _WBR.join(url_break_points(s(text)))
 
 
 def highlighted(excerpt: str, spans: list[tuple[int, int]]) -> list[tuple[str, bool]]:
@@ -78,7 +88,7 @@ def html_environment(package: str = REPORT_PACKAGE) -> Environment:
         "utc_time": utc_time,
         "claim_plain": claim_plain,
         "http_href": safe_href,
-        "break_points": url_break_points,
+        "breakable": breakable,
         "from_json": json.loads,
         "plural": plural,
         "change_note": change_note,
