@@ -17,14 +17,22 @@ from markupsafe import Markup
 
 from claims_pipeline.common.text_safety import replaced
 from claims_pipeline.report.escape import claim_plain, s, safe_href, url_break_points
-from claims_pipeline.report.sections import change_note, pages_and_claims, plural, table_rows, utc_time
+from claims_pipeline.report.sections import (
+    change_note,
+    json_list,
+    pages_and_claims,
+    plural,
+    table_rows,
+    utc_time,
+)
 
 REPORT_PACKAGE = "claims_pipeline.report"
 
 
 def shown(value: object) -> object:
-    """What an expression writes: None and NaN as nothing, every unsafe character as U+FFFD; markup (a macro's or
-    an included template's output) keeps its tags, which the environment wrote, and loses its unsafe characters."""
+    """What an expression writes (the environment's finalize; autoescaping follows): None and NaN as nothing, every
+    unsafe character as U+FFFD. Markup (a macro's output, what join or |breakable returned) was escaped when it was
+    built: it keeps its tags and loses its unsafe characters too."""
     if type(value) is str:  # most expressions: a cell's text
         return replaced(value)
     if isinstance(value, Markup):
@@ -89,7 +97,7 @@ def html_environment(package: str = REPORT_PACKAGE) -> Environment:
         "claim_plain": claim_plain,
         "http_href": safe_href,
         "breakable": breakable,
-        "from_json": json.loads,
+        "from_json": json_list,
         "plural": plural,
         "change_note": change_note,
         "pages_and_claims": pages_and_claims,
@@ -101,4 +109,5 @@ def html_environment(package: str = REPORT_PACKAGE) -> Environment:
 
 
 def render(template: str, package: str = REPORT_PACKAGE, **context: Any) -> str:
+    """`template` of `package`'s templates/ rendered with `context`."""
     return html_environment(package).get_template(template).render(**context)
