@@ -20,20 +20,18 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import Engine, bindparam, insert, select, update
 
 from claims_pipeline.store import schema
 from claims_pipeline.store.clock import utc_now
 from claims_pipeline.store.engine import BUSY_TIMEOUT_MS
+from claims_pipeline.store.records import Basis
 from claims_pipeline.store.settle import ChangeState, settle
 from claims_pipeline.web.records import FetchResult, FetchStatus
 
 log = logging.getLogger(__name__)
-
-if TYPE_CHECKING:
-    from claims_pipeline.store.cache import Basis
 
 _STATE_COLUMNS = ("stable_hash", "stable_since", "pending_hash", "pending_since", "changed_at", "change_confirmed_at")
 _FETCH_COLUMNS = (
