@@ -25,9 +25,21 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
-from sqlalchemy import Connection, CursorResult, Engine, and_, bindparam, func, insert, inspect, select, update
+from sqlalchemy import (
+    Connection,
+    CursorResult,
+    Engine,
+    RowMapping,
+    and_,
+    bindparam,
+    func,
+    insert,
+    inspect,
+    select,
+    update,
+)
 from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError, ProgrammingError
 
 from claims_pipeline.store import schema
@@ -41,6 +53,9 @@ from claims_pipeline.store.fast304 import NotModifiedGroup, NotModifiedWriter
 from claims_pipeline.store.records import Basis, PageState
 from claims_pipeline.store.settle import ChangeState, Settlement, settle
 from claims_pipeline.web.records import FetchResult, FetchStatus
+
+if TYPE_CHECKING:
+    from claims_pipeline.config.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +84,15 @@ class FetchRow:
     note: str
     final_url: str | None
     changed: bool
+
+
+class RunInfo(TypedDict):
+    """A registered fetch run (start_run, finish_run)."""
+
+    run_id: str
+    started_at: str | None
+    finished_at: str | None
+    url_count: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,7 +274,7 @@ class PageCache:
         _create_tables(self.engine)
 
     @classmethod
-    def from_settings(cls, settings: Any) -> PageCache:
+    def from_settings(cls, settings: Settings) -> PageCache:
         return cls(
             settings.cache_db_url,
             settings.blob_location,
@@ -406,13 +430,14 @@ class PageCache:
         with write_transaction(self.engine) as conn:
             conn.execute(update(r).where(r.c.run_id == run_id).values(finished_at=to_utc(now) or utc_now()))
 
-    def run_info(self, run_id: str) -> dict[str, Any] | None:
+    def run_info(self, run_id: str) -> RunInfo | None:
         r = schema.runs
         with self.engine.connect() as conn:
             row = conn.execute(select(r).where(r.c.run_id == run_id)).mappings().first()
         if row is None:
             return None
-        return {"run_id": row["run_id"], "started_at": iso(row["started_at"]), "finished_at": iso(row["finished_at"]), "url_count": row["url_count"]}
+        return RunInfo(run_id=row["run_id"], started_at=iso(row["started_at"]), finished_at=iso(row["finished_at"]),
+                       url_count=row["url_count"])
 
     def urls_done_in_run(self, run_id: str, urls: Iterable[str]) -> set[str]:
         """URLs that already have a fetch recorded under run_id."""
@@ -461,7 +486,7 @@ class PageCache:
             (r["stable_hash"], "text") for r in rows if r["fetch_status"] in USABLE and r["fetch_text_hash"])
         return {row["url"]: self._page_state(row, with_text, present) for row in rows}
 
-    def _page_state(self, row: Any, with_text: bool = True, present: set[tuple[str, str]] | None = None) -> PageState:
+    def _page_state(self, row: RowMapping, with_text: bool = True, present: set[tuple[str, str]] | None = None) -> PageState:
         status, note = row["fetch_status"], row["note"] or ""
         text = None
         if status in USABLE:
@@ -637,14 +662,14 @@ def _write_fetch(conn: Connection, result: FetchResult, status: FetchStatus, fet
     conn.execute(_STMT.update_url, values)
 
 
-def _inserted_id(result: CursorResult[Any]) -> Any:
+def _inserted_id(result: CursorResult[Any]) -> int:
     """The id of the row an INSERT just added (always reported for a one-row INSERT)."""
     key = result.inserted_primary_key
     assert key is not None
-    return key[0]
+    return int(key[0])
 
 
-def _change_state(row: Any) -> ChangeState:
+def _change_state(row: RowMapping | None) -> ChangeState:
     if row is None:
         return ChangeState()
     return ChangeState(

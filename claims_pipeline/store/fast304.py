@@ -23,6 +23,8 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Engine, bindparam, insert, select, update
+from sqlalchemy.engine.interfaces import DBAPICursor
+from sqlalchemy.pool import PoolProxiedConnection
 
 from claims_pipeline.store import schema
 from claims_pipeline.store.clock import utc_now
@@ -101,7 +103,7 @@ class NotModifiedWriter:
                 finally:
                     raw.close()
 
-    def _record_on(self, raw: Any, result: FetchResult, basis: Basis, fetched_at: datetime, run_id: str | None) -> bool:
+    def _record_on(self, raw: PoolProxiedConnection, result: FetchResult, basis: Basis, fetched_at: datetime, run_id: str | None) -> bool:
         cur = raw.cursor()
         try:
             cur.execute("BEGIN IMMEDIATE")  # take the write lock before reading: two processes serialise
@@ -116,7 +118,7 @@ class NotModifiedWriter:
         finally:
             cur.close()
 
-    def write_in(self, cur: Any, result: FetchResult, basis: Basis, fetched_at: datetime, run_id: str | None) -> bool:
+    def write_in(self, cur: DBAPICursor, result: FetchResult, basis: Basis, fetched_at: datetime, run_id: str | None) -> bool:
         """The 304's rows, inside the caller's write transaction; False (nothing written) when it is not the
         plain case."""
         row = cur.execute(self.read_state.sql, self.read_state.params({"url": result.url})).fetchone()
@@ -178,7 +180,7 @@ class NotModifiedGroup:
     handed back.
     """
 
-    def __init__(self, writer: NotModifiedWriter, raw: Any, *, max_rows: int = GROUP_MAX_ROWS,
+    def __init__(self, writer: NotModifiedWriter, raw: PoolProxiedConnection, *, max_rows: int = GROUP_MAX_ROWS,
                  max_hold_s: float = GROUP_MAX_HOLD_S, clock: Callable[[], float] = time.monotonic) -> None:
         self._writer, self._raw = writer, raw
         self._max_rows, self._max_hold_s, self._clock = max_rows, max_hold_s, clock
