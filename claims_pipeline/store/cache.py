@@ -109,7 +109,7 @@ class ChangeRow:
 class _Statements:
     """The per-fetch statements, built once: executing the same statement object lets SQLAlchemy reuse its
     memoised cache key and compiled SQL, instead of rebuilding and re-keying a new expression for every URL
-    (that rebuilding was most of the CPU of recording a warm run's 304s)."""
+    (rebuilding them would be most of the CPU of recording a warm run's 304s)."""
 
     def __init__(self) -> None:
         u, f = schema.urls, schema.fetches

@@ -1,7 +1,7 @@
 """SQLite fast path for the commonest write of a warm run: a 304 for a URL whose cached copy is known.
 
-Why: a warm audit records hundreds of 304s, and through SQLAlchemy's Connection.execute each one paid ~35 µs of
-statement bookkeeping per statement, more than SQLite's own work. Here the same Core statements are compiled ONCE
+Why: a warm audit records hundreds of 304s, and through SQLAlchemy's Connection.execute each statement costs
+more in statement bookkeeping than SQLite's own work. Here the same Core statements are compiled ONCE
 by SQLAlchemy for the engine's dialect (no hand-written SQL: columns stay defined in schema.py), their bind and
 result processors taken from the column types, and executed on the DBAPI cursor. The writes are the same as the
 generic path's: under BEGIN IMMEDIATE, read the URL's change state, insert the fetch row, update the URL. On
@@ -173,7 +173,7 @@ class NotModifiedGroup:
     """Plain 304s recorded on the event loop's thread, committed together.
 
     Why: on a warm run, where most URLs answer 304, SQLite's commit (the WAL frames of four pages, the locks)
-    was most of each record's cost; committing a group costs it once. Each URL's rows are still written
+    is most of each record's cost; committing a group pays it once. Each URL's rows are still written
     whole or not at all: a URL that is not the plain case writes nothing, and when a statement or the commit
     fails the group is rolled back and every one of its results handed back, for the caller to record the
     generic way (its writer thread). A lock held by another writer is never waited for: the result is

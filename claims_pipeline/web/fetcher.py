@@ -1,7 +1,7 @@
 """The polite async fetcher: every URL → one FetchResult, yielded as soon as it is settled.
 
 Scheduling: URLs are grouped into per-host queues, each drained by at most the host's concurrency in
-workers (never "launch everything at once", which made the earlier verifier hit hosts in bursts). Each request hop passes, in order:
+workers (never "launch everything at once", which would hit hosts in bursts). Each request hop passes, in order:
 excluded-host check → robots.txt → circuit breaker → host slot (concurrency, interval between STARTS, then the
 global semaphore and token bucket; the start is booked only when all are passed) → guarded connect (DNS, address
 map, SSRF guard) → response.
