@@ -58,9 +58,15 @@ def _imported(name: str, is_package: bool, tree: ast.AST, known: Iterable[str]) 
 
 
 def module_graph() -> dict[str, set[str]]:
+    """Each module's imports of the package's own modules. A package's __init__ importing its own submodules is
+    left out (as benchmarks/design_metrics.py does): a submodule's `from pkg import sibling` runs pkg/__init__
+    first, so every package that re-exports would otherwise show as a loop, though no module needs another that
+    needs it."""
     files = _module_files()
-    return {name: _imported(name, is_package, ast.parse(path.read_text(encoding="utf-8")), files)
-            for name, (path, is_package) in files.items()}
+    graph = {name: _imported(name, is_package, ast.parse(path.read_text(encoding="utf-8")), files)
+             for name, (path, is_package) in files.items()}
+    return {name: {m for m in imported if not (files[name][1] and m.startswith(name + "."))}
+            for name, imported in graph.items()}
 
 
 def part_graph(modules: Mapping[str, set[str]]) -> dict[str, set[str]]:
