@@ -28,7 +28,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from claims_pipeline.store.blobs import open_blob_store  # noqa: E402
+from claims_pipeline.store.blob_stores import open_blob_store  # noqa: E402
 
 PHASES = ("put cold", "get", "exists", "exists_many", "put warm")
 

@@ -22,6 +22,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 
+from claims_pipeline.common.blob_urls import parse_blob_url
 from claims_pipeline.common.urls import domain_of_pattern
 from claims_pipeline.config.home import HomeLayout
 
@@ -550,8 +551,6 @@ class CacheSettings(_Strict):
     def _blob_url_usable(cls, v: str | None) -> str | None:
         if not v:
             return None
-        from claims_pipeline.store.blobs import parse_blob_url
-
         scheme, where = parse_blob_url(v)
         if scheme == "file":
             _folder_or_absent(Path(where))  # the same check as blob_dir: not an existing file
@@ -782,8 +781,6 @@ class Settings(_Strict):
         """What the page cache's blob store opens: a local folder (a Path), or an s3:// or gs:// URL."""
         if self.cache.blob_url is None:
             return self.blob_dir
-        from claims_pipeline.store.blobs import parse_blob_url
-
         scheme, where = parse_blob_url(self.cache.blob_url)
         return Path(where) if scheme == "file" else self.cache.blob_url
 

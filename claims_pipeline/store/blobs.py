@@ -10,7 +10,7 @@ blob or a stray `*.tmp` file, never a half blob under a final name.
 
 Where the blobs live is a URL (settings: cache.blob_url): `file:///abs/dir` (the default, this module's
 BlobStore) or `s3://bucket/prefix` / `gs://bucket/prefix` (object_blobs.ObjectBlobStore, same layout and bytes);
-open_blob_store picks one.
+blob_stores.open_blob_store picks one.
 """
 
 from __future__ import annotations
@@ -19,17 +19,11 @@ import contextlib
 import gzip
 import hashlib
 import os
-import re
 import secrets
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
-from urllib.parse import unquote, urlsplit
-
-if TYPE_CHECKING:
-    from claims_pipeline.store.object_blobs import ObjectBlobStore
 
 KINDS = ("raw", "text")
 TEMP_SUFFIX = ".tmp"
@@ -47,12 +41,12 @@ def text_bytes(text: str) -> bytes:
 
 
 def text_hash(text: str) -> str:
-    """sha256 hex of the extracted text (the earlier verifier kept only the first 16 chars: see display_id)."""
+    """sha256 hex of the extracted text (people are shown its first 16 characters: see display_id)."""
     return sha256_hex(text_bytes(text))
 
 
 def display_id(hash_hex: str | None) -> str:
-    """Short form for humans, the earlier verifier's 16-character content hash."""
+    """Short form for humans: 16 hex characters tell a page's texts apart in reports and logs."""
     return (hash_hex or "")[:16]
 
 
@@ -61,44 +55,6 @@ class BlobFile:
     path: Path | str  # a Path in a local store, the object's URL on object storage
     hash: str
     kind: str
-
-
-BLOB_SCHEMES = ("file", "s3", "gs")
-
-
-def parse_blob_url(url: str) -> tuple[str, str]:
-    """(scheme, where): the absolute folder of a file:// URL, or the bucket/prefix of an s3:// or gs:// one.
-    ValueError says what is wrong; the URL's text is not echoed (a pasted URL may carry a secret)."""
-    parts = urlsplit(url.strip())
-    scheme = parts.scheme.lower()
-    if scheme not in BLOB_SCHEMES:
-        raise ValueError("a file:///absolute/folder, s3://bucket/prefix or gs://bucket/prefix URL")
-    if parts.query or parts.fragment or "@" in parts.netloc:
-        raise ValueError("no query, fragment or credentials in a blob store URL (credentials come from the "
-                         "environment: AWS_* or GOOGLE_* variables)")
-    if scheme == "file":
-        if parts.netloc not in ("", "localhost"):
-            raise ValueError("a file:// URL names a local folder: file:///absolute/folder")
-        folder = unquote(parts.path)
-        if not folder.startswith("/"):
-            raise ValueError("a file:// URL needs an absolute folder: file:///absolute/folder")
-        return scheme, folder
-    if not re.fullmatch(r"[a-z0-9][a-z0-9._-]{1,61}[a-z0-9]", parts.netloc):
-        raise ValueError(f"{scheme}:// needs a bucket name (lowercase letters, digits, '.', '-', '_'): "
-                         f"{scheme}://bucket/prefix")
-    return scheme, f"{parts.netloc}{parts.path.rstrip('/')}"
-
-
-def open_blob_store(location: Path | str) -> BlobStore | ObjectBlobStore:
-    """The blob store at a folder (a Path, or a str without a scheme) or a URL (file://, s3://, gs://)."""
-    if isinstance(location, Path) or "://" not in location:
-        return BlobStore(location)
-    scheme, where = parse_blob_url(location)
-    if scheme == "file":
-        return BlobStore(where)
-    from claims_pipeline.store.object_blobs import ObjectBlobStore  # the client library only when used
-
-    return ObjectBlobStore(f"{scheme}://{where}")
 
 
 class TextBlobs:

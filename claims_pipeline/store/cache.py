@@ -20,27 +20,42 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
-from sqlalchemy import Connection, CursorResult, Engine, and_, bindparam, func, insert, inspect, select, update
+from sqlalchemy import (
+    Connection,
+    CursorResult,
+    Engine,
+    RowMapping,
+    and_,
+    bindparam,
+    func,
+    insert,
+    inspect,
+    select,
+    update,
+)
 from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError, ProgrammingError
 
 from claims_pipeline.store import schema
-from claims_pipeline.store.blobs import open_blob_store
+from claims_pipeline.store.blob_stores import open_blob_store
 from claims_pipeline.store.blobs import text_hash as text_hash_of
 from claims_pipeline.store.clock import iso, to_utc, utc_now
 from claims_pipeline.store.diffs import text_diff
 from claims_pipeline.store.engine import is_sqlite, lock_schema, make_engine, write_transaction
 from claims_pipeline.store.errors import CacheError, database_problem, unreachable
 from claims_pipeline.store.fast304 import NotModifiedGroup, NotModifiedWriter
-from claims_pipeline.store.records import PageState
-from claims_pipeline.store.settle import ChangeState, settle
+from claims_pipeline.store.records import Basis, PageState
+from claims_pipeline.store.settle import ChangeState, Settlement, settle
 from claims_pipeline.web.records import FetchResult, FetchStatus
+
+if TYPE_CHECKING:
+    from claims_pipeline.config.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -71,16 +86,13 @@ class FetchRow:
     changed: bool
 
 
-@dataclass(frozen=True, slots=True)
-class Basis:
-    """The cached fetch whose validators a conditional request sent: what a 304 answer stands for."""
+class RunInfo(TypedDict):
+    """A registered fetch run (start_run, finish_run)."""
 
-    raw_hash: str | None
-    text_hash: str
-    content_type: str
-    content_kind: str
-    etag: str | None
-    last_modified: str | None
+    run_id: str
+    started_at: str | None
+    finished_at: str | None
+    url_count: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +109,7 @@ class ChangeRow:
 class _Statements:
     """The per-fetch statements, built once: executing the same statement object lets SQLAlchemy reuse its
     memoised cache key and compiled SQL, instead of rebuilding and re-keying a new expression for every URL
-    (that rebuilding was most of the CPU of recording a warm run's 304s)."""
+    (rebuilding them would be most of the CPU of recording a warm run's 304s)."""
 
     def __init__(self) -> None:
         u, f = schema.urls, schema.fetches
@@ -133,21 +145,108 @@ class _Statements:
 _STMT = _Statements()
 
 
-class _DiffNeeded(Exception):
-    """Raised inside a write transaction, before it writes anything, by a fetch that confirms a change whose
-    diff is not computed yet: the transaction rolls back and the diff is made with no lock held."""
+@dataclass(frozen=True, slots=True)
+class _Fetched:
+    """The content fields of one fetch row. A 304's are those of the cached fetch it stands for: nothing was
+    downloaded, the page is what that fetch read."""
 
-    def __init__(self, key: tuple[str, str]) -> None:
-        super().__init__(key)
-        self.key = key
+    raw_hash: str | None
+    text_hash: str | None
+    content_type: str
+    content_kind: str
+    etag: str | None
+    last_modified: str | None
+    note: str
+    usable: bool  # the fetch shows the page's text: a sighting for change detection
 
 
-class _RereadNeeded(Exception):
-    """Raised inside a write transaction: the stable fetch's bytes must be read anew first (outside it)."""
+@dataclass(frozen=True, slots=True)
+class _Recording:
+    """What one fetch writes: its row's fields, the URL's change state and, when it confirms a change, the
+    (old hash, new hash) of the diff to keep."""
 
-    def __init__(self, key: tuple[str, str]) -> None:
-        super().__init__(key)
-        self.key = key
+    fetched: _Fetched
+    before: ChangeState  # the state the fetch is settled against (re-based when only our reading changed)
+    settled: Settlement
+    diff_key: tuple[str, str] | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Needed:
+    """A fact to compute with no lock held before the fetch can be recorded: a change's diff, or the hash of
+    the stable text's bytes read anew, each keyed as its cache in PageCache._write."""
+
+    diff: tuple[str, str] | None = None
+    reread: tuple[str, str] | None = None
+
+
+def _fetched(result: FetchResult, status: FetchStatus, raw_hash: str | None, text_hash: str | None,
+             basis: Basis | None) -> _Fetched:
+    """The row's content fields; basis: the cached fetch a 304 answers (None: no cached copy)."""
+    note = result.note or ""
+    content_type, content_kind = result.content_type or "", result.content_kind or ""
+    etag, last_modified = result.etag, result.last_modified
+    if status is FetchStatus.NOT_MODIFIED:
+        if basis is None:
+            note = _joined(note, "304 without a cached copy")
+        else:
+            raw_hash, text_hash = basis.raw_hash, basis.text_hash
+            content_type = content_type or basis.content_type
+            content_kind = content_kind or basis.content_kind
+            etag = etag or basis.etag
+            last_modified = last_modified or basis.last_modified
+    usable = status.value in USABLE and text_hash is not None
+    return _Fetched(raw_hash, text_hash, content_type, content_kind, etag, last_modified, note, usable)
+
+
+def _stable_replaced(fetched: _Fetched, before: ChangeState) -> str | None:
+    """The stable text's hash when this fetch shows another text (None: it shows the same, or none yet)."""
+    stable = before.stable_hash
+    return stable if fetched.usable and stable and fetched.text_hash != stable else None
+
+
+def _decide(url: str, fetched: _Fetched, before: ChangeState, fetched_at: datetime, *, same_bytes_as_stable: bool,
+            rereads: Mapping[tuple[str, str], str | None] | None, diffs: Mapping[tuple[str, str], str | None],
+            may_wait: bool) -> _Recording | _Needed:
+    """What to record for one fetch, from the URL's change state and what was fetched. When a fact made with
+    no lock held is missing, and may_wait, the fact needed instead (past a few waits, the record goes on:
+    without the re-reading; with its diff made under the lock).
+
+    same_bytes_as_stable: these bytes are those the stable text was read from. rereads: the hashes of stable
+    texts' bytes read anew by this version (None: this cache does not re-read). diffs: the diffs made."""
+    note = fetched.note
+    stable = _stable_replaced(fetched, before)
+    if stable is not None and same_bytes_as_stable:
+        # The page sent the same bytes as when its stable text was read: the text differs only because this
+        # version of claims_pipeline reads pages differently (an upgrade). That is no change of the page:
+        # the new reading becomes the stable text, with no change flagged and no pending sighting.
+        before = _rebased(before, fetched.text_hash)
+        note = _joined(note, "same bytes as the stable text's fetch, read anew by this version")
+    elif stable is not None and rereads is not None:
+        # Other bytes (a nonce, a timestamp in the HTML) and another text: before calling it a change, read
+        # the stable fetch's own bytes with this version. If they give the new text, only the reading changed.
+        key = (url, stable)
+        if key not in rereads and may_wait:
+            return _Needed(reread=key)
+        if rereads.get(key) == fetched.text_hash:
+            before = _rebased(before, fetched.text_hash)
+            note = _joined(note, "the stable text's own bytes, read anew by this version, give this text: "
+                                 "no page change")
+    settled = settle(before, fetched.text_hash if fetched.usable else None, fetched_at)
+    diff_key = (settled.old_hash, fetched.text_hash) if settled.confirmed and settled.old_hash and fetched.text_hash \
+        else None
+    if diff_key is not None and diff_key not in diffs and may_wait:
+        return _Needed(diff=diff_key)
+    return _Recording(replace(fetched, note=note), before, settled, diff_key)
+
+
+def _rebased(state: ChangeState, text_hash: str | None) -> ChangeState:
+    """The state with this text as the stable one and no pending sighting: only our reading of the page moved."""
+    return replace(state, stable_hash=text_hash, pending_hash=None, pending_since=None)
+
+
+def _joined(note: str, more: str) -> str:
+    return f"{note}; {more}" if note else more
 
 
 Reread = Callable[[bytes, str, str], "str | None"]  # (raw bytes, content type, url) -> text, or None
@@ -175,7 +274,7 @@ class PageCache:
         _create_tables(self.engine)
 
     @classmethod
-    def from_settings(cls, settings: Any) -> PageCache:
+    def from_settings(cls, settings: Settings) -> PageCache:
         return cls(
             settings.cache_db_url,
             settings.blob_location,
@@ -228,36 +327,38 @@ class PageCache:
         fast = self._fast304 if (basis is not None and status is FetchStatus.NOT_MODIFIED and not read_back) else None
         # Diffs of confirmed changes, by (old_hash, new_hash), computed with no transaction open: whether a fetch
         # confirms a change, and against which text, is only known under the write lock, so a transaction that
-        # finds it needs a diff not computed yet gives up before writing anything (_DiffNeeded), the diff is made
-        # here, and the fetch is recorded again. Kept across retries, so a lock timeout never recomputes one.
+        # finds it needs a diff not computed yet ends without writing anything, the diff is made here, and the
+        # fetch is recorded again. Kept across retries, so a lock timeout never recomputes one.
         diffs: dict[tuple[str, str], str | None] = {}
         rereads: dict[tuple[str, str], str | None] = {}  # (url, stable text hash) -> hash of its bytes read anew
-        attempt = deferred = 0
+        attempt = waited = 0
         while True:
             try:
-                if fast is not None and fast.try_record(result, basis, fetched_at, run_id):  # type: ignore[arg-type]
+                if fast is not None and basis is not None and fast.try_record(result, basis, fetched_at, run_id):
                     return None
                 with write_transaction(self.engine) as conn:
                     # another process moving the page's state between our tries could ask for yet another diff;
-                    # past a few deferrals, make it in the transaction (bounded: see diffs.py)
-                    self._record_in(conn, result, status, fetched_at, raw_hash, new_text_hash, run_id, basis, diffs,
-                                    defer_diff=deferred < _RECORD_ATTEMPTS, rereads=rereads)
-                    if not read_back:
+                    # past a few waits, make it in the transaction (bounded: see diffs.py)
+                    needed = self._record_in(conn, result, status, fetched_at, raw_hash, new_text_hash, run_id, basis,
+                                             diffs, rereads, may_wait=waited < _RECORD_ATTEMPTS)
+                    if needed is None and not read_back:
                         return None
-                    # read back inside the same transaction: another process's later fetch cannot leak in
-                    return self._states_in(conn, [result.url])[result.url]
-            except _DiffNeeded as need:  # rolled back, nothing written
-                deferred += 1
-                diffs[need.key] = self.diff_between(*need.key, new_text=result.text)
-            except _RereadNeeded as need:  # rolled back, nothing written; read the stable bytes with no lock held
-                deferred += 1
-                rereads[need.key] = self._reread_hash(*need.key)
+                    if needed is None:
+                        # read back inside the same transaction: another process's later fetch cannot leak in
+                        return self._states_in(conn, [result.url])[result.url]
             except (IntegrityError, OperationalError):
                 # IntegrityError: another process inserted the same new URL first (Postgres); OperationalError:
                 # SQLite stayed locked past busy_timeout. Both are safe to redo: nothing was committed.
                 attempt += 1
                 if attempt == _RECORD_ATTEMPTS:
                     raise
+                continue
+            # the transaction wrote nothing and is over: compute what it needed with no lock held, then retry
+            waited += 1
+            if needed.diff is not None:
+                diffs[needed.diff] = self.diff_between(*needed.diff, new_text=result.text)
+            if needed.reread is not None:
+                rereads[needed.reread] = self._reread_hash(*needed.reread)
 
     def diff_between(self, old_hash: str, new_hash: str, *, new_text: str | None = None) -> str | None:
         """The diff from stored text old_hash to new_hash (new_text: that text, when the caller holds it), as a
@@ -285,124 +386,33 @@ class PageCache:
             return None
         return None if text is None else text_hash_of(text)
 
-    def _record_in(
-        self,
-        conn: Connection,
-        result: FetchResult,
-        status: FetchStatus,
-        fetched_at: datetime,
-        raw_hash: str | None,
-        text_hash: str | None,
-        run_id: str | None,
-        basis: Basis | None,
-        diffs: dict[tuple[str, str], str | None],
-        *,
-        defer_diff: bool = True,
-        rereads: dict[tuple[str, str], str | None] | None = None,
-    ) -> None:
+    def _record_in(self, conn: Connection, result: FetchResult, status: FetchStatus, fetched_at: datetime,
+                   raw_hash: str | None, text_hash: str | None, run_id: str | None, basis: Basis | None,
+                   diffs: dict[tuple[str, str], str | None], rereads: Mapping[tuple[str, str], str | None], *,
+                   may_wait: bool) -> _Needed | None:
+        """Record one fetch in the caller's write transaction; or write nothing and return what must be
+        computed with no lock held first."""
         url = result.url
         url_row = conn.execute(_STMT.url_row, {"url": url}).mappings().first()
-        content_type, content_kind = result.content_type or "", result.content_kind or ""
-        etag, last_modified = result.etag, result.last_modified
-        note = result.note or ""
-        if status is FetchStatus.NOT_MODIFIED:
+        if status is FetchStatus.NOT_MODIFIED and basis is None:
             # The 304 answers the validators we sent, so the fetch they came from (basis, read in bulk before
-            # the run) is what the page still is; without one, look up the latest usable fetch.
-            prev: Any = basis
-            if prev is None:
-                row = conn.execute(_STMT.latest_usable, {"url": url}).first()
-                prev = None if row is None else Basis(*row)
-            if prev is not None:  # the page is what we cached: reuse its hashes, nothing was downloaded
-                raw_hash, text_hash = prev.raw_hash, prev.text_hash
-                content_type = content_type or prev.content_type
-                content_kind = content_kind or prev.content_kind
-                etag = etag or prev.etag
-                last_modified = last_modified or prev.last_modified
-            else:
-                note = (note + "; " if note else "") + "304 without a cached copy"
-        usable = status.value in USABLE and text_hash is not None
+            # the run) is what the page still is; without one, it is the latest usable fetch.
+            row = conn.execute(_STMT.latest_usable, {"url": url}).first()
+            basis = None if row is None else Basis(*row)
+        fetched = _fetched(result, status, raw_hash, text_hash, basis)
         before = _change_state(url_row)
-        if (usable and raw_hash and before.stable_hash and text_hash != before.stable_hash
-                and conn.execute(_STMT.same_bytes_read_as, {"url": url, "raw_hash": raw_hash,
-                                                            "text_hash": before.stable_hash}).first() is not None):
-            # The page sent the same bytes as when its stable text was read: the text differs only because this
-            # version of claims_pipeline reads pages differently (an upgrade). That is no change of the page:
-            # the new reading becomes the stable text, with no change flagged and no pending sighting.
-            before = replace(before, stable_hash=text_hash, pending_hash=None, pending_since=None)
-            note = (note + "; " if note else "") + "same bytes as the stable text's fetch, read anew by this version"
-        elif usable and self.reread is not None and rereads is not None and before.stable_hash \
-                and text_hash != before.stable_hash:
-            # Other bytes (a nonce, a timestamp in the HTML) and another text: before calling it a change, read
-            # the stable fetch's own bytes with this version. If they give the new text, only the reading changed.
-            key = (url, before.stable_hash)
-            if key not in rereads:
-                if defer_diff:
-                    raise _RereadNeeded(key)
-                rereads[key] = None  # too many deferrals: judge without it
-            if rereads[key] == text_hash:
-                before = replace(before, stable_hash=text_hash, pending_hash=None, pending_since=None)
-                note = (note + "; " if note else "") + "the stable text's own bytes, read anew by this version, give this text: no page change"
-        settled = settle(before, text_hash if usable else None, fetched_at)
-        diff_key = (settled.old_hash, text_hash) if settled.confirmed and settled.old_hash and text_hash else None
-        if diff_key is not None and diff_key not in diffs:
-            if defer_diff:  # before any write: the caller rolls back, diffs outside the lock, and comes back
-                raise _DiffNeeded(diff_key)
-            diffs[diff_key] = self.diff_between(*diff_key, new_text=result.text)
-
-        if url_row is None:
-            conn.execute(_STMT.insert_url, {"url": url, "first_seen": fetched_at, "last_fetched_at": fetched_at})
-        fetch_id = _inserted_id(conn.execute(
-            _STMT.insert_fetch,
-            {
-                "url": url,
-                "run_id": run_id,
-                "fetched_at": fetched_at,
-                "recorded_at": utc_now(),
-                "http_status": result.http_status,
-                "fetch_status": status.value,
-                "content_type": content_type,
-                "content_kind": content_kind,
-                "raw_hash": raw_hash,
-                "text_hash": text_hash,
-                "reused_text": status is FetchStatus.NOT_MODIFIED,
-                "etag": etag,
-                "last_modified": last_modified,
-                "note": note,
-                "final_url": result.final_url,
-                "changed": settled.confirmed,
-                "elapsed_s": float(result.elapsed_s or 0.0),
-                "attempts": int(result.attempts or 0),
-            },
-        ))
-
-        values: dict[str, Any] = {
-            "where_url": url,
-            "latest_fetch_id": fetch_id,
-            "last_fetched_at": fetched_at,
-            "stable_hash": settled.state.stable_hash,
-            "stable_since": settled.state.stable_since,
-            "pending_hash": settled.state.pending_hash,
-            "pending_since": settled.state.pending_since,
-            "changed_at": settled.state.changed_at if settled.confirmed else before.changed_at,
-            "change_confirmed_at": settled.state.change_confirmed_at if settled.confirmed else before.change_confirmed_at,
-        }
-        if diff_key is not None:
-            # only a confirming fetch has a diff (made before this transaction); a 304 of the stable page never
-            # gets here
-            diff = diffs[diff_key]
-            values["last_change_id"] = _inserted_id(conn.execute(
-                _STMT.insert_change,
-                {
-                    "url": url,
-                    "fetch_id": fetch_id,
-                    "changed_at": settled.state.changed_at,
-                    "confirmed_at": fetched_at,
-                    "old_hash": diff_key[0],
-                    "new_hash": diff_key[1],
-                    "diff": diff,
-                },
-            ))
-        conn.execute(_STMT.update_url, values)
+        stable = _stable_replaced(fetched, before)
+        same_bytes = stable is not None and fetched.raw_hash is not None and conn.execute(
+            _STMT.same_bytes_read_as, {"url": url, "raw_hash": fetched.raw_hash, "text_hash": stable}).first() is not None
+        decided = _decide(url, fetched, before, fetched_at, same_bytes_as_stable=same_bytes,
+                          rereads=rereads if self.reread is not None else None, diffs=diffs, may_wait=may_wait)
+        if isinstance(decided, _Needed):
+            return decided
+        if decided.diff_key is not None and decided.diff_key not in diffs:
+            diffs[decided.diff_key] = self.diff_between(*decided.diff_key, new_text=result.text)
+        diff = None if decided.diff_key is None else diffs[decided.diff_key]
+        _write_fetch(conn, result, status, fetched_at, run_id, decided, url_known=url_row is not None, diff=diff)
+        return None
 
     # ---- runs (resume after a kill) ---------------------------------------------------------------
     def start_run(self, run_id: str | None = None, *, now: str | datetime | None = None, url_count: int = 0) -> str:
@@ -420,13 +430,14 @@ class PageCache:
         with write_transaction(self.engine) as conn:
             conn.execute(update(r).where(r.c.run_id == run_id).values(finished_at=to_utc(now) or utc_now()))
 
-    def run_info(self, run_id: str) -> dict[str, Any] | None:
+    def run_info(self, run_id: str) -> RunInfo | None:
         r = schema.runs
         with self.engine.connect() as conn:
             row = conn.execute(select(r).where(r.c.run_id == run_id)).mappings().first()
         if row is None:
             return None
-        return {"run_id": row["run_id"], "started_at": iso(row["started_at"]), "finished_at": iso(row["finished_at"]), "url_count": row["url_count"]}
+        return RunInfo(run_id=row["run_id"], started_at=iso(row["started_at"]), finished_at=iso(row["finished_at"]),
+                       url_count=row["url_count"])
 
     def urls_done_in_run(self, run_id: str, urls: Iterable[str]) -> set[str]:
         """URLs that already have a fetch recorded under run_id."""
@@ -475,7 +486,7 @@ class PageCache:
             (r["stable_hash"], "text") for r in rows if r["fetch_status"] in USABLE and r["fetch_text_hash"])
         return {row["url"]: self._page_state(row, with_text, present) for row in rows}
 
-    def _page_state(self, row: Any, with_text: bool = True, present: set[tuple[str, str]] | None = None) -> PageState:
+    def _page_state(self, row: RowMapping, with_text: bool = True, present: set[tuple[str, str]] | None = None) -> PageState:
         status, note = row["fetch_status"], row["note"] or ""
         text = None
         if status in USABLE:
@@ -594,14 +605,71 @@ class PageCache:
         return refs
 
 
-def _inserted_id(result: CursorResult[Any]) -> Any:
+def _write_fetch(conn: Connection, result: FetchResult, status: FetchStatus, fetched_at: datetime,
+                 run_id: str | None, decided: _Recording, *, url_known: bool, diff: str | None) -> None:
+    """The rows of one decided fetch: the URL (when new), the fetch, the confirmed change, the URL's state."""
+    url, fetched, settled, before = result.url, decided.fetched, decided.settled, decided.before
+    if not url_known:
+        conn.execute(_STMT.insert_url, {"url": url, "first_seen": fetched_at, "last_fetched_at": fetched_at})
+    fetch_id = _inserted_id(conn.execute(
+        _STMT.insert_fetch,
+        {
+            "url": url,
+            "run_id": run_id,
+            "fetched_at": fetched_at,
+            "recorded_at": utc_now(),
+            "http_status": result.http_status,
+            "fetch_status": status.value,
+            "content_type": fetched.content_type,
+            "content_kind": fetched.content_kind,
+            "raw_hash": fetched.raw_hash,
+            "text_hash": fetched.text_hash,
+            "reused_text": status is FetchStatus.NOT_MODIFIED,
+            "etag": fetched.etag,
+            "last_modified": fetched.last_modified,
+            "note": fetched.note,
+            "final_url": result.final_url,
+            "changed": settled.confirmed,
+            "elapsed_s": float(result.elapsed_s or 0.0),
+            "attempts": int(result.attempts or 0),
+        },
+    ))
+    values: dict[str, object] = {
+        "where_url": url,
+        "latest_fetch_id": fetch_id,
+        "last_fetched_at": fetched_at,
+        "stable_hash": settled.state.stable_hash,
+        "stable_since": settled.state.stable_since,
+        "pending_hash": settled.state.pending_hash,
+        "pending_since": settled.state.pending_since,
+        "changed_at": settled.state.changed_at if settled.confirmed else before.changed_at,
+        "change_confirmed_at": settled.state.change_confirmed_at if settled.confirmed else before.change_confirmed_at,
+    }
+    if decided.diff_key is not None:
+        # only a confirming fetch has a diff; a 304 of the stable page never gets here
+        values["last_change_id"] = _inserted_id(conn.execute(
+            _STMT.insert_change,
+            {
+                "url": url,
+                "fetch_id": fetch_id,
+                "changed_at": settled.state.changed_at,
+                "confirmed_at": fetched_at,
+                "old_hash": decided.diff_key[0],
+                "new_hash": decided.diff_key[1],
+                "diff": diff,
+            },
+        ))
+    conn.execute(_STMT.update_url, values)
+
+
+def _inserted_id(result: CursorResult[Any]) -> int:
     """The id of the row an INSERT just added (always reported for a one-row INSERT)."""
     key = result.inserted_primary_key
     assert key is not None
-    return key[0]
+    return int(key[0])
 
 
-def _change_state(row: Any) -> ChangeState:
+def _change_state(row: RowMapping | None) -> ChangeState:
     if row is None:
         return ChangeState()
     return ChangeState(

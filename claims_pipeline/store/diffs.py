@@ -100,7 +100,7 @@ class _OverBudget(Exception):
     pass
 
 
-class _BudgetedMatcher(difflib.SequenceMatcher):
+class _BudgetedMatcher(difflib.SequenceMatcher[str]):
     """A SequenceMatcher that raises _OverBudget once its matching has scanned (an upper bound of) more than
     `budget` steps: (old line, new occurrence) pairs, plus one per old line. find_longest_match(alo, ahi, …)
     scans, for each old line in alo..ahi, at most all its entries in b2j (autojunk's popular lines are not in

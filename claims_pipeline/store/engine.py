@@ -8,14 +8,15 @@ serialise their read-settle-write instead of both reading the old row.
 
 from __future__ import annotations
 
+import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from sqlalchemy import Connection, Engine, Table, create_engine, event, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.pool import ConnectionPoolEntry
 
 BUSY_TIMEOUT_MS = 30_000
 _WRITE_OPTION = "claims_pipeline_write"
@@ -35,7 +36,7 @@ def make_engine(db_url: str) -> Engine:
 
 def _configure_sqlite(engine: Engine) -> None:
     @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_conn, _record) -> None:
+    def _on_connect(dbapi_conn: sqlite3.Connection, _record: ConnectionPoolEntry) -> None:
         dbapi_conn.isolation_level = None  # we emit BEGIN ourselves (pysqlite's own BEGIN is deferred and late)
         cur = dbapi_conn.cursor()
         cur.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -71,7 +72,8 @@ def lock_schema(conn: Connection) -> None:
         conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK_KEY})
 
 
-def insert_if_missing(conn: Connection, table: Table, values: dict[str, Any] | list[dict[str, Any]]) -> None:
+def insert_if_missing(conn: Connection, table: Table,
+                      values: Mapping[str, object] | Sequence[Mapping[str, object]]) -> None:
     """INSERT rows unless one with their primary key exists (another process may insert it at the same moment)."""
     if conn.dialect.name == "postgresql":
         from sqlalchemy.dialects.postgresql import insert as pg_insert

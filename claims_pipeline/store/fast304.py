@@ -1,7 +1,7 @@
 """SQLite fast path for the commonest write of a warm run: a 304 for a URL whose cached copy is known.
 
-Why: a warm audit records hundreds of 304s, and through SQLAlchemy's Connection.execute each one paid ~35 µs of
-statement bookkeeping per statement, more than SQLite's own work. Here the same Core statements are compiled ONCE
+Why: a warm audit records hundreds of 304s, and through SQLAlchemy's Connection.execute each statement costs
+more in statement bookkeeping than SQLite's own work. Here the same Core statements are compiled ONCE
 by SQLAlchemy for the engine's dialect (no hand-written SQL: columns stay defined in schema.py), their bind and
 result processors taken from the column types, and executed on the DBAPI cursor. The writes are the same as the
 generic path's: under BEGIN IMMEDIATE, read the URL's change state, insert the fetch row, update the URL. On
@@ -20,20 +20,20 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import Engine, bindparam, insert, select, update
+from sqlalchemy.engine.interfaces import DBAPICursor
+from sqlalchemy.pool import PoolProxiedConnection
 
 from claims_pipeline.store import schema
 from claims_pipeline.store.clock import utc_now
 from claims_pipeline.store.engine import BUSY_TIMEOUT_MS
+from claims_pipeline.store.records import Basis
 from claims_pipeline.store.settle import ChangeState, settle
 from claims_pipeline.web.records import FetchResult, FetchStatus
 
 log = logging.getLogger(__name__)
-
-if TYPE_CHECKING:
-    from claims_pipeline.store.cache import Basis
 
 _STATE_COLUMNS = ("stable_hash", "stable_since", "pending_hash", "pending_since", "changed_at", "change_confirmed_at")
 _FETCH_COLUMNS = (
@@ -103,7 +103,7 @@ class NotModifiedWriter:
                 finally:
                     raw.close()
 
-    def _record_on(self, raw: Any, result: FetchResult, basis: Basis, fetched_at: datetime, run_id: str | None) -> bool:
+    def _record_on(self, raw: PoolProxiedConnection, result: FetchResult, basis: Basis, fetched_at: datetime, run_id: str | None) -> bool:
         cur = raw.cursor()
         try:
             cur.execute("BEGIN IMMEDIATE")  # take the write lock before reading: two processes serialise
@@ -118,7 +118,7 @@ class NotModifiedWriter:
         finally:
             cur.close()
 
-    def write_in(self, cur: Any, result: FetchResult, basis: Basis, fetched_at: datetime, run_id: str | None) -> bool:
+    def write_in(self, cur: DBAPICursor, result: FetchResult, basis: Basis, fetched_at: datetime, run_id: str | None) -> bool:
         """The 304's rows, inside the caller's write transaction; False (nothing written) when it is not the
         plain case."""
         row = cur.execute(self.read_state.sql, self.read_state.params({"url": result.url})).fetchone()
@@ -173,14 +173,14 @@ class NotModifiedGroup:
     """Plain 304s recorded on the event loop's thread, committed together.
 
     Why: on a warm run, where most URLs answer 304, SQLite's commit (the WAL frames of four pages, the locks)
-    was most of each record's cost; committing a group costs it once. Each URL's rows are still written
+    is most of each record's cost; committing a group pays it once. Each URL's rows are still written
     whole or not at all: a URL that is not the plain case writes nothing, and when a statement or the commit
     fails the group is rolled back and every one of its results handed back, for the caller to record the
     generic way (its writer thread). A lock held by another writer is never waited for: the result is
     handed back.
     """
 
-    def __init__(self, writer: NotModifiedWriter, raw: Any, *, max_rows: int = GROUP_MAX_ROWS,
+    def __init__(self, writer: NotModifiedWriter, raw: PoolProxiedConnection, *, max_rows: int = GROUP_MAX_ROWS,
                  max_hold_s: float = GROUP_MAX_HOLD_S, clock: Callable[[], float] = time.monotonic) -> None:
         self._writer, self._raw = writer, raw
         self._max_rows, self._max_hold_s, self._clock = max_rows, max_hold_s, clock

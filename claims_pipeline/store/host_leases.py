@@ -24,9 +24,9 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
-from sqlalchemy import Engine, select, update
+from sqlalchemy import Connection, Engine, RowMapping, select, update
 
 from claims_pipeline.config.settings import FetchSettings
 from claims_pipeline.store import schema
@@ -53,9 +53,37 @@ BREAKER_MEMORY_S = 900.0
 _CHUNK = 500  # hosts per statement (under the databases' bound-parameter limits)
 
 
-def _new_row(host: str) -> dict[str, Any]:
-    return {"host": host, "holder": None, "lease_until": 0.0, "next_start": 0.0, "retry_after_until": 0.0,
-            "interval_s": None, "crawl_delay": None, "breaker_failures": 0, "breaker_note": "", "breaker_at": 0.0}
+class _LeftState(TypedDict):
+    """What a holder leaves in its host's row for the next one (database times)."""
+
+    next_start: float
+    retry_after_until: float
+    interval_s: float | None
+    crawl_delay: float | None
+    breaker_failures: int
+    breaker_note: str
+    breaker_at: float
+
+
+class _HostRow(_LeftState):
+    """One row of the host_leases table."""
+
+    host: str
+    holder: str | None
+    lease_until: float
+
+
+def _new_row(host: str) -> _HostRow:
+    return _HostRow(host=host, holder=None, lease_until=0.0, next_start=0.0, retry_after_until=0.0, interval_s=None,
+                    crawl_delay=None, breaker_failures=0, breaker_note="", breaker_at=0.0)
+
+
+def _host_row(row: RowMapping) -> _HostRow:
+    return _HostRow(host=row["host"], holder=row["holder"], lease_until=row["lease_until"],
+                    next_start=row["next_start"], retry_after_until=row["retry_after_until"],
+                    interval_s=row["interval_s"], crawl_delay=row["crawl_delay"],
+                    breaker_failures=row["breaker_failures"], breaker_note=row["breaker_note"],
+                    breaker_at=row["breaker_at"])
 
 
 @dataclass
@@ -73,7 +101,7 @@ class _Clock:
         return db - (self.db_now - self.m1)
 
 
-def _read_clock(conn: Any) -> _Clock:
+def _read_clock(conn: Connection) -> _Clock:
     m0 = time.monotonic()
     now = database_time(conn)
     return _Clock(now, m0, time.monotonic())
@@ -90,14 +118,14 @@ class _State:
     breaker_failures: int
     breaker_note: str
 
-    def row(self, clock: _Clock) -> dict[str, Any]:
+    def row(self, clock: _Clock) -> _LeftState:
         def db(mono: float) -> float:  # 0: never set
             return clock.to_db(mono) if mono else 0.0
 
-        return {"next_start": db(self.next_start), "retry_after_until": db(self.retry_after_until),
-                "interval_s": self.interval_s, "crawl_delay": self.crawl_delay,
-                "breaker_failures": self.breaker_failures, "breaker_note": self.breaker_note,
-                "breaker_at": clock.db_now}
+        return _LeftState(next_start=db(self.next_start), retry_after_until=db(self.retry_after_until),
+                          interval_s=self.interval_s, crawl_delay=self.crawl_delay,
+                          breaker_failures=self.breaker_failures, breaker_note=self.breaker_note,
+                          breaker_at=clock.db_now)
 
 
 class HostLeases:
@@ -187,7 +215,7 @@ class HostLeases:
                     item._lock.release()
 
     # ---- transactions (run in a worker thread) -------------------------------------------------------
-    def _take(self, host: str, length: float) -> tuple[dict[str, Any], _Clock] | float:
+    def _take(self, host: str, length: float) -> tuple[_HostRow, _Clock] | float:
         """Hold ``host`` for ``length`` seconds: (the row as left, the clock) or, while another run holds it, the
         seconds to wait before looking again."""
         with self.engine.connect() as conn:  # a look without a lock: waiting costs the others no write lock
@@ -205,11 +233,11 @@ class HostLeases:
                 return wait
             conn.execute(update(_T).where(_T.c.host == host).values(holder=self.token,
                                                                      lease_until=clock.db_now + length))
-        return dict(row), clock
+        return _host_row(row), clock
 
-    def _take_many(self, lengths: dict[str, float]) -> dict[str, tuple[dict[str, Any], _Clock]]:
+    def _take_many(self, lengths: dict[str, float]) -> dict[str, tuple[_HostRow, _Clock]]:
         hosts = sorted(lengths)
-        taken: dict[str, tuple[dict[str, Any], _Clock]] = {}
+        taken: dict[str, tuple[_HostRow, _Clock]] = {}
         with write_transaction(self.engine) as conn:
             for i in range(0, len(hosts), _CHUNK):
                 chunk = hosts[i:i + _CHUNK]
@@ -221,7 +249,7 @@ class HostLeases:
                     open_breaker = row["breaker_failures"] >= self.fetch.breaker_failures and \
                         clock.db_now - row["breaker_at"] < BREAKER_MEMORY_S  # left to hold(), which says so
                     if self._held_elsewhere(row, clock) is None and not open_breaker:
-                        taken[row["host"]] = (dict(row), clock)
+                        taken[row["host"]] = (_host_row(row), clock)
             for length in set(lengths[h] for h in taken):
                 mine = [h for h in taken if lengths[h] == length]
                 for i in range(0, len(mine), _CHUNK):
@@ -236,10 +264,11 @@ class HostLeases:
                 conn.execute(update(_T).where(_T.c.host == host, _T.c.holder == self.token)
                              .values(holder=None, lease_until=clock.db_now, **state.row(clock)))
 
-    def _held_elsewhere(self, row: Any, clock: _Clock) -> float | None:
-        if row["holder"] is None or row["holder"] == self.token or row["lease_until"] <= clock.db_now:
+    def _held_elsewhere(self, row: RowMapping, clock: _Clock) -> float | None:
+        lease_until = float(row["lease_until"])
+        if row["holder"] is None or row["holder"] == self.token or lease_until <= clock.db_now:
             return None
-        return min(POLL_S, row["lease_until"] - clock.db_now)
+        return min(POLL_S, lease_until - clock.db_now)
 
     def _renew(self, host: str, length: float, state: _State) -> _Clock | None:
         """Extend our lease (and leave the state so far, should we be killed); None when it is no longer ours."""
@@ -304,7 +333,7 @@ class HostLease:
             if self._breaker.open:  # tripped: by this run (a wait it cannot afford), said as such
                 raise CircuitOpen(self._breaker.note() + ("" if self._breaker.tripped else " (opened by another run)"))
 
-    def _take_over(self, row: dict[str, Any], clock: _Clock) -> None:
+    def _take_over(self, row: _HostRow, clock: _Clock) -> None:
         """What the last holder left, merged into our throttle and breaker (never loosening them)."""
         t = self._throttle
         t.next_start = max(t.next_start, clock.to_mono(row["next_start"]), clock.to_mono(row["retry_after_until"]))

@@ -32,7 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import obstore
 from obstore.exceptions import BaseError, NotFoundError
@@ -49,10 +49,13 @@ from claims_pipeline.store.blobs import (
 )
 from claims_pipeline.store.errors import CacheError
 
+if TYPE_CHECKING:
+    from obstore.store import ObjectStore, RetryConfig
+
 _BLOB_KEY = re.compile(r"[0-9a-f]{2}/[0-9a-f]{2}/([0-9a-f]{64})\.([a-z]+)\.gz")
 # Bounded: a store that does not answer fails the run after ~30 s instead of object_store's default 10 retries
 # over 3 minutes (each request also has the library's own 30 s timeout and 5 s connect timeout).
-_RETRY: Any = {"max_retries": 3, "retry_timeout": timedelta(seconds=30)}
+_RETRY: RetryConfig = {"max_retries": 3, "retry_timeout": timedelta(seconds=30)}
 _MISSING = (FileNotFoundError, NotFoundError)
 _TRIP, _COOL_S = 3, 30.0
 _PARALLEL = 16  # requests in flight for exists_many (the client's one connection pool serves them all)
@@ -65,7 +68,7 @@ class BlobStoreError(CacheError):
 class ObjectBlobStore(TextBlobs):
     def __init__(self, url: str) -> None:
         self.url = url.rstrip("/")
-        self._store: Any = None
+        self._store: ObjectStore | None = None
         self._pid = -1
         self._failures, self._down_until, self._last_error = 0, 0.0, ""  # see _errors
 
@@ -73,9 +76,9 @@ class ObjectBlobStore(TextBlobs):
         return f"ObjectBlobStore({self.url!r})"
 
     @property
-    def store(self) -> Any:
+    def store(self) -> ObjectStore:
         # made on first use in each process: the client's connection pool and runtime do not survive a fork
-        if self._pid != os.getpid():
+        if self._store is None or self._pid != os.getpid():
             self._store = from_url(self.url, retry_config=_RETRY)
             self._pid = os.getpid()
         return self._store

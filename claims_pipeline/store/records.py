@@ -1,4 +1,5 @@
-"""What the cache knows about one page at the end of a fetch run: the input of priors and reports."""
+"""What the cache hands out: the state of one page at the end of a fetch run (the input of priors and reports),
+and the cached fetch a conditional request stands on."""
 
 from __future__ import annotations
 
@@ -25,3 +26,15 @@ class PageState:
     # run_at of the written report that showed that change (the ledger, store/recent_changes.py); None when none
     # has yet, or one of a version before the ledger did
     change_reported_at: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Basis:
+    """The cached fetch whose validators a conditional request sent: what a 304 answer stands for."""
+
+    raw_hash: str | None
+    text_hash: str
+    content_type: str
+    content_kind: str
+    etag: str | None
+    last_modified: str | None

@@ -6,9 +6,7 @@ or replaced is decided in claims_pipeline.web.robots.RobotsCache, not here.
 
 from __future__ import annotations
 
-from typing import Any
-
-from sqlalchemy import Engine, bindparam, delete, insert, select
+from sqlalchemy import Engine, RowMapping, bindparam, delete, insert, select
 
 from claims_pipeline.store import schema
 from claims_pipeline.store.engine import write_transaction
@@ -21,7 +19,7 @@ _INSERT = insert(_T)
 _CHUNK = 500
 
 
-def _record(row: Any) -> RobotsRecord:
+def _record(row: RowMapping) -> RobotsRecord:
     return RobotsRecord(origin=row["origin"], status=row["status"], body=row["body"] or "",
                         fetched_at=row["fetched_at"], etag=row["etag"], last_modified=row["last_modified"])
 

@@ -1,10 +1,10 @@
-"""Change detection over the fetch history: the earlier verifier's confirm-on-second-sighting rule, with the
-times fixed.
+"""Change detection over the fetch history: a new text is confirmed on its second sighting, and dated at its first.
 
 A new text hash becomes the stable one only when it is seen on two usable fetches in a row (fetches that
 failed are not sightings and do not break the streak). A page whose text differs on every fetch therefore never
-flags. The confirmed change is dated at the FIRST sighting of the new text, and the first fetch of a page sets
-stable_since (the earlier verifier left both empty until a change).
+flags. The confirmed change is dated at the FIRST sighting of the new text (when the page changed, as near as
+we know), and the first fetch of a page sets stable_since (so a page never changed still says since when it
+has read the same).
 """
 
 from __future__ import annotations

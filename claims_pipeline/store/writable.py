@@ -1,5 +1,5 @@
-"""Before a command writes under the home folder: can it? A read-only home or a full disk used to surface as
-an 80–100-line SQLAlchemy traceback from the middle of a run (Dagster's run storage, the page cache); asked
+"""Before a command writes under the home folder: can it? A read-only home or a full disk would otherwise surface
+as an 80–100-line SQLAlchemy traceback from the middle of a run (Dagster's run storage, the page cache); asked
 first, it is one line naming the folder, and nothing has been written. Only asks: no probe file is made, so a
 refused run leaves the folder as it was.
 """
@@ -9,6 +9,10 @@ from __future__ import annotations
 import errno
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from claims_pipeline.config.settings import Settings
 
 # Less free space than this and a run is refused before it starts: an audit of a small corpus writes a few
 # MB (cache index, blobs, tables, reports), and SQLite needs room for its journal before any commit.
@@ -48,7 +52,7 @@ def check_writable(folders: dict[str, Path], min_free: int = MIN_FREE_BYTES) -> 
                                f"({free // 1024:,} KB free, a run needs at least {min_free // (1024 * 1024)} MB)")
 
 
-def home_folders(settings, dagster_home: Path | None = None) -> dict[str, Path]:
+def home_folders(settings: Settings, dagster_home: Path | None = None) -> dict[str, Path]:
     """What a run of the pipeline writes: the home folder (reports, tables, the worklist), the page cache
     (its SQLite index's folder and the blob folder) and, for the Dagster commands, Dagster's instance folder."""
     from sqlalchemy.engine import make_url

@@ -1,7 +1,7 @@
 """The polite async fetcher: every URL → one FetchResult, yielded as soon as it is settled.
 
 Scheduling: URLs are grouped into per-host queues, each drained by at most the host's concurrency in
-workers (never "launch everything at once", which made the earlier verifier hit hosts in bursts). Each request hop passes, in order:
+workers (never "launch everything at once", which would hit hosts in bursts). Each request hop passes, in order:
 excluded-host check → robots.txt → circuit breaker → host slot (concurrency, interval between STARTS, then the
 global semaphore and token bucket; the start is booked only when all are passed) → guarded connect (DNS, address
 map, SSRF guard) → response.
@@ -21,14 +21,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.message import Message
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import TypedDict
 from urllib.parse import urljoin, urlsplit
 
 import httpcore
 import httpx
 
 from claims_pipeline.common.urls import normalize_url, url_host
-from claims_pipeline.config.settings import Settings, package_version
+from claims_pipeline.config.settings import FetchSettings, Settings, package_version
 from claims_pipeline.web import botwall, event_loop, stub
 from claims_pipeline.web.body import (
     ACCEPT_ENCODING,
@@ -78,12 +78,41 @@ class _Retry:
     retry_after: float | None = None
 
 
+class _Common(TypedDict):
+    """The fields every result of one response carries."""
+
+    http_status: int
+    final_url: str
+    etag: str | None
+    last_modified: str | None
+    content_type: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Settled:
+    """A response whose outcome is known without reading (more of) its body."""
+
+    status: FetchStatus
+    note: str
+    content_kind: str = ""
+    raw: bytes | None = None  # what was read of the body, kept when it shows why (a bot wall's page)
+
+
+@dataclass(frozen=True, slots=True)
+class _ReadBody:
+    """A 2xx answer whose body is to be read, up to cap bytes."""
+
+    cap: int
+    is_pdf: bool
+    sniff: bool  # a binary type that may hide a PDF: its head is read first, the rest only when it is one
+
+
 @dataclass
 class _Downloaded:
     """A 2xx body read within the host slot, to be turned into text after the slot is released."""
 
     raw: bytes
-    common: dict
+    common: _Common
     named_pdf: bool = False  # Content-Disposition named it *.pdf: read as a PDF whatever its type says
 
 
@@ -145,6 +174,81 @@ def _content_type(header: str) -> str:
 def _may_hide_pdf(content_type: str) -> bool:
     """Binary types under which servers send PDFs (octet-stream, x-download …); never image/audio/video."""
     return not content_type.startswith(("image/", "audio/", "video/"))
+
+
+def _retryable(status: int) -> bool:
+    return status == 429 or 500 <= status < 600  # 999 (LinkedIn's refusal) is no server error: not retried
+
+
+def _answer_without_body(status: int, h: Mapping[str, str], current: str, peek: bytes, retry_after: float | None,
+                         f: FetchSettings) -> _Settled | _Retry | _ReadBody:
+    """What a response that is neither a redirect nor a 304 means, from its status and headers (h: names
+    lower-cased) and, for an error or walled answer, the head of its body (peek; else b"")."""
+    wall_header = botwall.mitigated(h)
+    if status >= 400 or wall_header is not None:
+        title = botwall.challenge_title(peek, f.challenge_titles)
+        if wall_header is not None or title is not None:
+            # a bot wall ends the URL at once, on any status: asked again, it answers the same
+            what = f"cf-mitigated={wall_header}" if wall_header is not None else f"challenge title {title!r}"
+            return _Settled(FetchStatus.BLOCKED, f"http {status} bot wall: {what}", raw=peek)
+    if status >= 400:
+        return _error_answer(status, h, peek, retry_after, f)
+    if not 200 <= status < 300:
+        return _Settled(FetchStatus.UNAVAILABLE, f"unexpected http {status}")
+    # An empty or partial body is never the page's text: stored, two in a row would "confirm" a change.
+    if status == 206:  # we never send Range
+        return _Settled(FetchStatus.UNAVAILABLE, "http 206 partial content not requested")
+    if status in (204, 205) or h.get("content-length", "").strip() == "0":
+        return _Settled(FetchStatus.UNAVAILABLE, f"http {status}: empty body")
+    return _body_plan(h, current, f)
+
+
+def _error_answer(status: int, h: Mapping[str, str], peek: bytes, retry_after: float | None,
+                  f: FetchSettings) -> _Settled | _Retry:
+    """A 4xx or 5xx that is no bot wall."""
+    if _retryable(status):
+        note = f"http {status}" + (f" Retry-After {h.get('retry-after')}" if retry_after is not None else "")
+        return _Retry(note, http_status=status, retry_after=retry_after)
+    if status in f.blocked_status_codes:
+        return _Settled(FetchStatus.BLOCKED, f"http {status}: access refused (no challenge marker)", raw=peek)
+    if status in _NOT_DEAD:  # the page exists; something stands between us and it
+        st, why = _NOT_DEAD[status]
+        return _Settled(st, f"http {status}: {why}")
+    return _Settled(FetchStatus.DEAD, f"http {status}")
+
+
+def _body_plan(h: Mapping[str, str], current: str, f: FetchSettings) -> _Settled | _ReadBody:
+    """Whether a 2xx body is read, and within which cap, from its type and declared length."""
+    ctype = _content_type(h.get("content-type", ""))
+    is_pdf = _is_pdf(ctype, current, h.get("content-disposition"))
+    sniff = False  # a binary type that may hide a PDF: read its head, and the rest only when it is one
+    if not is_pdf and any(ctype.startswith(p) for p in f.binary_content_prefixes):
+        sniff = _may_hide_pdf(ctype)
+        if not sniff:
+            return _Settled(FetchStatus.BINARY, f"binary content type {ctype}: not downloaded", content_kind="binary")
+    cap = f.max_pdf_bytes if is_pdf or sniff else f.max_html_bytes
+    declared = h.get("content-length")
+    if declared and declared.isdigit() and int(declared) > cap and "content-encoding" not in h:
+        if sniff:  # unknown whether it is a PDF, and too large to read if it were
+            return _Settled(FetchStatus.BINARY, f"binary content type {ctype}, Content-Length {declared}: not downloaded",
+                            content_kind="binary")
+        return _Settled(FetchStatus.TOO_LARGE, f"Content-Length {declared} over the {cap}-byte cap; not downloaded")
+    return _ReadBody(cap, is_pdf=is_pdf, sniff=sniff)
+
+
+def _answer_of_body(raw: bytes, status: int, plan: _ReadBody, ctype: str, current: str,
+                    f: FetchSettings) -> _Settled | bool:
+    """What a 2xx body read whole means: a result, or the page to read as text (True: read as a PDF because
+    Content-Disposition alone named it one, on a generic or binary type; a text/* body with a .pdf name stays
+    text)."""
+    if not raw.strip():
+        return _Settled(FetchStatus.UNAVAILABLE, f"http {status}: empty body")
+    if not (plan.is_pdf or plan.sniff):
+        title = botwall.challenge_title(raw, f.challenge_titles)
+        if title is not None:
+            return _Settled(FetchStatus.BLOCKED, f"http {status} bot wall: challenge title {title!r}", raw=raw)
+        return False
+    return not plan.sniff and not _is_pdf(ctype, current, None) and not ctype.startswith("text/")
 
 
 class Fetcher:
@@ -471,11 +575,13 @@ class Fetcher:
 
     async def _classify(self, url: str, current: str, resp: httpx.Response,
                         validator: tuple[str | None, str | None] | None) -> FetchResult | _Retry | _Downloaded:
-        f = self.fetch
+        """One hop's response: a final result, a retry, or the body to read as text; raises _Redirect to move
+        on. What each answer means is decided by _answer_without_body and _answer_of_body; here, what they need
+        is read and the host is told to slow down."""
         status = resp.status_code
         h = dict(resp.headers.items())  # one pass (names lower-cased, repeats joined): looked up many times below
-        common: dict[str, Any] = dict(http_status=status, final_url=current, etag=h.get("etag"), last_modified=h.get("last-modified"),
-                      content_type=_content_type(h.get("content-type", "")))
+        common = _Common(http_status=status, final_url=current, etag=h.get("etag"),
+                         last_modified=h.get("last-modified"), content_type=_content_type(h.get("content-type", "")))
         if status in _REDIRECTS:
             # finish the (small) body so the keep-alive connection can be reused (a 304 has none: the transport
             # reads its empty body on close, for the same reason)
@@ -489,61 +595,21 @@ class Fetcher:
             common["etag"] = common["etag"] or etag
             common["last_modified"] = common["last_modified"] or last_modified
             return self._result(url, FetchStatus.NOT_MODIFIED, **common, note="http 304 not modified")
-        wall_header = botwall.mitigated(h)
         retry_after = parse_retry_after(h.get("retry-after"))
-        retryable = status == 429 or 500 <= status < 600  # 999 (LinkedIn's refusal) is no server error: not retried
-        if retryable and retry_after is not None:  # for this host's other URLs too, wall or not
-            host = url_host(current)
-            refusal = self._unaffordable(host, retry_after, f"Retry-After {retry_after:g} s", per_page=False)
-            if refusal is not None:
-                self._hosts.breaker(host).trip(refusal)  # this URL and the host's others: unreadable, said why
-            else:
-                self._hosts.throttle(host).defer(min(retry_after, f.retry_after_cap_s))
-        if status >= 400 or wall_header is not None:
-            peek = await self._peek(resp)
-            title = botwall.challenge_title(peek, f.challenge_titles)
-            if wall_header is not None or title is not None:
-                # a bot wall ends the URL at once, on any status: asked again, it answers the same (a 503 "Just a
-                # moment..." was requested twice before it was reported)
-                what = f"cf-mitigated={wall_header}" if wall_header is not None else f"challenge title {title!r}"
-                return self._result(url, FetchStatus.BLOCKED, **common, raw=peek, note=f"http {status} bot wall: {what}")
-        if status >= 400:
-            blocked_code = status in f.blocked_status_codes
-            if retryable:
-                note = f"http {status}" + (f" Retry-After {h.get('retry-after')}" if retry_after is not None else "")
-                return _Retry(note, http_status=status, retry_after=retry_after)
-            if blocked_code:
-                return self._result(url, FetchStatus.BLOCKED, **common, raw=peek,
-                                    note=f"http {status}: access refused (no challenge marker)")
-            if status in _NOT_DEAD:  # the page exists; something stands between us and it
-                st, why = _NOT_DEAD[status]
-                return self._result(url, st, **common, note=f"http {status}: {why}")
-            return self._result(url, FetchStatus.DEAD, **common, note=f"http {status}")
-        if not 200 <= status < 300:
-            return self._result(url, FetchStatus.UNAVAILABLE, **common, note=f"unexpected http {status}")
-        # An empty or partial body is never the page's text: stored, two in a row would "confirm" a change.
-        if status == 206:  # we never send Range
-            return self._result(url, FetchStatus.UNAVAILABLE, **common, note="http 206 partial content not requested")
-        if status in (204, 205) or h.get("content-length", "").strip() == "0":
-            return self._result(url, FetchStatus.UNAVAILABLE, **common, note=f"http {status}: empty body")
+        if _retryable(status) and retry_after is not None:  # for this host's other URLs too, wall or not
+            self._slow_down(url_host(current), retry_after)
+        # the head of an error or walled answer: its title tells a bot wall
+        peek = await self._peek(resp) if status >= 400 or botwall.mitigated(h) is not None else b""
+        answer = _answer_without_body(status, h, current, peek, retry_after, self.fetch)
+        if isinstance(answer, _Settled):
+            return self._result(url, answer.status, **common, raw=answer.raw, content_kind=answer.content_kind,
+                                note=answer.note)
+        if not isinstance(answer, _ReadBody):
+            return answer
         ctype = common["content_type"]
-        is_pdf = _is_pdf(ctype, current, h.get("content-disposition"))
-        sniff = False  # a binary type that may hide a PDF: read its head, and the rest only when it is one
-        if not is_pdf and any(ctype.startswith(p) for p in f.binary_content_prefixes):
-            sniff = _may_hide_pdf(ctype)
-            if not sniff:
-                return self._result(url, FetchStatus.BINARY, **common, content_kind="binary",
-                                    note=f"binary content type {ctype}: not downloaded")
-        cap = f.max_pdf_bytes if is_pdf or sniff else f.max_html_bytes
-        declared = h.get("content-length")
-        if declared and declared.isdigit() and int(declared) > cap and "content-encoding" not in h:
-            if sniff:  # unknown whether it is a PDF, and too large to read if it were
-                return self._result(url, FetchStatus.BINARY, **common, content_kind="binary",
-                                    note=f"binary content type {ctype}, Content-Length {declared}: not downloaded")
-            return self._result(url, FetchStatus.TOO_LARGE, **common,
-                                note=f"Content-Length {declared} over the {cap}-byte cap; not downloaded")
         try:
-            raw = await read_capped(resp, cap, head_check=has_pdf_magic if sniff else None, head_bytes=MAGIC_WINDOW)
+            raw = await read_capped(resp, answer.cap, head_check=has_pdf_magic if answer.sniff else None,
+                                    head_bytes=MAGIC_WINDOW)
         except BodyTooLarge as exc:  # found while streaming (no or a lying Content-Length): keep the status
             return self._result(url, FetchStatus.TOO_LARGE, **common, note=str(exc))
         except UndecodableBody as exc:
@@ -552,19 +618,21 @@ class Fetcher:
             return self._result(url, FetchStatus.BINARY, **common, content_kind="binary",
                                 note=f"binary content type {ctype}: no %PDF- in its first {MAGIC_WINDOW} bytes, "
                                      "rest not downloaded")
-        if not raw.strip():
-            return self._result(url, FetchStatus.UNAVAILABLE, **common, note=f"http {status}: empty body")
-        is_pdf = is_pdf or sniff
-        if not is_pdf:
-            title = botwall.challenge_title(raw, f.challenge_titles)
-            if title is not None:
-                return self._result(url, FetchStatus.BLOCKED, **common, raw=raw,
-                                    note=f"http {status} bot wall: challenge title {title!r}")
-        # by Content-Disposition alone, on a generic or binary type (a text/* body with a .pdf name stays text)
-        named_pdf = is_pdf and not sniff and not _is_pdf(ctype, current, None) and not ctype.startswith("text/")
-        return _Downloaded(raw, common, named_pdf)
+        body = _answer_of_body(raw, status, answer, ctype, current, self.fetch)
+        if isinstance(body, _Settled):
+            return self._result(url, body.status, **common, raw=body.raw, note=body.note)
+        return _Downloaded(raw, common, named_pdf=body)
 
-    def _extracted(self, url: str, current: str, raw: bytes, common: dict, named_pdf: bool = False) -> FetchResult:
+    def _slow_down(self, host: str, retry_after: float) -> None:
+        """A Retry-After for the host: its other URLs wait too, or, when the wait is more than the run can
+        afford, they are reported unreadable with the reason."""
+        refusal = self._unaffordable(host, retry_after, f"Retry-After {retry_after:g} s", per_page=False)
+        if refusal is not None:
+            self._hosts.breaker(host).trip(refusal)
+        else:
+            self._hosts.throttle(host).defer(min(retry_after, self.fetch.retry_after_cap_s))
+
+    def _extracted(self, url: str, current: str, raw: bytes, common: _Common, named_pdf: bool = False) -> FetchResult:
         from claims_pipeline.web import text as text_mod  # T's module: HTML/PDF → text
 
         # a body the server named *.pdf (Content-Disposition) is read as one: junk before its %PDF- header is

@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from claims_pipeline.store.blobs import open_blob_store
+from claims_pipeline.store.blob_stores import open_blob_store
 
 
 def page(i: int) -> tuple[bytes, str]:

@@ -16,7 +16,8 @@ import pytest
 
 from claims_pipeline.config.settings import ConfigError, settings_from_dict
 from claims_pipeline.steps.pages.refresh import refresh_pages
-from claims_pipeline.store.blobs import BlobStore, open_blob_store, sha256_hex
+from claims_pipeline.store.blob_stores import open_blob_store
+from claims_pipeline.store.blobs import BlobStore, sha256_hex
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.consistency import gc, verify_cache
 from claims_pipeline.store.errors import CacheError

@@ -28,11 +28,11 @@ from typing import Any
 from claims_pipeline.common.urls import normalize_url, url_host
 from claims_pipeline.config.settings import Settings
 from claims_pipeline.steps.pages.progress import FetchEvent, ProgressCallback, current, no_progress
-from claims_pipeline.store.cache import Basis, PageCache
+from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.clock import to_utc, utc_now
 from claims_pipeline.store.fast304 import NotModifiedGroup
 from claims_pipeline.store.host_leases import HostLeases
-from claims_pipeline.store.records import PageState
+from claims_pipeline.store.records import Basis, PageState
 from claims_pipeline.store.robots import RobotsTable
 from claims_pipeline.web import event_loop
 from claims_pipeline.web.fetcher import Fetcher

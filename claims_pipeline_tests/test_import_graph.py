@@ -1,0 +1,172 @@
+"""The package's import graph has no cycle: every import counts, at the top of a module, inside a function or
+under TYPE_CHECKING (a late import is still a loop: the two modules cannot be read, or split, one without the
+other). Read with ast from the source files, so nothing is imported to check it.
+
+Checked at two grains: modules, and the package's parts (claims_pipeline.store, claims_pipeline.web, ...), where
+a loop means two layers each lean on the other. The parts named in CHECKED are held to none; running this file
+as a script prints every cycle of the package, those elsewhere included.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import claims_pipeline
+
+PACKAGE_DIR = Path(claims_pipeline.__file__).resolve().parent
+PACKAGE = PACKAGE_DIR.name
+# the parts held to no cycle, at both grains; a cycle that touches any of them fails
+CHECKED = ("claims_pipeline.store", "claims_pipeline.web", "claims_pipeline.config", "claims_pipeline.common")
+
+
+def _module_files() -> dict[str, tuple[Path, bool]]:
+    """Every module of the package: dotted name -> (file, is a package's __init__)."""
+    out: dict[str, tuple[Path, bool]] = {}
+    for path in sorted(PACKAGE_DIR.rglob("*.py")):
+        parts = list(path.relative_to(PACKAGE_DIR.parent).with_suffix("").parts)
+        is_package = parts[-1] == "__init__"
+        if is_package:
+            parts = parts[:-1]
+        out[".".join(parts)] = (path, is_package)
+    return out
+
+
+def _imported(name: str, is_package: bool, tree: ast.AST, known: Iterable[str]) -> set[str]:
+    """The package's own modules this module imports anywhere in its body, each as the module it resolves to
+    (`from a.b import c` is a.b.c when c is a module, else a.b)."""
+    known = set(known)
+    here = name if is_package else name.rpartition(".")[0]
+    targets: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            targets += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = here.split(".")[: len(here.split(".")) - (node.level - 1)]
+                base = ".".join(anchor + ([base] if base else []))
+            targets += [f"{base}.{alias.name}" for alias in node.names] + [base]
+    out: set[str] = set()
+    for target in targets:
+        while target and target not in known:
+            target = target.rpartition(".")[0]
+        if target and target != name:
+            out.add(target)
+    return out
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Each module's imports of the package's own modules. A package's __init__ importing its own submodules is
+    left out (as benchmarks/design_metrics.py does): a submodule's `from pkg import sibling` runs pkg/__init__
+    first, so every package that re-exports would otherwise show as a loop, though no module needs another that
+    needs it."""
+    files = _module_files()
+    graph = {name: _imported(name, is_package, ast.parse(path.read_text(encoding="utf-8")), files)
+             for name, (path, is_package) in files.items()}
+    return {name: {m for m in imported if not (files[name][1] and m.startswith(name + "."))}
+            for name, imported in graph.items()}
+
+
+def part_graph(modules: Mapping[str, set[str]]) -> dict[str, set[str]]:
+    """The same edges between the package's parts (its subpackages and top-level modules)."""
+
+    def part(module: str) -> str:
+        return ".".join(module.split(".")[:2])
+
+    graph: dict[str, set[str]] = {}
+    for module, imported in modules.items():
+        graph.setdefault(part(module), set()).update(part(m) for m in imported if part(m) != part(module))
+    return graph
+
+
+def cycles(graph: Mapping[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one node (Tarjan), each sorted, with one loop through it."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group: list[str] = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(groups)
+
+
+def loop_through(group: list[str], graph: Mapping[str, set[str]]) -> str:
+    """One import loop inside a cycle group, as 'a -> b -> a', for the failure message."""
+    members = set(group)
+    path = [group[0]]
+    while True:
+        nxt = min(m for m in graph[path[-1]] if m in members)
+        if nxt in path:
+            return " -> ".join(path[path.index(nxt):] + [nxt])
+        path.append(nxt)
+
+
+def _touches_checked(group: list[str]) -> bool:
+    return any(m == p or m.startswith(p + ".") for m in group for p in CHECKED)
+
+
+def test_the_graph_is_read_from_every_module() -> None:
+    graph = module_graph()
+    # the graph must see what it checks: a late import (inside a function) and one under TYPE_CHECKING
+    assert "claims_pipeline.store.object_blobs" in graph["claims_pipeline.store.blob_stores"]
+    assert "claims_pipeline.store.blobs" in graph["claims_pipeline.store.object_blobs"]
+    assert "claims_pipeline.config.settings" in graph["claims_pipeline.web.pdf_text"]
+    assert len(graph) > 100
+
+
+def test_cycles_are_found() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}
+    assert cycles(graph) == [["a", "b", "c"]]
+    assert loop_through(["a", "b", "c"], graph) == "a -> b -> c -> a"
+
+
+def test_no_module_cycle_in_the_checked_parts() -> None:
+    graph = module_graph()
+    found = [group for group in cycles(graph) if _touches_checked(group)]
+    assert found == [], "import cycles: " + "; ".join(loop_through(g, graph) for g in found)
+
+
+def test_no_cycle_between_the_checked_parts() -> None:
+    graph = part_graph(module_graph())
+    found = [group for group in cycles(graph) if _touches_checked(group)]
+    assert found == [], "cycles between parts: " + "; ".join(loop_through(g, graph) for g in found)
+
+
+def main() -> None:
+    """Print every cycle of the package, checked parts or not."""
+    modules = module_graph()
+    for label, graph in (("modules", modules), ("parts", part_graph(modules))):
+        found = cycles(graph)
+        print(f"import cycles between {label}: {len(found)}")
+        for group in found:
+            print(f"  {loop_through(group, graph)}")
+
+
+if __name__ == "__main__":
+    main()
