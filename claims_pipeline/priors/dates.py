@@ -54,7 +54,7 @@ _MD_NOYEAR_RE = re.compile(
 # ("12003.06.11", "1.2003.06.11", "2003.06.11.5" are no dates); a dot may carry one space (Korean "2003. 6. 11.").
 _YMD_RE = re.compile(r"(?=\d)(?<!\d)(?<!\d[.,/])(\d{4})(\.\s?|/)(\d{1,2})\2(\d{1,2})(?!\d)(?![./]\d)")
 # A title-case word glued to a lower-case letter before it, then a day: where a glued "SoccerMay 1 2019" starts
-# when the word is a month. It begins with the capital so the scan skips ahead to capitals (3x faster on real pages).
+# when the word is a month. It begins with the capital so the scan skips ahead to capitals in C.
 _GLUED_MONTH_RE = re.compile(
     r"[A-Z\u00c0-\u00de](?<=[a-z\u00df-\u00ff][A-Z\u00c0-\u00de])[a-z\u00df-\u00ff]{2,9}(?=\.?\s+\d)"
 )
