@@ -63,8 +63,8 @@ _NOT_A_TITLE_RE = re.compile(r" {0,3}(?:[#>|]|```|~~~|[-*+](?:\s|$)|\d{1,9}[.)](
 # Between two links of one list: "or", "and", "/", ",", "+", "·", "&", ";" (and spaces, emphasis marks).
 _LIST_GLUE_RE = re.compile(r"[\s*_]*(?:or|and|/|,|\+|·|&|;)?[\s*_]*", re.I)
 _BLANK_RE = re.compile(r"[^\n]")
-# Literal searches as compiled patterns: on non-ASCII text SRE's literal search beats `str.__contains__`
-# (benchmarks/README.md), and most files hold neither, so the whole text is scanned.
+# Literal searches as compiled patterns: on Latin-1 text SRE's literal search beats `str.__contains__` (not on text
+# with wider characters: benchmarks/README.md), and most files hold neither, so the whole text is scanned.
 _COMMENT_OPEN_RE = re.compile("<!--")
 _DEFINITION_HINT_RE = re.compile(r"\]:")
 # Every pointer clause holds one of these verbs (links._POINTER_VERB_RE).
