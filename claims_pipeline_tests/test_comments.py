@@ -28,7 +28,7 @@ NARRATION = {
         r"(?<!\bis )(?<!\bare )(?<!\bbe )(?<!\bbeing )\bused to\b|\bformerly\b|\bpreviously\b"
         r"|\bbefore (?:issue|this change|the rewrite|the refactor)\b", re.I),
     "a compatibility note": re.compile(r"\b(?:kept )?for (?:backwards? )?compatibility\b", re.I),
-    "a benchmark timing": re.compile(r"\d(?:\.\d+)?\s?(?:ms|µs|ns)\b|\d\s?[×x] (?:faster|slower)\b|\btook \d", re.I),
+    "a benchmark timing": re.compile(r"\d(?:\.\d+)?\s?(?:ms|µs|ns)\b|\d\s?[×x] (?:faster|slower)\b|\btook ~?\d", re.I),
 }
 
 # Files owned by other branches while this test was written: their rewrites are listed in the comments branch's

@@ -19,8 +19,7 @@ from pathlib import Path
 from claims_pipeline.common.urls import url_host
 from claims_pipeline.config.settings import Settings
 from claims_pipeline.corpus.extract import ExtractOptions, extract_text
-from claims_pipeline.corpus.links import find_links
-from claims_pipeline.corpus.links import is_root_url as is_root_url
+from claims_pipeline.corpus.links import find_links, is_root_url
 from claims_pipeline.corpus.reading import read_markdown, with_newlines
 from claims_pipeline.corpus.records import ClaimRecord, Extraction, ExtractWarning
 from claims_pipeline.corpus.scopes import walk_corpus
