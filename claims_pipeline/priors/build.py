@@ -208,7 +208,7 @@ def _best_hit(value: Value, occurrences: list[Occurrence], index: PageIndex, ctx
 
 
 def _squash(s: str) -> str:
-    """Every whitespace run as one space (re.sub(r"\\s+", " ", s)), at a third of the CPU: str.split() splits on
+    """Every whitespace run as one space (re.sub(r"\\s+", " ", s)), for less CPU: str.split() splits on
     the same characters as \\s (both are str.isspace) and join puts one space between; the ends are put back.
     An excerpt and each of its hits' places are squashed, ~4 a claim."""
     body = " ".join(s.split())
