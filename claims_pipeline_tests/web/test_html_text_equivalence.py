@@ -17,10 +17,11 @@ import pytest
 
 from claims_pipeline.web.html_text import html_to_text
 from claims_pipeline_demo.fixture_web import generated
+from claims_pipeline_demo.fixture_web.server import DEFAULT_SITES_DIR
 from claims_pipeline_tests.web.html_text_bs4 import html_to_text_bs4
 
 ROOT = Path(__file__).resolve().parents[2]
-SITES = ROOT / "claims_pipeline" / "fixture_web" / "sites"
+SITES = DEFAULT_SITES_DIR
 
 
 def same(raw: bytes | str, charset: str | None = None) -> None:
