@@ -108,10 +108,10 @@ def plain_library(config: Path) -> dict:
 def use_dagster_home(path: Path, *, stock_event_log: bool = False) -> None:
     """Point the CLI at this instance folder; its dagster.yaml is the project's template (optionally without
     the batching event log, for the stock comparison)."""
-    from claims_pipeline.orchestration.instance import INSTANCE_TEMPLATE
+    from claims_pipeline.orchestration.instance import INSTANCE_TEMPLATES
 
     path.mkdir(parents=True, exist_ok=True)
-    text = INSTANCE_TEMPLATE.read_text(encoding="utf-8")
+    text = INSTANCE_TEMPLATES["sqlite"].read_text(encoding="utf-8")
     if stock_event_log:
         text = text.split("\nevent_log_storage:")[0] + "\n"
     (path / "dagster.yaml").write_text(text, encoding="utf-8")

@@ -1,4 +1,4 @@
-"""Fetch at scale: 20,000 URLs over 500 fixture hosts with a short per-host interval (issue 19's benchmark).
+"""Fetch at scale: 20,000 URLs over 500 fixture hosts with a short per-host interval.
 
 Every fixture host is a name mapped to one of --servers fixture-web processes on 127.0.0.1 (one
 ThreadingHTTPServer tops out at a few hundred requests a second on this machine, so the hosts are spread over

@@ -1,11 +1,12 @@
-"""A single process keeps its speed with shared politeness (issue 19 §2): one refresh_pages run (the audit's path,
+"""A single process keeps its speed with shared politeness: one refresh_pages run (the audit's path,
 on a page cache, so each host's politeness is a lease in the cache's database) where the global rate binds
 (80 fixture hosts × 4 pages + robots.txt = 400 requests at fetch.req_per_sec 10), against the same run with
 fetch.host_lease_s 0 (politeness kept in the process, no database) in the same invocation. Prints each arm's
 requests per second (cap 10) and the ratio leases ÷ no leases (1.0 = no cost).
 
-Before the fix in HostThrottle.slot, a host whose lease ran short while it waited seconds for a global token
-dropped the token and queued again: 7.2 req/s against 10.0 (ratio 0.72).
+What it guards (web/politeness.py, HostThrottle.slot): a host whose lease runs short while it waits seconds for a
+global token renews the lease and keeps its place; dropping the token and queuing again gave 7.2 req/s against
+10.0 (ratio 0.72, benchmarks/README.md).
 
 Usage: .venv/bin/python benchmarks/bench_lease_rate.py [--hosts 80] [--pages 4] [--rate 10]
 """

@@ -1,4 +1,4 @@
-"""4 Dagster runs in parallel over scopes with disjoint hosts, against the same scopes in one run (issue 19).
+"""4 Dagster runs in parallel over scopes with disjoint hosts, against the same scopes in one run.
 
 A synthetic corpus (make_synthetic_corpus.py: scopes grouped in regions of ~10 hosts, regions share no host) is
 split into 4 groups of whole regions, so no host is cited by two groups. Each "run" is the project's own

@@ -1,4 +1,4 @@
-"""The whole audit at scale (issue 19 §5): extract + pages + priors + audit tables + report for 10k and 100k claims
+"""The whole audit at scale: extract + pages + priors + audit tables + report for 10k and 100k claims
 of a synthetic corpus (benchmarks/make_synthetic_corpus.py), timed without the network.
 
 For each size it first prepares, untimed and once (kept under --work, reused by later runs):

@@ -1,4 +1,4 @@
-"""1,000 scopes as partitions on one Dagster instance (issue 19): the corpus sensor's tick, the asset pages'
+"""1,000 scopes as partitions on one Dagster instance: the corpus sensor's tick, the asset pages'
 GraphQL queries, and one scope rematerialized alone, each against the same on a small instance (--small scopes,
 default 10) measured in the same run.
 

@@ -1,4 +1,4 @@
-"""How long `claims-pipeline audit` takes to stop after SIGINT or SIGTERM, at each stage of a run (issue 26).
+"""How long `claims-pipeline audit` takes to stop after SIGINT or SIGTERM, at each stage of a run.
 
 The corpus, fixture web and stages of claims_pipeline_tests/test_hostile_stops.py: a real audit in its own process
 group, the signal sent to the group once the stage is reached (Dagster starting, mid-fetch, in a 30 s robots.txt

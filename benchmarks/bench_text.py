@@ -9,7 +9,7 @@ HTML → text (MB/s of HTML bytes in, ms per page; ratios against our extractor)
                 with the lxml builder, same rules); same text, checked on every page here
   bs4-html.parser  bs4 with Python's html.parser, script/style dropped, get_text("\\n")
   lxml.html     lxml.html.fromstring, script/style dropped, text_content()
-  original-regex   the earlier verifier's 9-step regex HTML-to-text pipeline, re-implemented from its description
+  original-regex   the reference verifier's 9-step regex HTML-to-text pipeline, re-implemented from its description
 Pages are real-sized: the WICE dev set's page texts (../shared/data/wice/claims_dev.jsonl beside the repository) wrapped in
 realistic markup (head with inline scripts and CSS, nav menus, cookie banner, tables of figures, footer).
 A quality line per extractor counts, on the same pages, figures glued across table cells and chrome decoys
@@ -18,7 +18,7 @@ that leaked into the text (speed alone would favour the regex, which does neithe
 PDF → text (MB/s of PDF bytes in, and pages/s) on generated multi-page text PDFs:
   pdftotext     our pdf_to_text (pdftotext -layout in a capped subprocess)
   pypdf-subproc our pypdf fallback (same caps, subprocess)
-  pypdf-inproc  pypdf in this process, no caps (the earlier verifier's fallback)
+  pypdf-inproc  pypdf in this process, no caps (the reference verifier's fallback)
 """
 
 from __future__ import annotations
@@ -128,7 +128,7 @@ _R8 = re.compile(r"\n\s*\n\s*\n+")
 
 
 def original_regex(raw: bytes) -> str:
-    """The earlier verifier's HTML-to-text steps, in its order (it decoded as UTF-8 with replacement first)."""
+    """The reference verifier's HTML-to-text steps, in its order (it decoded as UTF-8 with replacement first)."""
     s = raw.decode("utf-8", "replace")
     s = _R1.sub(" ", s)
     s = _R2.sub(" ", s)
@@ -146,7 +146,7 @@ HTML_EXTRACTORS: dict[str, Callable[[bytes], str]] = {
     "ours, old bs4+lxml path": ours_old_bs4,
     "bs4 html.parser": bs4_html_parser,
     "lxml.html text_content": lxml_text_content,
-    "earlier verifier's regexes": original_regex,
+    "reference verifier's regexes": original_regex,
 }
 
 _GLUED_RE = re.compile(r"\d %\d{4}|\d%\d{4}|\d{4}\d{1,3},\d{3}")  # a rate glued onto a year, a year onto a total

@@ -6,7 +6,7 @@ in Wikipedia", EMNLP 2023; annotations ODC-BY 1.0). Read in place, never copied 
 For every claim with a salient figure (the corpus extractor's values: pct, money, statute, date) we build a
 ClaimRecord, a PageState holding the evidence text, and run:
 - ours: claims_pipeline.priors.build_prior (numbers compared as numbers, boundaries, date rules);
-- original: the earlier verifier's substring prior (its needles and its substring matching) re-implemented from its
+- original: the reference verifier's substring prior (its needles and its substring matching) re-implemented from its
   description, over the same values.
 Printed: coverage (share of claims with a salient figure); on SUPPORTED claims the false TOKENS_ABSENT rate
 and the rate of figures wrongly reported missing; on the sub-claims of non_supported_tokens_dev.jsonl the catch
@@ -41,7 +41,7 @@ DATA_FILES = ("claims_dev.jsonl", "non_supported_tokens_dev.jsonl")
 URL = "https://evidence.invalid/page"  # never fetched: the evidence text is handed to the prior directly
 
 
-# ---- the earlier verifier's substring prior (its needles, its matching), re-implemented -------------------------
+# ---- the reference verifier's substring prior (its needles, its matching), re-implemented -------------------------
 def _thousands_stripped(d: str) -> str | None:
     parts = re.split(r"[.,]", d)
     if len(parts) >= 2 and parts[0] and all(len(p) == 3 for p in parts[1:]):

@@ -11,7 +11,8 @@ from pathlib import Path
 from claims_pipeline.config import settings_doc
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "benchmarks" / "README.md"]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "docs" / "decisions").glob("*.md")),
+        ROOT / "benchmarks" / "README.md"]
 
 
 def test_configuration_reference_is_the_generators_output():

@@ -5,14 +5,14 @@ reader's alphabet, full-width digits, a range without its hint) and on the fixtu
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 from claims_pipeline.priors import build, dates, numbers, page_index, scan
 from claims_pipeline.web.html_text import html_to_text
+from claims_pipeline_demo.fixture_web.server import DEFAULT_SITES_DIR
 
-SITES = Path(page_index.__file__).resolve().parents[1] / "fixture_web" / "sites"
+SITES = DEFAULT_SITES_DIR
 
 TRICKY = [
     "",

@@ -11,7 +11,7 @@ Two ways a stop arrives:
   ``request`` and the core, in the worker thread, hears it through ``on_request`` callbacks;
 - a Dagster run worker (a run launched from the UI) runs the steps in its main thread under Dagster's own
   handlers, which raise Dagster's interrupt wherever the step is. Python cannot deliver that exception into an
-  event loop's callbacks (asyncio logged it and went on; uvloop too), so the fetch loop listens itself
+  event loop's callbacks (asyncio logs it and goes on; uvloop too), so the fetch loop listens itself
   (``signals_heard``): the signal cancels the loop cleanly, then goes on to the handler that was there.
 
 No Dagster here: the core knows only that it was asked to stop.

@@ -52,8 +52,8 @@ def domain_of_pattern(entry: str) -> str:
 
 
 # A government host: gov / gouv / gob, alone or under a two-letter country code ("tax.gov.xx", "impots.gouv.fr",
-# "gov.uk"). The original also took three letters after it, so "irs.gov.com" or "tax.gob.net" (anyone can register
-# those) counted as government. One rule for primary-source gating and for the politeness floor.
+# "gov.uk"). Not three letters after it: anyone can register "irs.gov.com" or "tax.gob.net" (docs/decisions/0002).
+# One rule for primary-source gating and for the politeness floor.
 GOV_SUFFIX_RE = re.compile(r"(?:^|\.)(?:gov|gouv|gob)(?:\.[a-z]{2})?$")
 
 

@@ -1,6 +1,6 @@
 """Nearest-link attribution: each value goes to the citation closest to it on the line.
 
-Same keys as the earlier verifier (overlap first; then distance, a FOLLOWING link winning ties, the
+The reference keys (docs/decisions/0001: overlap first; then distance, a FOLLOWING link winning ties, the
 `figure ([source](url))` idiom; then lower index), found with a binary search instead of a scan of every
 link, so a pathological line with thousands of links and figures stays near-linear.
 """

@@ -50,7 +50,7 @@ HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*$")
 _DIGIT_RE = re.compile(r"\d")
 _FENCE_LEAD = " \t`~"
 # A line holding a citation: from its first "://" (or "](") to the end of the line, so one hit per line.
-# "://", not "http": a scheme may be written in capitals ("HTTPS://…"), and a case-blind scan costs 5–10× more.
+# "://", not "http": a scheme may be written in capitals ("HTTPS://…"), and a case-blind scan is several times slower.
 _SCHEME_TO_EOL_RE = re.compile(r"://[^\n]*")
 _MD_TARGET_TO_EOL_RE = re.compile(r"\]\([^\n]*")
 # Fence marker lines; a heading line (what HEADING_RE accepts on a single line).
@@ -63,12 +63,12 @@ _NOT_A_TITLE_RE = re.compile(r" {0,3}(?:[#>|]|```|~~~|[-*+](?:\s|$)|\d{1,9}[.)](
 # Between two links of one list: "or", "and", "/", ",", "+", "·", "&", ";" (and spaces, emphasis marks).
 _LIST_GLUE_RE = re.compile(r"[\s*_]*(?:or|and|/|,|\+|·|&|;)?[\s*_]*", re.I)
 _BLANK_RE = re.compile(r"[^\n]")
-# Literal searches as compiled patterns: on non-ASCII text SRE's literal search beats `str.__contains__` by 2–3×
-# (0.009 s vs 0.018 s for "<!--" over 29 MB), and most files hold neither, so the whole text is scanned.
+# Literal searches as compiled patterns: on Latin-1 text SRE's literal search beats `str.__contains__` (not on text
+# with wider characters: benchmarks/README.md), and most files hold neither, so the whole text is scanned.
 _COMMENT_OPEN_RE = re.compile("<!--")
 _DEFINITION_HINT_RE = re.compile(r"\]:")
 # Every pointer clause holds one of these verbs (links._POINTER_VERB_RE).
-# Case-blind, but led by a plain character set so the scan skips ahead in C (re.I alone made it 5× slower).
+# Case-blind, but led by a plain character set so the scan skips ahead in C (with re.I alone it cannot).
 _POINTER_WORD_RE = re.compile(r"[vVcC](?:(?<=[vV])(?i:erify)|(?<=[cC])(?i:onfirm|heck))")
 
 
@@ -126,8 +126,8 @@ class ExtractOptions:
 def claim_sentence(line: str, link_start: int, window: int, figures: tuple[int, int] | None = None) -> str:
     """The stripped line, or a window of it with '…' marking cuts. The window holds the link start and the
     claim's own figures (`figures`: the span from the first to the last one) when they fit in it, centred on
-    them; else it starts at the first figure. (The earlier verifier centred on the link alone, so a long line citing
-    at its end lost the very figures the claim is about.)"""
+    them; else it starts at the first figure. (Centred on the link alone, a long line citing at its end would
+    lose the very figures the claim is about.)"""
     lead = len(line) - len(line.lstrip())
     line = line.strip()
     if len(line) <= window:
@@ -232,7 +232,7 @@ def _eol(text: str, start: int) -> int:
 def _blank_comments(text: str) -> str:
     """The text with every closed HTML comment outside fenced code blanked (newlines kept). One pass with plain
     finds: a '<!--' inside a code example is no comment, and an unclosed one ends the search (a regex retried
-    from every later '<!--' was quadratic)."""
+    from every later '<!--' would be quadratic)."""
     fenced = _fenced_spans(text)
     parts: list[str] = []
     done = pos = 0
@@ -378,7 +378,7 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
     multi = len(links) > 1
     # "verify at [portal]" links are not the figure's source: they take no part in attribution, so the
     # figures near them go to the real citation. One is counted as skipped where it would have carried a
-    # salient figure (the earlier verifier's count).
+    # salient figure (the reference count, docs/decisions/0001).
     if _POINTER_WORD_RE.search(line) is None:  # no "verify", "confirm" or "check": no pointer (one C scan)
         pointer = [False] * len(links)
     else:
@@ -584,7 +584,7 @@ def extract_corpus(settings: Settings, *, scopes: Iterable[str] | None = None, s
     for scope, paths in walk.scopes.items():
         if wanted is not None and scope not in wanted:
             continue
-        # Ids are `scope:line:hash` (the earlier verifier's); when several files share a scope (countries/fr/**.md)
+        # Ids are `scope:line:hash` (the reference ids, docs/decisions/0001); when several files share a scope (countries/fr/**.md)
         # each file's ids also name the file, or two files' line 2 citing one URL would be one claim.
         common = Path(os.path.commonpath([p.parent for p in paths])) if len(paths) > 1 else None
         for path in paths:
@@ -634,7 +634,7 @@ def resolve_scope_filter(settings: Settings, name: str) -> list[str]:
 
 
 def extraction_stats(extraction: Extraction) -> dict:
-    """The `extract` stats JSON (the earlier verifier's keys, plus link kinds, verification origins and warnings)."""
+    """The `extract` stats JSON (the reference keys, docs/decisions/0001, plus link kinds, verification origins and warnings)."""
     claims = extraction.claims
     by_scope = Counter(c.scope for c in claims)
     by_tier = Counter({"primary-gov": 0, "primary-allowlist": 0, "secondary": 0, "own": 0})

@@ -17,7 +17,7 @@ from claims_pipeline.corpus.records import LinkKind
 # One URL: no spaces/brackets/backticks, parentheses allowed only in balanced pairs (one level deep).
 _URL = r"https?://(?:[^\s()<>\[\]`\"]|\([^\s()<>\[\]`\"]*\))+"
 # A link's label holds no bracket but the "![" of one image ("[![logo](src)](page)"): tried from every "[" of a
-# line, a label that may hold "[" ran on to the line's end each time (40,000 "[" took 7 s).
+# line, a label that may hold "[" would run on to the line's end each time (quadratic in the line's "[").
 _LABEL = r"[^\[\]\n]*(?:!\[[^\[\]\n]*)?"
 LINK_RE = re.compile(
     rf"\[(?P<label>{_LABEL})\]\((?P<murl>{_URL})\s*(?:\"[^\"\n]*\")?\)"  # [label](url "title")
@@ -80,7 +80,7 @@ def _bare_url(url: str) -> str:
 
 
 # Entity references as CommonMark reads them: complete ones only ('&amp;', '&#38;'). html.unescape alone also
-# decodes legacy names with no ';', so '?cid=1&sectionId=2&para=3' became '§ionId=2¶=3' (another page).
+# decodes legacy names with no ';', so '?cid=1&sectionId=2&para=3' would become '§ionId=2¶=3' (another page).
 _ENTITY_RE = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 
 
@@ -165,7 +165,7 @@ def find_links(line: str) -> tuple[list[Link], list[str]]:
                     problems.append(f"unbalanced brackets in markdown link at column {us - 1}; URL read as a bare link")
                 links.append(Link(us, us + len(url), url, "bare", "", us, us + len(url)))
             # cut short at a stop character ('、', '|'): the URLs after it within this run are links too, found
-            # in the run itself (searching the line again from each cut was quadratic on a hostile line)
+            # in the run itself (searching the line again from each cut would be quadratic on a hostile line)
             links += _urls_after_cuts(m.group(), us)
     if "](" in line:
         for m in OTHER_TARGET_RE.finditer(line):

@@ -2,10 +2,11 @@
 
 "Rate 5% ([tax.gov.xx](https://tax.gov.xx/))" cites a home page, not the page holding the figure. So does a
 table row whose only link is a site's home page ("| [RentenCheck](https://rentencheck.example/) | 27.8 | 91 % |",
-a product in a results table), whatever the site: extraction takes no claim from it, and it is a finding here. The earlier verifier's
-check-citations rule (pct/money figures, host-like labels) applied to the claims extraction finds, so both agree
-on links, attribution, pointer links and fences (the earlier verifier scanned raw lines: a pointer phrase anywhere
-exempted the whole line, a figure was charged to any root link on its line, bare URLs were never checked).
+a product in a results table), whatever the site: extraction takes no claim from it, and it is a finding here. The reference
+check-citations rule (pct/money figures, host-like labels; docs/decisions/0001) is applied to the claims extraction
+finds, so both agree on links, attribution, pointer links and fences. A scan of raw lines would let a pointer phrase
+anywhere exempt the whole line, charge a figure to any root link on its line and never check a bare URL
+(docs/decisions/0002).
 """
 
 from __future__ import annotations
@@ -18,15 +19,14 @@ from pathlib import Path
 from claims_pipeline.common.urls import url_host
 from claims_pipeline.config.settings import Settings
 from claims_pipeline.corpus.extract import ExtractOptions, extract_text
-from claims_pipeline.corpus.links import find_links
-from claims_pipeline.corpus.links import is_root_url as is_root_url
+from claims_pipeline.corpus.links import find_links, is_root_url
 from claims_pipeline.corpus.reading import read_markdown, with_newlines
 from claims_pipeline.corpus.records import ClaimRecord, Extraction, ExtractWarning
 from claims_pipeline.corpus.scopes import walk_corpus
 from claims_pipeline.corpus.tiers import PrimaryHosts
 
 HOSTLIKE_LABEL_RE = re.compile(r"^[a-z0-9][a-z0-9.-]*\.[a-z]{2,}$", re.I)
-_FIGURE_TYPES = ("pct", "money")  # the earlier verifier's check: percentages and amounts
+_FIGURE_TYPES = ("pct", "money")  # the reference check: percentages and amounts
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +57,7 @@ class RootAllowlist:
 
 def lint_options(settings: Settings, allowlist: Collection[str] | PrimaryHosts | None = None) -> ExtractOptions:
     """Extraction's own rules (links, attribution, pointer links, fences, primary gating), with no skip
-    headings and every section: the earlier verifier's check-citations read every line."""
+    headings and every section: a root citation is a finding wherever it stands."""
     opts = ExtractOptions.from_settings(settings)
     primary = allowlist if isinstance(allowlist, PrimaryHosts) else PrimaryHosts(allowlist) if allowlist is not None \
         else opts.allowlist
@@ -68,7 +68,7 @@ def lint_options(settings: Settings, allowlist: Collection[str] | PrimaryHosts |
 def _findings(text: str, opts: ExtractOptions, roots: RootAllowlist) -> list[tuple[int, str, str, str]]:
     """(line, URL, context, label) of every claim whose citation is a primary portal's root and which states a
     percentage or an amount, and of every table row citing only a home page. A markdown link counts when its
-    label is the host name ("[tax.gov.xx](https://tax.gov.xx/)", the earlier verifier's rule: a link text naming a
+    label is the host name ("[tax.gov.xx](https://tax.gov.xx/)", the reference rule: a link text naming a
     page is taken as meaning that site's home page); a bare or backticked root URL always does."""
     out = Extraction()
     extract_text(text, scope="-", rel="-", opts=opts, out=out)
@@ -111,7 +111,7 @@ def lint_text(text: str, *, rel: str, settings: Settings, scope: str = "-") -> l
 
 def lint_corpus(settings: Settings, scopes: Iterable[str] | None = None,
                 skipped: list[ExtractWarning] | None = None, only: Collection[Path] | None = None) -> list[LintFinding]:
-    """Every finding under the scope dirs (no skip_files or skip_headings, like the earlier verifier). Files are those
+    """Every finding under the scope dirs (no skip_files or skip_headings: a root citation is a finding wherever it stands). Files are those
     of the corpus walker (regular files inside the corpus, under the size cap); what it or the reader left out
     is appended to `skipped` when given. only: just these files (resolved paths; a pre-commit hook's changed
     files), when given."""

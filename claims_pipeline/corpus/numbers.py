@@ -69,7 +69,7 @@ def thousands_stripped(d: str) -> str | None:
 
 
 def group_variants(d: str) -> list[str]:
-    """The earlier verifier's separator variants of one digit group, plus the new apostrophe/space/colon forms."""
+    """The reference separator variants of one digit group (docs/decisions/0001), plus apostrophe/space/colon forms."""
     out = [d]
     if "," in d:
         out.append(d.replace(",", "."))

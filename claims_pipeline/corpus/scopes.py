@@ -146,8 +146,8 @@ def walk_corpus(settings: Settings, *, honour_skip_files: bool = True) -> Corpus
     (a FIFO would block its reader, a link to /dev/zero never end), no larger than extraction.max_file_bytes
     (a 2 GB sparse file is not read to find it is binary), and no link whose target leaves corpus_dir unless
     extraction.follow_links_out_of_corpus allows it. Whatever it leaves out is named in `skipped` (or counted
-    in `left_out` when a setting asked for it); no file stops the walk. skip_files and exclude_dirs are
-    honoured (the linter reads skip_files too, as the original did). Each file's scope: ScopeNamer."""
+    in `left_out` when a setting asked for it); no file stops the walk. exclude_dirs is honoured, and skip_files
+    unless honour_skip_files is False (the linter: a root citation is a finding in any file). Each file's scope: ScopeNamer."""
     ex = settings.extraction
     root = settings.corpus_dir
     root_real = os.path.realpath(root)

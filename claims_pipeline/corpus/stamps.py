@@ -18,7 +18,7 @@ STAMP_DATE = rf"(?:{DATE}|{_DMY})"
 _MONTHS = {m: i for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
                                         "dec"), start=1)}
 
-# The earlier verifier's stamp: "(2026-05-27 verified; source …", "(2026-05-27 stale-marker)".
+# The reference stamp (docs/decisions/0001): "(2026-05-27 verified; source …", "(2026-05-27 stale-marker)".
 STAMP_RE = re.compile(rf"\(({DATE})\s+(re-verified|verified|stale-marker|stale|updated)\b", re.I)
 # Real-corpus variants: "(VERIFIED — audit-cbi.md, 2026-05-28)", "(VERIFIED, cip.gov.ag …, audit-cbi.md 2026-05-28)",
 # "VERIFIED 2026-05-28", "re-verified 2026-09-24", "fetched 2026-05-28", "re-fetched 2026-05-28". In a
@@ -36,7 +36,7 @@ VERIFIED_PAREN_RE = re.compile(
     rf"|{_PAREN_BODY}{{0,300}}\b)({STAMP_DATE})\b", re.I)
 VERIFIED_BARE_RE = re.compile(rf"\b(?:re-)?verified(?:\s+(?:on|at))?:?\s+({STAMP_DATE})\b", re.I)
 FETCHED_RE = re.compile(rf"\b(?:re-)?fetched(?:\s+on)?:?\s+({STAMP_DATE})\b", re.I)
-# Masked only (never a stamp): the earlier verifier's "as of / checked / re-checked DATE", and process dates such as
+# Masked only (never a stamp): the reference "as of / checked / re-checked DATE", and process dates such as
 # "TLS error observed 2026-05-28", "accessed", "retrieved", "last checked", "noted", "reviewed 09 Jan 2026".
 ASOF_RE = re.compile(rf"\b(?:as of|checked|re-checked)\s+({DATE})\b", re.I)
 PROCESS_DATE_RE = re.compile(
@@ -87,7 +87,7 @@ _DMY_FORMS = (VERIFIED_PAREN_RE, VERIFIED_BARE_RE, FETCHED_RE, LAST_VERIFIED_RE,
 
 
 def find_inline_stamp(line: str, lowered: str | None = None) -> InlineStamp | None:
-    """The first stamp on the line: the earlier verifier's STAMP_RE form first, then the real-corpus variants."""
+    """The first stamp on the line: the reference STAMP_RE form first, then the real-corpus variants."""
     if _ISO_ANYWHERE_RE.search(line) is not None:
         m = STAMP_RE.search(line)
         if m:

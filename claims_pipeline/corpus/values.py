@@ -1,8 +1,8 @@
 """Figures in a (masked) claim line: money, percentages, statutes, dates (salient) and bare years (not salient).
 
-Follows the earlier verifier's rules (regexes applied in a fixed order, each match reserving its span so later types
-cannot overlap it) with its false positives fixed: statute keywords need a word boundary, magnitude words need
-one too, and the forms it missed are read (colon chapters, ROC/era years, myriad numerals, apostrophe and
+Follows the reference rules (docs/decisions/0001: regexes applied in a fixed order, each match reserving its span
+so later types cannot overlap it) without their false positives (docs/decisions/0002): statute keywords need a word
+boundary, magnitude words need one too, and more forms are read (colon chapters, ROC/era years, myriad numerals, apostrophe and
 NBSP/thin-space groupings, 'per cent'). The caller masks URLs and stamp dates first, so nothing is read from a URL.
 """
 
@@ -38,10 +38,10 @@ CCY = (
 # A number: digits with '.', ',' inside, or a Swiss/NBSP/thin-space group separator followed by 3 digits. A
 # plain space groups thousands too ('1 000 000 EUR', '€300 000', '1 000,50 €': how many French and Swiss
 # writers type them), but only between a run of at most three digits and exactly three more, so '2024 500 EUR'
-# stays a year and 500 EUR. Without it '1 000 000 EUR' was read as '000 EUR', a salient 0.
+# stays a year and 500 EUR. Without it '1 000 000 EUR' would read as '000 EUR', a salient 0.
 # At most 40 characters after the first digit (the longest real figure, '1,000,000,000,000.00', has 20): a figure
-# may start at any digit after a ',' or a group space, and from each such start an unbounded run read on to the
-# end of a list of numbers ('1,2,3,…' of 8,000 characters took 5 s: quadratic).
+# may start at any digit after a ',' or a group space, and from each such start an unbounded run would read on to
+# the end of a list of numbers ('1,2,3,…': quadratic in its length).
 _NUM_REST = r"(?:[\d.,]|['’\u00a0\u202f\u2009](?=\d{3})|(?<!\d{4}) (?=\d{3}(?!\d))){0,40}"
 NUM = r"\d" + _NUM_REST
 # Magnitude words after a figure ('€1.3M', '5 bn', '₹5 lakh', '2,5 Mrd.'); numbers.MAGNITUDES holds their values.
@@ -73,9 +73,6 @@ PCT_RE = re.compile(
     rf"(?<!{_GLUE})\d{{1,3}}(?:[.,]\d+)?\s?(?:%|％|pp\b|percentage points?\b|per ?cent\b)", re.I
 )
 ISO_DATE_RE = re.compile(rf"(?<!{_WORD})\d{{4}}-\d{{2}}-\d{{2}}(?!{_WORD})")
-DMY_RE = re.compile(rf"\b\d{{1,2}}\s(?:{MONTHS})\.?\s\d{{4}}\b")
-MDY_RE = re.compile(rf"\b(?:{MONTHS})\.?\s\d{{1,2}},\s\d{{4}}\b")
-MY_RE = re.compile(rf"\b(?:{MONTHS})\.?\s\d{{4}}\b")
 # The three month forms in one pass: leftmost match wins, so "19 Nov 2024" is read whole before "Nov 2024".
 MONTH_DATE_RE = re.compile(rf"\b(?:\d{{1,2}}\s)?(?:{MONTHS})\.?\s(?:\d{{1,2}},\s)?\d{{4}}\b")
 # French and German month names ('21 novembre 2017', '3. März 2024', '1er janvier 2025', 'Juni 2024'). Those spelt
@@ -140,7 +137,7 @@ YEAR_RE = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 # A pattern that opens with a character class (not `\b` or a lookbehind) lets the regex engine jump from one
 # possible first character to the next in C instead of trying the whole pattern at every position; the word
 # boundary / lookbehind is checked right after the first character instead (`(?<!\w.)` there is `\b` before
-# it). Same matches, same order (tests/fuzzing compare each with its original above).
+# it). Same matches, same order (tests/fuzzing compare each with its plain form above).
 
 
 def _first_chars(words: str) -> str:
@@ -149,7 +146,7 @@ def _first_chars(words: str) -> str:
 
 
 def _by_first_letter(alternatives: list[str], ignorecase: bool) -> str:
-    """'(?:(?<=[Ll])(?i:oi|aw)|…)': original alternatives grouped by first letter, order kept (the caller
+    """'(?:(?<=[Ll])(?i:oi|aw)|…)': the alternatives grouped by first letter, order kept (the caller
     has consumed the first letter and checked the word boundary before it)."""
     groups: dict[str, list[str]] = {}
     for alt in alternatives:
@@ -168,7 +165,7 @@ _ISO_DATE_FAST = re.compile(rf"\d(?<!{_WORD}\d)\d{{3}}-\d{{2}}-\d{{2}}(?!{_WORD}
 _YEAR_FAST = re.compile(r"(?:1(?<!\d1)9|2(?<!\d2)0)\d{2}(?!\d)")
 _MONTH_ALTS = ["Jan(?:uary)?", "Feb(?:ruary)?", "Mar(?:ch)?", "Apr(?:il)?", "May", "Jun(?:e)?", "Jul(?:y)?",
                "Aug(?:ust)?", "Sep(?:t|tember)?", "Oct(?:ober)?", "Nov(?:ember)?", "Dec(?:ember)?"]
-assert "|".join(_MONTH_ALTS) == MONTHS and not MONTH_DATE_RE.flags & re.I  # case-sensitive, as the earlier verifier
+assert "|".join(_MONTH_ALTS) == MONTHS and not MONTH_DATE_RE.flags & re.I  # case-sensitive: 'may' and 'march' in prose are no months
 _MONTH_DATE_FAST = re.compile(
     rf"[\dJFMASOND](?<!\w.)(?:(?<=\d)\d?\s(?:{MONTHS})|{_by_first_letter(_MONTH_ALTS, False)})"
     rf"\.?\s(?:\d{{1,2}},\s)?\d{{4}}\b"
@@ -222,7 +219,7 @@ def _ordered(needles: list[str]) -> tuple[str, ...]:
 
 
 def num_needles(raw: str, number: float | None = None) -> tuple[str, ...]:
-    """The earlier verifier's digit-group variants plus renderings of the parsed number (magnitudes, myriads)."""
+    """The reference digit-group variants (docs/decisions/0001) plus renderings of the parsed number (magnitudes, myriads)."""
     out: list[str] = []
     for g in digit_groups(raw):
         out += group_variants(g)
@@ -246,7 +243,7 @@ def _roc(year: int) -> list[str]:
 
 
 def date_needles(raw: str, year: int | None = None, month: int | None = None, day: int | None = None) -> tuple[str, ...]:
-    """Original forms (year, 'Nov', 'November', 'YYYY-MM', full ISO) plus CJK and dotted day forms."""
+    """The reference forms (year, 'Nov', 'November', 'YYYY-MM', full ISO) plus CJK and dotted day forms."""
     out: set[str] = set()
     if ISO_DATE_RE.fullmatch(raw):
         out |= {raw, raw[:4]}

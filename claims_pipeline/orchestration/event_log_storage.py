@@ -4,7 +4,7 @@ batched writes for the per-partition events of a single-run backfill.
 Why: a run over N scopes records, per asset, N ASSET_MATERIALIZATION_PLANNED events and N materializations.
 Dagster already hands those to the storage as one batch (when DAGSTER_EVENT_BATCH_SIZE > 0), but the stock
 SqliteEventLogStorage writes a batch one event at a time: a new SQLAlchemy engine, SQL compilation, two
-transactions and two fsyncs per event (~9 ms each; 120 scopes × 6 assets × 2 ≈ 1,500 events ≈ 13 s). Here a
+transactions and two fsyncs per event (a 120-scope backfill writes about 1,500: benchmarks/README.md). Here a
 batch is two transactions in all (its run's shard, then the cross-run index), with the same rows as the
 stock path writes, so every event, asset record, partition status and data version is kept; SQLite's default
 durability (WAL, synchronous=FULL) is unchanged.
@@ -69,7 +69,7 @@ class BatchingSqliteEventLogStorage(SqliteEventLogStorage):
     # Dynamic partitions, read once per moment. In a run over N scopes, each scope's metadata
     # (context.add_asset_metadata(partition_key=...)) makes Dagster check the run's partition range again: the
     # list of every key and a lookup of each end, each on a new SQLite engine after a has_table check. With 1,000
-    # scopes that was most of each per-scope step (benchmarks/bench_scopes_1000.py). So a process keeps the list
+    # scopes that is most of each per-scope step (benchmarks/bench_scopes_1000.py). So a process keeps the list
     # it read for PARTITIONS_TTL_S: its own adds and deletes drop it, a key not in it is looked up afresh (one
     # another process just added is never missed), and another process's delete is seen within the TTL.
     PARTITIONS_TTL_S = 2.0

@@ -10,7 +10,6 @@ docs/deploy-postgres.md).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 from pathlib import Path
@@ -25,13 +24,6 @@ from claims_pipeline.store.errors import InstanceError
 INSTANCE_ENV = "CLAIMS_PIPELINE_INSTANCE"
 _HERE = Path(__file__).resolve().parent
 INSTANCE_TEMPLATES = {"sqlite": _HERE / "dagster.yaml", "postgres": _HERE / "dagster-postgres.yaml"}
-INSTANCE_TEMPLATE = INSTANCE_TEMPLATES["sqlite"]
-# sha256 of templates shipped before (the SQLite one with max_concurrent_runs: 1, before politeness was shared
-# across runs): an unedited copy of one is brought up to date like a copy of the other template
-_SUPERSEDED_TEMPLATES = frozenset({
-    "1845127092b70654599db9fda6183cb904ae94a254e893e595f4ff980af6d94f",
-    "186520af26cf24838ec2f1d1c2375465aef9404b7ed6e0d8541a4cf4721f203e",
-})
 
 
 def instance_kind() -> str:
@@ -53,8 +45,8 @@ def dagster_home_for(settings: Settings) -> Path:
 
 def prepare_dagster_home(settings: Settings) -> Path:
     """The instance folder, with dagster.yaml from the chosen template when it has none. A file that is an
-    unedited copy of another shipped template (the switch changed: the SQLite history under DAGSTER_HOME stays,
-    for a switch back) or of an older release's is replaced; a user's own file is kept as it is."""
+    unedited copy of the other shipped template (the switch changed: the SQLite history under DAGSTER_HOME stays,
+    for a switch back) is replaced; a user's own file is kept as it is."""
     home = dagster_home_for(settings)
     home.mkdir(parents=True, exist_ok=True)
     yaml_path = home / "dagster.yaml"
@@ -66,8 +58,6 @@ def prepare_dagster_home(settings: Settings) -> Path:
 
 def _is_other_template(path: Path, chosen: Path) -> bool:
     current = path.read_bytes()
-    if hashlib.sha256(current).hexdigest() in _SUPERSEDED_TEMPLATES:
-        return True
     return any(t != chosen and current == t.read_bytes() for t in INSTANCE_TEMPLATES.values())
 
 

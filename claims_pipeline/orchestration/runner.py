@@ -204,6 +204,3 @@ def _one_line(message: str, step: str | None = None) -> str:
     # 'claims_pipeline.defs.storage.StoredValueDamaged: …' reads as 'StoredValueDamaged: …'
     return re.sub(r"^(?:\w+\.)+(?=\w+: )", "", lines[-1]) if lines else "failed"
 
-
-def check_results(results: list[dg.ExecuteInProcessResult]) -> dict[str, bool]:
-    return {c.check_name: c.passed for r in results for c in r.get_asset_check_evaluations()}

@@ -23,6 +23,7 @@ from claims_pipeline.priors.context import context_words
 from claims_pipeline.priors.matching import Occurrence, find_occurrences
 from claims_pipeline.priors.page_index import PageIndex, page_index
 from claims_pipeline.store.records import PageState
+from claims_pipeline.web.records import READABLE_STATUSES
 
 TOKENS_PRESENT = "TOKENS_PRESENT"
 WEAK_MATCH = "WEAK_MATCH"
@@ -33,7 +34,6 @@ SOURCE_UNAVAILABLE = "SOURCE_UNAVAILABLE"
 PRIOR_KINDS = (TOKENS_PRESENT, WEAK_MATCH, TOKENS_ABSENT, SOURCE_BINARY, PDF_NO_TEXT, SOURCE_UNAVAILABLE)
 
 CARRIER_TYPES = ("pct", "money", "number", "statute")
-_READABLE = ("OK", "NOT_MODIFIED")
 
 
 @dataclass(slots=True)
@@ -56,7 +56,7 @@ class Hit:
 
     def to_dict(self) -> dict[str, Any]:
         # written out, in field order (test_priors checks it against the fields): dataclasses.asdict deep-copies
-        # recursively (10 % of the priors step at 100k claims), a loop over the fields with getattr is 3x this
+        # recursively and a loop over the fields with getattr is slower still, once a claim (benchmarks/README.md)
         return {"value": self.value, "type": self.type, "found": self.found, "strong": self.strong,
                 "matched_text": self.matched_text, "position": self.position, "proximity_chars": self.proximity_chars,
                 "near_words": list(self.near_words), "score": self.score, "occurrences": self.occurrences,
@@ -116,7 +116,7 @@ def build_prior(claim: ClaimRecord, page: PageState | None, settings: Settings) 
     if status == "UNREADABLE":
         note = "page not readable, not a missing figure" + (f" ({page.note})" if page.note else "")
         return Prior(SOURCE_UNAVAILABLE, missing_tokens=_raws(salient), fetch_note=note)
-    if status not in _READABLE:
+    if status not in READABLE_STATUSES:
         return Prior(SOURCE_UNAVAILABLE, missing_tokens=_raws(salient), fetch_note=page.note or status)
     if page.text is None:  # its text blob went missing or was damaged after the fetch: unknown, not "absent"
         return Prior(SOURCE_UNAVAILABLE, missing_tokens=_raws(salient),
@@ -208,7 +208,7 @@ def _best_hit(value: Value, occurrences: list[Occurrence], index: PageIndex, ctx
 
 
 def _squash(s: str) -> str:
-    """Every whitespace run as one space (re.sub(r"\\s+", " ", s)), at a third of the CPU: str.split() splits on
+    """Every whitespace run as one space (re.sub(r"\\s+", " ", s)), for less CPU: str.split() splits on
     the same characters as \\s (both are str.isspace) and join puts one space between; the ends are put back.
     An excerpt and each of its hits' places are squashed, ~4 a claim."""
     body = " ".join(s.split())

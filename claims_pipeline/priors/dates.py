@@ -54,7 +54,7 @@ _MD_NOYEAR_RE = re.compile(
 # ("12003.06.11", "1.2003.06.11", "2003.06.11.5" are no dates); a dot may carry one space (Korean "2003. 6. 11.").
 _YMD_RE = re.compile(r"(?=\d)(?<!\d)(?<!\d[.,/])(\d{4})(\.\s?|/)(\d{1,2})\2(\d{1,2})(?!\d)(?![./]\d)")
 # A title-case word glued to a lower-case letter before it, then a day: where a glued "SoccerMay 1 2019" starts
-# when the word is a month. It begins with the capital so the scan skips ahead to capitals (3x faster on real pages).
+# when the word is a month. It begins with the capital so the scan skips ahead to capitals in C.
 _GLUED_MONTH_RE = re.compile(
     r"[A-Z\u00c0-\u00de](?<=[a-z\u00df-\u00ff][A-Z\u00c0-\u00de])[a-z\u00df-\u00ff]{2,9}(?=\.?\s+\d)"
 )
@@ -87,7 +87,7 @@ def _valid(y: int, m: int | None, d: int | None) -> bool:
 
 def _month_starts(text: str) -> list[int]:
     """Where a word that is a month name starts. Many pages name no month: a C-level pass over the words
-    (findall, lower, a set test) says so at half the CPU of the per-word loop, which runs only when it finds one."""
+    (findall, lower, a set test) says so more cheaply than the per-word loop, which runs only when it finds one."""
     if MONTHS.keys().isdisjoint(map(str.lower, _WORD_RE.findall(text))):
         return []
     return [w.start() for w in _WORD_RE.finditer(text) if w.group(0).lower() in MONTHS]
@@ -115,7 +115,7 @@ def non_ascii_chars(text: str) -> set[str]:
 def words_are_runs(text: str, non_ascii: set[str] | None = None) -> bool:
     """Are the words of text (runs of [^\\W\\d_]) exactly its runs of _L letters? Not when it has a letter
     outside _L (Greek, CJK, "º") or a non-letter inside it ("×", "÷"). Only non-ASCII characters can be either:
-    checking the distinct ones (non_ascii_chars(text), given when known) is a tenth of a scan of the text."""
+    checking the distinct ones (non_ascii_chars(text), given when known) is far cheaper than a scan of the text."""
     for ch in non_ascii_chars(text) if non_ascii is None else non_ascii:
         if ch in "×÷" or (not "\u00c0" <= ch <= "\u024f" and _LETTER_RE.match(ch)):
             return False

@@ -2,7 +2,7 @@
 
 The priors allocate millions of small objects (tokens, hits, dicts) and keep few: with the default threshold
 (a pass over the young objects every 700 allocations, a full pass over the whole heap as it grows) the collector
-took a fifth of the priors' CPU at 10k claims, more at 100k where the heap holds every claim. Collecting the
+takes a share of the priors' CPU that grows with the heap (benchmarks/README.md), which at 100k claims holds every claim. Collecting the
 young objects every 50,000 allocations instead leaves the garbage the same (nothing is leaked: the passes are
 fewer, not off) and the threshold goes back when the batch ends. Process-wide, as the collector is: threads
 running meanwhile see fewer passes too, which only delays their collection of reference cycles.

@@ -129,7 +129,7 @@ def _with_range_units(tokens: list[NumberToken], text: str) -> list[NumberToken]
     """A range's lower bound takes the unit and magnitude written once after the upper one: in "2.0–4.8 %"
     the 2.0 is a percentage, in "1.2–1.5 million" 1.2 million (as well as 1.2: both readings are kept).
     Only on a text with a range word or dash somewhere (_RANGE_HINT_RE), asked at the first range found: a
-    search of the whole page that most pages never need (a tenth of a page's index when run on every page)."""
+    search of the whole page that most pages never need (a visible share of a page's index if run on every page)."""
     out = list(tokens)
     hinted: bool | None = None
     for k in range(len(out) - 1):

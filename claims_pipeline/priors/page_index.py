@@ -98,7 +98,7 @@ _FOLDED_RE = re.compile("[" + "".join(re.escape(chr(c)) for c in _FOLD) + "]")
 def search_form(text: str) -> str:
     """The text as the matchers read it: ASCII digits and dashes, same length as the page's text."""
     # translate() walks the text a character at a time in Python's slow path: most pages with a non-ASCII
-    # character (a €, an accent) have nothing to fold, and a regex search says so 10x faster
+    # character (a €, an accent) have nothing to fold, and a regex search says so far faster
     return text if text.isascii() or _FOLDED_RE.search(text) is None else text.translate(_FOLD)
 
 
@@ -109,7 +109,7 @@ def word_positions(text: str) -> dict[str, list[int]]:
 
 def _positions_of_split(parts: list[str]) -> dict[str, list[int]]:
     """word_positions from the text's split into [gap, word, gap, ..., word, gap]. The same as a finditer loop
-    calling word_stem per word, at two thirds of its CPU (a fifth of a page's index): the lengths of the parts
+    calling word_stem per word, for less CPU (the split is a large part of a page's index): the lengths of the parts
     give the positions, one casefold of all the words (joined by NUL, which is no letter and no fold of one)
     their stems."""
     words: dict[str, list[int]] = {}
@@ -128,7 +128,7 @@ def build_index(text: str) -> PageIndex:
     folded = search_form(text)
     odd = non_ascii_chars(text)
     # folding changes no letter: the same words in text and folded. Without a non-ASCII letter, the words are
-    # the runs of ASCII letters, which the regex engine finds at half the CPU of a Unicode class
+    # the runs of ASCII letters, which the regex engine finds more cheaply than a Unicode class
     ascii_words = not any(_LETTER_RE.match(ch) for ch in odd)
     split = (_ASCII_WORD_SPLIT_RE if ascii_words else _WORD_SPLIT_RE).split(text)
     dates = tokenize_dates(folded, month_starts_of_split(split) if words_are_runs(text, odd) else None)

@@ -60,8 +60,8 @@ def _drain(fn: ScopeFn, chunks: list[Sequence[str]], next_chunk: Any) -> list[tu
 def _run_one(_: int) -> tuple[int, list[Any]] | None:
     """One chunk in a forked worker (None once every chunk is taken). One task a chunk, not one a worker, so
     each chunk's priors travel back as soon as they are done and the calling process unpickles them while it
-    computes its own chunks (taking fewer of them), instead of all of them after the last chunk: at 100k
-    claims, half the priors are a second of unpickling."""
+    computes its own chunks (taking fewer of them), instead of all of them after the last chunk, a tail
+    of unpickling that grows with the batch (benchmarks/README.md)."""
     assert _worker_state is not None
     fn, chunks, next_chunk = _worker_state
     i = claim_chunk(next_chunk, "priors pool")

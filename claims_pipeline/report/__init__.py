@@ -1,4 +1,4 @@
-"""Reports of one audit: report.md (the earlier verifier's layout), report.json, report.html and parquet tables."""
+"""Reports of one audit: report.md (the reference layout, docs/decisions/0001), report.json, report.html and parquet tables."""
 
 from claims_pipeline.report.write import write_reports
 

@@ -1,4 +1,4 @@
-"""report.md: the earlier verifier's sections, headings and table layouts, with every cell escaped; a
+"""report.md: the reference sections, headings and table layouts (docs/decisions/0001), with every cell escaped; a
 changed page's diff once, with the claims citing it under it; WEAK_MATCH claims listed; times in UTC."""
 
 from __future__ import annotations

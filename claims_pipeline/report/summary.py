@@ -1,4 +1,4 @@
-"""report.json: the headline numbers plus the rows of every bucket (the earlier verifier's audit_report shape), every
+"""report.json: the headline numbers plus the rows of every bucket (the reference audit_report shape, docs/decisions/0001), every
 claim with its prior (`claims`), and what report.md and report.html show besides: the changed pages with their diff and claims, the change notes, times
 in UTC (report/sections.py)."""
 

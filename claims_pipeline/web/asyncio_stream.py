@@ -3,12 +3,13 @@
 Why not httpcore's AnyIOBackend: every read and write there passes through anyio's cancel scopes, checkpoints
 and socket attribute tables (one ``getpeername`` system call each time httpcore asks whether an idle
 connection is still good), and pauses and resumes reading around each receive (two epoll system calls). On a
-warm run, where each URL is a 304 of a few hundred bytes, that plumbing cost more CPU than the HTTP work.
+warm run, where each URL is a 304 of a few hundred bytes, that plumbing costs more CPU than the HTTP work
+(benchmarks/README.md, where a warm fetch run's CPU goes).
 Here a small asyncio Protocol buffers what arrives; timeouts are ``asyncio.timeout``; TLS is
-``loop.start_tls`` (certificate and host name checked by the ssl module as before).
+``loop.start_tls`` (certificate and host name checked by the ssl module, as in any asyncio TLS connection).
 
 The interface is httpcore's (``AsyncNetworkBackend`` / ``AsyncNetworkStream``), so the connection pool, HTTP/1.1
-parsing (h11) and httpx on top are unchanged; errors are httpcore's Connect/Read/Write errors and timeouts.
+parsing (h11) and httpx on top are httpcore's own; errors are httpcore's Connect/Read/Write errors and timeouts.
 
 Each stream also counts the bytes of the current exchange (from a request's write to the next one) and where the
 response head ends. httpcore keeps a connection whose response ended cleanly even when bytes came after it in

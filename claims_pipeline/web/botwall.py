@@ -1,5 +1,5 @@
 """Bot-wall detection without false alarms: ``cf-ray`` alone is just Cloudflare; ``cf-mitigated`` or a
-challenge <title> is a wall (the earlier verifier flagged every Cloudflare-served page as blocked: a known false positive)."""
+challenge <title> is a wall (most Cloudflare-served pages are ordinary pages, docs/decisions/0002)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def _is_challenge(title: str, phrase: str) -> bool:
 def challenge_title(body: bytes, titles: Iterable[str]) -> str | None:
     """The page title when it is one of the configured challenge titles (case-insensitive): the phrase, its
     punctuation, at most a short site name after a separator. A real page titled "One more step: confirm your
-    2025 levy" is no wall (a substring match made it BLOCKED)."""
+    2025 levy" is no wall (a substring match would make it BLOCKED)."""
     title = page_title(body)
     return title if title and any(_is_challenge(title, t.strip()) for t in titles) else None
 

@@ -265,8 +265,8 @@ class _StreamedText:
     are): the parser's events turned straight into the walk's pieces, in time and memory linear in the page.
 
     The same rules as _walk except one: a cell is never read as a single-block cell (that needs to look
-    ahead), so a <td><p>…</p></td> row breaks around its block. Before, such pages went to the bs4 reader,
-    whose tree took ~200× the page in memory and whose ancestor and subtree scans made it quadratic."""
+    ahead), so a <td><p>…</p></td> row breaks around its block. A reader that builds a tree (bs4) would take
+    many times the page in memory, and its ancestor and subtree scans would make it quadratic."""
 
     def __init__(self) -> None:
         self.out: list[str] = []

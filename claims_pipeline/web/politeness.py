@@ -1,9 +1,9 @@
 """Politeness primitives: which policy a host gets, per-host throttles, the global rate, circuit breakers.
 
-As the earlier verifier did: one throttle per host that spaces request STARTS by a minimum interval
-and caps concurrent requests; government hosts get a slower floor; overrides match exact or as a suffix;
-Crawl-delay may only raise a host's interval (up to the longest interval settings accept). We add a per-host
-circuit breaker so a dead host does not make each of its URLs wait out its own timeouts.
+The reference politeness (docs/decisions/0001): one throttle per host that spaces request STARTS by a minimum
+interval and caps concurrent requests; government hosts get a slower floor; overrides match exact or as a suffix;
+Crawl-delay may only raise a host's interval (up to the longest interval settings accept). A per-host circuit
+breaker besides, so a dead host does not make each of its URLs wait out its own timeouts.
 """
 
 from __future__ import annotations
@@ -192,8 +192,8 @@ class HostThrottle:
                             passed = True
                             if self.lease is not None and not self.lease.covers():
                                 # the lease ran short while we queued at the gate (a global-rate wait can be
-                                # seconds): renew it keeping the place, else every such wait wasted a token and
-                                # a single process fell ~30 % below req_per_sec (bench_fetch_scale.py)
+                                # seconds): renew it keeping the place, else every such wait would waste a token
+                                # and a single process would run well below req_per_sec (bench_lease_rate.py)
                                 await self.lease.hold(self)
                             if time.monotonic() >= self.next_start:
                                 break

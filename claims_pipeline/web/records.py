@@ -22,6 +22,10 @@ class FetchStatus(StrEnum):
     UNAVAILABLE = "UNAVAILABLE"  # timeouts, resets, 5xx after retries, breaker open, run budget spent
 
 
+# The statuses of a page whose text was read (a 304 keeps the text read before): the ones priors can match against.
+READABLE_STATUSES: frozenset[str] = frozenset({FetchStatus.OK, FetchStatus.NOT_MODIFIED})
+
+
 @dataclass(slots=True)
 class FetchResult:
     url: str  # the normalised URL asked for

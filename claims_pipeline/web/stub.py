@@ -13,7 +13,7 @@ STUB_MAX_CHARS = 1000  # readable text of a stub: a sentence or two, some chrome
 REFRESH_MAX_DELAY_S = 10  # longer delays are auto-reloads of real pages, not moves
 _HEAD_BYTES = 65536
 
-_META_RE = re.compile(rb"<meta\b[^>]{0,4096}>", re.IGNORECASE)  # bounded: a hostile page of unclosed <meta was quadratic
+_META_RE = re.compile(rb"<meta\b[^>]{0,4096}>", re.IGNORECASE)  # bounded: a hostile page of unclosed <meta would be quadratic
 _ATTR_RE = re.compile(rb"""([\w:-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""")
 _REFRESH_RE = re.compile(r"""^\s*(\d+(?:\.\d*)?)\s*(?:[;,]\s*(?:url\s*=\s*)?["']?([^"']*)["']?)?\s*$""",
                          re.IGNORECASE)
@@ -23,7 +23,7 @@ _SCRIPT_CLOSE_RE = re.compile(rb"</script", re.IGNORECASE)
 
 def _scripts(head: bytes) -> list[bytes]:
     """The bodies of the script elements, found in one pass (an unclosed one ends the search: a lazy
-    '<script…>(.*?)</script>' retried from every later '<script' was quadratic on a hostile page)."""
+    '<script…>(.*?)</script>' retried from every later '<script' would be quadratic on a hostile page)."""
     out: list[bytes] = []
     pos = 0
     while (m := _SCRIPT_OPEN_RE.search(head, pos)) is not None:

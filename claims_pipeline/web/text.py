@@ -1,7 +1,7 @@
 """Turn a fetched body into text: the one entry point the fetcher calls (``extract_text``).
 
 Dispatch is by sniffing first, Content-Type second, because servers mislabel: a body starting with ``%PDF-``
-is read as a PDF whatever its type (the earlier verifier filed octet-stream PDFs as BINARY); a "PDF" that is really an
+is read as a PDF whatever its type (an octet-stream PDF is a PDF, docs/decisions/0002); a "PDF" that is really an
 HTML error page is read as HTML, with a note; images/zip/octet-stream are BINARY; JSON, XML and plain text are
 cleaned into text nodes, never returned as raw markup. The text's exact shape is described in
 ``claims_pipeline.web.html_text``.
@@ -39,7 +39,7 @@ class TextOutcome:
 
 
 # One comment matches exactly one way ("-->" ends it), and the prolog repeats atomically: '<!--.*?-->' in a
-# repeated group could stretch over several comments, and 30 leading comments took minutes to reject.
+# repeated group could stretch over several comments, and a few dozen leading comments would take minutes to reject.
 _COMMENT = rb"<!--(?:[^-]|-(?!->))*-->"
 _HTML_START_RE = re.compile(rb"^\s*(?>" + _COMMENT + rb"\s*)*<(?:!doctype\s+html|html|head|body|meta|title|div|p)\b",
                             re.IGNORECASE)
@@ -54,7 +54,7 @@ def _media_type(content_type: str | None) -> str:
 
 
 def is_pdf_candidate(content_type: str | None, url: str) -> bool:
-    """Declared as PDF, or a URL path ending in .pdf (the query string ignored), as the earlier verifier did."""
+    """Declared as PDF, or a URL path ending in .pdf (the query string ignored), as in the reference rules (docs/decisions/0001)."""
     if _media_type(content_type) in ("application/pdf", "application/x-pdf"):
         return True
     try:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import yaml
@@ -94,18 +93,3 @@ def test_jobs_that_rebuild_the_audit_carry_the_cross_scope_tag_and_the_others_do
     tagged = {job.name for job in defs().resolve_all_job_defs()
               if CROSS_SCOPE_TAGS.items() <= dict(job.run_tags or {}).items()}
     assert tagged == {"audit_scope", "audit_corpus", "refresh_audit", "audit_and_verify_corpus"}
-
-
-def test_an_unedited_copy_of_an_older_template_is_brought_up_to_date(tmp_path, monkeypatch):
-    # the SQLite template as shipped before politeness was shared across runs
-    old = (Path(__file__).with_name("dagster_yaml_before_shared_politeness.yaml")).read_bytes()
-    assert b"max_concurrent_runs: 1" in old
-    monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))
-    monkeypatch.delenv(INSTANCE_ENV, raising=False)
-    (tmp_path / "dagster").mkdir()
-    (tmp_path / "dagster" / "dagster.yaml").write_bytes(old)
-    prepare_dagster_home(settings_from_dict({"home": str(tmp_path / "home")}))
-    assert (tmp_path / "dagster" / "dagster.yaml").read_bytes() == INSTANCE_TEMPLATES["sqlite"].read_bytes()
-    (tmp_path / "dagster" / "dagster.yaml").write_bytes(old + b"# mine\n")
-    prepare_dagster_home(settings_from_dict({"home": str(tmp_path / "home")}))
-    assert (tmp_path / "dagster" / "dagster.yaml").read_bytes() == old + b"# mine\n"

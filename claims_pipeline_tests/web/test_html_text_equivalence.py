@@ -17,10 +17,11 @@ import pytest
 
 from claims_pipeline.web.html_text import html_to_text
 from claims_pipeline_demo.fixture_web import generated
+from claims_pipeline_demo.fixture_web.server import DEFAULT_SITES_DIR
 from claims_pipeline_tests.web.html_text_bs4 import html_to_text_bs4
 
 ROOT = Path(__file__).resolve().parents[2]
-SITES = ROOT / "claims_pipeline_demo" / "fixture_web" / "sites"
+SITES = DEFAULT_SITES_DIR
 
 
 def same(raw: bytes | str, charset: str | None = None) -> None:
@@ -33,7 +34,6 @@ def same(raw: bytes | str, charset: str | None = None) -> None:
 
 def fixture_bodies() -> list[tuple[str, bytes]]:
     bodies = [(str(p.relative_to(SITES)), p.read_bytes()) for p in sorted(SITES.rglob("*")) if p.is_file()]
-    assert len(bodies) > 20, f"the fixture web's pages are not under {SITES}"
     for host in ("www.tax.gov.xa", "cloudflare-fronted.fixture", "a.fixture"):
         for name in ("duties", "flaky", "slow", "target", "chain-end", "internal", "x" * 40):
             for epoch in (1, 2, 3):

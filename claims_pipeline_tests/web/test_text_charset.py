@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import codecs
-from pathlib import Path
 
 import pytest
 
 from claims_pipeline.web.charset import charset_from_content_type, decode_body, meta_charset, normalise_label
 from claims_pipeline.web.text import html_to_text
+from claims_pipeline_demo.fixture_web.server import DEFAULT_SITES_DIR
 
-TEXT_SITE = Path(__file__).resolve().parents[2] / "claims_pipeline_demo" / "fixture_web" / "sites" / "text.fixture"
+TEXT_SITE = DEFAULT_SITES_DIR / "text.fixture"
 WESTERN = ["è", "€", "ß", "‰", "coûte", "Hauptstraße", "1 200 €"]
 
 

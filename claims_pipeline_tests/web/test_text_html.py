@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from claims_pipeline.web.html_text import json_to_text, plain_to_text, xml_to_text
 from claims_pipeline.web.text import html_to_text, looks_like_js_shell
+from claims_pipeline_demo.fixture_web.server import DEFAULT_SITES_DIR
 
-TEXT_SITE = Path(__file__).resolve().parents[2] / "claims_pipeline_demo" / "fixture_web" / "sites" / "text.fixture"
+TEXT_SITE = DEFAULT_SITES_DIR / "text.fixture"
 
 
 def page(name: str) -> bytes:
