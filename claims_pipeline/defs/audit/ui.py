@@ -13,14 +13,12 @@ import dagster as dg
 from claims_pipeline.defs.metadata import (
     CLAIM_LIMIT,
     WHERE_LIMIT,
-    Link,
     first,
     home_entry,
     home_path,
     md_table,
-    prose,
-    where,
 )
+from claims_pipeline.report.md_tables import Link, prose, where
 
 ABSENT_HEADERS = ["scope", "where", "claim", "missing", "url"]
 STALE_HEADERS = ["scope", "where", "claim", "verified → changed", "url"]
