@@ -11,9 +11,10 @@ from claims_pipeline.defs.jobs import VERDICTS_GROUP
 from claims_pipeline.defs.resources import ClaimsConfig
 from claims_pipeline.defs.scoped import AUDIT_GROUP
 from claims_pipeline.defs.verdicts.assets import verdict_report
+from claims_pipeline.notify import Outcome
 
 
-def notification_metadata(outcome: Any) -> dict[str, Any]:
+def notification_metadata(outcome: Outcome) -> dict[str, Any]:
     """What the step did, per channel (named by position and service, never by URL), and the message sent."""
     meta: dict[str, Any] = {"status": outcome.status, "summary": outcome.line()}
     if outcome.channels:
