@@ -1,4 +1,4 @@
-"""The priors step alone (scope_values.priors_by_scope) on a corpus prepared by bench_scale.py, in CPU seconds:
+"""The priors step alone (steps.priors.priors_by_scope) on a corpus prepared by bench_scale.py, in CPU seconds:
 what the machine's load does not change much, unlike wall time on a shared 2-core machine.
 
 Each arm runs in its own child process, on the same claims and page states (read from the prepared cache as
@@ -42,7 +42,9 @@ def child(work: Path, arm: str) -> dict[str, Any]:
 
     from claims_pipeline.corpus.extract import list_scopes
     from claims_pipeline.priors import gc_passes, page_index
-    from claims_pipeline.steps.scope_values import claims_by_scope, priors_by_scope, refresh_scope_pages
+    from claims_pipeline.steps.corpus import claims_by_scope
+    from claims_pipeline.steps.pages.fetched import refresh_scope_pages
+    from claims_pipeline.steps.priors import priors_by_scope
     from claims_pipeline.store.cache import PageCache
 
     home = work / f"priors-bench-home-{os.getpid()}"
@@ -67,8 +69,8 @@ def child(work: Path, arm: str) -> dict[str, Any]:
                 c = time.process_time()
                 priors_by_scope(s, claims, pages, cache)
                 out["warm_cpu"] = time.process_time() - c
-        out["claims"] = sum(len(v) for v in priors.values.values())
-        out["digest"] = hashlib.sha256(json.dumps(priors.values).encode()).hexdigest()
+        out["claims"] = sum(len(v.rows) for v in priors.values.values())
+        out["digest"] = hashlib.sha256(json.dumps({s: v.to_json() for s, v in priors.values.items()}).encode()).hexdigest()
     finally:
         shutil.rmtree(home, ignore_errors=True)
     return out

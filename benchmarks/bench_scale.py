@@ -5,9 +5,9 @@ For each size it first prepares, untimed and once (kept under --work, reused by 
   generate the corpus and its sites → start the fixture web on them → fetch every cited URL at epoch 1, then
   twice at epoch 2 (a changed page counts once its new text is seen on two fetches in a row) into a page cache.
 Then each repetition runs, in a child process (its peak RSS is its own, measured by getrusage):
-  extract      scope_values.claims_by_scope over every scope (the claims asset's work; extraction's own pool)
-  pages        scope_values.refresh_scope_pages with the states read from the prepared cache (no fetch)
-  priors       scope_values.priors_by_scope (the priors asset's work)
+  extract      steps.corpus.claims_by_scope over every scope (the claims asset's work; extraction's own pool)
+  pages        steps.pages.fetched.refresh_scope_pages with the states read from the prepared cache (no fetch)
+  priors       steps.priors.priors_by_scope (the priors asset's work)
   audit        the audit_tables asset's work: audit_of_scopes.audit_scopes (the cross-scope audit and its parquet
                tables), then the asset's UI metadata (defs/audit/ui.audit_metadata), serialized
   report       the audit_report asset's work: report.publish.publish_report (report.md, report.html,
@@ -97,7 +97,9 @@ def child(work: Path, home: Path) -> dict[str, Any]:
     from claims_pipeline.defs.audit.ui import audit_metadata, report_metadata
     from claims_pipeline.report.publish import publish_report
     from claims_pipeline.steps.audit.of_scopes import audit_scopes
-    from claims_pipeline.steps.scope_values import claims_by_scope, priors_by_scope, refresh_scope_pages
+    from claims_pipeline.steps.corpus import claims_by_scope
+    from claims_pipeline.steps.pages.fetched import refresh_scope_pages
+    from claims_pipeline.steps.priors import priors_by_scope
     from claims_pipeline.store.cache import PageCache
 
     s = bench_settings(work, home)

@@ -11,9 +11,11 @@ import pytest
 from claims_pipeline.config.settings import load_settings
 from claims_pipeline.corpus.extract import list_scopes
 from claims_pipeline.priors.pool import map_scopes, pool_size
-from claims_pipeline.steps.records_json import page_to_json
-from claims_pipeline.steps.scope_values import claims_by_scope, priors_by_scope
+from claims_pipeline.steps.corpus import claims_by_scope
+from claims_pipeline.steps.pages.fetched import ScopePages
+from claims_pipeline.steps.priors import priors_by_scope
 from claims_pipeline.store.cache import PageCache
+from claims_pipeline.store.records import PageState
 from claims_pipeline.web.html_text import html_to_text
 from claims_pipeline_tests.report.factories import page
 from claims_pipeline_tests.scale.test_synthetic_corpus import generator
@@ -26,26 +28,26 @@ def test_pool_gives_the_serial_priors_in_scope_order(tmp_path: Path, caplog: pyt
     base = base.model_copy(update={"home": tmp_path / "home"})
     claims = claims_by_scope(base, sorted(list_scopes(base))).values
     with PageCache.from_settings(base) as cache:
-        fetched: dict[str, dict] = {}
+        fetched: dict[str, dict[str, PageState]] = {}
         for scope, v in claims.items():
-            for url in sorted({c["source_url"] for c in v["claims"]}):
+            for url in sorted(v.urls()):
                 html = out / "sites" / url.split("/", 3)[2] / url.split("/", 3)[3]
                 if not html.is_file():
                     continue  # a dead or walled URL: no state, as a page not fetched
                 text = html_to_text(html.read_text(encoding="utf-8"))
                 state = replace(page(url, text), text_hash=cache.blobs.put_text(text))
-                fetched.setdefault(scope, {})[url] = page_to_json(state)
+                fetched.setdefault(scope, {})[url] = replace(state, text=None)  # as stored: the text in the blobs
         results = {}
         for workers in (1, 2):
             settings = base.model_copy(update={"priors": base.priors.model_copy(update={"workers": workers})})
-            results[workers] = priors_by_scope(settings, claims, fetched, cache)
+            results[workers] = priors_by_scope(settings, claims, {s: ScopePages(p) for s, p in fetched.items()}, cache)
     assert "priors pool" not in caplog.text  # the pool ran: it did not fall back to the serial loop
     serial, pooled = results[1], results[2]
     assert list(serial.values) == list(pooled.values) == list(claims)
     assert serial.values == pooled.values
     assert all(serial.claim_rows(s) == pooled.claim_rows(s) for s in claims)  # what the asset's metadata reads
-    assert sum(len(v) for v in pooled.values.values()) == 400
-    priors = {p["prior"] for v in pooled.values.values() for p in v}
+    assert sum(len(v.rows) for v in pooled.values.values()) == 400
+    priors = {p["prior"] for v in pooled.values.values() for p in v.rows}
     assert "TOKENS_PRESENT" in priors and "SOURCE_UNAVAILABLE" in priors  # pages read, and pages missing
 
 

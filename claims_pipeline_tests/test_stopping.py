@@ -84,7 +84,7 @@ def test_the_priors_pool_takes_no_chunk_after_a_stop(tmp_path):
     done.mkdir()
 
     def one_scope(scope: str) -> str:
-        stopping.check()  # as scope_values' one_scope
+        stopping.check()  # as the priors step's one_scope (steps/priors.py)
         time.sleep(0.25)
         (done / scope).touch()
         return scope

@@ -45,9 +45,6 @@ class HomeLayout:
         # scope keys such as "shared/exit/nordics" become nested folders; ".." never occurs in a scope name
         return self.assets_dir / asset / f"{scope}.json"
 
-    def asset_file(self, asset: str) -> Path:
-        return self.assets_dir / f"{asset}.json"
-
     @property
     def audit_dir(self) -> Path:
         return self.root / "audit"

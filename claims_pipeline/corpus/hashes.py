@@ -5,12 +5,8 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from claims_pipeline.corpus.reading import open_regular
-
-if TYPE_CHECKING:
-    from claims_pipeline.config.settings import Settings
 
 
 def file_sha256(path: Path) -> str:
@@ -55,26 +51,3 @@ def combined_hash(file_hashes: dict[str, str]) -> str:
         h.update(f"{rel}\0{digest}\n".encode())
     return h.hexdigest()[:16]
 
-
-def corpus_drift(settings: Settings, scopes: list[str]) -> list[str]:
-    """Corpus files whose bytes differ from what corpus_documents recorded for `scopes` (or that appeared or
-    vanished): the proof that the pipeline never edits the corpus."""
-    import json
-
-    from claims_pipeline.config.home import HomeLayout
-    from claims_pipeline.corpus.scopes import list_scopes
-
-    now = list_scopes(settings)
-    home = HomeLayout(settings.home_dir)
-    drift: list[str] = []
-    for scope in scopes:
-        path = home.scope_file("corpus_documents", scope)
-        if not path.is_file():
-            continue
-        recorded: dict[str, str] = json.loads(path.read_text(encoding="utf-8"))["files"]
-        current = scope_file_hashes(now.get(scope, []), settings.corpus_dir)
-        for rel in sorted(set(recorded) | set(current)):
-            if recorded.get(rel) != current.get(rel):
-                what = "appeared" if rel not in recorded else "vanished" if rel not in current else "bytes differ"
-                drift.append(f"{rel}: {what}")
-    return drift

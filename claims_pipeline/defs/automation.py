@@ -3,14 +3,14 @@ re-audit of each scope whose files changed), and the sensor that evaluates the a
 
 
 import json
+from typing import Any
 
 import dagster as dg
 
-from claims_pipeline.config.home import HomeLayout
 from claims_pipeline.defs import jobs
 from claims_pipeline.defs.partitions import SCOPE_PARTITIONS_NAME, range_tags, scope_partitions
 from claims_pipeline.defs.resources import ClaimsConfig
-from claims_pipeline.defs.storage import scope_file
+from claims_pipeline.steps.corpus import current_scope_hashes, stored_scope_hash
 
 
 def whole_corpus_request(instance: dg.DagsterInstance, run_key: str | None, month: str | None = None) -> dg.RunRequest | dg.SkipReason:
@@ -24,7 +24,7 @@ def whole_corpus_request(instance: dg.DagsterInstance, run_key: str | None, mont
                                                                                       scope=jobs.ALL_SCOPES)})
 
 
-def scheduled_job():  # -> the job definition
+def scheduled_job() -> Any:  # an asset job, whose class (UnresolvedAssetJobDefinition) Dagster does not export
     """The monthly run: the audit, and the verdicts too only when judge.on_schedule is true (they cost money)."""
     from claims_pipeline.defs.resources import ClaimsConfig
 
@@ -49,22 +49,6 @@ def monthly_audit_schedule(context: dg.ScheduleEvaluationContext) -> dg.RunReque
                                 f"{when:%Y-%m}" if when else None)
 
 
-def stored_scope_hash(home, scope: str) -> str | None:
-    """The file hash that the last materialization of `corpus_documents` stored for this scope, if any."""
-    try:
-        return json.loads(scope_file(home, dg.AssetKey("corpus_documents"), scope).read_text(encoding="utf-8")).get("hash")
-    except (OSError, ValueError, AttributeError):
-        return None
-
-
-def current_scope_hashes(config: ClaimsConfig) -> dict[str, str]:
-    from claims_pipeline.corpus.hashes import combined_hash, scope_file_hashes
-    from claims_pipeline.corpus.scopes import list_scopes
-
-    settings = config.load()
-    return {s: combined_hash(scope_file_hashes(files, settings.corpus_dir)) for s, files in list_scopes(settings).items()}
-
-
 # Past this many scopes due in one tick, and when they are most of the corpus (a new deployment, a corpus moved or
 # reformatted), one audit_corpus run replaces a run per scope: each audit_scope run ends with the cross-scope audit
 # and a report, so 1,000 new scopes meant 1,000 queued runs writing 1,000 reports (benchmarks/bench_scopes_1000.py).
@@ -85,12 +69,13 @@ def many_due(due: int, scopes: int) -> bool:
     "deployment); when scopes are removed, it re-runs the audit and report without them.",
 )
 def corpus_sensor(context: dg.SensorEvaluationContext, claims_config: ClaimsConfig) -> dg.SensorResult:
-    current = current_scope_hashes(claims_config)
+    settings = claims_config.load()
+    current = current_scope_hashes(settings)
     seen, tick = _read_cursor(context.cursor)
     existing = list(context.instance.get_dynamic_partitions(SCOPE_PARTITIONS_NAME))  # in partition order
     added = sorted(set(current) - set(existing))
     removed = sorted(set(existing) - set(current))
-    home = HomeLayout(claims_config.load().home_dir).root
+    home = settings.home_dir
     # A scope is due when its files differ from what the sensor last saw AND from what was last materialized
     # (so starting the UI after a CLI audit does not re-fetch scopes that are already up to date).
     changed = sorted(s for s, h in current.items() if seen.get(s) != h and stored_scope_hash(home, s) != h)

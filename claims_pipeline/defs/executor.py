@@ -35,7 +35,7 @@ def _requirements(config: Mapping[str, Any]) -> Sequence[dg.ExecutorRequirement]
 @dg.executor(
     name="in_process_or_celery",
     config_schema=dg.Field(
-        dg.Selector({name: e.config_schema.as_field() for name, e in EXECUTORS.items()}),
+        dg.Selector({name: e.config_schema.as_field() for name, e in EXECUTORS.items()}),  # type: ignore[no-untyped-call]  # Dagster's Selector.__init__ is unannotated
         default_value={"in_process": {}},
         description="in_process (the default), or celery: the steps go to Celery workers through the broker.",
     ),

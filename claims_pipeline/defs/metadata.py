@@ -16,17 +16,8 @@ from typing import Any
 
 import dagster as dg
 
-# the generic helpers are pure and live in report/md_tables.py (the UI summaries use them too); re-exported here
-from claims_pipeline.report.md_tables import (  # noqa: F401
-    MAX_TABLE_ROWS,
-    Link,
-    markdown_list,
-    markdown_table,
-    md_cell,
-    md_code_block,
-    prose,
-    where,
-)
+# the generic helpers are pure and live in report/md_tables.py (the UI summaries use them too)
+from claims_pipeline.report.md_tables import MAX_TABLE_ROWS, markdown_list, markdown_table
 
 # Characters a cell keeps in the UI's tables, so a table of four or five columns fits the metadata cell (about
 # 900 px; the browser test measures it): long text is cut with '…', and the report has it whole.

@@ -11,9 +11,10 @@ from claims_pipeline.defs.jobs import VERDICTS_GROUP
 from claims_pipeline.defs.resources import ClaimsConfig
 from claims_pipeline.defs.scoped import AUDIT_GROUP
 from claims_pipeline.defs.verdicts.assets import verdict_report
+from claims_pipeline.notify import Outcome
 
 
-def notification_metadata(outcome: Any) -> dict[str, Any]:
+def notification_metadata(outcome: Outcome) -> dict[str, Any]:
     """What the step did, per channel (named by position and service, never by URL), and the message sent."""
     meta: dict[str, Any] = {"status": outcome.status, "summary": outcome.line()}
     if outcome.channels:
@@ -27,7 +28,7 @@ def notification_metadata(outcome: Any) -> dict[str, Any]:
     return meta
 
 
-def _notify(context: dg.AssetExecutionContext, claims_config: ClaimsConfig) -> dg.MaterializeResult:
+def _notify(context: dg.AssetExecutionContext, claims_config: ClaimsConfig) -> dg.MaterializeResult[None]:
     from claims_pipeline.notify import notify_audit
 
     outcome = notify_audit(claims_config.load(), now=claims_config.now())
@@ -39,7 +40,7 @@ def _notify(context: dg.AssetExecutionContext, claims_config: ClaimsConfig) -> d
 # notified too
 @dg.asset(group_name=AUDIT_GROUP, code_version="1", kinds={"python"}, deps=[audit_report],
           automation_condition=dg.AutomationCondition.eager())
-def audit_notification(context: dg.AssetExecutionContext, claims_config: ClaimsConfig) -> dg.MaterializeResult:
+def audit_notification(context: dg.AssetExecutionContext, claims_config: ClaimsConfig) -> dg.MaterializeResult[None]:
     """Tells the channels of notify.urls what the new report shows that they were not told yet (stale_changed
     claims, figures no longer on their page, pages that became unreadable, MISMATCH/STALE verdicts), with the
     headline numbers and where the report is. Off when no channel is set; a failed send is recorded here and
@@ -48,7 +49,7 @@ def audit_notification(context: dg.AssetExecutionContext, claims_config: ClaimsC
 
 
 @dg.asset(group_name=VERDICTS_GROUP, code_version="1", kinds={"python"}, deps=[verdict_report])
-def verdict_notification(context: dg.AssetExecutionContext, claims_config: ClaimsConfig) -> dg.MaterializeResult:
+def verdict_notification(context: dg.AssetExecutionContext, claims_config: ClaimsConfig) -> dg.MaterializeResult[None]:
     """As audit_notification, after the verdict report: the verdicts that became MISMATCH or STALE."""
     return _notify(context, claims_config)
 

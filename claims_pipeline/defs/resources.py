@@ -17,7 +17,18 @@ from typing import Any
 import dagster as dg
 from pydantic import PrivateAttr
 
-from claims_pipeline.config.settings import ENV_CONFIG, Settings, find_config_file, load_settings, settings_source
+from claims_pipeline.config.settings import (
+    ENV_CONFIG,
+    JudgeSettings,
+    Settings,
+    find_config_file,
+    load_settings,
+    settings_source,
+)
+from claims_pipeline.defs.storage import scope_store_io_manager
+from claims_pipeline.judge.providers.base import JudgeProvider
+from claims_pipeline.store.cache import PageCache
+from claims_pipeline.store.records import PageState
 
 # The settings of the run executing in this process, by (run id, config_path): Dagster initializes a separate copy
 # of ClaimsConfig for each resource that holds one (page cache, fetcher, judge, IO manager), and every copy takes
@@ -78,9 +89,7 @@ class PageCacheResource(dg.ConfigurableResource):
     config: ClaimsConfig
 
     @contextlib.contextmanager
-    def open(self) -> Iterator[Any]:
-        from claims_pipeline.store.cache import PageCache
-
+    def open(self) -> Iterator[PageCache]:
         cache = PageCache.from_settings(self.config.load())
         try:
             yield cache
@@ -97,7 +106,8 @@ class FetcherResource(dg.ConfigurableResource):
     def settings(self) -> Settings:
         return self.config.load()
 
-    def refresh(self, settings: Settings, urls: list[str], cache: Any, now: datetime, run_id: str | None = None) -> dict[str, Any]:
+    def refresh(self, settings: Settings, urls: list[str], cache: PageCache, now: datetime,
+                run_id: str | None = None) -> dict[str, PageState]:
         """Fetch `urls` into the cache; run_id (defs/fetch_runs.py) lets a retry from failure resume where the
         failed or killed run stopped. Without the texts: the priors read each text from the cache."""
         from claims_pipeline.steps.pages.refresh import refresh_pages
@@ -141,10 +151,10 @@ class JudgeResource(dg.ConfigurableResource):
     config: ClaimsConfig
     api_key: str | None = None
 
-    def settings(self) -> Any:
+    def settings(self) -> JudgeSettings:
         return self.config.load().judge
 
-    def provider(self) -> Any:
+    def provider(self) -> JudgeProvider:
         from claims_pipeline.judge.providers import make_provider
 
         judge = self.settings()
@@ -159,7 +169,7 @@ class DemoJudgeResource(JudgeResource):
     """The demo's judge: the scripted judge server on 127.0.0.1, answered through the real anthropic SDK, so
     the demo shows verdicts with no key and no network. Its verdicts are labelled as the scripted demo judge's."""
 
-    _judge: Any = PrivateAttr(default=None)
+    _judge: JudgeSettings | None = PrivateAttr(default=None)
 
     @contextlib.contextmanager
     def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator["DemoJudgeResource"]:
@@ -171,10 +181,10 @@ class DemoJudgeResource(JudgeResource):
                 context.log.info(f"demo: scripted judge on {server.anthropic_url} (the project's figure readers, not a model)")
             yield self
 
-    def settings(self) -> Any:
+    def settings(self) -> JudgeSettings:
         return self._judge if self._judge is not None else super().settings()
 
-    def provider(self) -> Any:
+    def provider(self) -> JudgeProvider:
         from claims_pipeline.judge.providers import make_provider
         from claims_pipeline_demo.scripted_judge import DEMO_ENV
 
@@ -189,7 +199,6 @@ def default_resources(config_path: str | dg.EnvVar | None = None, *, fixture_web
                       clock: str = "") -> dict[str, Any]:
     """The resources of a deployment. fixture_web: "auto" = the demo's fetcher when the corpus is the bundled
     demo corpus, else production's; "on" / "off" force one."""
-    from claims_pipeline.defs.storage import ScopeStoreIOManager
     from claims_pipeline_demo.routes import is_demo_corpus
 
     config = ClaimsConfig(config_path=config_path or "", clock=clock)
@@ -210,7 +219,7 @@ def default_resources(config_path: str | dg.EnvVar | None = None, *, fixture_web
         "claims_config": config,
         "page_cache": PageCacheResource(config=config),
         "fetcher": fetcher,
-        "io_manager": ScopeStoreIOManager(config=config),
+        "io_manager": scope_store_io_manager,
     }
 
 

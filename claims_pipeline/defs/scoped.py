@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import dagster as dg
 
@@ -20,7 +20,6 @@ from claims_pipeline.defs.partitions import scope_partitions, single_run_backfil
 
 SCOPES_GROUP = "scopes"  # every per-scope asset; the selections of jobs, schedule and sensors name this group
 AUDIT_GROUP = "audit"  # the cross-scope audit tables and report
-SCOPE_ASSET_ARGS: dict[str, Any] = {"partitions_def": scope_partitions, "backfill_policy": single_run_backfill}
 WHOLE_CORPUS_NOTE = "one scope per materialization; audit_tables and audit_report cover every scope"
 
 
@@ -33,8 +32,18 @@ def data_version(per_scope: dict[str, str]) -> dg.DataVersion:
     return dg.DataVersion(h)
 
 
-def scoped_output(context: dg.AssetExecutionContext, values: dict[str, Any],
-                  metadata_of: Callable[[str], dict[str, Any]], version: dict[str, str] | None = None) -> dg.Output:
+R = TypeVar("R")
+
+
+def scope_asset(kinds: set[str]) -> Callable[[Callable[..., Any]], dg.AssetsDefinition]:
+    """The decorator of a per-scope asset: one partition per scope, a backfill of many scopes in one run."""
+    return dg.asset(group_name=SCOPES_GROUP, code_version="1", kinds=kinds, partitions_def=scope_partitions,
+                    backfill_policy=single_run_backfill)
+
+
+def scoped_output(context: dg.AssetExecutionContext, values: dict[str, R],
+                  metadata_of: Callable[[str], dict[str, Any]],
+                  version: dict[str, str] | None = None) -> dg.Output[dict[str, R]]:
     """The Output of a per-scope asset: each scope's metadata on its own partition, headed by its scope."""
     def headed(scope: str) -> dict[str, Any]:
         return {"scope": scope, "shows": WHOLE_CORPUS_NOTE, **metadata_of(scope)}

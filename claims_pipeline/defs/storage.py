@@ -1,89 +1,50 @@
-"""Where per-scope asset values live: one JSON file per (asset, scope) under <home>/assets/.
+"""The IO manager of the per-scope assets: each scope's record stored and read back by the step that owns it.
 
-Every per-scope asset returns {scope: value} for the scopes of its run (one scope, or many in a single-run
-backfill); this IO manager writes each scope to its own file, and loads {scope: value} for whatever partitions
-the consumer asks for (the cross-scope audit asks for all of them). Plain JSON keeps the files readable with
-any tool; the audit writes its own parquet tables and reports (defs/audit).
+Every per-scope asset returns {scope: record} for the scopes of its run (one scope, or many in a single-run
+backfill); this IO manager has the asset's step (steps/by_asset.py) write each scope to its own file, and loads
+{scope: record} for whatever partitions the consumer asks for (the cross-scope audit asks for all of them). The
+audit writes its own parquet tables and reports (defs/audit).
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import dagster as dg
 
 from claims_pipeline.common import stopping
-from claims_pipeline.config.home import HomeLayout
-from claims_pipeline.defs.resources import ClaimsConfig
-from claims_pipeline.store.files import write_text_atomically
+from claims_pipeline.steps.by_asset import stored_step
 
 
-def asset_dir(home: Path, asset_key: dg.AssetKey) -> Path:
-    return HomeLayout(home).assets_dir / "/".join(asset_key.path)
+class ScopeStoreIOManager(dg.IOManager):
+    def __init__(self, home: Path):
+        self.home = home
 
-
-def scope_file(home: Path, asset_key: dg.AssetKey, scope: str) -> Path:
-    return HomeLayout(home).scope_file("/".join(asset_key.path), scope)
-
-
-def _write_json(path: Path, value: Any) -> None:
-    # atomic, with a temp file of its own: two runs of one scope (the CLI beside the UI) never trip each other
-    write_text_atomically(path, json.dumps(value, ensure_ascii=False, indent=1, default=str))
-
-
-class ScopeStoreIOManager(dg.ConfigurableIOManager):
-    config: ClaimsConfig
-
-    def _home(self) -> Path:
-        return self.config.load().home_dir
-
-    def handle_output(self, context: dg.OutputContext, obj: Any) -> None:
+    def handle_output(self, context: dg.OutputContext, obj: dict[str, Any] | None) -> None:
         if obj is None:
             return
-        home = self._home()
-        if context.has_asset_partitions:
-            missing = set(context.asset_partition_keys) - set(obj)
-            if missing:
-                raise ValueError(f"{context.asset_key.to_user_string()}: no value for scopes {', '.join(sorted(missing))}")
-            for scope in context.asset_partition_keys:
-                _write_json(scope_file(home, context.asset_key, scope), obj[scope])
-        else:
-            _write_json(asset_dir(home, context.asset_key).with_suffix(".json"), obj)
+        if not context.has_asset_partitions:
+            raise TypeError(f"{context.asset_key.to_user_string()}: only per-scope assets are stored by this IO manager")
+        step = stored_step(context.asset_key.to_user_string())
+        missing = set(context.asset_partition_keys) - set(obj)
+        if missing:
+            raise ValueError(f"{context.asset_key.to_user_string()}: no value for scopes {', '.join(sorted(missing))}")
+        for scope in context.asset_partition_keys:
+            step.write(self.home, scope, obj[scope])
 
-    def load_input(self, context: dg.InputContext) -> Any:
+    def load_input(self, context: dg.InputContext) -> dict[str, Any]:
         stopping.check()  # a stop asked between two steps: the next one does not start
-        home = self._home()
-        key = context.asset_key
-        if context.has_asset_partitions:
-            out: dict[str, Any] = {}
-            absent: list[str] = []
-            for scope in context.asset_partition_keys:
-                path = scope_file(home, key, scope)
-                if path.is_file():
-                    out[scope] = _read_json(path, key)
-                else:
-                    absent.append(scope)
-            if absent:  # a scope never materialized: go on with the others, but say so
-                context.log.warning(f"{key.to_user_string()}: not yet materialized for scopes {', '.join(absent)}; "
-                                    "they are left out")
-            return out
-        path = asset_dir(home, key).with_suffix(".json")
-        if not path.is_file():
-            raise FileNotFoundError(f"{key.to_user_string()}: {path} does not exist; materialize it first")
-        return _read_json(path, key)
+        key = context.asset_key.to_user_string()
+        found, absent = stored_step(key).read_scopes(self.home, list(context.asset_partition_keys))
+        if absent:  # a scope never materialized: go on with the others, but say so
+            context.log.warning(f"{key}: not yet materialized for scopes {', '.join(absent)}; they are left out")
+        return found
 
 
-class StoredValueDamaged(ValueError):
-    """A stored asset value that cannot be read back (cut short, edited, not JSON); the message names the file
-    and the fix."""
-
-
-def _read_json(path: Path, key: dg.AssetKey) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError is a ValueError
-        raise StoredValueDamaged(
-            f"{path}: the stored value of {key.to_user_string()} is damaged ({type(exc).__name__}: "
-            f"{str(exc).splitlines()[0][:200]}); run `claims-pipeline audit` to rebuild it") from None
+# The home comes from the run's claims_config resource (required here rather than held as a field: the resources
+# module builds this IO manager, so this module does not import it).
+@dg.io_manager(required_resource_keys={"claims_config"},
+               description="Each scope's record of a per-scope asset, as JSON under <home>/assets/<asset>/<scope>.json")
+def scope_store_io_manager(init_context: dg.InitResourceContext) -> ScopeStoreIOManager:
+    return ScopeStoreIOManager(init_context.resources.claims_config.load().home_dir)

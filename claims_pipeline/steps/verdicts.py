@@ -7,35 +7,68 @@ The corpus is only read (each claim's line, for the suggested corrections); noth
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from claims_pipeline.config.home import HomeLayout
 from claims_pipeline.config.settings import JudgeSettings, Settings
+from claims_pipeline.judge.cache import VerdictCache
 from claims_pipeline.judge.model import JudgeItem, Verdict
-from claims_pipeline.steps.records_json import claims_from_json, page_from_json
+from claims_pipeline.judge.providers.base import JudgeProvider
+from claims_pipeline.steps.changes import PAGE_CHANGES, ScopeChanges
+from claims_pipeline.steps.corpus import CLAIMS, ScopeClaims
+from claims_pipeline.steps.pages.fetched import FETCHED_PAGES, ScopePages, with_text
+from claims_pipeline.steps.priors import PRIORS, ScopePriors
+from claims_pipeline.steps.stored import StoredStep
+from claims_pipeline.store.cache import PageCache
+from claims_pipeline.store.records import PageState
 
 
-def scope_items(settings: Settings, scope_claims: dict[str, Any], scope_pages: dict[str, Any],
-                scope_priors: list[dict[str, Any]], scope_changes: dict[str, Any], cache: Any, now: datetime) -> list[JudgeItem]:
+@dataclass
+class AuditedScopes:
+    """The stored records the verdict step reads, by scope: a scope absent from `priors` is not audited yet."""
+
+    claims: dict[str, ScopeClaims]
+    fetched_pages: dict[str, ScopePages]
+    priors: dict[str, ScopePriors]
+    page_changes: dict[str, ScopeChanges]
+
+    def items(self, settings: Settings, scope: str, cache: PageCache, now: datetime) -> list[JudgeItem]:
+        return scope_items(settings, self.claims.get(scope, ScopeClaims([], [])),
+                           self.fetched_pages.get(scope, ScopePages({})), self.priors.get(scope, ScopePriors([])),
+                           self.page_changes.get(scope, ScopeChanges([], [])), cache, now)
+
+    @classmethod
+    def stored(cls, home: Path, scopes: list[str]) -> AuditedScopes:
+        """The scopes' records as the audit stored them (steps/stored.py)."""
+        def read(step: StoredStep[Any]) -> dict[str, Any]:
+            return step.read_scopes(home, scopes)[0]
+
+        return cls(read(CLAIMS), read(FETCHED_PAGES), read(PRIORS), read(PAGE_CHANGES))
+
+
+def scope_items(settings: Settings, scope_claims: ScopeClaims, scope_pages: ScopePages, scope_priors: ScopePriors,
+                scope_changes: ScopeChanges, cache: PageCache, now: datetime) -> list[JudgeItem]:
     """The scope's claims as judge items, in the worklist's priority order (the runner then puts stale_changed,
     TOKENS_ABSENT and WEAK_MATCH first). Page texts come from the cache; a page without text stays empty, and
     its claim is never sent (the runner gives it SOURCE_UNAVAILABLE by code)."""
     from claims_pipeline.judge.items import corpus_line, corpus_lines, judge_item
     from claims_pipeline.steps.worklist.sampling import select_sample
 
-    claims = claims_from_json(scope_claims.get("claims", []))
-    prior_of = {row["id"]: row.get("prior") for row in scope_priors}
-    stale = {row["id"] for row in scope_changes.get("stale_changed", [])}
+    claims = scope_claims.records()
+    prior_of = {row["id"]: row.get("prior") for row in scope_priors.rows}
+    stale = scope_changes.stale_ids()
     ranked = select_sample(claims, len(claims), settings.sampling.seed, now, settings.sampling.priority_weights)
-    pages: dict[str, Any] = {}
+    pages: dict[str, PageState] = {}
     items = []
     files: dict[str, list[str]] = {}  # each corpus file read once, bounded, as the walker reads it
     ex = settings.extraction
     for c in ranked:
-        if c.source_url not in pages and c.source_url in scope_pages:
-            pages[c.source_url] = page_from_json(scope_pages[c.source_url], cache)
+        if c.source_url not in pages and c.source_url in scope_pages.pages:
+            pages[c.source_url] = with_text(scope_pages.pages[c.source_url], cache)
         if c.file not in files:
             files[c.file] = corpus_lines(settings.corpus_dir, c.file, max_bytes=ex.max_file_bytes,
                                          follow_links_out=ex.follow_links_out_of_corpus)
@@ -61,11 +94,15 @@ class ScopeVerdicts:
         return {"verdicts": [v.model_dump(mode="json") for v in self.verdicts], "run": self.run, "counts": self.counts}
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> ScopeVerdicts:
+    def from_json(cls, d: Any) -> ScopeVerdicts:
         return cls([Verdict.model_validate(v) for v in d.get("verdicts", [])], dict(d.get("run", {})), dict(d.get("counts", {})))
 
 
-def judge_scope(items: list[JudgeItem], provider: Any, judge: JudgeSettings, cache: Any, now: datetime, *,
+VERDICTS = StoredStep("verdicts", ScopeVerdicts)
+
+
+def judge_scope(items: list[JudgeItem], provider: JudgeProvider, judge: JudgeSettings, cache: VerdictCache,
+                now: datetime, *,
                 scripted: bool = False) -> ScopeVerdicts:
     from claims_pipeline.judge.prompt import PROMPT_VERSION
     from claims_pipeline.judge.report import verdict_counts
@@ -77,21 +114,18 @@ def judge_scope(items: list[JudgeItem], provider: Any, judge: JudgeSettings, cac
     return ScopeVerdicts(run.verdicts, info, verdict_counts(run.verdicts))
 
 
-def judge_scopes(settings: Settings, scopes: list[str], values: dict[str, dict[str, Any]], judge: JudgeSettings,
-                 new_provider: Any, page_cache: Any, now: datetime, *, scripted: bool = False) -> dict[str, ScopeVerdicts]:
-    """Each scope of a run judged from its stored audit values (values: asset name -> {scope: value}); a scope not
-    audited yet gets no verdict and says so. new_provider() gives a fresh client per scope (a run closes its own).
+def judge_scopes(settings: Settings, scopes: list[str], audited: AuditedScopes, judge: JudgeSettings,
+                 new_provider: Callable[[], JudgeProvider], page_cache: PageCache, now: datetime, *,
+                 scripted: bool = False) -> dict[str, ScopeVerdicts]:
+    """Each scope of a run judged from its stored audit records; a scope not audited yet gets no verdict and says so. new_provider() gives a fresh client per scope (a run closes its own).
     judge.max_claims_per_run and judge.max_cost_usd bound the whole run: each scope gets what the earlier ones left
     (model_copy does not validate, so a spent budget of 0 reaches the runner, which then sends nothing more)."""
-    from claims_pipeline.judge.cache import VerdictCache
-
     out = {s: not_judged("scope not audited yet: materialize its audit first", now) for s in scopes
-           if s not in values["priors"]}
+           if s not in audited.priors}
     claims_left, usd_left = judge.max_claims_per_run, judge.max_cost_usd
     with VerdictCache.from_settings(settings) as verdict_cache:
-        for scope in [s for s in scopes if s in values["priors"]]:
-            items = scope_items(settings, values["claims"][scope], values["fetched_pages"].get(scope, {}),
-                                values["priors"][scope], values["page_changes"].get(scope, {}), page_cache, now)
+        for scope in [s for s in scopes if s in audited.priors]:
+            items = audited.items(settings, scope, page_cache, now)
             budget = judge.model_copy(update={"max_claims_per_run": claims_left, "max_cost_usd": usd_left})
             out[scope] = judge_scope(items, new_provider(), budget, verdict_cache, now, scripted=scripted)
             claims_left = max(0, claims_left - int(out[scope].run.get("requests_sent") or 0))
@@ -126,7 +160,6 @@ def publish_verdict_report(settings: Settings, by_scope: dict[str, ScopeVerdicts
     """verdicts.md / .html / .json and corrections.patch (suggestions, never applied) next to the newest audit
     report (reports/LATEST), and a verdict section appended to its report.html; under the home's audit lock,
     so a report being written meanwhile is never half-annotated. Without an audit report yet: <home>/verdicts/."""
-    from claims_pipeline.config.home import HomeLayout
     from claims_pipeline.judge.corrections import write_corrections
     from claims_pipeline.judge.report import (
         append_verdict_section,
@@ -173,7 +206,7 @@ def merged_run_info(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return total
 
 
-def _latest_report_dir(home: Any) -> Path | None:
+def _latest_report_dir(home: HomeLayout) -> Path | None:
     path = home.latest_report_dir()  # relative to the home, or absolute (older homes)
     return path if path is not None and path.is_dir() else None
 
@@ -184,29 +217,19 @@ def dry_run(settings: Settings, scopes: list[str], now: datetime, *, max_claims:
     estimate, after the verdict cache (an answer it holds is reused, not sent; the rerun of an unchanged run
     sends nothing). Direction-B asks are counted: the TOKENS_PRESENT claims sent, and the cached MATCHes whose
     second answer is not cached. No request is made, so no key is needed."""
-    import json
-
-    from claims_pipeline.config.home import HomeLayout
-    from claims_pipeline.judge.cache import VerdictCache
     from claims_pipeline.judge.providers import make_provider
     from claims_pipeline.judge.runner import run_judge
-    from claims_pipeline.store.cache import PageCache
 
     home = HomeLayout(settings.home_dir)
     judge = limited(settings.judge, max_claims)
     if judge.provider == "none":  # estimate as the default provider would be asked
         judge = judge.model_copy(update={"provider": "anthropic"})
 
-    def stored(asset: str, scope: str, default: Any) -> Any:
-        path = home.scope_file(asset, scope)
-        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else default
-
-    missing = [s for s in scopes if not home.scope_file("priors", s).is_file()]
+    audited = AuditedScopes.stored(settings.home_dir, scopes)
+    missing = [s for s in scopes if s not in audited.priors]
     cache = PageCache.from_settings(settings)
     try:
-        items = [item for s in scopes if s not in missing
-                 for item in scope_items(settings, stored("claims", s, {}), stored("fetched_pages", s, {}),
-                                         stored("priors", s, []), stored("page_changes", s, {}), cache, now)]
+        items = [item for s in scopes if s not in missing for item in audited.items(settings, s, cache, now)]
     finally:
         cache.close()
     provider = make_provider(judge, environ={judge.effective_api_key_env: "dry-run: never sent"})

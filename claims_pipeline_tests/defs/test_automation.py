@@ -16,7 +16,7 @@ from claims_pipeline.defs.resources import ClaimsConfig
 from claims_pipeline_tests.defs.conftest import config_with
 from claims_pipeline_tests.defs.sensor_results import apply_partition_requests
 
-DEMO_CORPUS = Path(__file__).resolve().parents[2] / "claims_pipeline" / "demo" / "corpus"
+DEMO_CORPUS = Path(__file__).resolve().parents[2] / "claims_pipeline_demo" / "corpus"
 
 
 def test_definitions_load_with_schedule_running_by_default():
@@ -125,28 +125,26 @@ def test_an_edit_reverted_is_requested_again_with_a_new_run_key(instance, demo_c
 
 
 def test_a_cursor_written_by_the_previous_version_is_read(instance, demo_config, corpus):
-    from claims_pipeline.defs.automation import current_scope_hashes
+    from claims_pipeline.steps.corpus import current_scope_hashes
 
     config = config_with(demo_config, extraction__corpus_dir=str(corpus))
     instance.add_dynamic_partitions("scope", ["xa", "xb", "xc", "shared/exit/regional"])
-    old_cursor = json.dumps(current_scope_hashes(ClaimsConfig(config_path=str(config))), sort_keys=True)
+    old_cursor = json.dumps(current_scope_hashes(ClaimsConfig(config_path=str(config)).load()), sort_keys=True)
     assert _evaluate(instance, config, old_cursor).run_requests == []
 
 
 def test_sensor_requests_nothing_for_scopes_already_materialized_with_the_same_files(instance, demo_config, corpus):
     from claims_pipeline.config.settings import load_settings
-    from claims_pipeline.defs.automation import current_scope_hashes, stored_scope_hash
-    from claims_pipeline.defs.storage import scope_file
+    from claims_pipeline.steps.corpus import DOCUMENTS, CorpusDocuments, current_scope_hashes, stored_scope_hash
 
     config = config_with(demo_config, extraction__corpus_dir=str(corpus))
-    claims_config = ClaimsConfig(config_path=str(config))
-    home = load_settings(config).home_dir
-    hashes = current_scope_hashes(claims_config)
+    settings = load_settings(config)
+    home = settings.home_dir
+    hashes = current_scope_hashes(settings)
     for scope in ("xa", "xb"):  # what a materialization of corpus_documents stores for these scopes
-        path = scope_file(home, dg.AssetKey("corpus_documents"), scope)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"hash": hashes[scope], "files": {}}), encoding="utf-8")
+        DOCUMENTS.write(home, scope, CorpusDocuments(str(corpus), {}, hashes[scope]))
     assert stored_scope_hash(home, "xa") == hashes["xa"]
+    assert stored_scope_hash(home, "xc") is None  # never materialized
 
     first = _evaluate(instance, config, None)  # a fresh sensor cursor, e.g. the UI started after a CLI audit
     assert {r.partition_key for r in first.run_requests} == {"xc", "shared/exit/regional"}

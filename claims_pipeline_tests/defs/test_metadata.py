@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from claims_pipeline.defs.metadata import MAX_TABLE_ROWS, md_cell, md_code_block, md_list, md_table
+from claims_pipeline.defs.metadata import md_list, md_table
+from claims_pipeline.report.md_tables import MAX_TABLE_ROWS, md_cell, md_code_block
 
 HOSTILE = "![pixel](http://203.0.113.9/t.png) [click](javascript:alert(1)) <img src=x onerror=alert(1)> **x** | y"
 
@@ -56,7 +57,7 @@ def test_list_items_are_code_spans_unless_they_could_break_out():
 
 
 def test_url_cells_are_links_and_claims_read_as_prose():
-    from claims_pipeline.defs.metadata import Link, prose, where
+    from claims_pipeline.report.md_tables import Link, prose, where
 
     value = md_table(["where", "claim", "url"], [[where("countries/zz/sub/b.md", 5),
                                                  prose("Levy **0.8 %** ([source](https://x.gouv.zz/a_b))"),

@@ -11,8 +11,8 @@ import yaml
 
 from claims_pipeline.config.home import HomeLayout
 from claims_pipeline.defs.partitions import range_tags
-from claims_pipeline.defs.storage import scope_file
 from claims_pipeline.orchestration.runner import sync_scope_partitions
+from claims_pipeline.steps.changes import PAGE_CHANGES
 from claims_pipeline_tests.defs.conftest import (
     ALL_ASSETS,
     ALL_CHECKS,
@@ -155,9 +155,9 @@ def test_change_confirmed_between_audits_by_another_scope_is_still_reported(inst
     assert set(p.index[p["content_changed"]]) == both
     assert str(p.loc["shared/exit/regional:8:5bd13010", "changed_at"]).startswith("2026-03-01")
     for scope in SCOPES:  # the page-changes asset of each scope lists it with its diff
-        changes = json.loads(scope_file(home, dg.AssetKey("page_changes"), scope).read_text())
-        assert [c["url"] for c in changes["changed_pages"]] == [LEVY], scope
-        assert "1.1 %" in changes["changed_pages"][0]["diff"]
+        changes = PAGE_CHANGES.read(home, scope)
+        assert changes is not None and [c.url for c in changes.changed_pages] == [LEVY], scope
+        assert "1.1 %" in (changes.changed_pages[0].diff or "")
 
     _audit(instance, demo_config, "2026-04-20T09:00:00+00:00")  # reported once: not by the next audit
     p = _priors(home)
@@ -165,8 +165,8 @@ def test_change_confirmed_between_audits_by_another_scope_is_still_reported(inst
     # xa:18 (verified 02-10) stays stale: its page changed after it was verified, however long ago. The
     # page-changes asset says so too (it counted only pages changed in its own run)
     assert list(p.index[p["stale_changed"]]) == ["xa:18:5bd13010"]
-    xa = json.loads(scope_file(home, dg.AssetKey("page_changes"), "xa").read_text())
-    assert xa["changed_pages"] == [] and [c["id"] for c in xa["stale_changed"]] == ["xa:18:5bd13010"]
+    xa = PAGE_CHANGES.read(home, "xa")
+    assert xa is not None and xa.changed_pages == [] and [c.id for c in xa.stale_changed] == ["xa:18:5bd13010"]
     assert _latest(instance, "page_changes", "xa").metadata["stale_changed"].value == 1
 
 

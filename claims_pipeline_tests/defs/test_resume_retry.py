@@ -52,9 +52,9 @@ def test_a_retry_from_failure_fetches_only_the_pages_the_failed_run_did_not_reco
     fetched_retry = _page_requests(web)
     assert fetched_retry and not set(fetched_retry) & set(fetched_first)  # nothing fetched twice
     # ...and the asset still holds every page, the two recorded by the failed run included
-    pages = {f"{urlsplit(u).hostname}{urlsplit(u).path}": p for u, p in retry.output_for_node("fetched_pages")["xa"].items()}
+    pages = {f"{urlsplit(u).hostname}{urlsplit(u).path}": p for u, p in retry.output_for_node("fetched_pages")["xa"].pages.items()}
     assert set(fetched_first) | set(fetched_retry) <= set(pages)
-    assert {pages[k]["fetch_status"] for k in fetched_first} <= {"OK", "BINARY"}  # as the failed run recorded them
+    assert {pages[k].fetch_status for k in fetched_first} <= {"OK", "BINARY"}  # as the failed run recorded them
 
     # a new run (not a retry) is a fresh fetch run: every page is asked for again (conditionally)
     web.clear_log()

@@ -1,21 +1,23 @@
 """The cross-scope audit: every scope's claims, pages and priors as checked tables → the report."""
 
 
-from typing import Any
-
 import dagster as dg
 
 from claims_pipeline.defs.audit.ui import audit_metadata, report_metadata
 from claims_pipeline.defs.partitions import SCOPE_PARTITIONS_NAME
 from claims_pipeline.defs.resources import ClaimsConfig, PageCacheResource
 from claims_pipeline.defs.scoped import AUDIT_GROUP
+from claims_pipeline.steps.corpus import ScopeClaims
+from claims_pipeline.steps.pages.fetched import ScopePages
+from claims_pipeline.steps.priors import ScopePriors
 
 
 # eager: after the corpus sensor refreshes some scopes, the audit follows once none of them is in progress
 @dg.asset(group_name=AUDIT_GROUP, code_version="1", kinds={"pandas", "parquet"},
           automation_condition=dg.AutomationCondition.eager())
 def audit_tables(context: dg.AssetExecutionContext, claims_config: ClaimsConfig, page_cache: PageCacheResource,
-                 claims: dict[str, Any], fetched_pages: dict[str, Any], priors: dict[str, Any]) -> dg.MaterializeResult:
+                 claims: dict[str, ScopeClaims], fetched_pages: dict[str, ScopePages],
+                 priors: dict[str, ScopePriors]) -> dg.MaterializeResult[None]:
     """Every scope's claims, pages and priors as parquet tables, with the headline numbers (total, by prior,
     TOKENS_ABSENT, CONTENT_CHANGED, stale_changed, flagged) and each scope's findings. Checked by a blocking
     check before the report. Which scopes to look at: the by_scope table below, and the result line of each
@@ -39,7 +41,7 @@ REPORT_CONDITION = dg.AutomationCondition.eager() & dg.AutomationCondition.all_d
 
 @dg.asset(group_name=AUDIT_GROUP, code_version="1", kinds={"html", "markdown"}, deps=[audit_tables],
           automation_condition=REPORT_CONDITION)
-def audit_report(context: dg.AssetExecutionContext, claims_config: ClaimsConfig) -> dg.MaterializeResult:
+def audit_report(context: dg.AssetExecutionContext, claims_config: ClaimsConfig) -> dg.MaterializeResult[None]:
     """report.md, report.html and report.json from the checked tables, with the headline numbers and the
     flagged claims here too; reports/LATEST names the newest."""
     from claims_pipeline.report.publish import TablesReplaced, publish_report

@@ -3,6 +3,7 @@ by scope in their result so the lineage shows where to look; corpus_untouched pr
 
 
 from collections import Counter
+from collections.abc import Iterator
 
 import dagster as dg
 
@@ -86,8 +87,8 @@ _UNTOUCHED = ("Every corpus file is byte-identical to what corpus_documents hash
     dg.AssetCheckSpec("corpus_untouched", asset=assets.audit_report, description=_UNTOUCHED),
     dg.AssetCheckSpec("corpus_untouched", asset="verdict_report", description=_UNTOUCHED),
 ])
-def corpus_untouched(context: dg.AssetCheckExecutionContext, claims_config: ClaimsConfig):
-    from claims_pipeline.corpus.hashes import corpus_drift
+def corpus_untouched(context: dg.AssetCheckExecutionContext, claims_config: ClaimsConfig) -> Iterator[dg.AssetCheckResult]:
+    from claims_pipeline.steps.corpus import corpus_drift
 
     drift = corpus_drift(claims_config.load(), context.instance.get_dynamic_partitions(SCOPE_PARTITIONS_NAME))
     for key in sorted(context.selected_asset_check_keys, key=lambda k: k.asset_key.to_user_string()):

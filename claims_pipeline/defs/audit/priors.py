@@ -5,15 +5,18 @@ from typing import Any
 
 import dagster as dg
 
-from claims_pipeline.defs.metadata import CLAIM_LIMIT, WHERE_LIMIT, Link, counts, md_table, prose, where
+from claims_pipeline.defs.metadata import CLAIM_LIMIT, WHERE_LIMIT, counts, md_table
 from claims_pipeline.defs.resources import ClaimsConfig, PageCacheResource
-from claims_pipeline.defs.scoped import SCOPE_ASSET_ARGS, SCOPES_GROUP, scoped_output
-from claims_pipeline.steps.scope_values import priors_by_scope
+from claims_pipeline.defs.scoped import scope_asset, scoped_output
+from claims_pipeline.report.md_tables import Link, prose, where
+from claims_pipeline.steps.corpus import ScopeClaims
+from claims_pipeline.steps.pages.fetched import ScopePages
+from claims_pipeline.steps.priors import ScopePriors, priors_by_scope
 
 
-@dg.asset(group_name=SCOPES_GROUP, code_version="1", kinds={"python"}, **SCOPE_ASSET_ARGS)
+@scope_asset(kinds={"python"})
 def priors(context: dg.AssetExecutionContext, claims_config: ClaimsConfig, page_cache: PageCacheResource,
-           claims: dict[str, Any], fetched_pages: dict[str, Any]) -> dg.Output:
+           claims: dict[str, ScopeClaims], fetched_pages: dict[str, ScopePages]) -> dg.Output[dict[str, ScopePriors]]:
     """Per claim: TOKENS_PRESENT / WEAK_MATCH / TOKENS_ABSENT / SOURCE_BINARY / PDF_NO_TEXT / SOURCE_UNAVAILABLE,
     with the matched and missing figures and page excerpts. A tripwire for a reviewer, not a verdict."""
     with page_cache.open() as cache:

@@ -13,14 +13,14 @@ import dagster as dg
 from claims_pipeline.defs.metadata import (
     CLAIM_LIMIT,
     WHERE_LIMIT,
-    Link,
     first,
     home_entry,
     home_path,
     md_table,
-    prose,
-    where,
 )
+from claims_pipeline.report.md_tables import Link, prose, where
+from claims_pipeline.report.publish import PublishedReport
+from claims_pipeline.steps.audit.build import Audit
 
 ABSENT_HEADERS = ["scope", "where", "claim", "missing", "url"]
 STALE_HEADERS = ["scope", "where", "claim", "verified → changed", "url"]
@@ -57,7 +57,7 @@ def changed_page_rows(priors_df: Any) -> list[list[Any]]:
     return rows
 
 
-def scope_rows(audit: Any) -> list[list[Any]]:
+def scope_rows(audit: Audit) -> list[list[Any]]:
     """One row per scope with something to review first, then the quiet ones."""
     from claims_pipeline.report.ui_summary import scope_status_rows
 
@@ -71,7 +71,7 @@ def _shown(path: Path, home: Path | None) -> str:
     return str(value.value)
 
 
-def audit_metadata(audit: Any, tables_dir: Path, home: Path | None = None) -> dict[str, Any]:
+def audit_metadata(audit: Audit, tables_dir: Path, home: Path | None = None) -> dict[str, Any]:
     """The headline, then the top rows of each table with a pointer to the full one (priors.parquet has every
     claim): bounded whatever the audit's size. `home`: paths under it show as '<home>/…' (home_path)."""
     h = audit.headline
@@ -98,7 +98,7 @@ def audit_metadata(audit: Any, tables_dir: Path, home: Path | None = None) -> di
     }
 
 
-def report_metadata(published: Any, home: Path | None = None) -> dict[str, Any]:
+def report_metadata(published: PublishedReport, home: Path | None = None) -> dict[str, Any]:
     from claims_pipeline.report.ui_summary import flagged_claims_markdown, headline_markdown
 
     audit = published.audit

@@ -5,26 +5,35 @@ from typing import Any
 
 import dagster as dg
 
-from claims_pipeline.defs.metadata import NOTE_LIMIT, WHERE_LIMIT, Link, counts, md_list, md_table, where
+from claims_pipeline.defs.metadata import NOTE_LIMIT, WHERE_LIMIT, counts, md_list, md_table
 from claims_pipeline.defs.resources import ClaimsConfig
-from claims_pipeline.defs.scoped import SCOPE_ASSET_ARGS, SCOPES_GROUP, scoped_output
-from claims_pipeline.steps.scope_values import claims_by_scope, documents_by_scope, lint_by_scope
+from claims_pipeline.defs.scoped import scope_asset, scoped_output
+from claims_pipeline.report.md_tables import Link, where
+from claims_pipeline.steps.corpus import (
+    CorpusDocuments,
+    LintFindings,
+    ScopeClaims,
+    claims_by_scope,
+    documents_by_scope,
+    lint_by_scope,
+)
 
 
-@dg.asset(group_name=SCOPES_GROUP, code_version="1", kinds={"markdown"}, **SCOPE_ASSET_ARGS)
-def corpus_documents(context: dg.AssetExecutionContext, claims_config: ClaimsConfig) -> dg.Output:
+@scope_asset(kinds={"markdown"})
+def corpus_documents(context: dg.AssetExecutionContext, claims_config: ClaimsConfig) -> dg.Output[dict[str, CorpusDocuments]]:
     """The scope's markdown files and their content hashes (data version = hash of the scope's files)."""
     settings = claims_config.load()
     docs = documents_by_scope(settings, list(context.partition_keys))
     for scope in docs.empty_scopes:
         context.log.warning(f"scope {scope!r}: no markdown files under {settings.corpus_dir} (folder removed?)")
     return scoped_output(context, docs.values,
-                         lambda s: {"files": len(docs.values[s]["files"]), "file_list": md_list(docs.values[s]["files"])},
-                         {s: v["hash"] for s, v in docs.values.items()})
+                         lambda s: {"files": len(docs.values[s].files), "file_list": md_list(docs.values[s].files)},
+                         {s: v.hash for s, v in docs.values.items()})
 
 
-@dg.asset(group_name=SCOPES_GROUP, code_version="1", kinds={"python"}, **SCOPE_ASSET_ARGS)
-def claims(context: dg.AssetExecutionContext, claims_config: ClaimsConfig, corpus_documents: dict[str, Any]) -> dg.Output:
+@scope_asset(kinds={"python"})
+def claims(context: dg.AssetExecutionContext, claims_config: ClaimsConfig,
+           corpus_documents: dict[str, CorpusDocuments]) -> dg.Output[dict[str, ScopeClaims]]:
     """Claims (a sentence stating figures + the primary source it links) extracted from the scope's files."""
     extracted = claims_by_scope(claims_config.load(), list(context.partition_keys))
     for warning in extracted.warnings:
@@ -36,25 +45,25 @@ def claims(context: dg.AssetExecutionContext, claims_config: ClaimsConfig, corpu
             "claims": len(rows),
             "by_tier": dg.MetadataValue.json(counts(c.source_tier for c in rows)),
             "never_verified": sum(1 for c in rows if not c.last_verified),
-            "warnings": len(extracted.values[scope]["warnings"]),
+            "warnings": len(extracted.values[scope].warnings),
             "claims_table": md_table(
                 ["id", "section", "figures", "verified", "url"],
                 ([c.id, c.section, ", ".join(v.raw for v in c.salient_values), c.last_verified or "", Link(c.source_url)]
                  for c in rows), limits=[30, 30, 40, 12], cut_note=True),
         }
 
-    return scoped_output(context, extracted.values, metadata_of, {s: extracted.data_hash(s) for s in extracted.values})
+    return scoped_output(context, extracted.values, metadata_of, {s: v.data_hash() for s, v in extracted.values.items()})
 
 
-@dg.asset(group_name=SCOPES_GROUP, code_version="1", kinds={"python"}, **SCOPE_ASSET_ARGS)
+@scope_asset(kinds={"python"})
 def citation_lint(context: dg.AssetExecutionContext, claims_config: ClaimsConfig,
-                  corpus_documents: dict[str, Any]) -> dg.Output:
+                  corpus_documents: dict[str, CorpusDocuments]) -> dg.Output[dict[str, LintFindings]]:
     """Citations that point at a primary portal's root next to a figure (advisory: the claim cannot be checked
     against a home page)."""
     findings = lint_by_scope(claims_config.load(), list(context.partition_keys))
     return scoped_output(context, findings, lambda s: {
-        "findings": len(findings[s]),
+        "findings": len(findings[s].findings),
         "findings_table": md_table(["where", "url", "context"],
-                                   ([where(f["file"], f["line"]), Link(f["url"]), f["context"]] for f in findings[s]),
+                                   ([where(f.file, f.line), Link(f.url), f.context] for f in findings[s].findings),
                                    limits=[WHERE_LIMIT, None, NOTE_LIMIT], cut_note=True),
     })

@@ -12,29 +12,27 @@ from claims_pipeline.defs.metadata import (
     MAX_DIFFS,
     NOTE_LIMIT,
     WHERE_LIMIT,
-    Link,
     counts,
     first_lines,
-    md_cell,
-    md_code_block,
     md_table,
-    prose,
-    where,
 )
 from claims_pipeline.defs.resources import ClaimsConfig, FetcherResource, PageCacheResource
-from claims_pipeline.defs.scoped import SCOPE_ASSET_ARGS, SCOPES_GROUP, scoped_output
-from claims_pipeline.steps.scope_values import (
-    READABLE_STATUSES,
+from claims_pipeline.defs.scoped import scope_asset, scoped_output
+from claims_pipeline.report.md_tables import Link, md_cell, md_code_block, prose, where
+from claims_pipeline.steps.changes import ScopeChanges, page_changes_by_scope
+from claims_pipeline.steps.corpus import ScopeClaims
+from claims_pipeline.steps.pages.fetched import (
+    ScopePages,
+    is_readable,
     newly_unreadable,
-    page_changes_by_scope,
     refresh_scope_pages,
     statuses_before,
 )
 
 
-@dg.asset(group_name=SCOPES_GROUP, code_version="1", kinds={"sqlite"}, **SCOPE_ASSET_ARGS)
+@scope_asset(kinds={"sqlite"})
 def fetched_pages(context: dg.AssetExecutionContext, claims_config: ClaimsConfig, fetcher: FetcherResource,
-                  page_cache: PageCacheResource, claims: dict[str, Any]) -> dg.Output:
+                  page_cache: PageCacheResource, claims: dict[str, ScopeClaims]) -> dg.Output[dict[str, ScopePages]]:
     """Every cited page re-fetched politely and recorded in the cache with its history (each URL once per run).
 
     Data version = hash of the sorted (url, text hash) pairs, so downstream assets show as unsynced exactly
@@ -48,10 +46,10 @@ def fetched_pages(context: dg.AssetExecutionContext, claims_config: ClaimsConfig
         context.log.warning(f"{scope}: {url} came back without a page state")
 
     def metadata_of(scope: str) -> dict[str, Any]:
-        states = [pages.states[u] for u in sorted(pages.values[scope])]
+        own = pages.values[scope].pages
+        states = [own[u] for u in sorted(own)]
         new = set(newly_unreadable(before, pages.values[scope]))
-        unreadable = [(u, pages.states[u]) for u in sorted(pages.values[scope])
-                      if str(pages.states[u].fetch_status) not in READABLE_STATUSES]
+        unreadable = [(u, own[u]) for u in sorted(own) if not is_readable(own[u])]
         return {
             "pages": len(states),
             "by_fetch_status": dg.MetadataValue.json(counts(str(p.fetch_status) for p in states)),
@@ -64,19 +62,20 @@ def fetched_pages(context: dg.AssetExecutionContext, claims_config: ClaimsConfig
                                           for u, p in unreadable), limits=[None, 30, NOTE_LIMIT]),
         }
 
-    return scoped_output(context, pages.values, metadata_of, {s: pages.data_hash(s) for s in pages.values})
+    return scoped_output(context, pages.values, metadata_of, {s: v.data_hash() for s, v in pages.values.items()})
 
 
-@dg.asset(group_name=SCOPES_GROUP, code_version="1", kinds={"python"}, **SCOPE_ASSET_ARGS)
-def page_changes(context: dg.AssetExecutionContext, claims: dict[str, Any], fetched_pages: dict[str, Any]) -> dg.Output:
+@scope_asset(kinds={"python"})
+def page_changes(context: dg.AssetExecutionContext, claims: dict[str, ScopeClaims],
+                 fetched_pages: dict[str, ScopePages]) -> dg.Output[dict[str, ScopeChanges]]:
     """Per scope: cited pages whose change the audit reports (CONTENT_CHANGED, with the text diff), and the
     claims whose page changed after they were last verified (stale_changed): re-verify those first."""
     changes = page_changes_by_scope(claims, fetched_pages)
 
     def metadata_of(scope: str) -> dict[str, Any]:
-        changed, stale = changes[scope]["changed_pages"], changes[scope]["stale_changed"]
-        diffs = "\n\n".join(f"**{md_cell(c['url'], 300)}** (changed {md_cell(str(c['changed_at'])[:10])})\n"
-                            f"{md_code_block(first_lines(c['diff'] or ''), 'diff')}" for c in changed[:MAX_DIFFS])
+        changed, stale = changes[scope].changed_pages, changes[scope].stale_changed
+        diffs = "\n\n".join(f"**{md_cell(c.url, 300)}** (changed {md_cell(str(c.changed_at)[:10])})\n"
+                            f"{md_code_block(first_lines(c.diff or ''), 'diff')}" for c in changed[:MAX_DIFFS])
         if len(changed) > MAX_DIFFS:  # bounded: the report has every diff
             diffs += f"\n\n_…and {len(changed) - MAX_DIFFS} more changed pages: their diffs are in the report_"
         return {
@@ -84,8 +83,8 @@ def page_changes(context: dg.AssetExecutionContext, claims: dict[str, Any], fetc
             "stale_changed": len(stale),
             "stale_changed_claims": md_table(
                 ["where", "claim", "verified → changed", "url"],
-                ([where(c.get("file"), c["line_no"]), prose(c["claim"]),
-                  f"{c['last_verified'] or 'never'} → {str(c['changed_at'])[:10]}", Link(c["url"])] for c in stale),
+                ([where(c.file, c.line_no), prose(c.claim),
+                  f"{c.last_verified or 'never'} → {str(c.changed_at)[:10]}", Link(c.url)] for c in stale),
                 limits=[WHERE_LIMIT, CLAIM_LIMIT], cut_note=True),
             "changed_pages_diffs": dg.MetadataValue.md(diffs or "_(no confirmed change)_"),
         }

@@ -10,6 +10,11 @@ from claims_pipeline.defs.metadata import counts, home_entry, home_path
 from claims_pipeline.defs.partitions import scope_partitions
 from claims_pipeline.defs.resources import ClaimsConfig, JudgeResource, PageCacheResource
 from claims_pipeline.defs.scoped import scoped_output
+from claims_pipeline.steps.changes import ScopeChanges
+from claims_pipeline.steps.corpus import ScopeClaims
+from claims_pipeline.steps.pages.fetched import ScopePages
+from claims_pipeline.steps.priors import ScopePriors
+from claims_pipeline.steps.verdicts import ScopeVerdicts
 
 
 class VerdictsConfig(dg.Config):
@@ -19,32 +24,32 @@ class VerdictsConfig(dg.Config):
 @dg.asset(group_name=VERDICTS_GROUP, code_version="1", kinds={"python"}, partitions_def=scope_partitions,
           backfill_policy=dg.BackfillPolicy.single_run())
 def verdicts(context: dg.AssetExecutionContext, config: VerdictsConfig, claims_config: ClaimsConfig,
-             page_cache: PageCacheResource, judge: JudgeResource, claims: dict[str, Any], fetched_pages: dict[str, Any],
-             priors: dict[str, Any], page_changes: dict[str, Any]) -> dg.Output:
+             page_cache: PageCacheResource, judge: JudgeResource, claims: dict[str, ScopeClaims],
+             fetched_pages: dict[str, ScopePages], priors: dict[str, ScopePriors],
+             page_changes: dict[str, ScopeChanges]) -> dg.Output[dict[str, ScopeVerdicts]]:
     """Per claim: MATCH / MISMATCH / STALE / PARTIAL / NOT_FOUND / SOURCE_UNAVAILABLE / INDETERMINATE, asked both
     ways and checked by code; a verdict that claims the figure without a verbatim quote carrying it never
     ships. Cached by (claim, page text, model, prompt version): an unchanged input costs nothing."""
     from claims_pipeline.judge.providers import NO_JUDGE_MESSAGE
-    from claims_pipeline.steps.verdicts import judge_scopes, limited, not_judged
+    from claims_pipeline.steps.verdicts import AuditedScopes, judge_scopes, limited, not_judged
 
     settings, now, scopes = claims_config.load(), claims_config.now(), list(context.partition_keys)
     if not judge.provider().configured:
         context.log.info(NO_JUDGE_MESSAGE)
-        out = {s: not_judged(NO_JUDGE_MESSAGE, now).to_json() for s in scopes}
+        out = {s: not_judged(NO_JUDGE_MESSAGE, now) for s in scopes}
     else:
-        inputs = {"claims": claims, "fetched_pages": fetched_pages, "priors": priors, "page_changes": page_changes}
+        audited = AuditedScopes(claims, fetched_pages, priors, page_changes)
         with page_cache.open() as cache:
-            judged = judge_scopes(settings, scopes, inputs, limited(judge.settings(), config.max_claims),
-                                  judge.provider, cache, now, scripted=judge.scripted)
-        out = {s: v.to_json() for s, v in judged.items()}
+            out = judge_scopes(settings, scopes, audited, limited(judge.settings(), config.max_claims),
+                               judge.provider, cache, now, scripted=judge.scripted)
 
     def metadata_of(scope: str) -> dict[str, Any]:
-        run = out[scope]["run"]
+        run = out[scope].run
         if not run.get("judged", True):
             return {"judged": False, "reason": run["reason"]}
         return {
-            "verdicts": len(out[scope]["verdicts"]),
-            "by_verdict": dg.MetadataValue.json(counts(v["verdict"] for v in out[scope]["verdicts"])),
+            "verdicts": len(out[scope].verdicts),
+            "by_verdict": dg.MetadataValue.json(counts(v.verdict for v in out[scope].verdicts)),
             "requests_sent": run["requests_sent"], "cached": run["cached"],
             "direction_b_asks": run.get("b_requests_sent", 0), "direction_b_cached": run.get("b_cached", 0),
             "input_tokens": run["input_tokens"], "output_tokens": run["output_tokens"],
@@ -61,33 +66,30 @@ def verdicts(context: dg.AssetExecutionContext, config: VerdictsConfig, claims_c
     "counts the report will print; a mismatch is an engine bug, not a model mistake: the run stops before the "
     "verdict report."))
 def verdict_counts_recount(context: dg.AssetCheckExecutionContext, claims_config: ClaimsConfig) -> dg.AssetCheckResult:
-    import json
+    from claims_pipeline.steps.verdicts import VERDICTS, recount_problems
 
-    from claims_pipeline.config.home import HomeLayout
-    from claims_pipeline.steps.verdicts import ScopeVerdicts, recount_problems
-
-    home = HomeLayout(claims_config.load().home_dir)
+    home = claims_config.load().home_dir
     problems: list[str] = []
     for scope in context.instance.get_dynamic_partitions(scope_partitions.name):
-        path = home.scope_file("verdicts", scope)
-        if path.is_file():
-            stored = ScopeVerdicts.from_json(json.loads(path.read_text(encoding="utf-8")))
+        stored = VERDICTS.read(home, scope)
+        if stored is not None:
             problems += [f"{scope}: {p}" for p in recount_problems(stored)]
     return dg.AssetCheckResult(passed=not problems, severity=dg.AssetCheckSeverity.ERROR,
                                metadata={"mismatches": dg.MetadataValue.md("\n".join(f"- {p}" for p in problems) or "_(none)_")})
 
 
 @dg.asset(group_name=VERDICTS_GROUP, code_version="1", kinds={"html", "markdown"})
-def verdict_report(context: dg.AssetExecutionContext, claims_config: ClaimsConfig, verdicts: dict[str, Any]) -> dg.MaterializeResult:
+def verdict_report(context: dg.AssetExecutionContext, claims_config: ClaimsConfig,
+                   verdicts: dict[str, ScopeVerdicts]) -> dg.MaterializeResult[None]:
     """verdicts.md / .html / .json and corrections.patch (suggestions a human may apply with `git apply`; never
     applied here) next to the newest audit report, and a verdict section in its report.html."""
     from claims_pipeline.judge.report import verification_line
     from claims_pipeline.report.ui_summary import verdicts_markdown
-    from claims_pipeline.steps.verdicts import ScopeVerdicts, publish_verdict_report
+    from claims_pipeline.steps.verdicts import publish_verdict_report
 
     settings = claims_config.load()
     home = settings.home_dir
-    published = publish_verdict_report(settings, {s: ScopeVerdicts.from_json(v) for s, v in verdicts.items()})
+    published = publish_verdict_report(settings, verdicts)
     if not published.run.get("judged", True):
         return dg.MaterializeResult(metadata={"judged": False, "reason": published.run.get("reason", ""),
                                               **home_entry(home), "report": home_path(published.files["verdicts.md"], home)})

@@ -18,7 +18,7 @@ class WorklistConfig(dg.Config):
 
 @dg.asset(group_name="worklist", code_version="1", deps=["corpus_documents"], kinds={"json"})
 def worklist(context: dg.AssetExecutionContext, config: WorklistConfig, claims_config: ClaimsConfig,
-             fetcher: FetcherResource) -> dg.MaterializeResult:
+             fetcher: FetcherResource) -> dg.MaterializeResult[None]:
     """The highest-priority claims (stale-marked, never verified, oldest stamp, statute or money figures), their
     pages fetched only when older than cache.ttl_days, each with its prior and page excerpts."""
     from claims_pipeline.config.settings import corpus_origin

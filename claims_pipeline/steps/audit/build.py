@@ -26,6 +26,7 @@ from typing import Any
 
 import pandas as pd
 
+from claims_pipeline.config.settings import Settings
 from claims_pipeline.corpus.records import ClaimRecord, Value
 from claims_pipeline.priors import (
     PDF_NO_TEXT,
@@ -36,6 +37,7 @@ from claims_pipeline.priors import (
     Hit,
     Prior,
 )
+from claims_pipeline.store.recent_changes import ReportedChanges
 from claims_pipeline.store.records import PageState
 
 CLAIM_COLUMNS = [
@@ -91,7 +93,7 @@ def newest_page_states(by_scope: dict[str, dict[str, PageState]]) -> dict[str, P
 
 
 def combined_pages(pages_by_scope: dict[str, dict[str, PageState]], current: dict[str, PageState],
-                   keys: dict[str, str], reported: Any) -> dict[str, PageState]:
+                   keys: dict[str, str], reported: ReportedChanges) -> dict[str, PageState]:
     """Per cited URL the page's state is `current` (the page cache's now: it holds every fetch, another scope's
     run or `claims-pipeline fetch` included), else the newest snapshot (newest_page_states; a page the cache does
     not hold has no change this cache confirmed); its CONTENT_CHANGED says whether no written report showed its
@@ -118,8 +120,8 @@ def combine_scopes(
     pages_by_scope: dict[str, dict[str, PageState]],
     current: dict[str, PageState],
     prior_of: dict[str, dict[str, Any]],
-    settings: Any,
-    reported: Any,
+    settings: Settings,
+    reported: ReportedChanges,
     keys: dict[str, str],
 ) -> tuple[dict[str, PageState], dict[str, dict[str, Any]], int]:
     """The scopes' own snapshots as one audit's input: the pages (combined_pages), and the claims whose scope

@@ -11,13 +11,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from claims_pipeline.config.home import HomeLayout
 from claims_pipeline.config.settings import Settings
 from claims_pipeline.steps.audit.build import Audit
 from claims_pipeline.steps.audit.tables import write_tables
-from claims_pipeline.steps.records_json import page_from_json
+from claims_pipeline.steps.corpus import ScopeClaims
+from claims_pipeline.steps.pages.fetched import ScopePages
+from claims_pipeline.steps.priors import ScopePriors
+from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.records import PageState
 
 
@@ -28,8 +30,8 @@ class AuditOfScopes:
     tables: dict[str, Path]
 
 
-def audit_scopes(settings: Settings, claims: dict[str, Any], fetched_pages: dict[str, Any], priors: dict[str, Any],
-                 cache: Any, now: datetime, known_scopes: list[str]) -> AuditOfScopes:
+def audit_scopes(settings: Settings, claims: dict[str, ScopeClaims], fetched_pages: dict[str, ScopePages],
+                 priors: dict[str, ScopePriors], cache: PageCache, now: datetime, known_scopes: list[str]) -> AuditOfScopes:
     """Every scope's claims, pages and priors as one audit, written as parquet tables under <home>/audit/tables.
 
     The claims and priors are read as the stored values they are (build_audit_of_values); only a claim read
@@ -52,20 +54,20 @@ def _inputs_out_of_gc() -> Iterator[None]:
         gc.unfreeze()
 
 
-def _audit_scopes(settings: Settings, claims: dict[str, Any], fetched_pages: dict[str, Any], priors: dict[str, Any],
-                  cache: Any, now: datetime, known_scopes: list[str]) -> AuditOfScopes:
+def _audit_scopes(settings: Settings, claims: dict[str, ScopeClaims], fetched_pages: dict[str, ScopePages],
+                  priors: dict[str, ScopePriors], cache: PageCache, now: datetime, known_scopes: list[str]) -> AuditOfScopes:
     from claims_pipeline.common.urls import normalize_url
     from claims_pipeline.steps.audit.build import build_audit_of_values, combine_scopes
     from claims_pipeline.store.recent_changes import load_reported, with_diffs_since_report
 
-    all_claims = [c for scope in sorted(claims) for c in claims[scope]["claims"]]
+    all_claims = [c for scope in sorted(claims) for c in claims[scope].claims]
     keys = {u: normalize_url(u) for u in sorted({c["source_url"] for c in all_claims})}
-    by_scope = {scope: {u: page_from_json(p) for u, p in pages.items()} for scope, pages in fetched_pages.items()}
-    stored_priors = {row["id"]: row for scope in priors.values() for row in scope}
+    by_scope = {scope: pages.pages for scope, pages in fetched_pages.items()}
+    stored_priors = {row["id"]: row for scope in priors.values() for row in scope.rows}
     identity = cache.identity()
     current, text_chars = _current_states(cache, keys, _own_states(claims, by_scope))
     reported = load_reported(settings.home_dir, identity)
-    pages, prior_of, reread = combine_scopes({scope: claims[scope]["claims"] for scope in sorted(claims)}, by_scope,
+    pages, prior_of, reread = combine_scopes({scope: claims[scope].claims for scope in sorted(claims)}, by_scope,
                                              current, stored_priors, settings, reported, keys)
     pages = with_diffs_since_report(pages, keys, reported, cache)  # a page changed twice: both in its diff
     audit = build_audit_of_values(all_claims, pages, prior_of, run_at=now, text_chars=text_chars)
@@ -83,18 +85,20 @@ def _audit_scopes(settings: Settings, claims: dict[str, Any], fetched_pages: dic
 _STATES_CHUNK = 500
 
 
-def _own_states(claims: dict[str, Any], by_scope: dict[str, dict[str, PageState]]) -> dict[str, set[Any]]:
+def _own_states(claims: dict[str, ScopeClaims],
+                by_scope: dict[str, dict[str, PageState]]) -> dict[str, set[tuple[str | None, str] | None]]:
     """Per cited URL, the states of it the citing scopes hold: (text_hash, fetch_status), None where one holds none."""
-    out: dict[str, set[Any]] = {}
+    out: dict[str, set[tuple[str | None, str] | None]] = {}
     for scope, value in claims.items():
         own = by_scope.get(scope, {})
-        for c in value["claims"]:
+        for c in value.claims:
             p = own.get(c["source_url"])
             out.setdefault(c["source_url"], set()).add(None if p is None else (p.text_hash, p.fetch_status))
     return out
 
 
-def _current_states(cache: Any, keys: dict[str, str], own: dict[str, set[Any]]) -> tuple[dict[str, PageState], dict[str, int]]:
+def _current_states(cache: PageCache, keys: dict[str, str],
+                    own: dict[str, set[tuple[str | None, str] | None]]) -> tuple[dict[str, PageState], dict[str, int]]:
     """The cache's state of every cited URL it holds (by cited URL), and each one's text length. A state keeps its
     text only when a citing scope held another state of the page (read_again: its claims are read again)."""
     from dataclasses import replace

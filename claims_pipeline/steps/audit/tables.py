@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from claims_pipeline.config.home import HomeLayout
+from claims_pipeline.steps.audit.build import Audit
 from claims_pipeline.store.files import locked, replace_atomically
 
 TABLE_NAMES = ("claims", "pages", "priors", "meta")
@@ -41,7 +41,7 @@ def write_tables(tables: dict[str, pd.DataFrame], directory: Path) -> dict[str, 
     return paths
 
 
-def read_audit(home: Path) -> Any:
+def read_audit(home: Path) -> Audit:
     """The audit in <home>'s tables, read under the audit lock (shared: readers do not wait for each other)."""
     with locked(audit_lock(home), shared=True):
         return load_audit(tables_dir(home))
@@ -83,8 +83,6 @@ def _nulls_as_none(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
-def load_audit(directory: Path) -> Any:
-    from claims_pipeline.steps.audit.build import Audit
-
+def load_audit(directory: Path) -> Audit:
     t = read_tables(directory)
     return Audit.from_tables(t["claims"], t["pages"], t["priors"], meta=t["meta"])

@@ -1,0 +1,171 @@
+"""The corpus steps, per scope: its markdown files and their hashes → the claims they state → the citation
+linter's findings. Each record here is what its asset stores (steps/stored.py) and the next step reads."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from claims_pipeline.config.settings import Settings
+from claims_pipeline.corpus.hashes import combined_hash, scope_file_hashes
+from claims_pipeline.corpus.linter import LintFinding
+from claims_pipeline.corpus.records import ClaimRecord
+from claims_pipeline.steps.stored import StoredStep
+
+
+@dataclass(frozen=True)
+class CorpusDocuments:
+    """A scope's markdown files: corpus-relative path -> sha256, and one hash over them (the data version)."""
+
+    corpus_dir: str
+    files: dict[str, str]
+    hash: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Any) -> CorpusDocuments:
+        return cls(str(data["corpus_dir"]), dict(data["files"]), str(data["hash"]))
+
+
+@dataclass(frozen=True)
+class ScopeClaims:
+    """A scope's claims and the extraction's warnings about its files.
+
+    The claims stay in their stored form (ClaimRecord.to_dict's): the audit reads 100k of them as they are, and
+    rebuilding a record each (records()) cost 2 s per 100k claims on the dev machine, each way."""
+
+    claims: list[dict[str, Any]]
+    warnings: list[str]
+
+    def records(self) -> list[ClaimRecord]:
+        return [ClaimRecord.from_dict(c) for c in self.claims]
+
+    def urls(self) -> set[str]:
+        return {c["source_url"] for c in self.claims}
+
+    def data_hash(self) -> str:
+        return hashlib.sha256(repr(self.claims).encode()).hexdigest()[:16]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"claims": self.claims, "warnings": self.warnings}
+
+    @classmethod
+    def from_json(cls, data: Any) -> ScopeClaims:
+        return cls(list(data["claims"]), [str(w) for w in data.get("warnings", [])])
+
+
+@dataclass(frozen=True)
+class LintFindings:
+    """Citations of a scope that point at a primary portal's root next to a figure (advisory)."""
+
+    findings: list[LintFinding]
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return [asdict(f) for f in self.findings]
+
+    @classmethod
+    def from_json(cls, data: Any) -> LintFindings:
+        return cls([LintFinding(**f) for f in data])
+
+
+DOCUMENTS = StoredStep("corpus_documents", CorpusDocuments)
+CLAIMS = StoredStep("claims", ScopeClaims)
+LINT = StoredStep("citation_lint", LintFindings)
+
+
+@dataclass
+class DocumentsOfScopes:
+    values: dict[str, CorpusDocuments]
+    empty_scopes: list[str]  # partitions whose folder holds no markdown file (removed meanwhile?)
+
+
+def documents_by_scope(settings: Settings, scopes: list[str]) -> DocumentsOfScopes:
+    """Each scope's markdown files and their content hashes (the hash is the scope's data version)."""
+    from claims_pipeline.corpus.scopes import list_scopes
+
+    listed = list_scopes(settings)
+    values: dict[str, CorpusDocuments] = {}
+    for scope in scopes:
+        hashes = scope_file_hashes(listed.get(scope, []), settings.corpus_dir)
+        values[scope] = CorpusDocuments(str(settings.corpus_dir), hashes, combined_hash(hashes))
+    return DocumentsOfScopes(values, [s for s in scopes if not listed.get(s)])
+
+
+def current_scope_hashes(settings: Settings) -> dict[str, str]:
+    """Every scope of the corpus as it is now -> the hash corpus_documents would store for it."""
+    from claims_pipeline.corpus.scopes import list_scopes
+
+    return {s: combined_hash(scope_file_hashes(files, settings.corpus_dir)) for s, files in list_scopes(settings).items()}
+
+
+def stored_scope_hash(home: Path, scope: str) -> str | None:
+    """The file hash the last materialization of corpus_documents stored for this scope, if any (a damaged
+    file counts as none: the scope is audited again)."""
+    from claims_pipeline.steps.stored import StoredValueDamaged
+
+    try:
+        stored = DOCUMENTS.read(home, scope)
+    except (OSError, StoredValueDamaged):
+        return None
+    return stored.hash if stored is not None else None
+
+
+def corpus_drift(settings: Settings, scopes: list[str]) -> list[str]:
+    """Corpus files whose bytes differ from what corpus_documents recorded for `scopes` (or that appeared or
+    vanished): the proof that the pipeline never edits the corpus."""
+    from claims_pipeline.corpus.scopes import list_scopes
+
+    now = list_scopes(settings)
+    drift: list[str] = []
+    for scope in scopes:
+        stored = DOCUMENTS.read(settings.home_dir, scope)
+        if stored is None:
+            continue
+        recorded = stored.files
+        current = scope_file_hashes(now.get(scope, []), settings.corpus_dir)
+        for rel in sorted(set(recorded) | set(current)):
+            if recorded.get(rel) != current.get(rel):
+                what = "appeared" if rel not in recorded else "vanished" if rel not in current else "bytes differ"
+                drift.append(f"{rel}: {what}")
+    return drift
+
+
+@dataclass
+class ClaimsOfScopes:
+    values: dict[str, ScopeClaims]
+    records: dict[str, list[ClaimRecord]]
+    warnings: list[str]  # every warning of the extraction, named by file and line
+    skipped_pointer_links: int
+
+
+def claims_by_scope(settings: Settings, scopes: list[str]) -> ClaimsOfScopes:
+    """Claims extracted from the scopes' files, with each extraction warning filed under its file's scope."""
+    from claims_pipeline.corpus.extract import extract_corpus
+
+    extraction = extract_corpus(settings, scopes=scopes)
+    values: dict[str, ScopeClaims] = {s: ScopeClaims([], []) for s in scopes}
+    records: dict[str, list[ClaimRecord]] = defaultdict(list)
+    for c in extraction.claims:
+        values.setdefault(c.scope, ScopeClaims([], [])).claims.append(c.to_dict())
+        records[c.scope].append(c)
+    scope_of_file = {f: s for s, files in extraction.scopes.items() for f in files}
+    for w in extraction.warnings:
+        scope = scope_of_file.get(w.file)
+        if scope is not None and scope in values:
+            values[scope].warnings.append(str(w))
+    return ClaimsOfScopes(values, records, [str(w) for w in extraction.warnings], extraction.skipped_pointer_links)
+
+
+def lint_by_scope(settings: Settings, scopes: list[str]) -> dict[str, LintFindings]:
+    """Citations that point at a primary portal's root next to a figure (advisory)."""
+    from claims_pipeline.corpus.linter import lint_corpus
+
+    out: dict[str, LintFindings] = {s: LintFindings([]) for s in scopes}
+    for f in lint_corpus(settings, scopes=scopes):
+        out.setdefault(f.scope, LintFindings([])).findings.append(f)
+    return out
