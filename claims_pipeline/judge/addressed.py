@@ -55,12 +55,19 @@ _PERSONAL = (r"(?:you|your|yours|yourself|vous|votre|vos|toi|ton|ta|tes|(?-i:Sie
 _CHECK_WORDS = (
     r"compar\w*|check(?:s|ed|ing)?|cross-check\w*|double-check\w*|verif\w*|confirm\w*|answer(?:s|ed|ing)?|respond(?:s|ed|ing)?|"
     r"repl(?:y|ies|ied|ying)|conclu(?:de|des|ded|ding|sion)|settl(?:e|es|ed|ing)|judg(?:e|es|ed|ing|ment)|"
-    r"agree(?:s|d|ing)?(?!\s+to\b)|validat\w*|accept(?:s|ed|ing)?|"
+    r"agree(?:s|d|ing)?(?!\s+to\b)|validat\w*|accept(?:s|ed|ing)?|repeat(?:s|ed|ing)?|restat\w*|"
     r"vérifi\w*|répond\w*|réponses?|conclu\w*|trancher|tranchez|valid(?:er|ez|é|ée)|acceptez|"
     r"vergleich\w*|prüf\w*|überprüf\w*|bestätig\w*|beantwort\w*|antworten|entscheid\w*|"
     r"verific\w*|comprob\w*|respuestas?|respond\w*|conclu\w*|zanj\w*|cotej\w*|acept\w*|"
     r"confer(?:ir|ira|irem|e|em)|respostas?|aceit\w*|"
-    r"confront\w*|controll\w*|conferm\w*|rispond\w*|rispost\w*|conclud\w*|accett\w*"
+    r"confront\w*|controll\w*|conferm\w*|rispond\w*|rispost\w*|conclud\w*|accett\w*|"
+    # auditing, cross-referencing, reconciling: the same act in other words
+    r"audit(?:s|ed|ing)?|cross-referenc\w*|reconcil\w*|proofread\w*|"
+    r"contrôl\w*|recoup\w*|contre-vérifi\w*|"
+    r"abgleich\w*|gleicht|gegenprüf\w*|kontrollier\w*|nachprüf\w*|nachrechn\w*|"
+    r"contrast\w*|chequ\w*|revis(?:ar|ando|e|en|ión)|"
+    r"confer(?:indo|ência)|checa\w*|"
+    r"riscontr\w*|ricontroll\w*"
 )
 # What a check talks about when it talks about the page's content: its figures, "this", "it", the source, a
 # "that" clause, or nothing more (the clause ends: "merci de confirmer.").
@@ -78,6 +85,19 @@ _CONTENT = (
 # A checking word used as a noun ("a reply", "your answer", "for comparison") names no act asked of anyone.
 _NOT_AFTER = "".join(rf"(?<!\b{w} )" for w in ("a", "an", "the", "your", "my", "our", "their", "his", "her", "its",
                                                   "for", "une", "un", "la", "le", "die", "der", "el"))
+# Checking proper (not answering or agreeing, which people do in conversation): what a reader does to a figure.
+_VERIFY_WORDS = (
+    r"compar(?:e|es|ed|ing)|check(?:s|ed|ing)?|cross-check\w*|double-check\w*|verif(?:y|ies|ied|ying)|audit(?:s|ed|ing)?|"
+    r"cross-referenc\w*|reconcil\w*|fact[- ]?check\w*|"
+    r"compar(?:ez|e|ent)|vérifi\w*|contrôl\w*|recoup\w*|confront\w*|"
+    r"vergleich\w*|prüf\w*|überprüf\w*|abgleich\w*|gleicht|gegenprüf\w*|kontrollier\w*|nachprüf\w*|"
+    r"compar(?:a|an|ando)|verific\w*|comprob\w*|contrast\w*|cotej\w*|chequ\w*|revis(?:a|an|ando|ar)|"
+    r"confer(?:e|em|ir|indo)|checa\w*|"
+    r"confront\w*|controll\w*|riscontr\w*|ricontroll\w*"
+)
+# Someone unnamed or addressed, who may be the one checking.
+_READER = (r"whoever|anyone|anybody|everyone|those|you|quiconque|personne\s+qui|ceux\s+qui|celui\s+qui|vous|wer|"
+           r"jeder|alle|quien|quienes|quienquiera|cualquiera|quem|qualquer|aqueles|chi|chiunque|coloro|quelli")
 # The base or imperative forms that can end a request ("please confirm.", "merci de confirmer.").
 _CHECK_BASE = (r"compare|check|verify|confirm|answer|respond|reply|conclude|settle|agree|accept|comparer|vérifier|"
                r"confirmer|confirmez|vérifiez|répondre|répondez|conclure|concluez|valider|validez|trancher|accepter|"
@@ -85,8 +105,10 @@ _CHECK_BASE = (r"compare|check|verify|confirm|answer|respond|reply|conclude|sett
                r"concluir|aceptar|conferir|aceitar|confrontare|verificare|controllare|confermare|confermate|"
                r"rispondere|concludere|accettare")
 _CHECK_RE = re.compile(
-    rf"{_NOT_AFTER}\b(?:(?:{_CHECK_WORDS})\b(?!\s+(?:\w+\s+)?{_PERSONAL}\b)\s+(?:\w+\s+){{0,2}}?{_CONTENT}\b"
-    rf"|(?:{_CHECK_BASE})\s*(?:[.;!?]|$))"
+    rf"\b(?:{_CHECK_WORDS})\b(?!\s+(?:\w+\s+)?{_PERSONAL}\b)\s+(?:\w+\s+){{0,2}}?{_CONTENT}\b"
+    rf"|{_NOT_AFTER}\b(?:{_CHECK_BASE})\s*(?:[.;!?]|$)"
+    # a reader doing the checking, in one clause: "whoever compares", "si vous recoupez", "wer … abgleicht"
+    rf"|\b(?:{_READER})\b[^.:;!?\n]{{0,40}}?\b(?:{_VERIFY_WORDS})\b(?!\s+(?:\w+\s+)?{_PERSONAL}\b)"
     # the content declared to pass the check: "it matches", "the figure holds", "this is correct"
     r"|\b(?:it|this|that|the\s+(?:figure|claim|statement|source))\s+(?:matches|holds)\b"
     r"|\b(?:it|this|the\s+(?:figure|claim|statement|source))(?:'s|\s+is)\s+(?:correct|accurate|verified|confirmed)\b",
@@ -124,6 +146,17 @@ _FINAL_RE = re.compile(
     r"\bconclusive(?:ly)?\b|\bfinal\s+(?:answer|word|say)\b|\bcase\s+closed\b|\bend\s+of\s+(?:story|discussion|debate)\b|"
     r"\bfull\s+stop\b|\b(?:undisputed|indisputabl\w*|unquestionabl\w*|incontrovertibl\w*)\b|"
     r"\bnothing\s+(?:more|else|further)\s+to\s+(?:check|verify|compare|see|add)\b"
+    # the inquiry closed: "no further digging", "stop here", "the matter is closed", "rien de plus à voir"
+    r"|\b(?:no|nothing|rien|nichts|nada|niente|nulla)\s+(?:further|more|else|de\s+plus|d'autre|weiter|mehr|más|mais|"
+    r"altro|di\s+più)\s+(?:\w+\s+){0,2}?(?:digging|checking|looking|searching|research|verification|doubts?|required|"
+    r"needed|necessary|to\s+(?:check|see|do|verify|look|add|compare)|à\s+(?:voir|vérifier|chercher|comparer)|"
+    r"zu\s+(?:prüfen|tun|sehen|vergleichen)|que\s+(?:revisar|verificar|comprobar|ver|conferir)|"
+    r"da\s+(?:verificare|controllare|vedere)|a\s+(?:verificar|conferir|ver))\b"
+    r"|\bnon\s+(?:serve|occorre|c'è\s+bisogno\s+di)\s+(?:altro|nient'altro)\b|\bnicht\s+(?:mehr|weiter)\s+\w*\s*"
+    r"(?:geprüft|gesucht|verglichen|nachgesehen)\b|\b(?:muss|müssen)\s+nicht\s+(?:mehr\s+|weiter\s+)?geprüft\b"
+    r"|\bstop\s+(?:here|there|looking|checking)\b|\b(?:matter|question|case|issue)\s+(?:is\s+)?(?:closed|settled)\b"
+    r"|\bc'est\s+(?:acquis|réglé|tranché)\b|\b(?:d'aller|chercher)\s+plus\s+loin\b|\b(?:asunto|tema|assunto|questione)\s+"
+    r"(?:cerrado|zanjado|encerrado|resolvido|chiusa|chiuso)\b"
     r"|\b(?:cela|ceci|voilà\s+qui)\s+(?:tranche|règle|clôt)\b|\bpoint\s+final\b|\baffaire\s+(?:réglée|classée|close)\b|"
     r"\bsans\s+(?:aucun\s+)?doute\s+possible\b|\bhors\s+de\s+doute\b|\b(?:incontestabl\w*|indiscutabl\w*)\b"
     r"|\bdamit\s+ist\s+(?:alles|die\s+(?:sache|frage)|es)\s+(?:klar|erledigt|entschieden|geklärt)\b|"
@@ -141,7 +174,7 @@ _FINAL_RE = re.compile(
 # fact-checkers or a language model (a verdict is a court's word too: it needs a second kind like the others).
 _SETUP_RE = re.compile(
     r"\b(?:playbooks?|verdicts?|fact[- ]?check(?:ers?|ing)?|checkers?|graders?|evaluators?|reviewers?|reviewing\s+tools?|"
-    r"LLMs?|chatbots?|language\s+models?|AI|assistants?|prompts?|instructions?\s+(?:given|received)|the\s+claim|"
+    r"LLMs?|chatbots?|language\s+models?|AI|assistants?|prompts?|automated\s+\w+|machine\s+readers?|bots?|instructions?\s+(?:given|received)|the\s+claim|"
     r"this\s+claim|the\s+source\s+you|"
     r"veredictos?|vérificateurs?|relecteurs?|correcteurs?|l'affirmation|Prüfer(?:in|innen)?|Gutachter\w*|die\s+Behauptung|"
     r"verificadores?|revisores?|la\s+afirmación|verificatori|revisori|l'affermazione|a\s+afirmação)\b",
