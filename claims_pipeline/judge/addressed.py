@@ -123,7 +123,7 @@ _ADDRESS_RE = re.compile(
     r"(?:that|with|it|this|these|as)\b"
     r"|\b(?:vous|votre|vos|veuillez|merci\s+de|quiconque|ceux\s+qui|celles?\s+qui|celui\s+qui|lecteurs?|lectrices?|"
     r"avis\s+aux|à\s+l'attention|concluez|confirmez|répondez|considérez|acceptez|retenez|tenez)\b"
-    r"|(?-i:\b(?:Sie|Ihr|Ihre|Ihren|Ihrem|Ihrer)\b)|\b(?:du|dich|dir|bitte|wer|jeder,?\s+der|alle,?\s+die|"
+    r"|(?-i:\b(?:Sie|Ihr|Ihre|Ihren|Ihrem|Ihrer)\b)|\b(?:bitte|wer|jeder,?\s+der|alle,?\s+die|"
     r"leser\w*|hinweis\s+(?:für|an)|achtung)\b"
     r"|\b(?:usted|ustedes|por\s+favor|quienquiera|quien(?:es)?|cualquiera\s+que|(?:los|aquellos)\s+que|lectores?|"
     r"atención|nota\s+para|confirme|responda|concluya|considere|acepte)\b"
