@@ -18,8 +18,9 @@ Checks, in order:
   agrees or the figure is distinctive), a PARTIAL's carries it at all, a MISMATCH's or STALE's carries a
   different figure of the same type; else INDETERMINATE.
 - same_thing: the clause of the quote holding that figure speaks of the claim's subject (two words of the claim's
-  clause around its figure); else INDETERMINATE. A MATCH quoted in another language than the claim cannot be
-  checked this way and is at most PARTIAL.
+  clause around its figure); else INDETERMINATE. A quote in another language than the claim passes the same way
+  when the words share stems ("tarif notarial" for "notarial tariff"); when they do not, code cannot tell the
+  subject without a dictionary, so a MATCH whose figure is a strong hit is at most PARTIAL (never confirmed).
 - page_consistent (direction B by code, judge/evidence.py): a MATCH or PARTIAL whose page states another figure
   of the same kind for the same subject elsewhere, or a MISMATCH whose page states the claim's own figure for the
   same subject elsewhere, is a judgment call: INDETERMINATE, class flagged-judgment-call, both passages kept.

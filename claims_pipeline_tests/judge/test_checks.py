@@ -334,6 +334,15 @@ def test_a_match_quoted_about_another_subject_is_refused():
     assert v.verdict == "INDETERMINATE" and failed(v) == ["same_thing"]
 
 
+def test_a_quote_in_another_language_whose_words_code_can_check_is_a_full_match():
+    """The cap below is for words code cannot compare, not for the language: shared stems ("notarial",
+    "tarif(f)", "cadastral(e)") are the same subject check an English quote gets."""
+    page = "Tarifs\nLe tarif notarial est de 0,8 % de la valeur cadastrale.\n"
+    it = item(claim_text="Notarial tariff: 0.8% of the cadastral value", page_text=page)
+    v = verify(draft(quote="Le tarif notarial est de 0,8 % de la valeur cadastrale", source_says=""), it)
+    assert (v.verdict, v.verification_class) == ("MATCH", "confirmed") and v.downgrades == []
+
+
 def test_a_quote_in_another_language_is_at_most_partial():
     page = "Taxe foncière\nLe taux de la taxe annuelle est de 0,8 % de la valeur cadastrale.\n"
     v = verify(draft(quote="Le taux de la taxe annuelle est de 0,8 % de la valeur cadastrale"), item(page_text=page))
