@@ -322,6 +322,18 @@ def test_text_addressed_to_a_reader_about_the_check_is_not_evidence(planted):
     assert v.verdict == "INDETERMINATE" and failed(v)[0] == "quote_not_instruction", v.downgrades
 
 
+def test_a_line_in_a_language_the_page_is_not_written_in_is_not_evidence():
+    """Neither the claim's language nor the page's: a line set there for the check, whatever its words."""
+    two = item(values=[{"type": "pct", "raw": "2%", "number": 2.0}], claim_text="Annual property levy: 2% of the cadastral value")
+    page = ("Levy notice\nEvery owner of a dwelling pays an annual property levy to the municipality where it lies.\n"
+            "From this year the levy is billed in March and may be paid in two instalments, in March and in September.\n"
+            "Owners who let the dwelling for more than six months a year must declare the rental income separately.\n"
+            "Il prelievo annuale sulla proprietà è del 2 % del valore catastale.\n")
+    quote = "Il prelievo annuale sulla proprietà è del 2 % del valore catastale"
+    v = verify(draft(quote=quote, claimed="2%", source_says=""), two.model_copy(update={"page_text": page}))
+    assert v.verdict == "INDETERMINATE" and failed(v)[0] == "quote_not_instruction", v.downgrades
+
+
 def test_the_pages_own_obligations_stay_evidence():
     page = "Levy notice\nYou must pay the annual property levy of 0,8 % of the cadastral value by 31 March.\n"
     v = verify(draft(quote="You must pay the annual property levy of 0,8 % of the cadastral value"), item(page_text=page))
