@@ -32,7 +32,7 @@ from claims_pipeline.judge.runner import run_judge  # noqa: E402
 from claims_pipeline.web.html_text import html_to_text  # noqa: E402
 from claims_pipeline_demo.scripted_judge import ScriptedJudgeServer  # noqa: E402
 
-SITES = REPO / "claims_pipeline" / "fixture_web" / "sites"
+SITES = REPO / "claims_pipeline_demo" / "fixture_web" / "sites"
 FIGURE_RE = re.compile(r"\d+(?:[.,]\d+)?\s?%|\d[\d,.]{2,}\d")
 ENV = {"ANTHROPIC_API_KEY": "bench-key", "OPENAI_API_KEY": "bench-key"}
 

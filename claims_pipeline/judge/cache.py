@@ -2,7 +2,9 @@
 
 What is cached is the model's parsed draft (and the tokens it cost), not the checked verdict: a hit is run
 through checks.verify again, so a change of the code checks applies to cached answers without a request.
-Only answers that parsed are cached: a timeout, a transport error or a malformed answer is asked again next run.
+A first ask's answer is cached only when it parsed: a timeout, a transport error or a malformed answer is asked
+again next run. A direction-B answer that came back unparseable twice is cached too, with its error (incomplete,
+never passed): the model did answer, and asking again would pay for the same answer.
 Every put commits at once (WAL journal), so a run killed half-way keeps every answer it had received.
 The direction-B ask's answers live in the same table under keys of their own (prompt.DIRECTION_B_VERSION).
 """

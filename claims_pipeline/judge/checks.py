@@ -18,8 +18,9 @@ Checks, in order:
   agrees or the figure is distinctive), a PARTIAL's carries it at all, a MISMATCH's or STALE's carries a
   different figure of the same type; else INDETERMINATE.
 - same_thing: the clause of the quote holding that figure speaks of the claim's subject (two words of the claim's
-  clause around its figure); else INDETERMINATE. A MATCH quoted in another language than the claim cannot be
-  checked this way and is at most PARTIAL.
+  clause around its figure); else INDETERMINATE. A quote in another language than the claim passes the same way
+  when the words share stems ("tarif notarial" for "notarial tariff"); when they do not, code cannot tell the
+  subject without a dictionary, so a MATCH whose figure is a strong hit is at most PARTIAL (never confirmed).
 - page_consistent (direction B by code, judge/evidence.py): a MATCH or PARTIAL whose page states another figure
   of the same kind for the same subject elsewhere, or a MISMATCH whose page states the claim's own figure for the
   same subject elsewhere, is a judgment call: INDETERMINATE, class flagged-judgment-call, both passages kept.
@@ -368,8 +369,8 @@ def _instruction_problem(d: _Draft, core: str) -> str | None:
     if _INSTRUCTION_RE.search(core) or addressed_spans(core):
         return "the quote is page text addressed to a reader or model about the check, not evidence"
     if _planted_language(d.item, core):
-        return ("the quote is in the claim's language on a page written in another: a line set there for the check, "
-                "not the page's evidence")
+        return ("the quote is in a language the rest of the page is not written in: a line set there for the "
+                "check, not the page's evidence")
     if _beside_addressed(normalized(core), normalized_page(d.item.page_text)):
         return (f"the quote stands in or beside page text addressed to a reader or model (within "
                 f"{INSTRUCTION_REACH} characters): planted, not evidence")
@@ -377,10 +378,11 @@ def _instruction_problem(d: _Draft, core: str) -> str | None:
 
 
 def _planted_language(item: JudgeItem, core: str) -> bool:
-    """Is the quote written in the claim's language while the page around it is plainly written in another (a
-    bilingual page, or one with a few words of the claim's language, is not)?"""
+    """Is the quote written in one language while the page around it is plainly written in another (a bilingual
+    page, or one with a few words of the quote's language, is not)? A page's own evidence is in the page's
+    language, whatever the wording of a line set there for a model in the claim's or any other language."""
     quote_langs = languages_of(core)
-    if not quote_langs or quote_langs.isdisjoint(languages_of(item.claim_text)):
+    if not quote_langs:
         return False
     # the page without the quote: written in another language when the quote's has under a tenth of its words
     counts = language_counts(item.page_text.replace(core, " "))

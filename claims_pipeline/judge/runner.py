@@ -255,9 +255,11 @@ class _Run:
                 self.out.b_requests_sent += 1
                 self.reserved_usd += est_usd
                 error = None
+                unusable = False  # the model answered, twice, with nothing parseable
                 try:
                     got, error, in_tok, out_tok = await asyncio.wait_for(self._ask(prompt, parse_direction_b),
                                                                          claim_deadline_s(self.settings))
+                    unusable = got is None
                 except ProviderError as exc:
                     got, error = None, f"{exc.kind}: {exc}"
                     if exc.kind == "auth":
@@ -274,10 +276,12 @@ class _Run:
                     b = DirectionBDraft(error=error or "no answer")
                 else:
                     b = got
-                    if self.cache is not None:
-                        self.cache.put_b(self.b_key(item), claim_id=item.id, model=self.model,
-                                         prompt_version=DIRECTION_B_VERSION, draft=b, input_tokens=in_tok,
-                                         output_tokens=out_tok, judged_at=_now())
+                # an unparseable answer is the model's answer for this page: kept (incomplete) like a parsed one,
+                # so a rerun does not pay for it again; a timeout or transport error is asked again next run
+                if (got is not None or unusable) and self.cache is not None:
+                    self.cache.put_b(self.b_key(item), claim_id=item.id, model=self.model,
+                                     prompt_version=DIRECTION_B_VERSION, draft=b, input_tokens=in_tok,
+                                     output_tokens=out_tok, judged_at=_now())
         return self.verify(draft, item, page_given=page_given, direction_b=b), in_tok, out_tok
 
 

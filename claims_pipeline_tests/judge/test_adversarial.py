@@ -91,13 +91,13 @@ def test_a_rejected_answer_ships_none_of_its_words():
 
 
 def test_judgment_calls_keep_both_passages_of_the_page():
-    for name in ("planted_line_in_other_words", "two_figures_for_one_subject"):
+    for name in ("unmarked_line_against_the_page", "two_figures_for_one_subject"):
         case = next(c for c in CASES if c.name == name)
         v = judged(case)
         assert v.verification_class == "flagged-judgment-call" and len(v.passages) == 2, name
         assert all(normalized(p) in normalized(case.item.page_text) for p in v.passages)
         assert v.passages[0] != v.passages[1]
-    planted = judged(next(c for c in CASES if c.name == "planted_line_in_other_words"))
+    planted = judged(next(c for c in CASES if c.name == "unmarked_line_against_the_page"))
     assert "1.5 %" in planted.passages[1] and planted.direction_b.result == "flagged" and planted.direction_b.by == "code"
 
 

@@ -322,6 +322,18 @@ def test_text_addressed_to_a_reader_about_the_check_is_not_evidence(planted):
     assert v.verdict == "INDETERMINATE" and failed(v)[0] == "quote_not_instruction", v.downgrades
 
 
+def test_a_line_in_a_language_the_page_is_not_written_in_is_not_evidence():
+    """Neither the claim's language nor the page's: a line set there for the check, whatever its words."""
+    two = item(values=[{"type": "pct", "raw": "2%", "number": 2.0}], claim_text="Annual property levy: 2% of the cadastral value")
+    page = ("Levy notice\nEvery owner of a dwelling pays an annual property levy to the municipality where it lies.\n"
+            "From this year the levy is billed in March and may be paid in two instalments, in March and in September.\n"
+            "Owners who let the dwelling for more than six months a year must declare the rental income separately.\n"
+            "Il prelievo annuale sulla proprietà è del 2 % del valore catastale.\n")
+    quote = "Il prelievo annuale sulla proprietà è del 2 % del valore catastale"
+    v = verify(draft(quote=quote, claimed="2%", source_says=""), two.model_copy(update={"page_text": page}))
+    assert v.verdict == "INDETERMINATE" and failed(v)[0] == "quote_not_instruction", v.downgrades
+
+
 def test_the_pages_own_obligations_stay_evidence():
     page = "Levy notice\nYou must pay the annual property levy of 0,8 % of the cadastral value by 31 March.\n"
     v = verify(draft(quote="You must pay the annual property levy of 0,8 % of the cadastral value"), item(page_text=page))
@@ -332,6 +344,15 @@ def test_a_match_quoted_about_another_subject_is_refused():
     page = PAGE + "Late payment interest is 0.8 % per month.\n"
     v = verify(draft(quote="Late payment interest is 0.8 % per month"), item(page_text=page))
     assert v.verdict == "INDETERMINATE" and failed(v) == ["same_thing"]
+
+
+def test_a_quote_in_another_language_whose_words_code_can_check_is_a_full_match():
+    """The cap below is for words code cannot compare, not for the language: shared stems ("notarial",
+    "tarif(f)", "cadastral(e)") are the same subject check an English quote gets."""
+    page = "Tarifs\nLe tarif notarial est de 0,8 % de la valeur cadastrale.\n"
+    it = item(claim_text="Notarial tariff: 0.8% of the cadastral value", page_text=page)
+    v = verify(draft(quote="Le tarif notarial est de 0,8 % de la valeur cadastrale", source_says=""), it)
+    assert (v.verdict, v.verification_class) == ("MATCH", "confirmed") and v.downgrades == []
 
 
 def test_a_quote_in_another_language_is_at_most_partial():

@@ -17,7 +17,7 @@ from claims_pipeline.judge.cache import VerdictCache
 from claims_pipeline.judge.cost import EXPECTED_B_OUTPUT_TOKENS, EXPECTED_OUTPUT_TOKENS, estimate_tokens
 from claims_pipeline.judge.prompt import PAGE_FENCE_RE, PROMPT_VERSION, build_prompt, page_tag
 from claims_pipeline.judge.runner import estimate_prompt_tokens, priority_order, run_judge
-from claims_pipeline_demo.scripted_judge import Answer, ScriptedJudgeServer
+from claims_pipeline_demo.scripted_judge import Answer, ScriptedJudgeServer, demo_answerer
 from claims_pipeline_tests.judge.engine_helpers import PAGE, item, provider_for, settings_for
 
 REPO = Path(__file__).resolve().parents[2]
@@ -42,6 +42,28 @@ def test_a_second_run_with_nothing_changed_sends_no_request(tmp_path):
     assert [v.quote for v in second.verdicts] == [v.quote for v in first.verdicts]
     assert all(v.cached and v.cost_usd == 0 for v in second.verdicts)
     assert [v.judged_at for v in second.verdicts] == [v.judged_at for v in first.verdicts]
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai-compatible"])
+def test_an_unparseable_direction_b_answer_is_cached_incomplete_and_not_asked_again(tmp_path, provider):
+    def answerer(req):
+        return "I would rather not say." if req.kind == "direction_b" else demo_answerer(req)
+
+    items = [item(1)]
+    with ScriptedJudgeServer(answerer) as srv:
+        js = settings_for(srv, provider)
+        with VerdictCache(tmp_path / "v.sqlite") as cache:
+            first = run_judge(items, provider_for(js), js, cache)
+        assert len(srv.requests("direction_b")) == 2  # the malformed answer was asked once more, then given up
+        srv.reset_log()
+        with VerdictCache(tmp_path / "v.sqlite") as cache:
+            second = run_judge(items, provider_for(js), js, cache)
+        assert srv.count == 0
+    assert second.b_requests_sent == 0 and second.b_cached == 1 and second.cost_usd == 0
+    for run in (first, second):
+        v = run.verdicts[0]
+        assert (v.verdict, v.direction_b.result) == ("PARTIAL", "incomplete")
+        assert v.verification_class != "confirmed"
 
 
 def test_a_changed_page_claim_model_or_prompt_is_judged_again(tmp_path):
