@@ -136,9 +136,9 @@ def run(args: argparse.Namespace) -> int:
     if code == 0 and wrote_one:
         code = demo_verdicts(config)
     summary = latest_summary(home / "reports") if wrote_one else None  # never an earlier demo's report
+    output = options.Result(args.json)
+    output.document(summary["headline"] if summary else {})  # {}: no audit of this demo wrote a report
     if summary:
-        output = options.Result(args.json)
-        output.document(summary["headline"])
         output.line(headline_line(summary["headline"]))
         print(f"report → {summary['report']}", file=sys.stderr)
         if summary.get("html"):

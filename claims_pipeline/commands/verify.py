@@ -88,11 +88,11 @@ def verify(config_path: str, all_scopes: list[str], scopes: list[str] | None, *,
     for f in failures:
         print(terminal_escaped(f"claims-pipeline: {f}"), file=sys.stderr)
     summary = verdict_summary(results[-1]) if results and results[-1].success else None
+    if not quiet:  # a failed run's document is {}, as audit's: --json always leaves one document on stdout
+        options.Result(as_json).document(summary or {})
     if summary is not None and not quiet:
         # the reason may quote the provider's or the model's answer: Result escapes what a terminal would obey
-        output = options.Result(as_json)
-        output.document(summary)
-        output.line(verdict_line(summary))
+        options.Result(as_json).line(verdict_line(summary))
         where = summary.get("report")
         if summary.get("judged") is False:
             # a run that judged nothing is no verdict report: say so, and what to set (docs/verification.md)

@@ -54,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
     for f in run_failures([result]):
         print(terminal_escaped(f"claims-pipeline: {f}"), file=sys.stderr)
     if not result.success:
+        options.Result(args.json).document({})  # --json: one document even when the run failed, as audit's
         return 1
     doc = json.loads(out.read_text(encoding="utf-8"))
     stats = doc.get("stats", {})
