@@ -12,13 +12,12 @@ import sys
 DESCRIPTION = ("Keeps a cited markdown corpus honest: re-reads every cited page and says which figures are no longer "
                "on the page they cite, and which pages changed after the claim was last verified.")
 EPILOG = "Run `claims-pipeline COMMAND --help` for a command's options."
-CONFIG_HELP = ("config file (default: $CLAIMS_PIPELINE_CONFIG, then ./config/claims_pipeline.yaml, else the built-in "
-               "defaults; the command says which on stderr)")
 # demo always runs on its own copy of the bundled demo.yaml; --config stays accepted (and ignored) so scripts keep working
 CONFIG_HELP_OF = {"demo": "ignored by demo: it always runs on the bundled demo.yaml (a copy under --home)",
                   "init": "the file to write (default: ./config/claims_pipeline.yaml, which every command then reads)"}
 
-# name -> (module, one-line help). A module exposes add_arguments(parser) and run(args) -> int.
+# name -> (module, one-line help). A module exposes OPTIONS (the shared options it takes, commands/options.py),
+# add_arguments(parser) for its own, and run(args) -> int.
 COMMANDS: dict[str, tuple[str, str]] = {
     "extract": ("claims_pipeline.commands.extract", "parse the corpus into claims (no network)"),
     "lint": ("claims_pipeline.commands.lint", "flag citations that point at a primary portal's root next to a figure"),
@@ -49,11 +48,16 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     chosen = next((a for a in argv if a in COMMANDS), None)
+    from claims_pipeline.commands import options
+
     for name, (module, help_text) in COMMANDS.items():
-        p = sub.add_parser(name, help=help_text, description=help_text)
-        p.add_argument("--config", metavar="FILE", help=CONFIG_HELP_OF.get(name, CONFIG_HELP))
-        if name == chosen:  # only the chosen command's module is imported
-            importlib.import_module(module).add_arguments(p)
+        shared = [options.config(CONFIG_HELP_OF.get(name, options.CONFIG_HELP))]
+        command = importlib.import_module(module) if name == chosen else None  # only the chosen one is imported
+        if command is not None:
+            shared += command.OPTIONS
+        p = sub.add_parser(name, help=help_text, description=help_text, parents=shared)
+        if command is not None:
+            command.add_arguments(p)
     return parser
 
 

@@ -188,11 +188,11 @@ def test_a_failed_report_step_is_not_passed_off_with_the_previous_report(cli_dem
     from claims_pipeline.cli import main
 
     home, config = cli_demo
-    assert main(["audit", "--config", str(config), "--now", "2026-04-01T00:00:00Z"]) == 0
+    assert main(["audit", "--config", str(config), "--now", "2026-04-01T00:00:00Z", "--json"]) == 0
     first = capsys.readouterr()
     old_report = Path(first.err.split("audit done → ")[1].split()[0])
     (home / "reports" / "20260601T000000").write_text("a file where the report folder goes")
-    assert main(["audit", "--config", str(config), "--now", "2026-06-01T00:00:00Z"]) == 1
+    assert main(["audit", "--config", str(config), "--now", "2026-06-01T00:00:00Z", "--json"]) == 1
     out = capsys.readouterr()
     assert "audit done" not in out.err
     assert f"audit failed: no new report; the newest is an earlier run's → {old_report}" in out.err
@@ -240,7 +240,7 @@ def test_a_failed_step_the_report_does_not_need_still_names_this_runs_report(cli
         raise RuntimeError("linter broke")
 
     monkeypatch.setattr(linter, "lint_corpus", broken)
-    assert main(["audit", "--config", str(config), "--now", "2026-05-01T00:00:00Z"]) == 1
+    assert main(["audit", "--config", str(config), "--now", "2026-05-01T00:00:00Z", "--json"]) == 1
     out = capsys.readouterr()
     assert "audit done → " in out.err and "20260501T000000" in out.err and "audit failed" not in out.err
     assert json.loads(out.out)["total"] > 0
@@ -286,7 +286,7 @@ def test_two_cli_audits_of_one_home_at_once_both_finish_with_whole_files(cli_dem
     procs = []
     for k in range(2):
         env = {**os.environ, "DAGSTER_HOME": str(tmp_path / f"dagster-{k}")}
-        procs.append(subprocess.Popen([sys.executable, "-m", "claims_pipeline.cli", "audit", "--config", str(config)],
+        procs.append(subprocess.Popen([sys.executable, "-m", "claims_pipeline.cli", "audit", "--config", str(config), "--json"],
                                       env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
     outs = [p.communicate(timeout=300) for p in procs]
     for p, (out, err) in zip(procs, outs):
@@ -321,7 +321,7 @@ def test_a_refused_report_is_not_passed_off_with_the_other_audits_report(cli_dem
         (home / "reports" / "LATEST").write_text(f"{other}\n")
 
     another_audit_lands_during_the_checks(monkeypatch, other_run_at, also=its_report_too)
-    assert main(["audit", "--config", str(config), "--now", "2026-04-01T00:00:00Z"]) == 1
+    assert main(["audit", "--config", str(config), "--now", "2026-04-01T00:00:00Z", "--json"]) == 1
     out = capsys.readouterr()
     assert "audit done" not in out.err and "replaced by another audit of this home" in out.err, out.err
     assert json.loads(out.out) == {}

@@ -35,7 +35,9 @@ def unreachable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_audit_of_pages_none_of_which_could_be_read_says_why_and_fails(unreachable: Path, capsys) -> None:
     assert main(["audit", "--config", str(unreachable), "--now", "2026-06-01T00:00:00Z"]) == 1
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
+    # without --json, the headline for a person on stdout (docs/cli-json.md)
+    assert out == "claims 5 · flagged 0 · TOKENS_ABSENT 0 · CONTENT_CHANGED 0 · stale_changed 0\n", out
     done = next(line for line in err.splitlines() if line.startswith("audit done → "))
     assert done.endswith("(flagged 0: TOKENS_ABSENT 0, stale_changed 0; 5 of 5 pages unreadable: no connection 5)"), err
     last = err.strip().splitlines()[-1]

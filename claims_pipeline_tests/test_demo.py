@@ -15,7 +15,7 @@ BIN = Path(sys.executable).parent
 def test_demo_shows_every_prior_and_a_confirmed_change(tmp_path: Path):
     env = {**os.environ, "CLAIMS_PIPELINE_HOME": str(tmp_path), "DAGSTER_HOME": str(tmp_path / "dagster")}
     (tmp_path / "dagster").mkdir()
-    out = subprocess.run([str(BIN / "claims-pipeline"), "demo"], env=env, capture_output=True, text=True, timeout=180, cwd=tmp_path)
+    out = subprocess.run([str(BIN / "claims-pipeline"), "demo", "--json"], env=env, capture_output=True, text=True, timeout=180, cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-3000:]
     headline = json.loads(out.stdout)
     assert set(headline["by_prior"]) == {"TOKENS_PRESENT", "WEAK_MATCH", "TOKENS_ABSENT", "SOURCE_BINARY", "PDF_NO_TEXT", "SOURCE_UNAVAILABLE"}
@@ -72,7 +72,7 @@ def test_an_audit_on_the_written_demo_config_after_the_demo_reaches_a_fixture_we
         dead = f"127.0.0.1:{demo_web.port}"
     env = {**os.environ, "CLAIMS_PIPELINE_HOME": str(tmp_path), "DAGSTER_HOME": str(tmp_path / "dagster")}
     env.pop("CLAIMS_PIPELINE_CONFIG", None)
-    out = subprocess.run([str(BIN / "claims-pipeline"), "audit", "--config", str(config)], env=env,
+    out = subprocess.run([str(BIN / "claims-pipeline"), "audit", "--config", str(config), "--json"], env=env,
                          capture_output=True, text=True, timeout=180, cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-3000:]
     report = Path(out.stderr.split("audit done → ")[1].split()[0])

@@ -48,6 +48,11 @@ def config(tmp_path: Path, corpus: Path, **extraction: object) -> Path:
     return path
 
 
+def as_json(command: str) -> list[str]:
+    """extract's statistics are read as its JSON document; lint's findings as the lines a person reads."""
+    return [command, "--json"] if command == "extract" else [command]
+
+
 def assert_good_scopes_done(extract_run, lint_run) -> None:
     stats = json.loads(extract_run.stdout)
     assert stats["top_scopes"] == {"xa": 2, "shared/ok": 2} and stats["files"] == 2
@@ -62,7 +67,7 @@ def corpus_root(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("command", ["extract", "lint"])
 def test_a_fifo_named_md_is_skipped_and_never_blocks(command, corpus_root, tmp_path):
     os.mkfifo(corpus_root / "countries/xb/fifo.md")  # nobody ever writes to it: opening it to read would block
-    run = run_cli(command, "--config", str(config(tmp_path, corpus_root)), cwd=tmp_path, env=cli_env(tmp_path),
+    run = run_cli(*as_json(command), "--config", str(config(tmp_path, corpus_root)), cwd=tmp_path, env=cli_env(tmp_path),
                   timeout=60)
     assert run.returncode == 0, run.stderr
     assert FIFO_WARNING in run.err_lines
@@ -75,7 +80,7 @@ def test_a_fifo_named_md_is_skipped_and_never_blocks(command, corpus_root, tmp_p
 def test_a_link_to_dev_zero_is_skipped_unread(corpus_root, tmp_path):
     (corpus_root / "countries/xb/zero.md").symlink_to("/dev/zero")
     cfg = config(tmp_path, corpus_root)
-    runs = {c: run_cli(c, "--config", str(cfg), cwd=tmp_path, env=cli_env(tmp_path), timeout=60)
+    runs = {c: run_cli(*as_json(c), "--config", str(cfg), cwd=tmp_path, env=cli_env(tmp_path), timeout=60)
             for c in ("extract", "lint")}
     for run in runs.values():
         assert run.returncode == 0, run.stderr
@@ -93,7 +98,7 @@ def test_a_sparse_2_gb_file_is_skipped_unread(corpus_root, tmp_path):
     with open(corpus_root / "countries/xb/huge.md", "wb") as fh:
         fh.truncate(2 * 1024**3)  # sparse: no disk used, 2 GB of NULs to a reader
     cfg = config(tmp_path, corpus_root)
-    runs = {c: run_cli(c, "--config", str(cfg), cwd=tmp_path, env=cli_env(tmp_path), timeout=60)
+    runs = {c: run_cli(*as_json(c), "--config", str(cfg), cwd=tmp_path, env=cli_env(tmp_path), timeout=60)
             for c in ("extract", "lint")}
     warning = ("warning: countries/xb/huge.md: file of 2,147,483,648 bytes, over extraction.max_file_bytes "
                "(20,000,000); skipped unread")
@@ -155,7 +160,7 @@ def test_a_link_to_a_file_outside_the_corpus_is_skipped_unless_allowed(corpus_ro
     (corpus_root / "countries/xb/notes.md").symlink_to(outside)
     (corpus_root / "countries/xb/inside.md").symlink_to(corpus_root / "countries/xa/playbook.md")  # stays inside
     cfg = config(tmp_path, corpus_root)
-    runs = {c: run_cli(c, "--config", str(cfg), cwd=tmp_path, env=cli_env(tmp_path), timeout=60)
+    runs = {c: run_cli(*as_json(c), "--config", str(cfg), cwd=tmp_path, env=cli_env(tmp_path), timeout=60)
             for c in ("extract", "lint")}
     for run in runs.values():
         assert run.returncode == 0 and f"warning: countries/xb/notes.md: {OUTSIDE}" in run.err_lines, run.stderr
@@ -207,7 +212,7 @@ def test_hostile_file_names_are_escaped_wherever_they_are_printed(corpus_root, t
     (corpus_root / "countries/xb" / f"{HOSTILE_NAME}.md").symlink_to("/dev/zero")  # a warning naming it
     cfg = config(tmp_path, corpus_root)
     env = cli_env(tmp_path)
-    extract = run_cli("extract", "--config", str(cfg), cwd=tmp_path, env=env, timeout=60)
+    extract = run_cli("extract", "--json", "--config", str(cfg), cwd=tmp_path, env=env, timeout=60)
     lint = run_cli("lint", "--config", str(cfg), cwd=tmp_path, env=env, timeout=60)
     nomatch = run_cli("extract", "--config", str(cfg), "--scope", "zz", cwd=tmp_path, env=env, timeout=60)
     for run in (extract, lint, nomatch):

@@ -188,7 +188,7 @@ def test_an_output_file_that_cannot_be_written_is_one_line_exit_1(home, tmp_path
     (corpus / "playbook.md").write_text("- VAT **18 %** ([t](https://tax.gov.xx/v))\n", encoding="utf-8")
     home.read_only()
     out = home.path / "claims.json"
-    run = run_cli("extract", "--corpus", str(tmp_path / "corpus"), "--json", str(out), cwd=tmp_path,
+    run = run_cli("extract", "--corpus", str(tmp_path / "corpus"), "--out", str(out), cwd=tmp_path,
                   env=cli_env(tmp_path), timeout=60)
     why = "Read-only file system" if home.mounted else "Permission denied"
     assert (run.returncode, run.err_lines[-1:]) == (1, [f"claims-pipeline: cannot write {out}: {why}"]), run.stderr

@@ -1,5 +1,6 @@
-"""`claims-pipeline audit [--scope X]`: materialize the audit assets in-process against the Dagster instance,
-then print where the reports are (report.md, report.html) and the headline numbers (JSON on stdout)."""
+"""`claims-pipeline audit [--scope X]`: materialize the audit assets in-process against the Dagster instance. The
+report's headline numbers are the result (stdout; --json: one JSON document); stderr says where the reports are
+(report.md, report.html)."""
 
 from __future__ import annotations
 
@@ -10,15 +11,19 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from claims_pipeline.commands import options
 from claims_pipeline.common.text_safety import terminal_escaped
 
 if TYPE_CHECKING:
     from claims_pipeline.steps.pages.unreadable import UnreadableCount
 
+OPTIONS = [options.SCOPE, options.NOW, options.JSON]
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--scope", metavar="X", help="re-fetch only scopes equal to X or ending in /X, then refresh the audit")
-    parser.add_argument("--now", metavar="ISO", help="pin the clock (fetch times, audit date), e.g. 2026-06-01T00:00:00Z")
+    """audit takes the shared options only; what --scope chooses here is said in its description."""
+    parser.description = (f"{parser.description}. With --scope, only those scopes' cited pages are re-read; the "
+                          "report still covers every scope.")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -27,11 +32,11 @@ def run(args: argparse.Namespace) -> int:
 
     check_clock(args.now)
     config = find_config_file(args.config)
-    return audit(str(config) if config else "", scope=args.scope, clock=args.now or "")
+    return audit(str(config) if config else "", scope=args.scope, clock=args.now or "", as_json=args.json)
 
 
 def audit(config_path: str, *, scope: str | None = None, clock: str = "", fixture_web: str = "auto", quiet: bool = False,
-          trigger: str = "cli", name: str = "") -> int:
+          trigger: str = "cli", name: str = "", as_json: bool = False) -> int:
     """Exit code 0 (done), 1 (a run or a blocking check failed). Raises InputError (exit 2 in cli.main) for a
     missing corpus directory, a corpus without markdown files or a --scope that matches nothing. trigger and
     name tag the runs (`demo` and its step for the demo's)."""
@@ -76,7 +81,10 @@ def audit(config_path: str, *, scope: str | None = None, clock: str = "", fixtur
                 print(f"report for people → {summary['html']}", file=sys.stderr)
         elif summary:  # LATEST still names an earlier run's report: say so, never pass it off as this run's
             print(f"audit failed: no new report; the newest is an earlier run's → {summary['report']}", file=sys.stderr)
-        print(json.dumps(summary["headline"] if fresh and summary else {}, indent=2))
+        output = options.Result(as_json)
+        output.document(summary["headline"] if fresh and summary else {})
+        if fresh and summary:
+            output.line(headline_line(summary["headline"]))
         if fresh and summary and summary["headline"].get("total") == 0:
             from claims_pipeline.corpus.explain import no_claim_message
 
@@ -92,6 +100,13 @@ def audit(config_path: str, *, scope: str | None = None, clock: str = "", fixtur
               "here? (claims-pipeline fetch URL says why one page does not read)", file=sys.stderr)
         return 1
     return 0 if ok else 1
+
+
+def headline_line(headline: dict) -> str:
+    """The report's headline numbers for a person, in one line."""
+    return (f"claims {headline.get('total', 0)} · flagged {headline.get('flagged', 0)} · TOKENS_ABSENT "
+            f"{headline.get('tokens_absent', 0)} · CONTENT_CHANGED {headline.get('content_changed', 0)} · "
+            f"stale_changed {headline.get('stale_changed', 0)}")
 
 
 def unread_pages(report_dir: Path, scopes: list[str] | None) -> UnreadableCount | None:

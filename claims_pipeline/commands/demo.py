@@ -18,8 +18,13 @@ from typing import Any
 
 import yaml
 
+from claims_pipeline.commands import options
+
 DEMO_STEPS = [(1, "epoch 1: every cited page as it was"), (2, "epoch 2: a cited page changed (first sighting)"),
               (2, "epoch 2 again: the change is confirmed")]
+
+
+OPTIONS = [options.JSON]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -99,7 +104,7 @@ def _read(path: Path) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from claims_pipeline.commands.audit import audit, latest_signature, latest_summary
+    from claims_pipeline.commands.audit import audit, headline_line, latest_signature, latest_summary
     from claims_pipeline_demo.fixture_web.server import FixtureWeb
     from claims_pipeline_demo.routes import save_epoch
 
@@ -122,9 +127,7 @@ def run(args: argparse.Namespace) -> int:
             summary = latest_summary(home / "reports") if latest_signature(home / "reports") != before else None
             if summary:
                 wrote_one = True
-                h = summary["headline"]
-                print(f"[demo]   claims {h.get('total')} · flagged {h.get('flagged')} · TOKENS_ABSENT {h.get('tokens_absent')} · "
-                      f"CONTENT_CHANGED {h.get('content_changed')} · stale_changed {h.get('stale_changed')}", file=sys.stderr)
+                print(f"[demo]   {headline_line(summary['headline'])}", file=sys.stderr)
             else:
                 print(f"[demo]   no report written by audit {i}", file=sys.stderr)
             if code:
@@ -133,8 +136,10 @@ def run(args: argparse.Namespace) -> int:
     if code == 0 and wrote_one:
         code = demo_verdicts(config)
     summary = latest_summary(home / "reports") if wrote_one else None  # never an earlier demo's report
+    output = options.Result(args.json)
+    output.document(summary["headline"] if summary else {})  # {}: no audit of this demo wrote a report
     if summary:
-        print(json.dumps(summary["headline"], indent=2))
+        output.line(headline_line(summary["headline"]))
         print(f"report → {summary['report']}", file=sys.stderr)
         if summary.get("html"):
             print(f"report for people → {summary['html']}", file=sys.stderr)

@@ -1,4 +1,5 @@
-"""`claims-pipeline extract`: corpus → claims, stats JSON on stdout, warnings on stderr. No network."""
+"""`claims-pipeline extract`: corpus → claims. The statistics are the result (stdout; --json: one JSON document),
+warnings on stderr, and --out FILE writes every claim record. No network."""
 
 from __future__ import annotations
 
@@ -7,16 +8,15 @@ import json
 import sys
 from pathlib import Path
 
+from claims_pipeline.commands import options
 from claims_pipeline.commands.inputs import check_corpus_dir, chosen_scopes, corpus_origin
-from claims_pipeline.common.text_safety import json_escaped, terminal_escaped
+from claims_pipeline.common.text_safety import terminal_escaped
+
+OPTIONS = [options.CORPUS, options.SCOPE, options.SECTION, options.INCLUDE_SECONDARY, options.JSON]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--corpus", metavar="DIR", help="corpus root (overrides extraction.corpus_dir)")
-    parser.add_argument("--scope", metavar="X", help="only scopes equal to X or ending in /X (fr, shared/exit/x, x)")
-    parser.add_argument("--section", metavar="S", help="only claims under headings containing S (case-insensitive)")
-    parser.add_argument("--include-secondary", action="store_true", help="also citations of sources that are not official when extraction.primary_only restricts them (the default reads every source)")
-    parser.add_argument("--json", metavar="OUT", type=Path, help="write the claim records to this JSON file")
+    parser.add_argument("--out", type=Path, metavar="FILE", help="write every claim record to this JSON file")
 
 
 def settings_for(args: argparse.Namespace):
@@ -61,16 +61,29 @@ def run(args: argparse.Namespace) -> int:
 
         print(terminal_escaped(no_claim_message(settings, len(extraction.files), scopes=scopes,
                                                 include_secondary=args.include_secondary)), file=sys.stderr)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps([c.to_dict() for c in extraction.claims], indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps([c.to_dict() for c in extraction.claims], indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(terminal_escaped(f"[extract] claim records → {args.out}"), file=sys.stderr)
     stats = extraction_stats(extraction)
     stats["hosts_by_tier"] = hosts_by_tier(extraction.claims)
     for line in tier_lines(stats["hosts_by_tier"]):
         print(terminal_escaped(line), file=sys.stderr)
-    # scope names come from file names: whatever a terminal would obey is a \u escape (the same JSON)
-    print(json_escaped(json.dumps(stats, indent=2, ensure_ascii=False)))
+    output = options.Result(args.json)
+    output.document(stats)
+    for line in stats_lines(stats):
+        output.line(line)
     return 0
+
+
+def stats_lines(stats: dict) -> list[str]:
+    """The statistics for a person: claims, files and scopes, how they are stamped, the scopes with most claims."""
+    top = ", ".join(f"{scope} ({n})" for scope, n in list(stats.get("top_scopes", {}).items())[:8])
+    return [f"claims: {stats.get('total_claims', 0)} in {stats.get('files', 0)} files, "
+            f"{stats.get('scopes_covered', 0)} scopes" + (f": {top}" if top else ""),
+            f"stamped: {stats.get('stamped', 0)} · stale-marked: {stats.get('stale_marked', 0)} · "
+            f"never verified: {stats.get('never_verified', 0)}",
+            "by tier: " + ", ".join(f"{tier} {n}" for tier, n in stats.get("by_tier", {}).items())]
 
 
 HOSTS_SHOWN = 20  # per tier, in the JSON; a corpus may cite thousands of hosts

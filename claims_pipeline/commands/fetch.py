@@ -11,12 +11,11 @@ On a terminal, stderr shows the run's progress (pages fetched of total, hosts wa
 from __future__ import annotations
 
 import argparse
-import json
 import re
-import sys
 from typing import Any
 
-from claims_pipeline.common.text_safety import json_escaped, terminal_escaped
+from claims_pipeline.commands import options
+from claims_pipeline.common.text_safety import terminal_escaped
 
 PREVIEW_CHARS = 200
 JSON_HELP = """\
@@ -35,11 +34,11 @@ def visible(value: Any) -> str:
     return terminal_escaped(str(value))
 
 
+OPTIONS = [options.JSON]
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("urls", nargs="+", metavar="URL", help="one or more http(s) URLs")
-    parser.add_argument("--json", action="store_true",
-                        help="print one JSON list instead of text; each object's 'outcome' says what happened "
-                             "(NOT_MODIFIED for a 304), 'fetch_status' how the audit reads the page (see below)")
     parser.epilog = JSON_HELP
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
 
@@ -56,11 +55,10 @@ def run(args: argparse.Namespace) -> int:
         with FetchProgressDisplay() as progress:  # draws on a terminal's stderr only
             states = refresh_pages(settings, urls, cache=cache, force=True, progress=progress)
         rows = [describe(url, states.get(url), cache) for url in urls]
-    if args.json:
-        sys.stdout.write(json_escaped(json.dumps(rows, indent=2, ensure_ascii=False)) + "\n")
-    else:
-        for row in rows:
-            sys.stdout.write(format_row(row) + "\n")
+    output = options.Result(args.json)
+    output.document(rows)
+    for row in rows:
+        output.line(format_row(row))
     return 0 if all(r["fetch_status"] != "NOT_FETCHED" for r in rows) else 1
 
 

@@ -24,6 +24,9 @@ HEADER = """\
 """
 
 
+OPTIONS: list[argparse.ArgumentParser] = []  # init writes a file and prints for a person: no --json
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("dir", nargs="?", default=".", metavar="DIR", help="the knowledge base's folder (default: here)")
     parser.add_argument("--force", action="store_true", help="replace the configuration file when it exists")
@@ -149,7 +152,7 @@ def next_commands(settings: Any, config: Path, *, explicit: bool) -> list[str]:
     return [
         f"  {cli} audit{with_config}    re-reads every cited page and writes the report",
         f"  {cli} lint{with_config}     citations of a site's home page next to a figure",
-        f"  {cli} extract{with_config} --json claims.json    every claim, with its figures and source tier",
+        f"  {cli} extract{with_config} --out claims.json     every claim, with its figures and source tier",
         f"  {ui_command(config, str(dagster_home_for(settings)))}    the Dagster UI on this corpus "
         "(http://127.0.0.1:3000)",
     ]

@@ -1,4 +1,5 @@
-"""`claims-pipeline lint`: citations pointing at a primary portal's root next to a figure (advisory)."""
+"""`claims-pipeline lint`: citations pointing at a primary portal's root next to a figure (advisory). The findings
+are the result (stdout; --json: one JSON document)."""
 
 from __future__ import annotations
 
@@ -6,13 +7,14 @@ import argparse
 import sys
 from pathlib import Path
 
+from claims_pipeline.commands import options
 from claims_pipeline.commands.extract import scopes_for, settings_for
 from claims_pipeline.common.text_safety import terminal_escaped
 
+OPTIONS = [options.CORPUS, options.SCOPE, options.JSON]
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--corpus", metavar="DIR", help="corpus root (overrides extraction.corpus_dir)")
-    parser.add_argument("--scope", metavar="X", help="only scopes equal to X or ending in /X")
     parser.add_argument("--strict", action="store_true", help="exit 1 when there is any finding")
     parser.add_argument("files", nargs="*", metavar="FILE",
                         help="only these markdown files of the corpus (what a pre-commit hook passes); a file outside "
@@ -37,21 +39,25 @@ def run(args: argparse.Namespace) -> int:
     findings = lint_corpus(settings, scopes, skipped, only=only)
     for warning in skipped:  # files not linted (a FIFO, a link leaving the corpus, over the size cap, binary)
         print(f"warning: {warning}", file=sys.stderr)
+    output = options.Result(args.json)
+    output.document({"findings": [{"file": f.file, "line": f.line, "url": f.url, "context": f.context} for f in findings]})
     if not findings:
         from claims_pipeline.corpus.explain import no_claim_message
         from claims_pipeline.corpus.extract import extract_corpus
 
         extraction = extract_corpus(settings, scopes=scopes)
         if not extraction.claims:  # nothing to lint is no clean bill: say why
-            print(terminal_escaped(no_claim_message(settings, len(extraction.files), scopes=scopes)))
+            message = no_claim_message(settings, len(extraction.files), scopes=scopes)
+            if args.json:  # the document's empty findings would read as a clean bill: the reason on stderr
+                print(terminal_escaped(message), file=sys.stderr)
+            output.line(message)
             return 0
-        print(f"✓ no domain-root citations next to a figure ({len(extraction.claims)} claims in "
-              f"{len(extraction.files)} files)")
+        output.line(f"✓ no domain-root citations next to a figure ({len(extraction.claims)} claims in "
+                    f"{len(extraction.files)} files)")
         return 0
-    print(f"⚠️  {len(findings)} citation(s) point at a PRIMARY-SOURCE domain ROOT next to a figure "
-          "(cite the page that holds the figure):")
-    for f in findings:
-        # file names, URLs and lines are the corpus's own text: nothing a terminal would obey is printed raw
-        print(terminal_escaped(f"  {f.file}:{f.line}  → {f.url}") + "\n      " + terminal_escaped(f.context))
-    print("(advisory: add deep links, or list deliberate roots in linter.root_url_allowlist)")
+    output.line(f"⚠️  {len(findings)} citation(s) point at a PRIMARY-SOURCE domain ROOT next to a figure "
+                "(cite the page that holds the figure):")
+    for f in findings:  # file names, URLs and lines are the corpus's own text: Result.line escapes them
+        output.line(f"  {f.file}:{f.line}  → {f.url}\n      {f.context}")
+    output.line("(advisory: add deep links, or list deliberate roots in linter.root_url_allowlist)")
     return 1 if args.strict else 0

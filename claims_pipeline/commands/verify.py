@@ -1,26 +1,28 @@
 """`claims-pipeline verify [--scope X] [--max-claims N] [--dry-run]`: the verdict step on the audited scopes.
 
 Runs the verify_scope job (the same the UI launches) in-process: the judge named by judge.provider answers,
-code checks each answer, and the verdict report lands next to the newest audit report. --dry-run prints the
-prompts and a token and cost estimate as JSON, and sends nothing."""
+code checks each answer, and the verdict report lands next to the newest audit report; the verdict counts are the
+result (stdout; --json: one JSON document). --dry-run says what would be sent and a token and cost estimate
+(--json: with the prompts), and sends nothing."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from datetime import UTC
 from pathlib import Path
 
-from claims_pipeline.common.text_safety import json_escaped, terminal_escaped
+from claims_pipeline.commands import options
+from claims_pipeline.common.text_safety import terminal_escaped
+
+OPTIONS = [options.SCOPE, options.NOW, options.JSON]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--scope", metavar="X", help="only scopes equal to X or ending in /X (default: every scope)")
     parser.add_argument("--max-claims", type=int, default=0, metavar="N",
                         help="send at most N claims to the judge (default judge.max_claims_per_run)")
-    parser.add_argument("--dry-run", action="store_true", help="print the prompts and a token/cost estimate; send nothing")
-    parser.add_argument("--now", metavar="ISO", help="pin the clock")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="say what would be sent and a token/cost estimate (--json: with the prompts); send nothing")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -44,18 +46,19 @@ def run(args: argparse.Namespace) -> int:
         from claims_pipeline.steps.verdicts import dry_run
 
         plan = dry_run(settings, scopes, now, max_claims=args.max_claims, scripted=scripted)
-        print(json_escaped(json.dumps(plan, indent=2, ensure_ascii=False)))
-        print(terminal_escaped(
+        output = options.Result(args.json)
+        output.document(plan)
+        output.line(
             f"dry run: {plan['would_send']} of {plan['claims']} claims would be sent to {plan['provider']} "
             f"({plan['model']}), {plan['would_reuse']} answers would be reused from the verdict cache, "
             f"{plan['would_ask_direction_b']} direction-B asks expected: about {plan['est_input_tokens']} input + "
-            f"{plan['est_output_tokens']} output tokens, ${plan['est_cost_usd']:.4f}; nothing was sent"), file=sys.stderr)
+            f"{plan['est_output_tokens']} output tokens, ${plan['est_cost_usd']:.4f}; nothing was sent")
         if plan["scopes_not_audited"]:  # scope names come from file names
             print(terminal_escaped(f"not audited yet (run `claims-pipeline audit` first): "
                                    f"{', '.join(plan['scopes_not_audited'])}"), file=sys.stderr)
         return 0
     return verify(str(config) if config else "", all_scopes, scopes if args.scope else None,
-                  max_claims=args.max_claims, clock=args.now or "")
+                  max_claims=args.max_claims, clock=args.now or "", as_json=args.json)
 
 
 SCRIPTED_NOTICE = ("verify: the demo corpus with judge.provider none: the demo's scripted judge (a local stand-in "
@@ -72,7 +75,7 @@ def demo_judge_replaces(settings) -> bool:
 
 
 def verify(config_path: str, all_scopes: list[str], scopes: list[str] | None, *, max_claims: int = 0, clock: str = "",
-           fixture_web: str = "auto", quiet: bool = False, trigger: str = "cli", name: str = "") -> int:
+           fixture_web: str = "auto", quiet: bool = False, trigger: str = "cli", name: str = "", as_json: bool = False) -> int:
     from claims_pipeline.config.settings import load_settings
     from claims_pipeline.orchestration.instance import open_instance
     from claims_pipeline.orchestration.runner import notification_summary, resources_for, run_failures, run_verify
@@ -85,9 +88,11 @@ def verify(config_path: str, all_scopes: list[str], scopes: list[str] | None, *,
     for f in failures:
         print(terminal_escaped(f"claims-pipeline: {f}"), file=sys.stderr)
     summary = verdict_summary(results[-1]) if results and results[-1].success else None
+    if not quiet:  # a failed run's document is {}, as audit's: --json always leaves one document on stdout
+        options.Result(as_json).document(summary or {})
     if summary is not None and not quiet:
-        # the reason may quote the provider's or the model's answer: nothing a terminal would obey is printed raw
-        print(json_escaped(json.dumps(summary, indent=2, ensure_ascii=False)))
+        # the reason may quote the provider's or the model's answer: Result escapes what a terminal would obey
+        options.Result(as_json).line(verdict_line(summary))
         where = summary.get("report")
         if summary.get("judged") is False:
             # a run that judged nothing is no verdict report: say so, and what to set (docs/verification.md)
@@ -100,6 +105,16 @@ def verify(config_path: str, all_scopes: list[str], scopes: list[str] | None, *,
     if said:
         print(terminal_escaped(said), file=sys.stderr)
     return 0 if not failures and all(r.success for r in results) else 1
+
+
+def verdict_line(summary: dict) -> str:
+    """The verdicts for a person, in one line: how many of each, what the checks did, the cost."""
+    if summary.get("judged") is False:
+        return f"verdicts: none, nothing was judged ({summary.get('reason') or 'no judge configured'})"
+    by = " · ".join(f"{k} {v}" for k, v in (summary.get("by_verdict") or {}).items() if v)
+    return (f"verdicts: {summary.get('verdicts', 0)}" + (f" ({by})" if by else "")
+            + (f" · {summary['verification']}" if summary.get("verification") else "")
+            + f" · cost ${summary.get('cost_usd') or 0:.4f}")
 
 
 def verdict_summary(result) -> dict | None:

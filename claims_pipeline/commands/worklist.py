@@ -1,5 +1,6 @@
 """`claims-pipeline worklist`: sample claims fetch-free, fetch only the sample's pages (TTL cache), write the
-LLM worklist JSON. Runs the `worklist` asset in-process against the Dagster instance."""
+LLM worklist JSON (--out). Runs the `worklist` asset in-process against the Dagster instance. The sample's
+statistics are the result (stdout; --json: one JSON document)."""
 
 from __future__ import annotations
 
@@ -8,18 +9,16 @@ import json
 import sys
 from pathlib import Path
 
-from claims_pipeline.common.text_safety import json_escaped, terminal_escaped
+from claims_pipeline.commands import options
+from claims_pipeline.common.text_safety import terminal_escaped
+
+OPTIONS = [options.SCOPE, options.SECTION, options.INCLUDE_SECONDARY, options.NOW, options.JSON]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sample", type=int, default=0, metavar="N", help="how many claims (default sampling.default_sample)")
-    parser.add_argument("--scope", metavar="X", help="only scopes equal to X or ending in /X")
-    parser.add_argument("--section", metavar="S", help="only claims under headings containing S")
-    parser.add_argument("--include-secondary", action="store_true",
-                        help="also citations of sources that are not official when extraction.primary_only restricts them")
     parser.add_argument("--seed", type=int, default=-1, help="sampling tie-break seed (default sampling.seed)")
-    parser.add_argument("--out", type=Path, metavar="PATH", help="worklist file (default <home>/worklist.json)")
-    parser.add_argument("--now", metavar="ISO", help="pin the clock")
+    parser.add_argument("--out", type=Path, metavar="FILE", help="write the worklist to this JSON file (default <home>/worklist.json)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -55,11 +54,16 @@ def run(args: argparse.Namespace) -> int:
     for f in run_failures([result]):
         print(terminal_escaped(f"claims-pipeline: {f}"), file=sys.stderr)
     if not result.success:
+        options.Result(args.json).document({})  # --json: one document even when the run failed, as audit's
         return 1
     doc = json.loads(out.read_text(encoding="utf-8"))
     stats = doc.get("stats", {})
-    # scope names come from file names: nothing a terminal would obey is printed raw (the same JSON)
-    print(json_escaped(json.dumps({k: v for k, v in stats.items() if k != "tokens_absent"}, indent=2, ensure_ascii=False)))
+    shown = {k: v for k, v in stats.items() if k != "tokens_absent"}  # the absent claims themselves: in the file
+    output = options.Result(args.json)
+    output.document(shown)  # scope names come from file names: Result escapes what a terminal would obey
+    by_prior = ", ".join(f"{prior} {n}" for prior, n in (shown.get("by_prior") or {}).items())
+    output.line(f"sampled {shown.get('total', 0)} claims" + (f" ({by_prior})" if by_prior else "")
+                + f" · TOKENS_ABSENT {shown.get('tokens_absent_count', 0)} · stale_changed {shown.get('stale_changed_count', 0)}")
     print(f"worklist → {out}  ({len(doc.get('items', []))} items)", file=sys.stderr)
     print("NEXT: `claims-pipeline verify` asks the judge about the audited claims (docs/verification.md).", file=sys.stderr)
     n_absent = stats.get("tokens_absent_count", 0)

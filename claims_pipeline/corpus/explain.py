@@ -22,4 +22,4 @@ def no_claim_message(settings: Settings, files: int, *, scopes: list[str] | None
             why = (f"{others} figure{'s' * (others != 1)} cite{'s' * (others == 1)} sources that are not official, "
                    "left out by extraction.primary_only: true")
     return (f"{files} file{'s' * (files != 1)} read, no claim found: {why}; hint: docs/user-guide.md, "
-            "\"What a claim is\", and `claims-pipeline extract --json claims.json` to see what is read")
+            "\"What a claim is\", and `claims-pipeline extract --out claims.json` to see what is read")

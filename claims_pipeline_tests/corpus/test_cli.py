@@ -28,7 +28,7 @@ def test_extract_stats_and_json(corpus, tmp_path):
     root = corpus("countries/xa/playbook.md", GOOD)
     corpus("countries/xb/playbook.md", b"\x00binary")
     out = tmp_path / "claims.json"
-    r = cli("extract", "--corpus", str(root), "--json", str(out), cwd=tmp_path)
+    r = cli("extract", "--corpus", str(root), "--json", "--out", str(out), cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     stats = json.loads(r.stdout)
     assert stats["total_claims"] == 2 and stats["stamped"] == 1 and stats["never_verified"] == 1
@@ -43,7 +43,7 @@ def test_extract_stats_and_json(corpus, tmp_path):
 def test_extract_scope_and_secondary(corpus, tmp_path):
     root = corpus("countries/xa/playbook.md", GOOD + "- yield **4 %** ([n](https://www.numbeo.com/x))\n")
     corpus("countries/xb/playbook.md", GOOD)
-    r = cli("extract", "--corpus", str(root), "--scope", "xa", "--include-secondary", cwd=tmp_path)
+    r = cli("extract", "--corpus", str(root), "--scope", "xa", "--include-secondary", "--json", cwd=tmp_path)
     stats = json.loads(r.stdout)
     assert stats["top_scopes"] == {"xa": 3} and stats["by_tier"]["secondary"] == 1
 
@@ -75,7 +75,7 @@ def test_extract_stats_count_scopes_and_stale_markers(corpus, tmp_path):
     corpus("countries/xc/playbook.md", "## Rent\n- cap **3.5 %** ([r](https://rent.gov.xc/c)) (2026-05-27 stale-marker)\n"
                                        "\n**Last verified**: 2026-04-02\n")
     corpus("shared/notes.md", "## Notes\nno figures here\n")
-    r = cli("extract", "--corpus", str(root), cwd=tmp_path)
+    r = cli("extract", "--corpus", str(root), "--json", cwd=tmp_path)
     stats = json.loads(r.stdout)
     assert stats["scopes_covered"] == 2 and stats["files"] == 3 and stats["total_claims"] == 3
     assert stats["stamped"] == 2 and stats["stale_marked"] == 1 and stats["never_verified"] == 1
@@ -144,11 +144,11 @@ def test_top_level_help_description_is_whole_sentences(capsys):
 
 
 def test_output_piped_into_a_reader_that_stops_early_ends_quietly(tmp_path):
-    """`claims-pipeline extract | head -1`: the closed pipe ends the command without a traceback."""
+    """`claims-pipeline extract --json | head -c 1`: the closed pipe ends the command without a traceback."""
     import subprocess
     import sys
 
-    cmd = f"{sys.executable} -m claims_pipeline.cli extract | head -c 1"
+    cmd = f"{sys.executable} -m claims_pipeline.cli extract --json | head -c 1"
     done = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], capture_output=True, text=True, timeout=120)
     assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr, done.stderr
     assert done.stdout == "{"

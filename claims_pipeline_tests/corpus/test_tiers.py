@@ -63,7 +63,7 @@ def test_extract_shows_the_tier_of_each_cited_host(tmp_path):
                                  "Rents rose **4 %** ([blog](https://blog.example.net/r)).\n", encoding="utf-8")
     env = {**os.environ, "CLAIMS_PIPELINE_HOME": str(tmp_path / "home")}
     env.pop("CLAIMS_PIPELINE_CONFIG", None)
-    r = subprocess.run([sys.executable, "-m", "claims_pipeline.cli", "extract", "--corpus", str(kb)], cwd=tmp_path,
+    r = subprocess.run([sys.executable, "-m", "claims_pipeline.cli", "extract", "--corpus", str(kb), "--json"], cwd=tmp_path,
                        capture_output=True, text=True, timeout=60, env=env)
     assert r.returncode == 0, r.stderr
     assert "[extract] official (listed): www.arbeitsagentur.de (1)" in r.stderr.splitlines()

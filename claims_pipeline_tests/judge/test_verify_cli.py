@@ -53,18 +53,20 @@ def test_verify_cli_with_anthropic_against_the_scripted_server(tmp_path):
         audited = _cli(["audit", "--config", str(config)], env)
         assert audited.returncode == 0, audited.stderr[-2000:]
 
-        dry = _cli(["verify", "--config", str(config), "--dry-run"], env)
+        dry = _cli(["verify", "--config", str(config), "--dry-run", "--json"], env)
         assert dry.returncode == 0, dry.stderr[-2000:]
         assert server.count == 0  # a dry run sends nothing
-        plan = json.loads(dry.stdout[: dry.stdout.rindex("}") + 1])
+        plan = json.loads(dry.stdout)
         assert plan["provider"] == "anthropic" and plan["would_send"] > 1 and plan["est_input_tokens"] > 0
         assert plan["prompts"] and all(p["user"] for p in plan["prompts"])
-        assert "nothing was sent" in dry.stderr and "input" in dry.stderr
+        said = _cli(["verify", "--config", str(config), "--dry-run"], env)  # the same, for a person
+        assert said.returncode == 0 and server.count == 0, said.stderr[-2000:]
+        assert "nothing was sent" in said.stdout and f"{plan['would_send']} of {plan['claims']} claims" in said.stdout
 
         one = _cli(["verify", "--config", str(config), "--max-claims", "1"], env)
         assert one.returncode == 0, one.stderr[-2000:]
         assert server.count == 1
-        full = _cli(["verify", "--config", str(config)], env)
+        full = _cli(["verify", "--config", str(config), "--json"], env)
         assert full.returncode == 0, full.stderr[-2000:]
         sent = server.count
         assert sent > 1
@@ -73,15 +75,16 @@ def test_verify_cli_with_anthropic_against_the_scripted_server(tmp_path):
         assert again.returncode == 0, again.stderr[-2000:]
         assert server.count == sent  # unchanged inputs: no request
         # the dry run reads the verdict cache: after a full run it would send nothing, and says so
-        redry = _cli(["verify", "--config", str(config), "--dry-run"], env)
+        redry = _cli(["verify", "--config", str(config), "--dry-run", "--json"], env)
         assert redry.returncode == 0, redry.stderr[-2000:]
-        replan = json.loads(redry.stdout[: redry.stdout.rindex("}") + 1])
+        replan = json.loads(redry.stdout)
         assert (replan["would_send"], replan["would_ask_direction_b"], replan["prompts"]) == (0, 0, [])
         assert replan["would_reuse"] == plan["would_send"] + plan["would_reuse"] > 0
-        assert f"{replan['would_reuse']} answers would be reused" in redry.stderr
+        resaid = _cli(["verify", "--config", str(config), "--dry-run"], env)
+        assert f"{replan['would_reuse']} answers would be reused" in resaid.stdout, resaid.stderr[-2000:]
         assert server.count == sent
 
-    for proc in (audited, dry, one, full, again, redry):
+    for proc in (audited, dry, said, one, full, again, redry, resaid):
         assert KEY not in proc.stdout and KEY not in proc.stderr
     needle = KEY.encode()
     assert _files_holding(tmp_path, needle) == []  # the home, its Dagster instance, the user's home, the config
@@ -101,11 +104,11 @@ def test_on_the_demo_corpus_a_configured_judge_is_used_and_the_scripted_one_says
     plain.write_text(yaml.safe_dump(cfg), encoding="utf-8")
     audited = _cli(["audit", "--config", str(plain)], env)
     assert audited.returncode == 0, audited.stderr[-2000:]
-    stand_in = _cli(["verify", "--config", str(plain), "--dry-run", "--scope", "xa"], env)
+    stand_in = _cli(["verify", "--config", str(plain), "--dry-run", "--scope", "xa", "--json"], env)
     assert stand_in.returncode == 0, stand_in.stderr[-2000:]
     notice = [line for line in stand_in.stderr.splitlines() if "scripted judge" in line]
     assert len(notice) == 1 and "judge.provider none" in notice[0] and "set judge.provider" in notice[0]
-    assert json.loads(stand_in.stdout[: stand_in.stdout.rindex("}") + 1])["model"] == "scripted-demo-judge"
+    assert json.loads(stand_in.stdout)["model"] == "scripted-demo-judge"
     with ScriptedJudgeServer(demo_answerer) as server:
         cfg["judge"] = {"provider": "anthropic", "base_url": server.anthropic_url, "model": "claude-haiku-4-5"}
         configured = tmp_path / "demo-judged.yaml"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import shutil
 from pathlib import Path
 
@@ -246,7 +247,16 @@ def test_the_ci_example_workflow_runs_the_audit_on_a_kept_home() -> None:
     home = job["env"]["CLAIMS_PIPELINE_HOME"]
     assert home.endswith("/.claims-home")
     runs = [s.get("run", "") for s in job["steps"]]
-    assert "claims-pipeline audit" in runs
+    assert "claims-pipeline audit --json > headline.json" in runs  # stdout: one JSON document (docs/cli-json.md)
+    # the summary step reads only keys the audit's headline has
+    from datetime import UTC, datetime
+
+    from claims_pipeline.steps.audit.build import build_audit
+
+    headline = build_audit([], {}, {}, run_at=datetime(2026, 6, 1, tzinfo=UTC)).headline
+    [summary] = [r for r in runs if "headline.json" in r and r.startswith("jq ")]
+    read = set(re.findall(r"\\\(\.(\w+)", summary))
+    assert read and read <= set(headline), (read, sorted(headline))
     cached = [s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/cache/")]
     assert [s["uses"].split("@")[0] for s in cached] == ["actions/cache/restore", "actions/cache/save"]
     assert all(s["with"]["path"] == ".claims-home" for s in cached)
