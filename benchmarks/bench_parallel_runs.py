@@ -65,13 +65,14 @@ def child_main(spec: str) -> None:
     """One run over a contiguous range of scope partitions, as the CLI runs a job (runner.py)."""
     import dagster as dg
 
+    from claims_pipeline.config.settings import load_settings
     from claims_pipeline.defs.jobs import scope_assets
     from claims_pipeline.defs.partitions import range_tags
     from claims_pipeline.orchestration.runner import QUIET_RUN_CONFIG, definitions_with, resources_for
 
     c = json.loads(spec)
     t0 = time.monotonic()
-    defs = definitions_with(resources_for(c["config"], fixture_web="off"))
+    defs = definitions_with(resources_for(load_settings(c["config"])))
     job = defs.resolve_job_def("audit_corpus")
     selection = list(scope_assets.resolve(defs.resolve_asset_graph()))
     with dg.DagsterInstance.get() as instance:

@@ -183,7 +183,7 @@ def measure(tmp: Path, name: str, args: argparse.Namespace, scopes: int, files: 
             keys = list(instance.get_dynamic_partitions(SCOPE_PARTITIONS_NAME))
 
             # [2] the whole corpus in one run
-            resources = resources_for(str(config), fixture_web="off")
+            resources = resources_for(load_settings(config))
             defs = definitions_with(resources)
             t0 = time.perf_counter()
             whole = defs.resolve_job_def("audit_corpus").execute_in_process(

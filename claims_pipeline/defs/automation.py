@@ -24,29 +24,45 @@ def whole_corpus_request(instance: dg.DagsterInstance, run_key: str | None, mont
                                                                                       scope=jobs.ALL_SCOPES)})
 
 
-def scheduled_job():  # -> the job definition
-    """The monthly run: the audit, and the verdicts too only when judge.on_schedule is true (they cost money)."""
-    from claims_pipeline.defs.resources import ClaimsConfig
+def monthly_request(context: dg.ScheduleEvaluationContext, claims_config: ClaimsConfig,
+                    with_verdicts: bool) -> dg.RunRequest | dg.SkipReason:
+    """The monthly run of one of the two schedules: the one judge.on_schedule chooses, read when the schedule
+    ticks (nothing reads the settings when the definitions load); the other skips and says why."""
+    if claims_config.load().judge.on_schedule != with_verdicts:
+        runs = "monthly_audit_and_verify" if not with_verdicts else "monthly_audit"
+        return dg.SkipReason(f"judge.on_schedule is {str(not with_verdicts).lower()}: {runs} runs this month's audit")
+    when = context.scheduled_execution_time
+    return whole_corpus_request(context.instance, f"monthly-{when:%Y-%m}" if when else None,
+                                f"{when:%Y-%m}" if when else None)
 
-    try:
-        on_schedule = ClaimsConfig().load().judge.on_schedule
-    except Exception:  # a bad config: the runs themselves report it, with file and key
-        on_schedule = False
-    return jobs.audit_and_verify_corpus if on_schedule else jobs.audit_corpus
+
+MONTHLY = "0 6 1 * *"  # 06:00 UTC on the 1st of every month
 
 
 @dg.schedule(
     name="monthly_audit",
-    cron_schedule="0 6 1 * *",  # 06:00 UTC on the 1st of every month
+    cron_schedule=MONTHLY,
     execution_timezone="UTC",
-    job=scheduled_job(),
+    job=jobs.audit_corpus,
     default_status=dg.DefaultScheduleStatus.RUNNING,
-    description="Re-reads every cited page of every scope, then writes the audit and its report.",
+    description="Re-reads every cited page of every scope, then writes the audit and its report (with "
+    "judge.on_schedule false, the default).",
 )
-def monthly_audit_schedule(context: dg.ScheduleEvaluationContext) -> dg.RunRequest | dg.SkipReason:
-    when = context.scheduled_execution_time
-    return whole_corpus_request(context.instance, f"monthly-{when:%Y-%m}" if when else None,
-                                f"{when:%Y-%m}" if when else None)
+def monthly_audit_schedule(context: dg.ScheduleEvaluationContext, claims_config: ClaimsConfig) -> dg.RunRequest | dg.SkipReason:
+    return monthly_request(context, claims_config, with_verdicts=False)
+
+
+@dg.schedule(
+    name="monthly_audit_and_verify",
+    cron_schedule=MONTHLY,
+    execution_timezone="UTC",
+    job=jobs.audit_and_verify_corpus,
+    default_status=dg.DefaultScheduleStatus.RUNNING,
+    description="The monthly audit, then the verdicts of every scope (with judge.on_schedule true: they cost money).",
+)
+def monthly_audit_and_verify_schedule(context: dg.ScheduleEvaluationContext,
+                                      claims_config: ClaimsConfig) -> dg.RunRequest | dg.SkipReason:
+    return monthly_request(context, claims_config, with_verdicts=True)
 
 
 def stored_scope_hash(home, scope: str) -> str | None:

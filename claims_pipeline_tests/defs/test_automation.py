@@ -10,13 +10,14 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
+from claims_pipeline.config.settings import DEMO_CORPUS_DIR
 from claims_pipeline.definitions import defs as build_definitions
 from claims_pipeline.defs.automation import corpus_sensor, monthly_audit_schedule
 from claims_pipeline.defs.resources import ClaimsConfig
 from claims_pipeline_tests.defs.conftest import config_with
 from claims_pipeline_tests.defs.sensor_results import apply_partition_requests
 
-DEMO_CORPUS = Path(__file__).resolve().parents[2] / "claims_pipeline" / "demo" / "corpus"
+DEMO_CORPUS = DEMO_CORPUS_DIR
 
 
 def test_definitions_load_with_schedule_running_by_default():
@@ -47,7 +48,8 @@ def test_audit_assets_follow_by_an_automation_condition_sensor_running_by_defaul
 
 def test_schedule_requests_one_run_over_every_scope_then_the_audit(instance):
     when = datetime(2026, 12, 1, 6, 0, tzinfo=UTC)
-    ctx = dg.build_schedule_context(instance=instance, scheduled_execution_time=when)
+    ctx = dg.build_schedule_context(instance=instance, scheduled_execution_time=when,
+                                    resources={"claims_config": ClaimsConfig()})  # judge.on_schedule false
     assert isinstance(monthly_audit_schedule(ctx), dg.SkipReason)  # no partitions yet
 
     instance.add_dynamic_partitions("scope", ["xa", "xb", "xc", "shared/exit/regional"])
