@@ -99,7 +99,7 @@ def prepare_instance(dagster_home: Path, config: Path, ordered_scopes: list[str]
     code = ("import dagster as dg, sys, json\n"
             "from claims_pipeline.orchestration.instance import prepare_dagster_home\n"
             "from claims_pipeline.config.settings import load_settings\n"
-            "prepare_dagster_home(load_settings(sys.argv[1]))\n"
+            "prepare_dagster_home(load_settings(sys.argv[1]).home_dir)\n"
             "with dg.DagsterInstance.get() as i: i.add_dynamic_partitions('scope', json.loads(sys.argv[2]))\n")
     subprocess.run([sys.executable, "-c", code, str(config), json.dumps(ordered_scopes)], check=True,
                    env={**os.environ, "DAGSTER_HOME": str(dagster_home)})

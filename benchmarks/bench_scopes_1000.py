@@ -169,7 +169,7 @@ def measure(tmp: Path, name: str, args: argparse.Namespace, scopes: int, files: 
         config.write_text(yaml.safe_dump(synthetic, sort_keys=False), encoding="utf-8")
         dagster_home = work / "dagster"
         os.environ["DAGSTER_HOME"] = str(dagster_home)
-        prepare_dagster_home(load_settings(config))
+        prepare_dagster_home(load_settings(config).home_dir)
         with dg.DagsterInstance.get() as instance:
             # [1] first tick: every scope new
             first, t_first = evaluate_sensor(instance, config, None)

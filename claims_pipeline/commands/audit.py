@@ -46,7 +46,7 @@ def audit(settings: Settings, *, scope: str | None = None, clock: str = "", fixt
         raise InputError(nothing_read_message(settings, walk))
     all_scopes = list(walk.scopes)
     chosen = chosen_scopes(all_scopes, scope)
-    instance = open_instance(settings)
+    instance = open_instance(settings.home_dir)
     resources = resources_for(settings, fixture_web=fixture_web, clock=clock)
     before = latest_signature(settings.reports_dir)
     # on a terminal, the cited pages' fetch is drawn as it goes (not during the demo's quiet audits)

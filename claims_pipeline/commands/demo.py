@@ -77,15 +77,16 @@ def demo_verdicts(settings: Settings) -> int:
     return code
 
 
-def ui_command(config: Path, dagster_home: str) -> str:
+def ui_command(config: Path, dagster_home: str, deployment: str = "demo") -> str:
     """The shell line that opens the UI on the demo's instance: the venv's `dg dev` (so it works without activating
     it), in the project folder of a checkout, on the module for an installed package (`dagster dev` is superseded)."""
     import shlex
 
     from claims_pipeline.config.settings import ENV_DEPLOYMENT, PACKAGE_DIR
 
-    env = (f"CLAIMS_PIPELINE_CONFIG={shlex.quote(str(config))} DAGSTER_HOME={shlex.quote(dagster_home)} "
-           f"{ENV_DEPLOYMENT}=demo")
+    env = f"CLAIMS_PIPELINE_CONFIG={shlex.quote(str(config))} DAGSTER_HOME={shlex.quote(dagster_home)}"
+    if deployment != "local":  # local is what an unset variable means
+        env += f" {ENV_DEPLOYMENT}={deployment}"
     project = PACKAGE_DIR.parent
     dg_cli = shlex.quote(str(Path(sys.executable).with_name("dg")))
     if "[tool.dg" in _read(project / "pyproject.toml"):

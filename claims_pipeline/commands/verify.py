@@ -75,7 +75,7 @@ def verify(settings: Settings, all_scopes: list[str], scopes: list[str] | None, 
     from claims_pipeline.orchestration.instance import open_instance
     from claims_pipeline.orchestration.runner import notification_summary, resources_for, run_failures, run_verify
 
-    instance = open_instance(settings)
+    instance = open_instance(settings.home_dir)
     results = run_verify(instance, resources_for(settings, clock=clock, fixture_web=fixture_web), all_scopes,
                          scopes, max_claims=max_claims, trigger=trigger, name=name)
     failures = run_failures(results)

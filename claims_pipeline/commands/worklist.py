@@ -49,7 +49,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         "sample": args.sample, "scope": args.scope or "", "section": args.section or "",
         "include_secondary": bool(args.include_secondary), "seed": args.seed, "out": str(out),
     }
-    instance = open_instance(settings)
+    instance = open_instance(settings.home_dir)
     with FetchProgressDisplay(label="fetching the sample's pages") as show, installed(show):  # drawn on a terminal only
         result = run_worklist(instance, resources_for(settings, clock=args.now or ""), run_config)
     for f in run_failures([result]):

@@ -1,5 +1,7 @@
-"""When audits run by themselves: the monthly schedule, the corpus sensor (one partition per scope, and a
-re-audit of each scope whose files changed), and the sensor that evaluates the audit's automation conditions."""
+"""When audits run by themselves: the monthly schedules (the audit, or the audit and the verdicts, as
+judge.on_schedule says when they tick), the corpus sensor (one partition per scope, and a re-audit of each scope
+whose files changed), and the sensor that evaluates the audit's automation conditions. The settings are read
+when a schedule or a sensor ticks, through the claims_config resource, never when this module is imported."""
 
 
 import json
@@ -83,7 +85,7 @@ def current_scope_hashes(config: ClaimsConfig) -> dict[str, str]:
 
 # Past this many scopes due in one tick, and when they are most of the corpus (a new deployment, a corpus moved or
 # reformatted), one audit_corpus run replaces a run per scope: each audit_scope run ends with the cross-scope audit
-# and a report, so 1,000 new scopes meant 1,000 queued runs writing 1,000 reports (benchmarks/bench_scopes_1000.py).
+# and a report, so a run per scope would queue as many runs and write as many reports (benchmarks/bench_scopes_1000.py).
 MANY_DUE = 20
 
 
@@ -141,11 +143,9 @@ def corpus_sensor(context: dg.SensorEvaluationContext, claims_config: ClaimsConf
 
 
 def _read_cursor(cursor: str | None) -> tuple[dict[str, str], int]:
-    """(per-scope file hashes last seen, tick number). An older cursor was the hashes alone."""
+    """(per-scope file hashes last seen, tick number); none before the first tick."""
     data = json.loads(cursor) if cursor else {}
-    if isinstance(data.get("scopes"), dict):
-        return data["scopes"], int(data.get("tick", 0))
-    return data, 0
+    return data.get("scopes", {}), int(data.get("tick", 0))
 
 
 # Dagster only evaluates AutomationCondition.eager() on the audit assets through an automation condition sensor;

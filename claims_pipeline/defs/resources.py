@@ -31,10 +31,10 @@ from claims_pipeline.config.settings import (
     settings_source,
 )
 
-# The settings of the run executing in this process, by (run id, config_path): Dagster initializes a separate copy
+# The settings of the run executing in this process, by (run id, config_path, entry_key): Dagster initializes a separate copy
 # of ClaimsConfig for each resource that holds one (page cache, fetcher, judge, IO manager), and every copy takes
 # the run's one read. Only the latest run is kept (a run worker executes one run; the CLI runs one after another).
-_RUN_SETTINGS: dict[tuple[str, str], Settings] = {}
+_RUN_SETTINGS: dict[tuple[str, str, str], Settings] = {}
 _SAID_OUTSIDE_RUNS: dict[str, str] = {}  # config_path -> the settings line a sensor tick last logged
 # Settings an entry point (the CLI) already read, by key, for its in-process runs: they are not read again.
 _ENTRY_SETTINGS: dict[str, Settings] = {}
@@ -67,14 +67,11 @@ class ClaimsConfig(dg.ConfigurableResource):
     _settings: Settings | None = PrivateAttr(default=None)
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
-        if self.entry_key in _ENTRY_SETTINGS:
-            self._settings = _ENTRY_SETTINGS[self.entry_key]
-            return  # the CLI said which settings it runs on
-        key = (context.run_id or "", self.config_path)
+        key = (context.run_id or "", self.config_path, self.entry_key)
         if context.run_id and key in _RUN_SETTINGS:
             self._settings = _RUN_SETTINGS[key]
             return
-        settings = self.load()
+        settings = self.load()  # the entry point's, else read from the file
         if context.run_id:
             _RUN_SETTINGS.clear()
             _RUN_SETTINGS[key] = settings

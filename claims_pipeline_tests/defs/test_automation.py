@@ -164,7 +164,7 @@ def test_the_instance_queues_runs_one_per_scope_and_one_cross_scope_audit_at_a_t
     from claims_pipeline.orchestration.instance import open_instance
 
     monkeypatch.delenv("DAGSTER_HOME", raising=False)
-    instance = open_instance(settings_from_dict({"home": str(tmp_path)}))
+    instance = open_instance(settings_from_dict({"home": str(tmp_path)}).home_dir)
     try:
         coordinator = instance.run_coordinator
         assert isinstance(coordinator, dg.QueuedRunCoordinator)

@@ -97,7 +97,7 @@ def test_the_instance_shows_the_automation_on_and_keeps_a_choice_made(tmp_path, 
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))  # open_instance sets it: restored after
     monkeypatch.delenv("CLAIMS_PIPELINE_CONFIG", raising=False)
     monkeypatch.chdir(tmp_path)
-    instance = open_instance(load_settings(None))
+    instance = open_instance(load_settings(None).home_dir)
     assert get_auto_materialize_paused(instance) is False  # the UI's badge: "Auto-materialize on"
     set_auto_materialize_paused(instance, True)  # someone paused it on the UI's daemons page: it stays paused
-    assert get_auto_materialize_paused(open_instance(load_settings(None))) is True
+    assert get_auto_materialize_paused(open_instance(load_settings(None).home_dir)) is True

@@ -82,7 +82,7 @@ def test_a_backfill_of_three_scopes_runs_as_separate_runs_two_at_once_each_row_o
 
         settings = load_settings(config)
         assert sorted(list_scopes(settings)) == SCOPES
-        instance = open_instance(settings)
+        instance = open_instance(settings.home_dir)
         assert (tmp_path / "dagster" / "dagster.yaml").read_bytes() == INSTANCE_TEMPLATES["postgres"].read_bytes()
         started: list[subprocess.Popen[bytes]] = []
         try:
