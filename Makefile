@@ -56,5 +56,4 @@ bench: setup
 # ($CLAIMS_PIPELINE_CONFIG, $CLAIMS_PIPELINE_DEPLOYMENT); `make dev DEPLOYMENT=demo` opens the demo's runs.
 DEPLOYMENT ?= $(CLAIMS_PIPELINE_DEPLOYMENT)
 dev: setup
-	home="$$(CLAIMS_PIPELINE_DEPLOYMENT=$(DEPLOYMENT) $(BIN)/python -m claims_pipeline.orchestration.instance)" && \
-	  CLAIMS_PIPELINE_DEPLOYMENT=$(DEPLOYMENT) DAGSTER_HOME="$$home" $(BIN)/dg dev
+	home="$$(CLAIMS_PIPELINE_DEPLOYMENT=$(DEPLOYMENT) $(BIN)/python -m claims_pipeline.orchestration.instance)" && CLAIMS_PIPELINE_DEPLOYMENT=$(DEPLOYMENT) DAGSTER_HOME="$$home" $(BIN)/dg dev

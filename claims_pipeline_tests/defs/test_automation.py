@@ -126,15 +126,6 @@ def test_an_edit_reverted_is_requested_again_with_a_new_run_key(instance, demo_c
     assert len(keys) == 4 and len(set(keys)) == 4, keys
 
 
-def test_a_cursor_written_by_the_previous_version_is_read(instance, demo_config, corpus):
-    from claims_pipeline.defs.automation import current_scope_hashes
-
-    config = config_with(demo_config, extraction__corpus_dir=str(corpus))
-    instance.add_dynamic_partitions("scope", ["xa", "xb", "xc", "shared/exit/regional"])
-    old_cursor = json.dumps(current_scope_hashes(ClaimsConfig(config_path=str(config))), sort_keys=True)
-    assert _evaluate(instance, config, old_cursor).run_requests == []
-
-
 def test_sensor_requests_nothing_for_scopes_already_materialized_with_the_same_files(instance, demo_config, corpus):
     from claims_pipeline.config.settings import load_settings
     from claims_pipeline.defs.automation import current_scope_hashes, stored_scope_hash
@@ -194,8 +185,15 @@ def test_make_dev_gives_the_ui_the_clis_instance(tmp_path, monkeypatch):
     home = Path(out.stdout.strip())
     assert home == tmp_path / "dagster"
     assert "max_concurrent_runs: 4" in (home / "dagster.yaml").read_text(encoding="utf-8")
-    makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text(encoding="utf-8")
-    assert 'home="$$($(BIN)/python -m claims_pipeline.orchestration.instance)" && DAGSTER_HOME="$$home" $(BIN)/dg dev' in makefile
+    # make dev gives the UI that folder and the same deployment; the demo's is the demo's own instance
+    make = subprocess.run(["make", "-n", "dev", "DEPLOYMENT=demo"], cwd=Path(__file__).resolve().parents[2], env=env,
+                          capture_output=True, text=True, timeout=60)
+    said = " ".join(make.stdout.split())
+    assert ('home="$(CLAIMS_PIPELINE_DEPLOYMENT=demo .venv/bin/python -m claims_pipeline.orchestration.instance)" && '
+            'CLAIMS_PIPELINE_DEPLOYMENT=demo DAGSTER_HOME="$home" .venv/bin/dg dev') in said, make.stdout + make.stderr
+    demo = subprocess.run([sys.executable, "-m", "claims_pipeline.orchestration.instance"], cwd=tmp_path,
+                          env={**env, "CLAIMS_PIPELINE_DEPLOYMENT": "demo"}, capture_output=True, text=True, timeout=60)
+    assert (demo.returncode, demo.stdout.strip()) == (0, str(tmp_path / "demo" / "dagster")), demo.stderr
     bad = tmp_path / "bad.yaml"
     bad.write_text("fetch:\n  concurency: 3\n", encoding="utf-8")
     out = subprocess.run([sys.executable, "-m", "claims_pipeline.orchestration.instance"], env={**env, "CLAIMS_PIPELINE_CONFIG": str(bad)},
