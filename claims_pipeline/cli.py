@@ -118,7 +118,8 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141  # 128 + SIGPIPE, what a shell reports for a tool killed by it
     except OSError as exc:  # a file or folder that could not be written or read (--json OUT, the home folder)
-        if settings is not None and (unread := _corpus_unreadable(settings, exc)) is not None:  # the corpus is only ever read: the user's input
+        # the corpus is only ever read: a failure there is the user's input
+        if settings is not None and (unread := _corpus_unreadable(settings, exc)) is not None:
             say(f"claims-pipeline: {unread}")
             return 2
         verb = "cannot write" if exc.errno in _WRITE_ERRNOS else "cannot use"
