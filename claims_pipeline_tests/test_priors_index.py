@@ -12,7 +12,7 @@ import pytest
 from claims_pipeline.priors import build, dates, numbers, page_index, scan
 from claims_pipeline.web.html_text import html_to_text
 
-SITES = Path(page_index.__file__).resolve().parents[1] / "fixture_web" / "sites"
+SITES = Path(page_index.__file__).resolve().parents[2] / "claims_pipeline_demo" / "fixture_web" / "sites"
 
 TRICKY = [
     "",

@@ -170,7 +170,7 @@ def test_make_demo_puts_its_outputs_where_the_quick_start_says(sandbox: dict[str
     # step 5: the scripted judge's verdicts and the suggested correction beside the report, never applied
     assert (report / "verdicts.md").is_file()
     assert "countries/xa/playbook.md:18  MISMATCH  0.8% -> 1.1%" in (report / "corrections.patch").read_text(encoding="utf-8")
-    corpus = ROOT / "claims_pipeline" / "demo" / "corpus" / "countries" / "xa" / "playbook.md"
+    corpus = ROOT / "claims_pipeline_demo" / "corpus" / "countries" / "xa" / "playbook.md"
     assert "**0.8%** of the cadastral value" in corpus.read_text(encoding="utf-8")
 
 

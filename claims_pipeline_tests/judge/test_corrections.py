@@ -13,7 +13,7 @@ from claims_pipeline.judge.checks import verify
 from claims_pipeline.judge.corrections import rewritten_figure, suggest_corrections, write_corrections
 from claims_pipeline.judge.model import DraftVerdict, JudgeItem, Verdict
 
-DEMO = Path(__file__).resolve().parents[2] / "claims_pipeline" / "demo" / "corpus"
+DEMO = Path(__file__).resolve().parents[2] / "claims_pipeline_demo" / "corpus"
 XA = "countries/xa/playbook.md"
 PAGE = ("Revenue Service - transfer duty\nA registration fee of 1 300 € per deed applies since 1 January 2026.\n"
         "The national median price was €192,500 in the last quarterly index.\nThe licence fee is now €950 per application.\n")

@@ -20,7 +20,7 @@ from claims_pipeline_demo.fixture_web import generated
 from claims_pipeline_tests.web.html_text_bs4 import html_to_text_bs4
 
 ROOT = Path(__file__).resolve().parents[2]
-SITES = ROOT / "claims_pipeline" / "fixture_web" / "sites"
+SITES = ROOT / "claims_pipeline_demo" / "fixture_web" / "sites"
 
 
 def same(raw: bytes | str, charset: str | None = None) -> None:

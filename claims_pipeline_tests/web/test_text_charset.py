@@ -10,7 +10,7 @@ import pytest
 from claims_pipeline.web.charset import charset_from_content_type, decode_body, meta_charset, normalise_label
 from claims_pipeline.web.text import html_to_text
 
-TEXT_SITE = Path(__file__).resolve().parents[2] / "claims_pipeline" / "fixture_web" / "sites" / "text.fixture"
+TEXT_SITE = Path(__file__).resolve().parents[2] / "claims_pipeline_demo" / "fixture_web" / "sites" / "text.fixture"
 WESTERN = ["è", "€", "ß", "‰", "coûte", "Hauptstraße", "1 200 €"]
 
 

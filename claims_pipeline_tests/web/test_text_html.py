@@ -9,7 +9,7 @@ import pytest
 from claims_pipeline.web.html_text import json_to_text, plain_to_text, xml_to_text
 from claims_pipeline.web.text import html_to_text, looks_like_js_shell
 
-TEXT_SITE = Path(__file__).resolve().parents[2] / "claims_pipeline" / "fixture_web" / "sites" / "text.fixture"
+TEXT_SITE = Path(__file__).resolve().parents[2] / "claims_pipeline_demo" / "fixture_web" / "sites" / "text.fixture"
 
 
 def page(name: str) -> bytes:
