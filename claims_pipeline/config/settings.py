@@ -2,7 +2,8 @@
 
 Lookup order for the file: an explicit path (``--config``), then ``$CLAIMS_PIPELINE_CONFIG``, then
 ``./config/claims_pipeline.yaml`` when it exists, else the built-in defaults below (in the demo deployment, the
-demo's settings: demo_config_file). Relative paths inside the file are resolved against the file's own directory. A wrong key, type or value raises ``ConfigError`` naming
+demo's settings: demo_config_file). Relative paths inside the file are resolved against the file's own
+directory. A wrong key, type or value raises ``ConfigError`` naming
 the file and the dotted key — also a value that only a later step would reject (a network range, an
 address-map target, a database URL, a host pattern, a path that must be a file...): the validators below run
 the same checks at load time, so a bad file fails before any corpus walk or network use.
@@ -1031,7 +1032,7 @@ def parse_config_yaml(raw: str, file: Path) -> Any:
 def load_settings(path: str | os.PathLike[str] | None = None, *, deployment: Deployment | None = None) -> Settings:
     """Load and validate settings (see module doc for the lookup order). An entry point calls this once and
     passes the result, or the section a part needs, down. deployment: None = $CLAIMS_PIPELINE_DEPLOYMENT; the
-    demo deployment without a config file reads the bundled demo.yaml."""
+    demo deployment without a config file reads the demo's settings (demo_config_file)."""
     deployment = deployment or deployment_from_env()
     file = find_config_file(path) or (demo_config_file() if deployment == "demo" else None)
     if file is None:
