@@ -52,5 +52,8 @@ test: $(STAMP) test-deps lint
 bench: setup
 	$(BIN)/python benchmarks/bench_extract.py
 
+# The UI on the instance the commands' runs went to: the same settings chain and deployment as theirs
+# ($CLAIMS_PIPELINE_CONFIG, $CLAIMS_PIPELINE_DEPLOYMENT); `make dev DEPLOYMENT=demo` opens the demo's runs.
+DEPLOYMENT ?= $(CLAIMS_PIPELINE_DEPLOYMENT)
 dev: setup
-	home="$$($(BIN)/python -m claims_pipeline.orchestration.instance)" && DAGSTER_HOME="$$home" $(BIN)/dg dev
+	home="$$(CLAIMS_PIPELINE_DEPLOYMENT=$(DEPLOYMENT) $(BIN)/python -m claims_pipeline.orchestration.instance)" && CLAIMS_PIPELINE_DEPLOYMENT=$(DEPLOYMENT) DAGSTER_HOME="$$home" $(BIN)/dg dev

@@ -129,12 +129,13 @@ def run_events(dagster_home: Path) -> int:
 def backfill_pair(tmp: Path, tag: str, corpus: Path, address: str, fetch: dict | None, dagster_home: Path) -> tuple[float, float, int]:
     """One plain run and one Dagster run, each from a fresh output home (fresh page cache)."""
     from claims_pipeline.commands.audit import audit
+    from claims_pipeline.config.settings import load_settings
 
     t = time.perf_counter()
     headline = plain_library(bench_config(tmp / f"plain-{tag}", corpus, address, fetch))
     plain_s = time.perf_counter() - t
     t = time.perf_counter()
-    assert audit(str(bench_config(tmp / f"dagster-{tag}", corpus, address, fetch)), fixture_web="off", quiet=True) == 0
+    assert audit(load_settings(bench_config(tmp / f"dagster-{tag}", corpus, address, fetch)), quiet=True) == 0
     dag_s = time.perf_counter() - t
     return plain_s, dag_s, headline["total"]
 
@@ -162,6 +163,7 @@ def main() -> int:
     args = ap.parse_args()
     from claims_pipeline.commands.audit import audit
     from claims_pipeline.commands.demo import write_runtime_config
+    from claims_pipeline.config.settings import load_settings
     from claims_pipeline_demo.fixture_web.server import FixtureWeb
 
     tmp = Path(tempfile.mkdtemp(prefix="bench_audit_"))
@@ -173,16 +175,15 @@ def main() -> int:
         (tmp / "demo").mkdir()
         demo_cfg = write_runtime_config(tmp / "demo", address)
         t = time.perf_counter()
-        assert audit(str(demo_cfg), fixture_web="off", quiet=True) == 0
+        assert audit(load_settings(demo_cfg), quiet=True) == 0
         elapsed = time.perf_counter() - t
-        from claims_pipeline.config.settings import load_settings
         from claims_pipeline.corpus.extract import extract_corpus
 
         demo = extract_corpus(load_settings(demo_cfg))
         print(f"demo audit ({len({c.scope for c in demo.claims})} scopes, {len(demo.claims)} claims, one run): {elapsed:.2f} s")
         # 2. one scope rematerialized
         t = time.perf_counter()
-        assert audit(str(demo_cfg), scope="xb", fixture_web="off", quiet=True) == 0
+        assert audit(load_settings(demo_cfg), scope="xb", quiet=True) == 0
         print(f"one scope rematerialized (xb, then the audit over all scopes): {time.perf_counter() - t:.2f} s")
 
         # 3. the whole-corpus backfill vs the plain library in one process

@@ -165,7 +165,7 @@ def realistic_wall(port: int, log: Path, urls: list[str], interval_ms: int, home
     as_a_new_process()
     t0 = time.time()
     w0 = time.monotonic()
-    results = fetch_urls(settings, urls, resolver=no_dns)
+    results = fetch_urls(settings.fetch, settings.pdf, urls, resolver=no_dns)
     wall = time.monotonic() - w0
     hosts = {u.split("/")[2] for u in urls}
     return {"wall": wall, "bound": bound_for(read_log(log, t0), hosts, interval_ms / 1000),
@@ -256,7 +256,7 @@ def gap_child_main(spec: str) -> None:
 
         politeness.Start.trace = untraced  # type: ignore[method-assign]
     w0 = time.monotonic()
-    results = fetch_urls(settings, c["urls"], resolver=no_dns, **({"host_leases": leases} if leases else {}))
+    results = fetch_urls(settings.fetch, settings.pdf, c["urls"], resolver=no_dns, **({"host_leases": leases} if leases else {}))
     print(json.dumps({"wall": time.monotonic() - w0, "ok": sum(r.status == "OK" for r in results), "sent": sent}))
 
 
@@ -378,7 +378,7 @@ def main() -> None:
             # 1. healthy run
             t0 = time.time()
             w0 = time.monotonic()
-            results = fetch_urls(settings, urls, resolver=no_dns)
+            results = fetch_urls(settings.fetch, settings.pdf, urls, resolver=no_dns)
             wall = time.monotonic() - w0
             run_log = read_log(log, t0)
             ok = sum(r.status == "OK" for r in results)
@@ -416,7 +416,7 @@ def main() -> None:
             settings2 = make_settings(port, args.interval_ms, tmp / "home2")
             t0 = time.time()
             w0 = time.monotonic()
-            results2 = fetch_urls(settings2, urls2, resolver=no_dns)
+            results2 = fetch_urls(settings2.fetch, settings2.pdf, urls2, resolver=no_dns)
             wall2 = time.monotonic() - w0
             bound2 = bound_for(read_log(log, t0), set(healthy), interval)
             statuses = Counter(r.status.value for r in results2)
@@ -514,11 +514,11 @@ def main() -> None:
             # which share of the warm run's CPU is fetching and which is recording
             settings4 = make_settings(port, args.interval_ms, tmp / "home4")
             c0 = time.process_time()
-            first = fetch_urls(settings4, urls, resolver=no_dns)
+            first = fetch_urls(settings4.fetch, settings4.pdf, urls, resolver=no_dns)
             f_cold = time.process_time() - c0
             validators = {r.url: (r.etag, r.last_modified) for r in first}
             c0 = time.process_time()
-            again = fetch_urls(settings4, urls, validators=validators, resolver=no_dns)
+            again = fetch_urls(settings4.fetch, settings4.pdf, urls, validators=validators, resolver=no_dns)
             f_warm = time.process_time() - c0
             print(f"[3b] fetcher only: cold cpu {f_cold:.2f} s, warm cpu {f_warm:.2f} s "
                   f"({Counter(r.status.value for r in again)}); CPU warm / cold {f_warm / f_cold:.3f}")

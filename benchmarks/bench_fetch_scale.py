@@ -213,7 +213,7 @@ def child(spec_path: Path, urls_path: Path, go: Path) -> None:
     # the hosts are this process's alone, yet their politeness goes through the shared database, as N runs' does
     leases = HostLeases.for_url(f"sqlite:///{spec['home']}/host-leases.sqlite", settings.fetch)
     c0 = time.process_time()
-    results = fetch_urls(settings, urls, resolver=no_dns, host_leases=leases)
+    results = fetch_urls(settings.fetch, settings.pdf, urls, resolver=no_dns, host_leases=leases)
     print(json.dumps({"cpu": time.process_time() - c0, "statuses": Counter(r.status.value for r in results),
                       "sent": sent}))
 
@@ -230,7 +230,7 @@ def run(tmp: Path, urls: list[str], hosts: list[str], address_map: dict[str, str
         sent = record_sends()
         c0 = time.process_time()
         w0 = time.monotonic()
-        results = fetch_urls(settings, urls, resolver=no_dns)
+        results = fetch_urls(settings.fetch, settings.pdf, urls, resolver=no_dns)
         wall = time.monotonic() - w0
         client_cpu = time.process_time() - c0
         statuses = Counter(r.status.value for r in results)

@@ -125,7 +125,7 @@ def main() -> None:
             validators = {f"http://{h}{p}": (etags[(h, p)], None) for h in HOSTS for p in PATHS}
 
             async def fetcher() -> None:
-                async with Fetcher(settings, resolver=no_dns) as f:
+                async with Fetcher(settings.fetch, settings.pdf, resolver=no_dns) as f:
                     async for r in f.fetch_many(list(validators), validators):
                         assert r.status.value == "NOT_MODIFIED", r.note
 

@@ -65,13 +65,14 @@ def child_main(spec: str) -> None:
     """One run over a contiguous range of scope partitions, as the CLI runs a job (runner.py)."""
     import dagster as dg
 
+    from claims_pipeline.config.settings import load_settings
     from claims_pipeline.defs.jobs import scope_assets
     from claims_pipeline.defs.partitions import range_tags
     from claims_pipeline.orchestration.runner import QUIET_RUN_CONFIG, definitions_with, resources_for
 
     c = json.loads(spec)
     t0 = time.monotonic()
-    defs = definitions_with(resources_for(c["config"], fixture_web="off"))
+    defs = definitions_with(resources_for(load_settings(c["config"])))
     job = defs.resolve_job_def("audit_corpus")
     selection = list(scope_assets.resolve(defs.resolve_asset_graph()))
     with dg.DagsterInstance.get() as instance:
@@ -98,7 +99,7 @@ def prepare_instance(dagster_home: Path, config: Path, ordered_scopes: list[str]
     code = ("import dagster as dg, sys, json\n"
             "from claims_pipeline.orchestration.instance import prepare_dagster_home\n"
             "from claims_pipeline.config.settings import load_settings\n"
-            "prepare_dagster_home(load_settings(sys.argv[1]))\n"
+            "prepare_dagster_home(load_settings(sys.argv[1]).home_dir)\n"
             "with dg.DagsterInstance.get() as i: i.add_dynamic_partitions('scope', json.loads(sys.argv[2]))\n")
     subprocess.run([sys.executable, "-c", code, str(config), json.dumps(ordered_scopes)], check=True,
                    env={**os.environ, "DAGSTER_HOME": str(dagster_home)})

@@ -169,7 +169,7 @@ def measure(tmp: Path, name: str, args: argparse.Namespace, scopes: int, files: 
         config.write_text(yaml.safe_dump(synthetic, sort_keys=False), encoding="utf-8")
         dagster_home = work / "dagster"
         os.environ["DAGSTER_HOME"] = str(dagster_home)
-        prepare_dagster_home(load_settings(config))
+        prepare_dagster_home(load_settings(config).home_dir)
         with dg.DagsterInstance.get() as instance:
             # [1] first tick: every scope new
             first, t_first = evaluate_sensor(instance, config, None)
@@ -183,7 +183,7 @@ def measure(tmp: Path, name: str, args: argparse.Namespace, scopes: int, files: 
             keys = list(instance.get_dynamic_partitions(SCOPE_PARTITIONS_NAME))
 
             # [2] the whole corpus in one run
-            resources = resources_for(str(config), fixture_web="off")
+            resources = resources_for(load_settings(config))
             defs = definitions_with(resources)
             t0 = time.perf_counter()
             whole = defs.resolve_job_def("audit_corpus").execute_in_process(

@@ -59,7 +59,7 @@ def main() -> None:
                               "primary_allowlist": ["slow.fixture", "polite.fixture"]}
         cfg = root / "audit.yaml"
         cfg.write_text(yaml.safe_dump(data), encoding="utf-8")
-        prepare_dagster_home(load_settings(cfg))
+        prepare_dagster_home(load_settings(cfg).home_dir)
         with instance_at(dagster_home):
             pass
         env = cli_env(root)

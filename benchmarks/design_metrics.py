@@ -147,22 +147,24 @@ def static_figures(rev: str | None, top: int) -> None:
 
 
 def settings_reads(config: Path | None) -> None:
-    """Run one `audit` on the bundled demo corpus (its fixture web on loopback) and count load_settings calls."""
+    """Run one `demo`, then one `audit` in the demo deployment on the demo's settings (its fixture web on
+    loopback), and count load_settings calls."""
     with tempfile.TemporaryDirectory(prefix="design-metrics-") as home:
         counter = Path(home) / "reads"
         code = (
             "import sys, claims_pipeline.config.settings as s\n"
             f"counter = open({str(counter)!r}, 'a')\n"
             "real = s.load_settings\n"
-            "def counted(path=None):\n"
-            "    counter.write(repr(path) + '\\n'); counter.flush()\n"
-            "    return real(path)\n"
+            "def counted(*args, **kwargs):\n"
+            "    counter.write(repr(args) + '\\n'); counter.flush()\n"
+            "    return real(*args, **kwargs)\n"
             "s.load_settings = counted\n"
             "from claims_pipeline.cli import main\n"
             "sys.exit(main(sys.argv[1:]))\n"
         )
-        env = {**os.environ, "CLAIMS_PIPELINE_HOME": home, "PYTHONPATH": str(REPO)}
-        for argv in (["demo", "--home", home], ["audit", "--config", str(config or Path(home) / "demo" / "demo.yaml")]):
+        env = {**os.environ, "CLAIMS_PIPELINE_HOME": home, "PYTHONPATH": str(REPO), "CLAIMS_PIPELINE_DEPLOYMENT": "demo"}
+        for argv in (["demo", "--home", str(Path(home) / "demo")],
+                     ["audit", "--config", str(config or Path(home) / "demo" / "demo.yaml")]):
             counter.write_text("")
             proc = subprocess.run([sys.executable, "-c", code, *argv], env=env, capture_output=True, text=True,
                                   timeout=900)

@@ -8,6 +8,10 @@ import errno
 import importlib
 import os
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from claims_pipeline.config.settings import Settings
 
 DESCRIPTION = ("Keeps a cited markdown corpus honest: re-reads every cited page and says which figures are no longer "
                "on the page they cite, and which pages changed after the claim was last verified.")
@@ -70,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from claims_pipeline.commands.inputs import InputError
     from claims_pipeline.common.text_safety import terminal_escaped
-    from claims_pipeline.config.settings import ConfigError
+    from claims_pipeline.config.settings import ConfigError, CorpusNotSet
     from claims_pipeline.store.errors import CacheError, InstanceError
     from claims_pipeline.store.writable import StorageError
 
@@ -82,14 +86,21 @@ def main(argv: list[str] | None = None) -> int:
 
     previous_handlers = stop_on_signals()
     log_escaped(say)
+    settings = None
     try:
         say_which_config(args, say)
+        settings = command_settings(args)
         if getattr(args, "now", None):  # a bad --now is a usage error: told before anything under the home is made
             from claims_pipeline.commands.inputs import check_clock
 
             check_clock(args.now)
-        check_home_writable(args)
-        return int(module.run(args) or 0)
+        if settings is None:
+            return int(module.run(args) or 0)
+        check_home_writable(args, settings)
+        return int(module.run(args, settings) or 0)
+    except CorpusNotSet as exc:  # how to set one, in one line
+        say(f"claims-pipeline: {exc}")
+        return 2
     except ConfigError as exc:
         say(f"claims-pipeline: config error:\n{exc}")
         return 2
@@ -111,7 +122,8 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141  # 128 + SIGPIPE, what a shell reports for a tool killed by it
     except OSError as exc:  # a file or folder that could not be written or read (--json OUT, the home folder)
-        if (unread := _corpus_unreadable(args, exc)) is not None:  # the corpus is only ever read: the user's input
+        # the corpus is only ever read: a failure there is the user's input
+        if settings is not None and (unread := _corpus_unreadable(settings, exc)) is not None:
             say(f"claims-pipeline: {unread}")
             return 2
         verb = "cannot write" if exc.errno in _WRITE_ERRNOS else "cannot use"
@@ -182,14 +194,12 @@ def stop_on_signals() -> dict:
     return previous
 
 
-def _corpus_unreadable(args: argparse.Namespace, exc: OSError) -> str | None:
+def _corpus_unreadable(settings: Settings, exc: OSError) -> str | None:
     """'cannot read <path>' when the failing file or folder is inside the corpus (it is never written)."""
     if not exc.filename:
         return None
     try:
-        from claims_pipeline.config.settings import find_config_file, load_settings
-
-        corpus = load_settings(find_config_file(args.config)).corpus_dir.resolve()
+        corpus = settings.corpus_dir.resolve()
         failed = os.path.abspath(os.fsdecode(exc.filename))
     except Exception:  # noqa: BLE001 - the error being reported is the one that matters
         return None
@@ -201,21 +211,32 @@ def _corpus_unreadable(args: argparse.Namespace, exc: OSError) -> str | None:
 _WRITE_ERRNOS = {errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM}
 # commands that write the page cache under the home folder; audit and worklist also Dagster's instance
 _WRITES_HOME = ("fetch", "audit", "worklist", "verify")
+_OWN_CONFIG = ("init", "demo")  # commands that read no configuration of the user's
 
 
 def say_which_config(args: argparse.Namespace, say) -> None:
     """One line on stderr: the configuration this command runs on (the demo always runs on its own copy)."""
-    from claims_pipeline.config.settings import find_config_file, settings_source
+    from claims_pipeline.config.settings import deployment_from_env, find_config_file, settings_source
 
     if args.command == "init":
         return  # init writes a configuration; the file it writes is its first line
     if args.command == "demo":
         say("claims-pipeline: config: the bundled demo.yaml (a copy under the demo's home)")
     else:
-        say(f"claims-pipeline: {settings_source(find_config_file(args.config))}")
+        say(f"claims-pipeline: {settings_source(find_config_file(args.config), deployment_from_env())}")
 
 
-def check_home_writable(args: argparse.Namespace) -> None:
+def command_settings(args: argparse.Namespace) -> Settings | None:
+    """The settings the command runs on, read once here and passed down (None for init, which writes a
+    configuration, and demo, which runs on its own copy of the bundled one)."""
+    if args.command in _OWN_CONFIG:
+        return None
+    from claims_pipeline.config.settings import load_settings
+
+    return load_settings(args.config)
+
+
+def check_home_writable(args: argparse.Namespace, settings: Settings) -> None:
     """Before a command that writes under the home folder runs: StorageError when a folder it writes cannot be
     (read-only, full), so the run never starts instead of failing with a database traceback halfway."""
     if args.command not in _WRITES_HOME:
@@ -224,15 +245,11 @@ def check_home_writable(args: argparse.Namespace) -> None:
     from claims_pipeline.store.writable import check_writable, home_folders
 
     if args.command == "fetch":
-        from claims_pipeline.config.settings import load_settings
-
-        check_writable(home_folders(load_settings(args.config)))
+        check_writable(home_folders(settings))
         return
-    from claims_pipeline.config.settings import find_config_file, load_settings
     from claims_pipeline.orchestration.instance import dagster_home_for
 
-    settings = load_settings(find_config_file(args.config))  # the chain the Dagster resources use too
-    check_writable(home_folders(settings, dagster_home_for(settings)))
+    check_writable(home_folders(settings, dagster_home_for(settings.home_dir)))
     from claims_pipeline.store.cache import PageCache
 
     # the page cache's database answers and is whole (CacheError: one line) before a run starts, not in its steps

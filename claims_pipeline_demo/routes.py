@@ -8,14 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from claims_pipeline.config.home import HomeLayout
-from claims_pipeline.config.settings import DEMO_CORPUS_DIR, Settings
+from claims_pipeline.config.settings import Settings
 
 DEMO_CONFIG = Path(__file__).resolve().with_name("demo.yaml")
 DEMO_TLDS = ("xa", "xb", "xc")  # the demo corpus cites only fictional hosts under these TLDs
-
-
-def is_demo_corpus(settings: Settings) -> bool:
-    return settings.corpus_dir.resolve() == DEMO_CORPUS_DIR.resolve()
 
 
 def fixture_routes(address_map: dict[str, str], address: str) -> dict[str, Any]:

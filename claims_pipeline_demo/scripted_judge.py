@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from claims_pipeline.judge.model import SCRIPTED_MODEL
 from claims_pipeline.judge.prompt import PAGE_FENCE_RE, PAGE_OPEN
 
 DEMO_NOTE = "scripted demo judge (reads the page with the project's number and date readers, not a language model)"
@@ -532,7 +533,7 @@ def demo_direction_b(req: ScriptedRequest) -> dict[str, Any]:
 
 # ---- wiring the demo: the scripted judge as a configured provider -------------------------------------------
 
-DEMO_MODEL = "scripted-demo-judge"  # the model name every demo verdict carries (no price: cost 0)
+DEMO_MODEL = SCRIPTED_MODEL  # the model name every demo verdict carries (no price: cost 0)
 DEMO_KEY_ENV = "CLAIMS_PIPELINE_DEMO_JUDGE_KEY"
 DEMO_ENV = {DEMO_KEY_ENV: "demo-no-secret"}  # pass as make_provider(..., environ=DEMO_ENV)
 

@@ -13,10 +13,15 @@ BIN = Path(sys.executable).parent
 
 
 def test_demo_shows_every_prior_and_a_confirmed_change(tmp_path: Path):
-    env = {**os.environ, "CLAIMS_PIPELINE_HOME": str(tmp_path), "DAGSTER_HOME": str(tmp_path / "dagster")}
+    """... and reads its settings once: its three audits and its verdicts run on the one read of its config."""
+    from claims_pipeline_tests.settings_reads import counting_env, reads
+
+    env, log = counting_env(tmp_path / "probe", {**os.environ, "CLAIMS_PIPELINE_HOME": str(tmp_path),
+                                                  "DAGSTER_HOME": str(tmp_path / "dagster")})
     (tmp_path / "dagster").mkdir()
     out = subprocess.run([str(BIN / "claims-pipeline"), "demo", "--json"], env=env, capture_output=True, text=True, timeout=180, cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-3000:]
+    assert reads(log) == (1, True)
     headline = json.loads(out.stdout)
     assert set(headline["by_prior"]) == {"TOKENS_PRESENT", "WEAK_MATCH", "TOKENS_ABSENT", "SOURCE_BINARY", "PDF_NO_TEXT", "SOURCE_UNAVAILABLE"}
     assert headline["content_changed"] >= 1 and headline["stale_changed"] >= 1
@@ -57,10 +62,10 @@ def test_demo_shows_every_prior_and_a_confirmed_change(tmp_path: Path):
             and HomeLayout(home).fixture_epoch_file.is_file())
 
 
-def test_an_audit_on_the_written_demo_config_after_the_demo_reaches_a_fixture_web_of_its_own(tmp_path: Path):
-    """README: after the demo, runs from the UI or `claims-pipeline audit --config <home>/demo.yaml` use the
-    config the demo wrote. That file's routes name the demo's fixture web, whose port is closed once the demo
-    ends; the new run starts its own fixture web and must reach it, not the dead port."""
+def test_an_audit_in_the_demo_deployment_after_the_demo_reaches_a_fixture_web_of_its_own(tmp_path: Path):
+    """README: after the demo, runs from the UI or `CLAIMS_PIPELINE_DEPLOYMENT=demo claims-pipeline audit` use the
+    config the demo wrote (<home>/demo/demo.yaml). That file's routes name the demo's fixture web, whose port is
+    closed once the demo ends; the new run starts its own fixture web and must reach it, not the dead port."""
     import pandas as pd
 
     from claims_pipeline.commands.demo import write_runtime_config
@@ -70,11 +75,13 @@ def test_an_audit_on_the_written_demo_config_after_the_demo_reaches_a_fixture_we
     with FixtureWeb() as demo_web:  # the demo's fixture web: gone when the demo ends
         config = write_runtime_config(tmp_path / "demo", f"127.0.0.1:{demo_web.port}")
         dead = f"127.0.0.1:{demo_web.port}"
-    env = {**os.environ, "CLAIMS_PIPELINE_HOME": str(tmp_path), "DAGSTER_HOME": str(tmp_path / "dagster")}
+    env = {**os.environ, "CLAIMS_PIPELINE_HOME": str(tmp_path), "DAGSTER_HOME": str(tmp_path / "dagster"),
+           "CLAIMS_PIPELINE_DEPLOYMENT": "demo"}
     env.pop("CLAIMS_PIPELINE_CONFIG", None)
-    out = subprocess.run([str(BIN / "claims-pipeline"), "audit", "--config", str(config), "--json"], env=env,
+    out = subprocess.run([str(BIN / "claims-pipeline"), "audit", "--json"], env=env,
                          capture_output=True, text=True, timeout=180, cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stderr.splitlines()[0].startswith(f"claims-pipeline: config {config} (the demo's: ")
     report = Path(out.stderr.split("audit done → ")[1].split()[0])
     pages = pd.read_parquet(report.parent / "pages.parquet")
     notes = [n for n in pages["note"].dropna() if dead in n]
@@ -129,6 +136,7 @@ def test_the_ui_command_of_an_installed_package_is_dg_dev_on_the_module(tmp_path
     assert shlex.split(checkout.split(" && ")[1])[-2:] == [str(BIN / "dg"), "dev"]
     monkeypatch.setattr(settings, "PACKAGE_DIR", tmp_path / "site-packages" / "claims_pipeline")
     words = shlex.split(ui_command(tmp_path / "demo.yaml", str(tmp_path / "dagster")))
-    assert words[:2] == [f"CLAIMS_PIPELINE_CONFIG={tmp_path / 'demo.yaml'}", f"DAGSTER_HOME={tmp_path / 'dagster'}"]
-    assert words[2:] == [str(BIN / "dg"), "dev", "-m", "claims_pipeline.definitions"]
+    assert words[:3] == [f"CLAIMS_PIPELINE_CONFIG={tmp_path / 'demo.yaml'}", f"DAGSTER_HOME={tmp_path / 'dagster'}",
+                         "CLAIMS_PIPELINE_DEPLOYMENT=demo"]
+    assert words[3:] == [str(BIN / "dg"), "dev", "-m", "claims_pipeline.definitions"]
     assert (BIN / "dg").is_file()

@@ -115,7 +115,7 @@ def setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         cfg.write_text(yaml.safe_dump(data), encoding="utf-8")
         env = cli_env(tmp_path)
         monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))  # the instance this test reads, as the CLI's
-        prepare_dagster_home(load_settings(cfg))
+        prepare_dagster_home(load_settings(cfg).home_dir)
         with instance_at(tmp_path / "dagster"):  # its tables made once, before any command and this test read it
             pass
         yield web, sites, cfg, env, tmp_path

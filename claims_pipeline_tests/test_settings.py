@@ -6,8 +6,10 @@ from pathlib import Path
 import pytest
 
 from claims_pipeline.config.settings import (
+    DEMO_CONFIG_FILE,
     DEMO_CORPUS_DIR,
     ConfigError,
+    CorpusNotSet,
     Settings,
     load_settings,
     settings_from_dict,
@@ -27,8 +29,34 @@ def test_repo_config_is_valid_and_matches_defaults_where_documented():
     assert s.extraction.claim_window_chars == 360
     assert s.fetch.per_host_overrides["eur-lex.europa.eu"].interval_ms == 10_000
     assert "eccb-centralbank.org" in s.primary_allowlist() and ".admin.ch" in s.primary_allowlist()
-    # unset corpus_dir means the bundled demo corpus
-    assert s.corpus_dir == DEMO_CORPUS_DIR
+    # no default corpus outside the demo deployment: one line says where to set it
+    with pytest.raises(CorpusNotSet) as no_corpus:
+        _ = s.corpus_dir
+    assert f"set extraction.corpus_dir in {REPO_CONFIG}" in str(no_corpus.value) and "\n" not in str(no_corpus.value)
+    assert load_settings(REPO_CONFIG, deployment="demo").corpus_dir == DEMO_CORPUS_DIR
+
+
+def test_the_deployment_comes_from_its_variable_and_only_the_demo_has_a_corpus_of_its_own(tmp_path, monkeypatch):
+    monkeypatch.delenv("CLAIMS_PIPELINE_CONFIG", raising=False)
+    monkeypatch.setenv("CLAIMS_PIPELINE_HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("CLAIMS_PIPELINE_DEPLOYMENT", raising=False)
+    assert load_settings().deployment == "local"
+    for deployment in ("local", "production"):
+        monkeypatch.setenv("CLAIMS_PIPELINE_DEPLOYMENT", deployment)
+        with pytest.raises(CorpusNotSet, match=r"^no corpus: set extraction\.corpus_dir in a config file"):
+            _ = load_settings().corpus_dir
+    monkeypatch.setenv("CLAIMS_PIPELINE_DEPLOYMENT", "staging")
+    with pytest.raises(ConfigError, match=r"CLAIMS_PIPELINE_DEPLOYMENT='staging': expected one of demo, local, production"):
+        load_settings()
+    # the demo without a config file: the bundled demo.yaml, its outputs under <home>/demo ...
+    monkeypatch.setenv("CLAIMS_PIPELINE_DEPLOYMENT", "demo")
+    demo = load_settings()
+    assert (demo.source_file, demo.corpus_dir, demo.home_dir) == (DEMO_CONFIG_FILE, DEMO_CORPUS_DIR, tmp_path / "home" / "demo")
+    # ... or the copy the last `claims-pipeline demo` wrote there, whose runs and instance the UI then shows
+    (tmp_path / "home" / "demo").mkdir(parents=True)
+    copy = write(tmp_path / "home" / "demo", "extraction:\n  corpus_dir: /srv/kb\n", "demo.yaml")
+    assert (load_settings().source_file, load_settings().corpus_dir) == (copy, Path("/srv/kb"))
 
 
 def test_unknown_key_names_file_and_dotted_key(tmp_path):
@@ -205,7 +233,7 @@ cache:
                 "postgresql://user@db.example/claims", ""):
         assert settings_from_dict({"cache": {"db_url": url}}).cache.db_url == url
     assert load_settings(REPO_CONFIG) == load_settings(REPO_CONFIG)  # the shipped files stay valid
-    load_settings(Path(__file__).resolve().parents[1] / "claims_pipeline" / "demo" / "demo.yaml")
+    load_settings(DEMO_CONFIG_FILE)
 
 
 @pytest.mark.parametrize(("text", "key"), [

@@ -15,6 +15,7 @@ from claims_pipeline.commands import options
 from claims_pipeline.common.text_safety import terminal_escaped
 
 if TYPE_CHECKING:
+    from claims_pipeline.config.settings import Settings
     from claims_pipeline.steps.pages.unreadable import UnreadableCount
 
 OPTIONS = [options.SCOPE, options.NOW, options.JSON]
@@ -26,36 +27,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                           "report still covers every scope.")
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, settings: Settings) -> int:
     from claims_pipeline.commands.inputs import check_clock
-    from claims_pipeline.config.settings import find_config_file
 
     check_clock(args.now)
-    config = find_config_file(args.config)
-    return audit(str(config) if config else "", scope=args.scope, clock=args.now or "", as_json=args.json)
+    return audit(settings, scope=args.scope, clock=args.now or "", as_json=args.json)
 
 
-def audit(config_path: str, *, scope: str | None = None, clock: str = "", fixture_web: str = "auto", quiet: bool = False,
-          trigger: str = "cli", name: str = "", as_json: bool = False) -> int:
+def audit(settings: Settings, *, scope: str | None = None, clock: str = "", fixture_web: bool = True,
+          quiet: bool = False, trigger: str = "cli", name: str = "", as_json: bool = False) -> int:
     """Exit code 0 (done), 1 (a run or a blocking check failed). Raises InputError (exit 2 in cli.main) for a
     missing corpus directory, a corpus without markdown files or a --scope that matches nothing. trigger and
-    name tag the runs (`demo` and its step for the demo's)."""
+    name tag the runs (`demo` and its step for the demo's). The runs take `settings` as they are."""
     from claims_pipeline.commands.inputs import InputError, check_corpus_dir, chosen_scopes, corpus_origin
-    from claims_pipeline.config.settings import load_settings
     from claims_pipeline.corpus.scopes import nothing_read_message, walk_corpus
     from claims_pipeline.orchestration.instance import open_instance
     from claims_pipeline.orchestration.runner import resources_for, run_audit, run_failures
     from claims_pipeline.steps.pages.progress import FetchProgressDisplay, installed, no_progress
 
-    settings = load_settings(Path(config_path) if config_path else None)
-    check_corpus_dir(settings, corpus_origin(Path(config_path) if config_path else None))
+    check_corpus_dir(settings, corpus_origin(settings.source_file))
     walk = walk_corpus(settings)
     if not walk.files:
         raise InputError(nothing_read_message(settings, walk))
     all_scopes = list(walk.scopes)
     chosen = chosen_scopes(all_scopes, scope)
-    instance = open_instance(settings)
-    resources = resources_for(config_path, fixture_web=fixture_web, clock=clock)
+    instance = open_instance(settings.home_dir)
+    resources = resources_for(settings, fixture_web=fixture_web, clock=clock)
     before = latest_signature(settings.reports_dir)
     # on a terminal, the cited pages' fetch is drawn as it goes (not during the demo's quiet audits)
     display = contextlib.nullcontext(no_progress) if quiet else FetchProgressDisplay(label="re-reading cited pages")

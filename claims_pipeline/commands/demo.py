@@ -14,11 +14,14 @@ import os
 import shutil
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from claims_pipeline.commands import options
+
+if TYPE_CHECKING:
+    from claims_pipeline.config.settings import Settings
 
 DEMO_STEPS = [(1, "epoch 1: every cited page as it was"), (2, "epoch 2: a cited page changed (first sighting)"),
               (2, "epoch 2 again: the change is confirmed")]
@@ -33,10 +36,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def demo_home(explicit: Path | None) -> Path:
-    if explicit:
-        return explicit.expanduser().resolve()
-    env = os.environ.get("CLAIMS_PIPELINE_HOME")
-    return (Path(env).expanduser() if env else Path.home() / ".claims_pipeline") / "demo"
+    from claims_pipeline.config.settings import demo_home_dir
+
+    return explicit.expanduser().resolve() if explicit else demo_home_dir()
 
 
 def write_runtime_config(home: Path, address: str) -> Path:
@@ -56,19 +58,18 @@ def write_runtime_config(home: Path, address: str) -> Path:
     return path
 
 
-def demo_verdicts(config: Path) -> int:
+def demo_verdicts(settings: Settings) -> int:
     """The verdict step on the demo's audit: the scripted demo judge (a local server speaking the Anthropic
     wire format to the real SDK) answers; code checks every answer; the verdicts land next to the report."""
     from claims_pipeline.commands.audit import latest_summary
     from claims_pipeline.commands.verify import verify
-    from claims_pipeline.config.settings import load_settings
     from claims_pipeline.corpus.scopes import list_scopes
 
     print("[demo] verdicts — the scripted demo judge (the project's figure readers, not a model), every answer checked by code",
           file=sys.stderr)
-    scopes = list(list_scopes(load_settings(config)))
-    code = verify(str(config), scopes, None, fixture_web="on", quiet=True, trigger="demo", name="demo verify")
-    latest = latest_summary(config.parent / "reports")
+    scopes = list(list_scopes(settings))
+    code = verify(settings, scopes, None, quiet=True, trigger="demo", name="demo verify")
+    latest = latest_summary(settings.reports_dir)
     verdicts = Path(latest["dir"]) / "verdicts.json" if latest else None
     if code == 0 and verdicts is not None and verdicts.is_file():
         doc = json.loads(verdicts.read_text(encoding="utf-8"))
@@ -81,14 +82,16 @@ def demo_verdicts(config: Path) -> int:
     return code
 
 
-def ui_command(config: Path, dagster_home: str) -> str:
+def ui_command(config: Path, dagster_home: str, deployment: str = "demo") -> str:
     """The shell line that opens the UI on the demo's instance: the venv's `dg dev` (so it works without activating
     it), in the project folder of a checkout, on the module for an installed package (`dagster dev` is superseded)."""
     import shlex
 
-    from claims_pipeline.config.settings import PACKAGE_DIR
+    from claims_pipeline.config.settings import ENV_DEPLOYMENT, PACKAGE_DIR
 
     env = f"CLAIMS_PIPELINE_CONFIG={shlex.quote(str(config))} DAGSTER_HOME={shlex.quote(dagster_home)}"
+    if deployment != "local":  # local is what an unset variable means
+        env += f" {ENV_DEPLOYMENT}={deployment}"
     project = PACKAGE_DIR.parent
     dg_cli = shlex.quote(str(Path(sys.executable).with_name("dg")))
     if "[tool.dg" in _read(project / "pyproject.toml"):
@@ -104,7 +107,10 @@ def _read(path: Path) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    """The demo's settings are read once, from the copy of demo.yaml it writes, for its three audits and its
+    verdicts (the fixture web's port, in that copy, stays the same throughout)."""
     from claims_pipeline.commands.audit import audit, headline_line, latest_signature, latest_summary
+    from claims_pipeline.config.settings import load_settings
     from claims_pipeline_demo.fixture_web.server import FixtureWeb
     from claims_pipeline_demo.routes import save_epoch
 
@@ -116,13 +122,14 @@ def run(args: argparse.Namespace) -> int:
     code, wrote_one = 0, False
     with FixtureWeb() as web:
         config = write_runtime_config(home, f"127.0.0.1:{web.port}")
+        settings = load_settings(config, deployment="demo")
         print(f"[demo] fixture web on http://127.0.0.1:{web.port} · outputs under {home}", file=sys.stderr)
         for i, (epoch, what) in enumerate(DEMO_STEPS, 1):
             web.set_epoch(epoch)
             save_epoch(home, epoch)  # a UI run after the demo serves the pages its last audit saw
             print(f"[demo] audit {i}/{len(DEMO_STEPS)} — {what}", file=sys.stderr)
             before = latest_signature(home / "reports")
-            code = audit(str(config), fixture_web="off", quiet=True, trigger="demo",
+            code = audit(settings, fixture_web=False, quiet=True, trigger="demo",
                          name=f"demo audit {i}/{len(DEMO_STEPS)}")
             summary = latest_summary(home / "reports") if latest_signature(home / "reports") != before else None
             if summary:
@@ -134,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"[demo] audit {i} failed (exit {code}); stopping", file=sys.stderr)
                 break
     if code == 0 and wrote_one:
-        code = demo_verdicts(config)
+        code = demo_verdicts(settings)
     summary = latest_summary(home / "reports") if wrote_one else None  # never an earlier demo's report
     output = options.Result(args.json)
     output.document(summary["headline"] if summary else {})  # {}: no audit of this demo wrote a report

@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from claims_pipeline.commands import options
 from claims_pipeline.commands.inputs import check_corpus_dir, chosen_scopes, corpus_origin
@@ -14,20 +15,20 @@ from claims_pipeline.common.text_safety import terminal_escaped
 
 OPTIONS = [options.CORPUS, options.SCOPE, options.SECTION, options.INCLUDE_SECONDARY, options.JSON]
 
+if TYPE_CHECKING:
+    from claims_pipeline.config.settings import Settings
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, metavar="FILE", help="write every claim record to this JSON file")
 
 
-def settings_for(args: argparse.Namespace):
-    """Settings from --config, with --corpus applied. Raises InputError when the corpus directory is missing."""
-    from claims_pipeline.config.settings import find_config_file, load_settings
-
-    settings = load_settings(args.config)
+def settings_for(args: argparse.Namespace, settings: Settings) -> Settings:
+    """The command's settings with --corpus applied. Raises InputError when the corpus directory is missing."""
     if args.corpus:
         ex = settings.extraction.model_copy(update={"corpus_dir": Path(args.corpus).expanduser().resolve()})
         settings = settings.model_copy(update={"extraction": ex})
-    check_corpus_dir(settings, corpus_origin(find_config_file(args.config), override=bool(args.corpus)))
+    check_corpus_dir(settings, corpus_origin(settings.source_file, override=bool(args.corpus)))
     return settings
 
 
@@ -45,10 +46,10 @@ def scopes_for(settings, name: str | None) -> list[str] | None:
     return chosen_scopes(list(walk.scopes), name)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, settings: Settings) -> int:
     from claims_pipeline.corpus.extract import extract_corpus, extraction_stats
 
-    settings = settings_for(args)
+    settings = settings_for(args, settings)
     scopes = scopes_for(settings, args.scope)
     extraction = extract_corpus(settings, scopes=scopes, section=args.section, include_secondary=args.include_secondary)
     for warning in extraction.warnings:

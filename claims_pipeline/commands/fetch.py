@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import argparse
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from claims_pipeline.commands import options
 from claims_pipeline.common.text_safety import terminal_escaped
+
+if TYPE_CHECKING:
+    from claims_pipeline.config.settings import Settings
 
 PREVIEW_CHARS = 200
 JSON_HELP = """\
@@ -43,13 +46,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
 
 
-def run(args: argparse.Namespace) -> int:
-    from claims_pipeline.config.settings import load_settings
+def run(args: argparse.Namespace, settings: Settings) -> int:
     from claims_pipeline.steps.pages.progress import FetchProgressDisplay
     from claims_pipeline.steps.pages.refresh import refresh_pages, unique_urls
     from claims_pipeline.store.cache import PageCache
 
-    settings = load_settings(args.config)
     urls = unique_urls(args.urls)
     with PageCache.from_settings(settings) as cache:
         with FetchProgressDisplay() as progress:  # draws on a terminal's stderr only

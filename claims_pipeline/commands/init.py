@@ -153,6 +153,6 @@ def next_commands(settings: Any, config: Path, *, explicit: bool) -> list[str]:
         f"  {cli} audit{with_config}    re-reads every cited page and writes the report",
         f"  {cli} lint{with_config}     citations of a site's home page next to a figure",
         f"  {cli} extract{with_config} --out claims.json     every claim, with its figures and source tier",
-        f"  {ui_command(config, str(dagster_home_for(settings)))}    the Dagster UI on this corpus "
+        f"  {ui_command(config, str(dagster_home_for(settings.home_dir)), settings.deployment)}    the Dagster UI on this corpus "
         "(http://127.0.0.1:3000)",
     ]

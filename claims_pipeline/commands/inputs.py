@@ -1,12 +1,15 @@
-"""What every corpus command (extract, lint, audit, worklist) checks before it works: the corpus directory exists,
-and `--scope X` names at least one scope. Either failure is the user's input: `cli.main` prints the
+"""What every corpus command (extract, lint, audit, worklist) checks before it works: a corpus directory is set
+and exists, and `--scope X` names at least one scope. Either failure is the user's input: `cli.main` prints the
 InputError as one line (no traceback) and exits 2. Never imports Dagster (extract and lint start fast)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from claims_pipeline.config.settings import corpus_origin  # noqa: F401  (the commands import it from here)
+from claims_pipeline.config.settings import (
+    CorpusNotSet,
+    corpus_origin,  # noqa: F401  (the commands import it from here)
+)
 from claims_pipeline.corpus.scopes import no_scope_message
 
 
@@ -22,7 +25,10 @@ def corpus_missing_message(settings: Any, origin: str) -> str | None:
 
 
 def check_corpus_dir(settings: Any, origin: str) -> None:
-    message = corpus_missing_message(settings, origin)
+    try:
+        message = corpus_missing_message(settings, origin)
+    except CorpusNotSet as exc:  # no corpus configured outside the demo: how to set one, in one line
+        raise InputError(str(exc)) from None
     if message:
         raise InputError(message)
 

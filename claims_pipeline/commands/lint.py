@@ -6,12 +6,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from claims_pipeline.commands import options
 from claims_pipeline.commands.extract import scopes_for, settings_for
 from claims_pipeline.common.text_safety import terminal_escaped
 
 OPTIONS = [options.CORPUS, options.SCOPE, options.JSON]
+if TYPE_CHECKING:
+    from claims_pipeline.config.settings import Settings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -21,10 +24,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "the corpus's scope folders is named and left out")
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, settings: Settings) -> int:
     from claims_pipeline.corpus.linter import corpus_files, lint_corpus
 
-    settings = settings_for(args)
+    settings = settings_for(args, settings)
     skipped: list = []
     scopes = scopes_for(settings, args.scope)
     only = None

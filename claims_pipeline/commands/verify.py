@@ -10,12 +10,15 @@ from __future__ import annotations
 import argparse
 import sys
 from datetime import UTC
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from claims_pipeline.commands import options
 from claims_pipeline.common.text_safety import terminal_escaped
 
 OPTIONS = [options.SCOPE, options.NOW, options.JSON]
+
+if TYPE_CHECKING:
+    from claims_pipeline.config.settings import Settings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,17 +28,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="say what would be sent and a token/cost estimate (--json: with the prompts); send nothing")
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, settings: Settings) -> int:
     from claims_pipeline.commands.inputs import InputError, check_clock, check_corpus_dir, chosen_scopes, corpus_origin
-    from claims_pipeline.config.settings import find_config_file, load_settings
     from claims_pipeline.corpus.scopes import list_scopes
 
     if args.max_claims < 0:
         raise InputError("--max-claims must be ≥ 0")
     check_clock(args.now)
-    config = find_config_file(args.config)
-    settings = load_settings(config)
-    check_corpus_dir(settings, corpus_origin(config))
+    check_corpus_dir(settings, corpus_origin(settings.source_file))
     all_scopes = list(list_scopes(settings))
     scopes = chosen_scopes(all_scopes, args.scope) or all_scopes
     now = _now(args.now)
@@ -57,32 +57,29 @@ def run(args: argparse.Namespace) -> int:
             print(terminal_escaped(f"not audited yet (run `claims-pipeline audit` first): "
                                    f"{', '.join(plan['scopes_not_audited'])}"), file=sys.stderr)
         return 0
-    return verify(str(config) if config else "", all_scopes, scopes if args.scope else None,
-                  max_claims=args.max_claims, clock=args.now or "", as_json=args.json)
+    return verify(settings, all_scopes, scopes if args.scope else None, max_claims=args.max_claims,
+                  clock=args.now or "", as_json=args.json)
 
 
-SCRIPTED_NOTICE = ("verify: the demo corpus with judge.provider none: the demo's scripted judge (a local stand-in "
+SCRIPTED_NOTICE = ("verify: the demo deployment with judge.provider none: the demo's scripted judge (a local stand-in "
                    "on 127.0.0.1, not a model) answers instead, so the demo runs with no key and no network; set "
                    "judge.provider to use a real judge")
 
 
-def demo_judge_replaces(settings) -> bool:
-    """Does the demo's scripted judge answer (the demo corpus, no judge configured)? A judge configured on the
-    demo corpus is used as configured."""
-    from claims_pipeline_demo.routes import is_demo_corpus
-
-    return is_demo_corpus(settings) and settings.judge.provider == "none"
+def demo_judge_replaces(settings: Settings) -> bool:
+    """Does the demo's scripted judge answer (the demo deployment, no judge configured)? A judge configured in
+    the demo deployment is used as configured."""
+    return settings.deployment == "demo" and settings.judge.provider == "none"
 
 
-def verify(config_path: str, all_scopes: list[str], scopes: list[str] | None, *, max_claims: int = 0, clock: str = "",
-           fixture_web: str = "auto", quiet: bool = False, trigger: str = "cli", name: str = "", as_json: bool = False) -> int:
-    from claims_pipeline.config.settings import load_settings
+def verify(settings: Settings, all_scopes: list[str], scopes: list[str] | None, *, max_claims: int = 0, clock: str = "",
+           fixture_web: bool = True, quiet: bool = False, trigger: str = "cli", name: str = "", as_json: bool = False) -> int:
+    """The verdict runs on `settings` as the command read them."""
     from claims_pipeline.orchestration.instance import open_instance
     from claims_pipeline.orchestration.runner import notification_summary, resources_for, run_failures, run_verify
 
-    settings = load_settings(Path(config_path) if config_path else None)
-    instance = open_instance(settings)
-    results = run_verify(instance, resources_for(config_path, clock=clock, fixture_web=fixture_web), all_scopes,
+    instance = open_instance(settings.home_dir)
+    results = run_verify(instance, resources_for(settings, clock=clock, fixture_web=fixture_web), all_scopes,
                          scopes, max_claims=max_claims, trigger=trigger, name=name)
     failures = run_failures(results)
     for f in failures:

@@ -8,11 +8,15 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from claims_pipeline.commands import options
 from claims_pipeline.common.text_safety import terminal_escaped
 
 OPTIONS = [options.SCOPE, options.SECTION, options.INCLUDE_SECONDARY, options.NOW, options.JSON]
+
+if TYPE_CHECKING:
+    from claims_pipeline.config.settings import Settings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -21,10 +25,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, metavar="FILE", help="write the worklist to this JSON file (default <home>/worklist.json)")
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, settings: Settings) -> int:
     from claims_pipeline.commands.inputs import InputError, check_clock, check_corpus_dir, chosen_scopes, corpus_origin
     from claims_pipeline.config.home import HomeLayout
-    from claims_pipeline.config.settings import find_config_file, load_settings
     from claims_pipeline.corpus.scopes import nothing_read_message, walk_corpus
     from claims_pipeline.orchestration.instance import open_instance
     from claims_pipeline.orchestration.runner import resources_for, run_failures, run_worklist
@@ -34,11 +37,8 @@ def run(args: argparse.Namespace) -> int:
         print("claims-pipeline: --sample must be ≥ 0", file=sys.stderr)
         return 2
     check_clock(args.now)
-    config = find_config_file(args.config)
-    config_path = str(config) if config else ""
-    settings = load_settings(config)
     # before any run: a missing corpus or an unmatched --scope must not overwrite the last worklist with 0 items
-    check_corpus_dir(settings, corpus_origin(config))
+    check_corpus_dir(settings, corpus_origin(settings.source_file))
     walk = walk_corpus(settings)
     if not walk.files:  # say which setting left the files out (exit 2), before any run
         raise InputError(nothing_read_message(settings, walk))
@@ -48,9 +48,9 @@ def run(args: argparse.Namespace) -> int:
         "sample": args.sample, "scope": args.scope or "", "section": args.section or "",
         "include_secondary": bool(args.include_secondary), "seed": args.seed, "out": str(out),
     }
-    instance = open_instance(settings)
+    instance = open_instance(settings.home_dir)
     with FetchProgressDisplay(label="fetching the sample's pages") as show, installed(show):  # drawn on a terminal only
-        result = run_worklist(instance, resources_for(config_path, clock=args.now or ""), run_config)
+        result = run_worklist(instance, resources_for(settings, clock=args.now or ""), run_config)
     for f in run_failures([result]):
         print(terminal_escaped(f"claims-pipeline: {f}"), file=sys.stderr)
     if not result.success:

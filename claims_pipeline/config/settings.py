@@ -1,8 +1,9 @@
 """Configuration: validated models with defaults, loaded from one YAML file.
 
 Lookup order for the file: an explicit path (``--config``), then ``$CLAIMS_PIPELINE_CONFIG``, then
-``./config/claims_pipeline.yaml`` when it exists, else the built-in defaults below. Relative paths inside the
-file are resolved against the file's own directory. A wrong key, type or value raises ``ConfigError`` naming
+``./config/claims_pipeline.yaml`` when it exists, else the built-in defaults below (in the demo deployment, the
+demo's settings: demo_config_file). Relative paths inside the file are resolved against the file's own
+directory. A wrong key, type or value raises ``ConfigError`` naming
 the file and the dotted key — also a value that only a later step would reject (a network range, an
 address-map target, a database URL, a host pattern, a path that must be a file...): the validators below run
 the same checks at load time, so a bad file fails before any corpus walk or network use.
@@ -28,14 +29,52 @@ from claims_pipeline.config.home import HomeLayout
 
 ENV_CONFIG = "CLAIMS_PIPELINE_CONFIG"
 ENV_HOME = "CLAIMS_PIPELINE_HOME"
+ENV_DEPLOYMENT = "CLAIMS_PIPELINE_DEPLOYMENT"
 DEFAULT_CONFIG_RELPATH = Path("config") / "claims_pipeline.yaml"
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
-# The demo package beside this one; only its path is known here (the runtime never imports it).
+# The demo package beside this one; only its paths are known here (the runtime imports it only in the demo
+# deployment, in defs/resources.py).
 DEMO_CORPUS_DIR = PACKAGE_DIR.parent / "claims_pipeline_demo" / "corpus"
+DEMO_CONFIG_FILE = PACKAGE_DIR.parent / "claims_pipeline_demo" / "demo.yaml"
+
+# Which resources a process runs with (defs/resources.py): `demo` = the bundled demo corpus, fixture web and
+# scripted judge; `local` = a user's own corpus on this machine; `production` = a deployment (the UI, the daemon,
+# its runs). Only `demo` has a default corpus; local and production never start any demo part.
+Deployment = Literal["demo", "local", "production"]
+DEPLOYMENTS: tuple[Deployment, ...] = ("demo", "local", "production")
+DEFAULT_DEPLOYMENT: Deployment = "local"
 
 
 class ConfigError(ValueError):
     """A configuration file that cannot be used; the message names the file and the key."""
+
+
+class CorpusNotSet(ConfigError):
+    """No extraction.corpus_dir outside the demo deployment: the message says in one line how to set it."""
+
+
+def default_home_dir() -> Path:
+    """The outputs root when the settings name none: $CLAIMS_PIPELINE_HOME, else ~/.claims_pipeline."""
+    env = os.environ.get(ENV_HOME)
+    return Path(env).expanduser() if env else Path.home() / ".claims_pipeline"
+
+
+def demo_home_dir() -> Path:
+    """Where `claims-pipeline demo` writes by default, and what the demo deployment runs on without a config."""
+    return default_home_dir() / "demo"
+
+
+def deployment_from_env() -> Deployment:
+    """The deployment $CLAIMS_PIPELINE_DEPLOYMENT names (unset or empty: local)."""
+    return deployment_named(os.environ.get(ENV_DEPLOYMENT, "").strip().lower() or DEFAULT_DEPLOYMENT,
+                            f"${ENV_DEPLOYMENT}")
+
+
+def deployment_named(value: str, origin: str) -> Deployment:
+    for known in DEPLOYMENTS:
+        if value == known:
+            return known
+    raise ConfigError(f"{origin}={value!r}: expected one of {', '.join(DEPLOYMENTS)}")
 
 
 class _Strict(BaseModel):
@@ -161,7 +200,8 @@ COUNTRIES_PRESET_RULES = [{"glob": "countries/*/**", "scope": "{1}"}, {"glob": "
 
 
 class ExtractionSettings(_Strict):
-    corpus_dir: Path | None = Field(None, description="Corpus root; None means the bundled demo corpus.")
+    corpus_dir: Path | None = Field(
+        None, description="Corpus root (required; only the demo deployment defaults to the bundled demo corpus).")
     scope_dirs: list[str] | None = Field(
         None,
         description="Folders under corpus_dir walked for *.md, in this order. None = the whole corpus folder "
@@ -743,9 +783,10 @@ class Settings(_Strict):
     cache: CacheSettings = CacheSettings()
     judge: JudgeSettings = JudgeSettings()
     notify: NotifySettings = NotifySettings()
-    # Where these settings came from: set by settings_from_dict, never by a config file (not a field, so a
-    # `source_file:` key is an unknown key like any other).
+    # Where these settings came from and for which deployment: set by settings_from_dict, never by a config file
+    # (not fields, so a `source_file:` or `deployment:` key is an unknown key like any other).
     _source_file: Path | None = PrivateAttr(None)
+    _deployment: Deployment = PrivateAttr(DEFAULT_DEPLOYMENT)
 
     @field_validator("home")
     @classmethod
@@ -756,17 +797,26 @@ class Settings(_Strict):
     def source_file(self) -> Path | None:
         return self._source_file
 
+    @property
+    def deployment(self) -> Deployment:
+        return self._deployment
+
     # ---- derived locations -------------------------------------------------------------------
     @property
     def corpus_dir(self) -> Path:
-        return self.extraction.corpus_dir or DEMO_CORPUS_DIR
+        """The corpus root. Outside the demo deployment there is no default: CorpusNotSet says how to set one (a
+        config that forgot it must not audit the bundled demo corpus)."""
+        if self.extraction.corpus_dir is not None:
+            return self.extraction.corpus_dir
+        if self._deployment == "demo":
+            return DEMO_CORPUS_DIR
+        where = self._source_file or f"a config file (${ENV_CONFIG} or ./{DEFAULT_CONFIG_RELPATH.as_posix()})"
+        raise CorpusNotSet(f"no corpus: set extraction.corpus_dir in {where} (`claims-pipeline init` writes one; "
+                           f"`claims-pipeline demo` runs on the bundled demo corpus)")
 
     @property
     def home_dir(self) -> Path:
-        if self.home is not None:
-            return self.home
-        env = os.environ.get(ENV_HOME)
-        return Path(env).expanduser() if env else Path.home() / ".claims_pipeline"
+        return self.home if self.home is not None else default_home_dir()
 
     @property
     def cache_db_url(self) -> str:
@@ -838,7 +888,8 @@ def _format_errors(path: Path | str, exc: ValidationError) -> str:
     return "\n".join(lines)
 
 
-def settings_from_dict(data: dict[str, Any], *, source: Path | str = "<dict>", base_dir: Path | None = None) -> Settings:
+def settings_from_dict(data: dict[str, Any], *, source: Path | str = "<dict>", base_dir: Path | None = None,
+                       deployment: Deployment = DEFAULT_DEPLOYMENT) -> Settings:
     """Validate a mapping into Settings; paths are resolved against base_dir when given."""
     data = dict(data or {})
     if base_dir is not None:
@@ -848,6 +899,7 @@ def settings_from_dict(data: dict[str, Any], *, source: Path | str = "<dict>", b
     except ValidationError as exc:
         raise ConfigError(_format_errors(source, exc)) from None
     settings._source_file = Path(source) if source != "<dict>" else None
+    settings._deployment = deployment
     return settings
 
 
@@ -868,11 +920,16 @@ def corpus_origin(config_file: Path | None, *, override: bool = False) -> str:
     return f"extraction.corpus_dir in {config_file}" if config_file else "extraction.corpus_dir, default"
 
 
-def settings_source(config_file: Path | None) -> str:
-    """Which configuration a run uses, in words: the file, or the built-in defaults and why."""
+def settings_source(config_file: Path | None, deployment: Deployment = DEFAULT_DEPLOYMENT) -> str:
+    """Which configuration a run uses, in words: the file, or the built-in defaults and why; and the
+    deployment when it is not the default one."""
     if config_file is not None:
-        return f"config {config_file}"
-    return f"built-in defaults (${ENV_CONFIG} unset, no ./{DEFAULT_CONFIG_RELPATH.as_posix()})"
+        said = f"config {config_file}"
+    elif deployment == "demo":
+        said = f"config {demo_config_file()} (the demo's: ${ENV_CONFIG} unset, no ./{DEFAULT_CONFIG_RELPATH.as_posix()})"
+    else:
+        said = f"built-in defaults (${ENV_CONFIG} unset, no ./{DEFAULT_CONFIG_RELPATH.as_posix()})"
+    return said if deployment == DEFAULT_DEPLOYMENT else f"{said} · deployment {deployment}"
 
 
 # A config file is a few KB; reading more than this means it is no config file (a file that keeps growing). Only
@@ -969,15 +1026,27 @@ def parse_config_yaml(raw: str, file: Path) -> Any:
         loader.dispose()
 
 
-def load_settings(path: str | os.PathLike[str] | None = None) -> Settings:
-    """Load and validate settings (see module doc for the lookup order)."""
-    file = find_config_file(path)
+def load_settings(path: str | os.PathLike[str] | None = None, *, deployment: Deployment | None = None) -> Settings:
+    """Load and validate settings (see module doc for the lookup order). An entry point calls this once and
+    passes the result, or the section a part needs, down. deployment: None = $CLAIMS_PIPELINE_DEPLOYMENT; the
+    demo deployment without a config file reads the demo's settings (demo_config_file)."""
+    deployment = deployment or deployment_from_env()
+    file = find_config_file(path) or (demo_config_file() if deployment == "demo" else None)
     if file is None:
-        return Settings()
+        return settings_from_dict({}, deployment=deployment)
     data = parse_config_yaml(read_config_text(file), file) or {}
     if not isinstance(data, dict):
         raise ConfigError(f"{file}: (top level): expected a mapping of sections, got {type(data).__name__}")
-    return settings_from_dict(data, source=file, base_dir=file.resolve().parent)
+    if file == DEMO_CONFIG_FILE:
+        data.setdefault("home", str(demo_home_dir()))  # the demo's outputs, runs and instance, as the demo's own
+    return settings_from_dict(data, source=file, base_dir=file.resolve().parent, deployment=deployment)
+
+
+def demo_config_file() -> Path:
+    """The demo deployment's settings when no file is named: the copy the last `claims-pipeline demo` wrote
+    under its home (so the UI and the commands see the demo's runs), else the bundled demo.yaml."""
+    copy = demo_home_dir() / DEMO_CONFIG_FILE.name
+    return copy if copy.is_file() else DEMO_CONFIG_FILE
 
 
 def package_version() -> str:

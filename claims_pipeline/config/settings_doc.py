@@ -24,6 +24,7 @@ from pydantic.fields import FieldInfo
 from claims_pipeline.config.settings import (
     DEFAULT_CONFIG_RELPATH,
     ENV_CONFIG,
+    ENV_DEPLOYMENT,
     ENV_HOME,
     HostPolicy,
     JudgePrice,
@@ -131,7 +132,7 @@ Every command and the Dagster UI take their settings from the first of:
 1. `--config FILE` (commands only; `demo` ignores it, see below);
 2. the file named by `${ENV_CONFIG}`;
 3. `./{DEFAULT_CONFIG_RELPATH.as_posix()}`, relative to the folder the command runs in, when that file exists;
-4. else the built-in defaults below, whose corpus is the bundled demo corpus.
+4. else the built-in defaults below, which name no corpus (in the demo deployment: the demo's settings, below).
 
 The UI (`make dev`, `dg dev`, `dagster dev`) follows the same chain from step 2 (the code is
 `find_config_file` and `settings_source` in claims_pipeline/config/settings.py, `ClaimsConfig` in
@@ -144,10 +145,31 @@ and every Dagster run logs the same, with the home folder. So, from the root of 
 `${ENV_CONFIG}`, commands read the repository's `{DEFAULT_CONFIG_RELPATH.as_posix()}`; from any other folder they
 use the built-in defaults.
 
-`claims-pipeline demo` always uses the bundled `claims_pipeline_demo/demo.yaml` (its first line says so): it
-writes a copy to `<demo home>/demo.yaml`, with absolute paths and the demo hosts routed to its fixture web, and
-runs on that copy. Later runs on the copy (`audit --config <demo home>/demo.yaml`, the UI line the demo prints)
-start a fixture web of their own.
+## Deployments
+
+`${ENV_DEPLOYMENT}` chooses the resources every command and the UI run with, in one place
+(`resources_by_deployment` in claims_pipeline/defs/resources.py); nothing is guessed from the corpus:
+
+| `${ENV_DEPLOYMENT}` | corpus | fetcher | judge |
+|---|---|---|---|
+| `local` (unset) | `extraction.corpus_dir`, required | the web, through the SSRF guard | `judge.provider` |
+| `production` | `extraction.corpus_dir`, required | the web, through the SSRF guard | `judge.provider` |
+| `demo` | the bundled demo corpus unless set | the demo's fixture web, started for the run on 127.0.0.1 | the scripted demo judge, unless `judge.provider` names one |
+
+`local` and `production` never start the fixture web or the scripted judge, and never import the demo package,
+whatever the corpus. A command with no `extraction.corpus_dir` outside the demo stops with one line, exit 2:
+
+    claims-pipeline: no corpus: set extraction.corpus_dir in /path/to/claims_pipeline.yaml (`claims-pipeline init` writes one; `claims-pipeline demo` runs on the bundled demo corpus)
+
+The settings are read once per command, where it starts, and its runs take them as read; a run the UI or the
+daemon launches reads them once when it starts; a sensor or schedule tick, once per tick. Loading the code
+location reads none.
+
+`claims-pipeline demo` is the demo deployment whatever `${ENV_DEPLOYMENT}` says. It always uses the bundled
+`claims_pipeline_demo/demo.yaml` (its first line says so): it writes a copy to `<demo home>/demo.yaml`, with
+absolute paths and the demo hosts routed to its fixture web, and runs on that copy. In the demo deployment, a
+command or the UI without a config file runs on that copy (`${ENV_HOME}/demo/demo.yaml`, else the bundled
+`demo.yaml` with its outputs there), and starts a fixture web of its own.
 
 ## The file
 
@@ -163,7 +185,8 @@ resolved against the config file's own folder.
 The repository's `config/` holds a starting point: `claims_pipeline.yaml` (the defaults, with the project's
 allowlist) and `primary_allowlist.txt` (hosts that count as primary sources without a government suffix).
 
-Environment variables: `${ENV_CONFIG}` (the config file, above), `${ENV_HOME}` (the home folder when `home` is
+Environment variables: `${ENV_CONFIG}` (the config file, above), `${ENV_DEPLOYMENT}` (`demo`, `local` or
+`production`, above), `${ENV_HOME}` (the home folder when `home` is
 unset; default `~/.claims_pipeline`), `DAGSTER_HOME` (the Dagster instance; default `<home>/dagster`), and the
 judge's API key, whose variable `judge.api_key_env` names (keys are read from the environment only, never from
 a file), and the notification channels' secrets, which `notify.urls` reads as `${{VARIABLE}}` and `notify.urls_env`

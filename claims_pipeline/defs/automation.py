@@ -1,9 +1,10 @@
-"""When audits run by themselves: the monthly schedule, the corpus sensor (one partition per scope, and a
-re-audit of each scope whose files changed), and the sensor that evaluates the audit's automation conditions."""
+"""When audits run by themselves: the monthly schedules (the audit, or the audit and the verdicts, as
+judge.on_schedule says when they tick), the corpus sensor (one partition per scope, and a re-audit of each scope
+whose files changed), and the sensor that evaluates the audit's automation conditions. The settings are read
+when a schedule or a sensor ticks, through the claims_config resource, never when this module is imported."""
 
 
 import json
-from typing import Any
 
 import dagster as dg
 
@@ -24,34 +25,50 @@ def whole_corpus_request(instance: dg.DagsterInstance, run_key: str | None, mont
                                                                                       scope=jobs.ALL_SCOPES)})
 
 
-def scheduled_job() -> Any:  # an asset job, whose class (UnresolvedAssetJobDefinition) Dagster does not export
-    """The monthly run: the audit, and the verdicts too only when judge.on_schedule is true (they cost money)."""
-    from claims_pipeline.defs.resources import ClaimsConfig
-
-    try:
-        on_schedule = ClaimsConfig().load().judge.on_schedule
-    except Exception:  # a bad config: the runs themselves report it, with file and key
-        on_schedule = False
-    return jobs.audit_and_verify_corpus if on_schedule else jobs.audit_corpus
-
-
-@dg.schedule(
-    name="monthly_audit",
-    cron_schedule="0 6 1 * *",  # 06:00 UTC on the 1st of every month
-    execution_timezone="UTC",
-    job=scheduled_job(),
-    default_status=dg.DefaultScheduleStatus.RUNNING,
-    description="Re-reads every cited page of every scope, then writes the audit and its report.",
-)
-def monthly_audit_schedule(context: dg.ScheduleEvaluationContext) -> dg.RunRequest | dg.SkipReason:
+def monthly_request(context: dg.ScheduleEvaluationContext, claims_config: ClaimsConfig,
+                    with_verdicts: bool) -> dg.RunRequest | dg.SkipReason:
+    """The monthly run of one of the two schedules: the one judge.on_schedule chooses, read when the schedule
+    ticks (nothing reads the settings when the definitions load); the other skips and says why."""
+    if claims_config.load().judge.on_schedule != with_verdicts:
+        runs = "monthly_audit_and_verify" if not with_verdicts else "monthly_audit"
+        return dg.SkipReason(f"judge.on_schedule is {str(not with_verdicts).lower()}: {runs} runs this month's audit")
     when = context.scheduled_execution_time
     return whole_corpus_request(context.instance, f"monthly-{when:%Y-%m}" if when else None,
                                 f"{when:%Y-%m}" if when else None)
 
 
+MONTHLY = "0 6 1 * *"  # 06:00 UTC on the 1st of every month
+
+
+@dg.schedule(
+    name="monthly_audit",
+    cron_schedule=MONTHLY,
+    execution_timezone="UTC",
+    job=jobs.audit_corpus,
+    default_status=dg.DefaultScheduleStatus.RUNNING,
+    description="Re-reads every cited page of every scope, then writes the audit and its report (with "
+    "judge.on_schedule false, the default).",
+)
+def monthly_audit_schedule(context: dg.ScheduleEvaluationContext, claims_config: ClaimsConfig) -> dg.RunRequest | dg.SkipReason:
+    return monthly_request(context, claims_config, with_verdicts=False)
+
+
+@dg.schedule(
+    name="monthly_audit_and_verify",
+    cron_schedule=MONTHLY,
+    execution_timezone="UTC",
+    job=jobs.audit_and_verify_corpus,
+    default_status=dg.DefaultScheduleStatus.RUNNING,
+    description="The monthly audit, then the verdicts of every scope (with judge.on_schedule true: they cost money).",
+)
+def monthly_audit_and_verify_schedule(context: dg.ScheduleEvaluationContext,
+                                      claims_config: ClaimsConfig) -> dg.RunRequest | dg.SkipReason:
+    return monthly_request(context, claims_config, with_verdicts=True)
+
+
 # Past this many scopes due in one tick, and when they are most of the corpus (a new deployment, a corpus moved or
 # reformatted), one audit_corpus run replaces a run per scope: each audit_scope run ends with the cross-scope audit
-# and a report, so 1,000 new scopes meant 1,000 queued runs writing 1,000 reports (benchmarks/bench_scopes_1000.py).
+# and a report, so a run per scope would queue as many runs and write as many reports (benchmarks/bench_scopes_1000.py).
 MANY_DUE = 20
 
 
@@ -110,11 +127,9 @@ def corpus_sensor(context: dg.SensorEvaluationContext, claims_config: ClaimsConf
 
 
 def _read_cursor(cursor: str | None) -> tuple[dict[str, str], int]:
-    """(per-scope file hashes last seen, tick number). An older cursor was the hashes alone."""
+    """(per-scope file hashes last seen, tick number); none before the first tick."""
     data = json.loads(cursor) if cursor else {}
-    if isinstance(data.get("scopes"), dict):
-        return data["scopes"], int(data.get("tick", 0))
-    return data, 0
+    return data.get("scopes", {}), int(data.get("tick", 0))
 
 
 # Dagster only evaluates AutomationCondition.eager() on the audit assets through an automation condition sensor;

@@ -1,14 +1,16 @@
-"""Resources, chosen by deployment in one place (`default_resources`): the settings and the clock, the page
-cache, the fetcher, and the IO manager of the per-scope values.
+"""Resources, chosen by deployment in one place (`resources_by_deployment`): the settings and the clock, the page
+cache, the fetcher, the judge, and the IO manager of the per-scope values.
 
-Production: the fetcher talks to the web through the SSRF guard, nothing else. Demo (the corpus is the bundled
-demo corpus): the same fetcher, plus the bundled fixture web started for the run on loopback at the epoch the
-demo left (demo/routes.py), so the UI sees what the demo's last audit saw.
+$CLAIMS_PIPELINE_DEPLOYMENT (config/settings.py) names the deployment; nothing here looks at the corpus to guess
+it. `local` and `production`: the fetcher talks to the web through the SSRF guard, the judge is the one
+judge.provider names. `demo`: the same, plus the bundled fixture web started for the run on loopback at the epoch
+the demo left (claims_pipeline_demo/routes.py), so the UI sees what the demo's last audit saw, and the scripted
+judge unless a judge is configured. Only the demo resources import claims_pipeline_demo, when a run starts them.
 """
 
 
 import contextlib
-import os
+import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,9 +20,13 @@ import dagster as dg
 from pydantic import PrivateAttr
 
 from claims_pipeline.config.settings import (
+    DEFAULT_DEPLOYMENT,
     ENV_CONFIG,
+    Deployment,
     JudgeSettings,
     Settings,
+    deployment_from_env,
+    deployment_named,
     find_config_file,
     load_settings,
     settings_source,
@@ -30,36 +36,51 @@ from claims_pipeline.judge.providers.base import JudgeProvider
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.records import PageState
 
-# The settings of the run executing in this process, by (run id, config_path): Dagster initializes a separate copy
+# The settings of the run executing in this process, by (run id, config_path, entry_key): Dagster initializes a separate copy
 # of ClaimsConfig for each resource that holds one (page cache, fetcher, judge, IO manager), and every copy takes
 # the run's one read. Only the latest run is kept (a run worker executes one run; the CLI runs one after another).
-_RUN_SETTINGS: dict[tuple[str, str], Settings] = {}
+_RUN_SETTINGS: dict[tuple[str, str, str], Settings] = {}
 _SAID_OUTSIDE_RUNS: dict[str, str] = {}  # config_path -> the settings line a sensor tick last logged
+# Settings an entry point (the CLI) already read, by key, for its in-process runs: they are not read again.
+_ENTRY_SETTINGS: dict[str, Settings] = {}
+
+
+def entry_settings_key(settings: Settings) -> str:
+    """Hands the settings the entry point read to the resources of its in-process runs (ClaimsConfig.entry_key).
+    One command at a time per process: the previous command's settings are dropped."""
+    key = uuid.uuid4().hex
+    _ENTRY_SETTINGS.clear()
+    _ENTRY_SETTINGS[key] = settings
+    return key
 
 
 class ClaimsConfig(dg.ConfigurableResource):
-    """Which settings file to use and what time it is.
+    """Which settings file to use, for which deployment, and what time it is.
 
     config_path: a claims_pipeline YAML file; empty means the usual chain ($CLAIMS_PIPELINE_CONFIG, then
     ./config/claims_pipeline.yaml, else the built-in defaults), the same as the CLI's.
+    deployment: demo, local or production (resources_by_deployment).
     clock: an ISO-8601 instant used as "now" for fetch times and the audit date; empty means the wall clock.
+    entry_key: settings the CLI already read for its in-process runs (entry_settings_key); empty: read the file.
     """
 
     config_path: str = ""
+    deployment: str = DEFAULT_DEPLOYMENT
     clock: str = ""
+    entry_key: str = ""
 
     _settings: Settings | None = PrivateAttr(default=None)
 
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
-        key = (context.run_id or "", self.config_path)
+        key = (context.run_id or "", self.config_path, self.entry_key)
         if context.run_id and key in _RUN_SETTINGS:
             self._settings = _RUN_SETTINGS[key]
             return
-        settings = self.load()
+        settings = self.load()  # the entry point's, else read from the file
         if context.run_id:
             _RUN_SETTINGS.clear()
             _RUN_SETTINGS[key] = settings
-        line = f"settings: {settings_source(self.config_file())} · home {settings.home_dir}"
+        line = f"settings: {settings_source(settings.source_file, settings.deployment)} · home {settings.home_dir}"
         # a run's log names them once; a sensor's tick (no run) only when they differ from the last tick's, so
         # the daemon does not print the same line every minute
         if context.log and (context.run_id or _SAID_OUTSIDE_RUNS.get(self.config_path) != line):
@@ -73,7 +94,8 @@ class ClaimsConfig(dg.ConfigurableResource):
     def load(self) -> Settings:
         """The run's settings, read once (a resource lives for one run)."""
         if self._settings is None:
-            self._settings = load_settings(self.config_file())
+            self._settings = _ENTRY_SETTINGS.get(self.entry_key) or load_settings(
+                self.config_file(), deployment=deployment_named(self.deployment, "the claims_config resource's deployment"))
         return self._settings
 
     def now(self) -> datetime:
@@ -146,7 +168,8 @@ class DemoFetcherResource(FetcherResource):
 
 class JudgeResource(dg.ConfigurableResource):
     """The verdict step's model provider, as judge.provider in the settings names it (none, anthropic,
-    openai-compatible). api_key: from the environment only (dg.EnvVar of judge.api_key_env), never a file."""
+    openai-compatible). Its API key is read from the environment when the provider is made (the variable
+    judge.api_key_env names, or api_key as a dg.EnvVar), never stored in a file or in the run's config."""
 
     config: ClaimsConfig
     api_key: str | None = None
@@ -158,7 +181,7 @@ class JudgeResource(dg.ConfigurableResource):
         from claims_pipeline.judge.providers import make_provider
 
         judge = self.settings()
-        return make_provider(judge, environ={judge.effective_api_key_env: self.api_key} if self.api_key else {})
+        return make_provider(judge, environ={judge.effective_api_key_env: self.api_key} if self.api_key else None)
 
     @property
     def scripted(self) -> bool:
@@ -166,17 +189,24 @@ class JudgeResource(dg.ConfigurableResource):
 
 
 class DemoJudgeResource(JudgeResource):
-    """The demo's judge: the scripted judge server on 127.0.0.1, answered through the real anthropic SDK, so
-    the demo shows verdicts with no key and no network. Its verdicts are labelled as the scripted demo judge's."""
+    """The demo deployment's judge: the one judge.provider names when one is configured; else the scripted judge
+    server on 127.0.0.1, answered through the real anthropic SDK, so the demo shows verdicts with no key and no
+    network. Its verdicts are labelled as the scripted demo judge's."""
 
     _judge: JudgeSettings | None = PrivateAttr(default=None)
 
     @contextlib.contextmanager
     def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator["DemoJudgeResource"]:
+        configured = self.config.load().judge  # type: ignore[union-attr]  # an inherited resource field reads as Any | PartialResource to mypy
+        if configured.provider != "none":
+            if context.log:
+                context.log.info(f"demo: judge.provider {configured.provider} is configured: it answers, not the scripted judge")
+            yield self
+            return
         from claims_pipeline_demo.scripted_judge import ScriptedJudgeServer, demo_answerer, demo_judge_settings
 
         with ScriptedJudgeServer(demo_answerer) as server:
-            self._judge = demo_judge_settings(server, self.config.load().judge)  # type: ignore[union-attr]  # an inherited resource field reads as Any | PartialResource to mypy
+            self._judge = demo_judge_settings(server, configured)
             if context.log:
                 context.log.info(f"demo: scripted judge on {server.anthropic_url} (the project's figure readers, not a model)")
             yield self
@@ -185,53 +215,56 @@ class DemoJudgeResource(JudgeResource):
         return self._judge if self._judge is not None else super().settings()
 
     def provider(self) -> JudgeProvider:
+        if self._judge is None:
+            return super().provider()
         from claims_pipeline.judge.providers import make_provider
         from claims_pipeline_demo.scripted_judge import DEMO_ENV
 
-        return make_provider(self.settings(), environ=DEMO_ENV)
+        return make_provider(self._judge, environ=DEMO_ENV)
 
     @property
     def scripted(self) -> bool:
-        return True
+        return self._judge is not None
 
 
-def default_resources(config_path: str | dg.EnvVar | None = None, *, fixture_web: str = "auto",
-                      clock: str = "") -> dict[str, Any]:
-    """The resources of a deployment. fixture_web: "auto" = the demo's fetcher when the corpus is the bundled
-    demo corpus, else production's; "on" / "off" force one."""
-    from claims_pipeline_demo.routes import is_demo_corpus
+def resources_by_deployment(config: ClaimsConfig, *, fixture_web: bool = True) -> dict[str, dict[str, Any]]:
+    """The resources of each deployment, as in Dagster's own examples. fixture_web=False: the demo's fetcher
+    without its own fixture web (`claims-pipeline demo` runs one for its three audits and routes to it)."""
 
-    config = ClaimsConfig(config_path=config_path or "", clock=clock)
-    try:  # the file a deployment names, read once here to choose its resources
-        path = os.environ.get(ENV_CONFIG, "") if isinstance(config_path, dg.EnvVar) else (config_path or "")
-        loaded: Settings | None = ClaimsConfig(config_path=path).load()
-    except Exception:
-        if fixture_web == "auto":
-            raise  # which fetcher cannot be chosen: the file's own error, with file and key
-        loaded = None  # a bad config fails the run that loads it, with its own message
-    demo = is_demo_corpus(loaded) if fixture_web == "auto" and loaded is not None else fixture_web == "on"
-    fetcher = DemoFetcherResource(config=config) if demo else FetcherResource(config=config)
-    # the demo's scripted judge stands in only when no judge is configured: a configured one is used as configured
-    scripted = demo and (loaded is None or loaded.judge.provider == "none")
-    judge = DemoJudgeResource(config=config) if scripted else JudgeResource(config=config, api_key=judge_key(loaded))
-    return {
-        "judge": judge,
+    runtime: dict[str, Any] = {
+        "judge": JudgeResource(config=config),
         "claims_config": config,
         "page_cache": PageCacheResource(config=config),
-        "fetcher": fetcher,
+        "fetcher": FetcherResource(config=config),
         "io_manager": scope_store_io_manager,
     }
+    demo = {**runtime, "judge": DemoJudgeResource(config=config),
+            "fetcher": DemoFetcherResource(config=config) if fixture_web else runtime["fetcher"]}
+    return {"demo": demo, "local": runtime, "production": runtime}
 
 
-def judge_key(settings: Settings | None) -> Any:
-    """dg.EnvVar of the judge's key variable when it is set (the value is read at run time, never stored)."""
-    if settings is None:
-        return None
-    var = settings.judge.effective_api_key_env
-    return dg.EnvVar(var) if os.environ.get(var) else None
+def resources_for_file(config_path: str = "", deployment: Deployment = DEFAULT_DEPLOYMENT, *, clock: str = "",
+                       fixture_web: bool = True) -> dict[str, Any]:
+    """The resources of a deployment whose runs read the settings file (empty: the default chain) themselves."""
+    config = ClaimsConfig(config_path=config_path, deployment=deployment, clock=clock)
+    return resources_by_deployment(config, fixture_web=fixture_web)[deployment]
+
+
+def resources_for_settings(settings: Settings, *, clock: str = "", fixture_web: bool = True) -> dict[str, Any]:
+    """The resources of an entry point that has read its settings: its in-process runs take them as they are."""
+    source = settings.source_file
+    config = ClaimsConfig(config_path=str(source) if source else "", deployment=settings.deployment, clock=clock,
+                          entry_key=entry_settings_key(settings))
+    return resources_by_deployment(config, fixture_web=fixture_web)[settings.deployment]
 
 
 @dg.definitions
 def resources() -> dg.Definitions:
-    configured = bool(os.environ.get(ENV_CONFIG))
-    return dg.Definitions(resources=default_resources(dg.EnvVar(ENV_CONFIG) if configured else None))
+    """The code location's resources: the deployment $CLAIMS_PIPELINE_DEPLOYMENT names; the settings are read
+    when a run or a sensor tick starts, never here."""
+    import os
+
+    deployment = deployment_from_env()
+    config_path: str | dg.EnvVar = dg.EnvVar(ENV_CONFIG) if os.environ.get(ENV_CONFIG) else ""
+    config = ClaimsConfig(config_path=config_path, deployment=deployment)
+    return dg.Definitions(resources=resources_by_deployment(config)[deployment])

@@ -23,6 +23,9 @@ SOURCE_TIERS: tuple[str, ...] = ("primary-gov", "primary-allowlist", "secondary"
 PRIORS: tuple[str, ...] = (
     "TOKENS_PRESENT", "WEAK_MATCH", "TOKENS_ABSENT", "SOURCE_UNAVAILABLE", "SOURCE_BINARY", "PDF_NO_TEXT",
 )
+# The model name every verdict of the demo's scripted judge (claims_pipeline_demo) carries: the reports label
+# such verdicts as the stand-in's, and they cost nothing.
+SCRIPTED_MODEL = "scripted-demo-judge"
 # Priors whose page holds no text a judge could read: such claims never reach a provider.
 UNREADABLE_PRIORS: frozenset[str] = frozenset({"SOURCE_UNAVAILABLE", "SOURCE_BINARY", "PDF_NO_TEXT"})
 

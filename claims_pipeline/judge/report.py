@@ -22,12 +22,11 @@ from typing import Any
 from claims_pipeline.common.text_safety import json_escaped
 from claims_pipeline.judge.checks import CHECK_ASKS, CHECKS
 from claims_pipeline.judge.corrections import Correction
-from claims_pipeline.judge.model import CLASSES, VERDICTS, Verdict
+from claims_pipeline.judge.model import CLASSES, SCRIPTED_MODEL, VERDICTS, Verdict
 from claims_pipeline.report.escape import claim_plain, md_cell, md_code, md_link
 from claims_pipeline.report.html_templates import render
 from claims_pipeline.report.sections import utc_time
 from claims_pipeline.store.files import write_text_atomically
-from claims_pipeline_demo.scripted_judge import DEMO_MODEL
 
 OUTCOMES: tuple[str, ...] = ("as_said", "downgraded", "reworded", "reclassified", "set_by_code")
 OUTCOME_WORDS = {"as_said": "shipped as said", "downgraded": "downgraded", "reworded": "reworded",
@@ -190,8 +189,8 @@ def _run_facts(run_info: Mapping[str, Any], counts: Mapping[str, Any], scripted:
 
 def _is_scripted(run_info: Mapping[str, Any], verdicts: Sequence[Verdict] = ()) -> bool:
     """run_info says so, or the verdicts carry the scripted demo judge's model name (labelled even if not said)."""
-    return bool(run_info.get("scripted")) or run_info.get("model") == DEMO_MODEL or any(
-        v.model == DEMO_MODEL for v in verdicts)
+    return bool(run_info.get("scripted")) or run_info.get("model") == SCRIPTED_MODEL or any(
+        v.model == SCRIPTED_MODEL for v in verdicts)
 
 
 # ---- markdown ------------------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from pathlib import Path
 import dagster as dg
 
 from claims_pipeline.config.home import HomeLayout
-from claims_pipeline.config.settings import ConfigError, Settings
+from claims_pipeline.config.settings import ConfigError
 from claims_pipeline.orchestration.event_log_storage import show_automation_on
 from claims_pipeline.store.errors import InstanceError
 
@@ -38,16 +38,17 @@ def instance_template() -> Path:
     return INSTANCE_TEMPLATES[instance_kind()]
 
 
-def dagster_home_for(settings: Settings) -> Path:
+def dagster_home_for(home_dir: Path) -> Path:
+    """The instance folder of the outputs root home_dir (settings.home_dir): DAGSTER_HOME when set."""
     env = os.environ.get("DAGSTER_HOME")
-    return Path(env).expanduser() if env else HomeLayout(settings.home_dir).dagster_home
+    return Path(env).expanduser() if env else HomeLayout(home_dir).dagster_home
 
 
-def prepare_dagster_home(settings: Settings) -> Path:
+def prepare_dagster_home(home_dir: Path) -> Path:
     """The instance folder, with dagster.yaml from the chosen template when it has none. A file that is an
     unedited copy of the other shipped template (the switch changed: the SQLite history under DAGSTER_HOME stays,
     for a switch back) is replaced; a user's own file is kept as it is."""
-    home = dagster_home_for(settings)
+    home = dagster_home_for(home_dir)
     home.mkdir(parents=True, exist_ok=True)
     yaml_path = home / "dagster.yaml"
     template = instance_template()
@@ -61,10 +62,10 @@ def _is_other_template(path: Path, chosen: Path) -> bool:
     return any(t != chosen and current == t.read_bytes() for t in INSTANCE_TEMPLATES.values())
 
 
-def open_instance(settings: Settings) -> dg.DagsterInstance:
+def open_instance(home_dir: Path) -> dg.DagsterInstance:
     """The instance under DAGSTER_HOME, its database reached once. InstanceError (one line: which file or
     database, what to check) when its dagster.yaml cannot be read or its database does not answer."""
-    home = prepare_dagster_home(settings)
+    home = prepare_dagster_home(home_dir)
     os.environ["DAGSTER_HOME"] = str(home)
     yaml_path = home / "dagster.yaml"
     try:
@@ -111,10 +112,11 @@ def _database_message(yaml_path: Path, exc: BaseException) -> str:
 
 def ui_dagster_home() -> Path:
     """The folder `make dev` gives the UI as DAGSTER_HOME: the CLI's instance, so the UI's runs queue as the
-    instance says and share the CLI's run history. The settings come from the same default chain as the CLI's."""
-    from claims_pipeline.config.settings import find_config_file, load_settings
+    instance says and share the CLI's run history. The settings come from the same default chain and deployment
+    as the CLI's (in the demo deployment: the demo's)."""
+    from claims_pipeline.config.settings import load_settings
 
-    home = prepare_dagster_home(load_settings(find_config_file(None)))
+    home = prepare_dagster_home(load_settings().home_dir)
     os.environ["DAGSTER_HOME"] = str(home)  # the instance's event log storage finds its folder through it
     try:
         with dg.DagsterInstance.from_config(str(home)) as instance:

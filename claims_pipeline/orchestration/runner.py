@@ -6,12 +6,15 @@ from __future__ import annotations
 import logging
 import re
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import dagster as dg
 
 from claims_pipeline.common.text_safety import terminal_escaped
 from claims_pipeline.orchestration.stops import run_stoppable
+
+if TYPE_CHECKING:
+    from claims_pipeline.config.settings import Settings
 
 # The CLI prints its own summary; Dagster's per-event DEBUG lines would bury it (the UI keeps them all).
 QUIET_RUN_CONFIG: dict[str, Any] = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
@@ -52,11 +55,12 @@ def cli_console(init_context: dg.InitLoggerContext) -> logging.Logger:
     return logger
 
 
-def resources_for(config_path: str, *, clock: str = "", fixture_web: str = "auto") -> dict[str, Any]:
-    """The resources of the CLI's settings file (empty: the default chain) and clock."""
-    from claims_pipeline.defs.resources import default_resources
+def resources_for(settings: Settings, *, clock: str = "", fixture_web: bool = True) -> dict[str, Any]:
+    """The resources of the settings' deployment, bound to the settings the command read (its runs do not read
+    them again), and the clock."""
+    from claims_pipeline.defs.resources import resources_for_settings
 
-    return default_resources(config_path, fixture_web=fixture_web, clock=clock)
+    return resources_for_settings(settings, clock=clock, fixture_web=fixture_web)
 
 
 CLI_WORKLIST_JOB = "cli_worklist"

@@ -234,9 +234,9 @@ def dry_run(settings: Settings, scopes: list[str], now: datetime, *, max_claims:
         cache.close()
     provider = make_provider(judge, environ={judge.effective_api_key_env: "dry-run: never sent"})
     if scripted:  # the demo's verdicts are cached under the scripted judge's model name
-        from claims_pipeline_demo.scripted_judge import DEMO_MODEL
+        from claims_pipeline.judge.model import SCRIPTED_MODEL
 
-        judge = judge.model_copy(update={"model": DEMO_MODEL})
+        judge = judge.model_copy(update={"model": SCRIPTED_MODEL})
         provider = make_provider(judge, environ={judge.effective_api_key_env: "dry-run: never sent"})
     verdict_cache = VerdictCache(home.judge_cache) if home.judge_cache.is_file() else None  # read, never created
     try:

@@ -28,7 +28,7 @@ import httpcore
 import httpx
 
 from claims_pipeline.common.urls import normalize_url, url_host
-from claims_pipeline.config.settings import FetchSettings, Settings, package_version
+from claims_pipeline.config.settings import FetchSettings, PdfSettings, package_version
 from claims_pipeline.web import botwall, event_loop, stub
 from claims_pipeline.web.body import (
     ACCEPT_ENCODING,
@@ -252,9 +252,9 @@ def _answer_of_body(raw: bytes, status: int, plan: _ReadBody, ctype: str, curren
 
 
 class Fetcher:
-    """``async with Fetcher(settings) as f: async for r in f.fetch_many(urls): ...``"""
+    """``async with Fetcher(settings.fetch, settings.pdf) as f: async for r in f.fetch_many(urls): ...``"""
 
-    def __init__(self, settings: Settings, resolver: Resolver | None = None, *,
+    def __init__(self, fetch: FetchSettings, pdf: PdfSettings, resolver: Resolver | None = None, *,
                  inner_backend: httpcore.AsyncNetworkBackend | None = None,
                  robots_store: RobotsStore | None = None, robots_now: datetime | None = None,
                  on_wait: WaitListener | None = None, host_leases: HostLeaseFactory | None = None) -> None:
@@ -263,8 +263,8 @@ class Fetcher:
         (host, seconds) is told when a request waits for its host's interval or a retry's backoff (progress).
         host_leases (store/host_leases.py) shares each host's politeness with the other runs using the same
         database; without it, politeness holds within this process only."""
-        self.settings = settings
-        self.fetch = settings.fetch
+        self.fetch = fetch
+        self.pdf = pdf  # how a PDF body is read into text
         self.user_agent = self.fetch.user_agent.replace("{version}", package_version())
         self.robots_agent = self.user_agent.split("/", 1)[0]  # product token, what robots.txt groups name
         self._resolver = resolver
@@ -638,7 +638,7 @@ class Fetcher:
         # a body the server named *.pdf (Content-Disposition) is read as one: junk before its %PDF- header is
         # then skipped as for a declared PDF (read by its octet-stream type, it came out BINARY)
         ctype = "application/pdf" if named_pdf else common["content_type"]
-        outcome = text_mod.extract_text(raw, ctype, current, self.settings)
+        outcome = text_mod.extract_text(raw, ctype, current, self.fetch, self.pdf)
         status = FetchStatus(outcome.status)
         note = outcome.note
         if named_pdf and status is FetchStatus.OK and common["content_type"]:
@@ -732,7 +732,7 @@ class Fetcher:
         return RobotsAnswer(None, failure=f"more than {self.fetch.max_redirects} redirects")
 
 
-def fetch_urls(settings: Settings, urls: Iterable[str], *, validators: Validators | None = None,
+def fetch_urls(fetch: FetchSettings, pdf: PdfSettings, urls: Iterable[str], *, validators: Validators | None = None,
                on_result: Callable[[FetchResult], None] | None = None, resolver: Resolver | None = None,
                robots_store: RobotsStore | None = None,
                host_leases: HostLeaseFactory | None = None) -> list[FetchResult]:
@@ -740,11 +740,11 @@ def fetch_urls(settings: Settings, urls: Iterable[str], *, validators: Validator
 
     async def run() -> list[FetchResult]:
         out: list[FetchResult] = []
-        async with Fetcher(settings, resolver=resolver, robots_store=robots_store, host_leases=host_leases) as fetcher:
+        async with Fetcher(fetch, pdf, resolver=resolver, robots_store=robots_store, host_leases=host_leases) as fetcher:
             async for result in fetcher.fetch_many(urls, validators):
                 if on_result is not None:
                     on_result(result)
                 out.append(result)
         return out
 
-    return event_loop.run(run(), settings.fetch.event_loop)
+    return event_loop.run(run(), fetch.event_loop)

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from claims_pipeline.config.settings import PdfSettings, Settings
+from claims_pipeline.config.settings import FetchSettings, PdfSettings
 from claims_pipeline.web.charset import charset_from_content_type
 from claims_pipeline.web.html_text import html_to_text, json_to_text, looks_like_js_shell, plain_to_text, xml_to_text
 from claims_pipeline.web.pdf_text import PDF_SEARCH_WINDOW, has_pdf_magic, pdf_outcome
@@ -63,12 +63,12 @@ def is_pdf_candidate(content_type: str | None, url: str) -> bool:
         return False
 
 
-def is_binary_type(content_type: str | None, settings: Settings) -> bool:
-    """A type we do not read (settings.fetch.binary_content_prefixes); PDFs are never binary here."""
+def is_binary_type(content_type: str | None, fetch: FetchSettings) -> bool:
+    """A type we do not read (fetch.binary_content_prefixes); PDFs are never binary here."""
     media = _media_type(content_type)
     if media in ("application/pdf", "application/x-pdf"):
         return False
-    return any(media.startswith(p.lower()) for p in settings.fetch.binary_content_prefixes)
+    return any(media.startswith(p.lower()) for p in fetch.binary_content_prefixes)
 
 
 def pdf_to_text(raw: bytes, pdf_settings: PdfSettings) -> TextOutcome:
@@ -93,13 +93,13 @@ def _html(raw: bytes, charset: str | None, note: str = "") -> TextOutcome:
     return TextOutcome(FetchStatus.OK, html_to_text(raw, charset), "html", note)
 
 
-def extract_text(raw: bytes, content_type: str, url: str, settings: Settings) -> TextOutcome:
+def extract_text(raw: bytes, content_type: str, url: str, fetch: FetchSettings, pdf: PdfSettings) -> TextOutcome:
     """Body bytes + Content-Type → TextOutcome. Never raises: a failure is a status with a note."""
     media = _media_type(content_type)
     charset = charset_from_content_type(content_type)
     try:
         if has_pdf_magic(raw):
-            out = pdf_to_text(raw, settings.pdf)
+            out = pdf_to_text(raw, pdf)
             if media and media not in ("application/pdf", "application/x-pdf") and out.status is FetchStatus.OK:
                 out.note = "; ".join(filter(None, [f"served as {media} but is a PDF", out.note]))
             return out
@@ -109,13 +109,13 @@ def extract_text(raw: bytes, content_type: str, url: str, settings: Settings) ->
             if has_pdf_magic(raw, PDF_SEARCH_WINDOW):
                 # a PDF after some junk (a script's warnings): its offsets count from its header, so cut there
                 skipped = raw.find(b"%PDF-")
-                out = pdf_to_text(raw[skipped:], settings.pdf)
+                out = pdf_to_text(raw[skipped:], pdf)
                 out.note = "; ".join(filter(None, [f"{skipped} bytes before the %PDF- header", out.note]))
                 return out
             if media in ("application/pdf", "application/x-pdf") or _looks_binary(raw) or not media:
                 return TextOutcome(FetchStatus.PDF_ERROR, None, "binary",
                                    f"corrupt PDF: no %PDF- header in the first {PDF_SEARCH_WINDOW} bytes")
-        if is_binary_type(content_type, settings):
+        if is_binary_type(content_type, fetch):
             return TextOutcome(FetchStatus.BINARY, None, "binary", f"binary content ({media}), not read")
         if not raw.strip():
             return TextOutcome(FetchStatus.OK, "", "html" if "html" in media or not media else "text", "empty body")

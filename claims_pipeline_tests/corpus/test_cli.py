@@ -148,7 +148,9 @@ def test_output_piped_into_a_reader_that_stops_early_ends_quietly(tmp_path):
     import subprocess
     import sys
 
-    cmd = f"{sys.executable} -m claims_pipeline.cli extract --json | head -c 1"
+    from claims_pipeline.config.settings import DEMO_CORPUS_DIR
+
+    cmd = f"{sys.executable} -m claims_pipeline.cli extract --corpus {DEMO_CORPUS_DIR} --json | head -c 1"
     done = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], capture_output=True, text=True, timeout=120)
     assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr, done.stderr
     assert done.stdout == "{"

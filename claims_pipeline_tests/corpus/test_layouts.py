@@ -99,8 +99,8 @@ def test_the_countries_preset_is_the_demos_layout(tmp_path):
               "scope_rules": [{"glob": "countries/*/**", "scope": "{1}"}, {"glob": "**", "scope": "{path}"}]}
     assert scopes_of(root, **preset) == {"xa": ["countries/xa/more/x.md", "countries/xa/playbook.md"],
                                          "shared/exit/regional": ["shared/exit/regional.md"]}
-    # the bundled demo corpus, with no configuration at all, keeps its scopes
-    assert list(list_scopes(settings_from_dict({}))) == ["xa", "xb", "xc", "shared/exit/regional"]
+    # the bundled demo corpus, in the demo deployment with no configuration at all, keeps its scopes
+    assert list(list_scopes(settings_from_dict({}, deployment="demo"))) == ["xa", "xb", "xc", "shared/exit/regional"]
 
 
 @pytest.mark.parametrize(("name", "clean"), [

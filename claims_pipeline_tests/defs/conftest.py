@@ -13,7 +13,7 @@ import yaml
 
 from claims_pipeline.commands.demo import write_runtime_config
 from claims_pipeline.definitions import defs as load_definitions
-from claims_pipeline.defs.resources import default_resources
+from claims_pipeline.defs.resources import resources_for_file
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
 
 warnings.filterwarnings("ignore", category=dg.BetaWarning)
@@ -69,7 +69,8 @@ def instance() -> Iterator[dg.DagsterInstance]:
 
 
 def resources_for(config: Path, clock: str = "") -> dict[str, Any]:
-    return default_resources(str(config), fixture_web="off", clock=clock)
+    """The local deployment's resources, their runs reading `config` (routed to this test's fixture web)."""
+    return resources_for_file(str(config), "local", clock=clock)
 
 
 def another_audit_lands_during_the_checks(monkeypatch: pytest.MonkeyPatch, run_at: str,

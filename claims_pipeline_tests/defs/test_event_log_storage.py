@@ -134,7 +134,7 @@ def test_instance_template_selects_the_batching_log(tmp_path, monkeypatch):
 
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster_home"))
     monkeypatch.delenv(EVENT_BATCH_SIZE_ENV, raising=False)
-    instance = open_instance(None)  # type: ignore[arg-type]  # settings are only read when DAGSTER_HOME is unset
+    instance = open_instance(tmp_path / "unused")  # the home is only used when DAGSTER_HOME is unset
     try:
         assert isinstance(instance.event_log_storage, BatchingSqliteEventLogStorage)
         # the stock layout under $DAGSTER_HOME: switching back to the stock class keeps the history

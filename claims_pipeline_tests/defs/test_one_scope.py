@@ -73,7 +73,9 @@ def test_bad_corpus_file_is_named_and_others_continue(instance, demo_config, hom
     from claims_pipeline_tests.defs.conftest import config_with
 
     corpus = tmp_path / "corpus"
-    shutil.copytree(Path(__file__).resolve().parents[2] / "claims_pipeline_demo" / "corpus", corpus)
+    from claims_pipeline.config.settings import DEMO_CORPUS_DIR
+
+    shutil.copytree(DEMO_CORPUS_DIR, corpus)
     (corpus / "countries" / "xa" / "playbook.md").write_bytes(b"# broken\n\xff\xfe not utf-8 \x00\n")
     config_with(demo_config, extraction__corpus_dir=str(corpus))
     sync_scope_partitions(instance, ["xa", "xb"])

@@ -8,8 +8,10 @@ from datetime import UTC, datetime
 
 import dagster as dg
 
+from claims_pipeline.config.settings import load_settings
 from claims_pipeline.defs import jobs
 from claims_pipeline.defs.automation import audit_automation_sensor, monthly_audit_schedule
+from claims_pipeline.defs.resources import ClaimsConfig
 from claims_pipeline.defs.scoped import scoped_output
 from claims_pipeline.orchestration.runner import resources_for, run_audit, run_failures
 
@@ -24,7 +26,7 @@ def _checks(result: dg.ExecuteInProcessResult) -> dict[str, dg.AssetCheckEvaluat
 
 
 def test_the_per_scope_assets_name_the_scopes_in_trouble_and_the_runs_say_who_ran_them(instance, demo_config, web):
-    resources = resources_for(str(demo_config), fixture_web="off")
+    resources = resources_for(load_settings(demo_config))
     first = run_audit(instance, resources, SCOPES, ["xa"], trigger="demo", name="demo audit 1/3")
     assert [r.success for r in first] == [True]
     checks = _checks(first[-1])
@@ -64,7 +66,8 @@ def test_the_per_scope_assets_name_the_scopes_in_trouble_and_the_runs_say_who_ra
 
 def test_schedule_sensor_and_ui_runs_carry_their_trigger(instance):
     instance.add_dynamic_partitions("scope", SCOPES)
-    ctx = dg.build_schedule_context(instance=instance, scheduled_execution_time=datetime(2026, 12, 1, 6, tzinfo=UTC))
+    ctx = dg.build_schedule_context(instance=instance, scheduled_execution_time=datetime(2026, 12, 1, 6, tzinfo=UTC),
+                                    resources={"claims_config": ClaimsConfig()})  # judge.on_schedule false
     req = monthly_audit_schedule(ctx)
     assert isinstance(req, dg.RunRequest)
     assert {k: req.tags[k] for k in (jobs.TRIGGER_TAG, jobs.RUN_NAME_TAG, jobs.MONTH_TAG, jobs.SCOPE_TAG)} == {
@@ -88,14 +91,13 @@ def test_a_per_scope_output_warns_of_nothing():
 def test_the_instance_shows_the_automation_on_and_keeps_a_choice_made(tmp_path, monkeypatch):
     from dagster._daemon.asset_daemon import get_auto_materialize_paused, set_auto_materialize_paused
 
-    from claims_pipeline.config.settings import load_settings
     from claims_pipeline.orchestration.instance import open_instance
 
     monkeypatch.setenv("CLAIMS_PIPELINE_HOME", str(tmp_path))
     monkeypatch.setenv("DAGSTER_HOME", str(tmp_path / "dagster"))  # open_instance sets it: restored after
     monkeypatch.delenv("CLAIMS_PIPELINE_CONFIG", raising=False)
     monkeypatch.chdir(tmp_path)
-    instance = open_instance(load_settings(None))
+    instance = open_instance(load_settings(None).home_dir)
     assert get_auto_materialize_paused(instance) is False  # the UI's badge: "Auto-materialize on"
     set_auto_materialize_paused(instance, True)  # someone paused it on the UI's daemons page: it stays paused
-    assert get_auto_materialize_paused(open_instance(load_settings(None))) is True
+    assert get_auto_materialize_paused(open_instance(load_settings(None).home_dir)) is True

@@ -16,9 +16,9 @@ def test_a_run_reads_its_settings_once_and_says_which_file_once(instance, demo_c
     reads: list[object] = []
     real = resources_mod.load_settings
 
-    def counted(path):
+    def counted(path, **kwargs):
         reads.append(path)
-        return real(path)
+        return real(path, **kwargs)
 
     monkeypatch.setattr(resources_mod, "load_settings", counted)
     result = dg.materialize([*ALL_ASSETS, *ALL_CHECKS], instance=instance, resources=resources, partition_key="xb",

@@ -129,15 +129,19 @@ def test_a_count_that_does_not_recount_stops_the_run_before_the_report(instance,
 
 
 @pytest.mark.parametrize("on_schedule, job", [(False, "audit_corpus"), (True, "audit_and_verify_corpus")])
-def test_the_monthly_schedule_takes_the_verdicts_only_with_judge_on_schedule(demo_config, monkeypatch, on_schedule, job):
-    import importlib
+def test_the_monthly_schedule_takes_the_verdicts_only_with_judge_on_schedule(instance, demo_config, on_schedule, job):
+    """judge.on_schedule is read when the schedules tick (never when the definitions load): one of the two
+    monthly schedules requests the run, the other skips and names it."""
+    from datetime import UTC, datetime
 
-    import claims_pipeline.defs.automation as automation
+    from claims_pipeline.defs.automation import monthly_audit_and_verify_schedule, monthly_audit_schedule
+    from claims_pipeline.defs.resources import ClaimsConfig
 
-    monkeypatch.setenv("CLAIMS_PIPELINE_CONFIG", str(config_with(demo_config, judge__on_schedule=on_schedule)))
-    try:
-        schedule = importlib.reload(automation).monthly_audit_schedule
-        assert schedule.job_name == job
-    finally:
-        monkeypatch.delenv("CLAIMS_PIPELINE_CONFIG")
-        importlib.reload(automation)
+    config = ClaimsConfig(config_path=str(config_with(demo_config, judge__on_schedule=on_schedule)))
+    instance.add_dynamic_partitions("scope", ["xa", "xb"])
+    ctx = dg.build_schedule_context(instance=instance, scheduled_execution_time=datetime(2026, 12, 1, 6, tzinfo=UTC),
+                                    resources={"claims_config": config})
+    requested = {s.job_name: s(ctx) for s in (monthly_audit_schedule, monthly_audit_and_verify_schedule)}
+    assert [name for name, r in requested.items() if isinstance(r, dg.RunRequest)] == [job]
+    skipped = next(r for name, r in requested.items() if name != job)
+    assert isinstance(skipped, dg.SkipReason) and f"judge.on_schedule is {str(on_schedule).lower()}" in (skipped.skip_message or "")

@@ -1,5 +1,5 @@
-"""`claims-pipeline verify` as a user runs it: a real subprocess, a non-demo config (a copy of the demo corpus, so
-the production judge resource and fetcher are used), judge.provider anthropic with ANTHROPIC_API_KEY set, and
+"""`claims-pipeline verify` as a user runs it: a real subprocess, the local deployment (a copy of the demo corpus,
+with the local judge resource and fetcher), judge.provider anthropic with ANTHROPIC_API_KEY set, and
 judge.base_url pointing the real anthropic SDK at the scripted judge server in this process (its log counts the
 requests). The key must never reach a file under the home, the Dagster instance, stdout or stderr."""
 
@@ -91,12 +91,12 @@ def test_verify_cli_with_anthropic_against_the_scripted_server(tmp_path):
 
 
 @pytest.mark.timeout(600)
-def test_on_the_demo_corpus_a_configured_judge_is_used_and_the_scripted_one_says_when_it_stands_in(tmp_path):
+def test_in_the_demo_deployment_a_configured_judge_is_used_and_the_scripted_one_says_when_it_stands_in(tmp_path):
     user_home, home = tmp_path / "user", tmp_path / "home"
     user_home.mkdir()
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("CLAIMS_PIPELINE_", "DAGSTER_", "ANTHROPIC_", "OPENAI_"))}
-    env.update(HOME=str(user_home), ANTHROPIC_API_KEY=KEY)
+    env.update(HOME=str(user_home), ANTHROPIC_API_KEY=KEY, CLAIMS_PIPELINE_DEPLOYMENT="demo")
     cfg = yaml.safe_load(DEMO_CONFIG.read_text(encoding="utf-8"))
     cfg["home"] = str(home)
     cfg["extraction"]["corpus_dir"] = str(DEMO_CORPUS_DIR)  # the bundled demo corpus itself

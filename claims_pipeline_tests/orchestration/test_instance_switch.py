@@ -21,26 +21,26 @@ def test_the_switch_chooses_the_template_and_a_users_own_file_is_kept(tmp_path, 
     sqlite, postgres = INSTANCE_TEMPLATES["sqlite"].read_bytes(), INSTANCE_TEMPLATES["postgres"].read_bytes()
     instance_yaml = tmp_path / "dagster" / "dagster.yaml"
 
-    assert prepare_dagster_home(settings) == tmp_path / "dagster"
+    assert prepare_dagster_home(settings.home_dir) == tmp_path / "dagster"
     assert instance_yaml.read_bytes() == sqlite
     monkeypatch.setenv(INSTANCE_ENV, " Postgres ")
-    prepare_dagster_home(settings)
+    prepare_dagster_home(settings.home_dir)
     assert instance_yaml.read_bytes() == postgres  # an unedited copy follows the switch
     history = tmp_path / "dagster" / "history"
     history.mkdir()
     monkeypatch.setenv(INSTANCE_ENV, "")
-    prepare_dagster_home(settings)
+    prepare_dagster_home(settings.home_dir)
     assert instance_yaml.read_bytes() == sqlite and history.is_dir()  # and back; the SQLite history stays
 
     edited = sqlite + b"\n# my own retention\n"
     instance_yaml.write_bytes(edited)
     monkeypatch.setenv(INSTANCE_ENV, "postgres")
-    prepare_dagster_home(settings)
+    prepare_dagster_home(settings.home_dir)
     assert instance_yaml.read_bytes() == edited  # a file someone edited is never replaced
 
     monkeypatch.setenv(INSTANCE_ENV, "mysql")
     with pytest.raises(ConfigError, match="CLAIMS_PIPELINE_INSTANCE='mysql': expected one of postgres, sqlite"):
-        prepare_dagster_home(settings)
+        prepare_dagster_home(settings.home_dir)
     assert instance_yaml.read_bytes() == edited
 
 

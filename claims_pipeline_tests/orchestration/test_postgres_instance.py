@@ -82,7 +82,7 @@ def test_a_backfill_of_three_scopes_runs_as_separate_runs_two_at_once_each_row_o
 
         settings = load_settings(config)
         assert sorted(list_scopes(settings)) == SCOPES
-        instance = open_instance(settings)
+        instance = open_instance(settings.home_dir)
         assert (tmp_path / "dagster" / "dagster.yaml").read_bytes() == INSTANCE_TEMPLATES["postgres"].read_bytes()
         started: list[subprocess.Popen[bytes]] = []
         try:
@@ -128,7 +128,7 @@ def test_a_backfill_of_three_scopes_runs_as_separate_runs_two_at_once_each_row_o
 
             # then the cross-scope audit, once, after the backfill (here in this process, as the CLI runs it; a
             # deployment leaves it to the audit_automation sensor or launches refresh_audit)
-            defs = definitions_with(resources_for(str(config), fixture_web="off"))
+            defs = definitions_with(resources_for(load_settings(config)))
             audit = defs.resolve_job_def("refresh_audit").execute_in_process(
                 instance=instance, run_config=QUIET_RUN_CONFIG, raise_on_error=False)
             assert audit.success, run_failures([audit])

@@ -121,7 +121,7 @@ def test_the_default_instances_queue_keeps_one_run_per_scope_and_one_cross_scope
         monkeypatch.setenv(ENV_CONFIG, str(config))
         settings = load_settings(config)
         assert sorted(list_scopes(settings)) == sorted(HOSTS)
-        instance = open_instance(settings)  # as the CLI and `make dev` make it: <home>/dagster, SQLite template
+        instance = open_instance(settings.home_dir)  # as the CLI and `make dev` make it: <home>/dagster, SQLite template
         dagster_home = home / "dagster"
         assert (dagster_home / "dagster.yaml").read_bytes() == INSTANCE_TEMPLATES["sqlite"].read_bytes()
         env = {**os.environ, "DAGSTER_HOME": str(dagster_home)}

@@ -49,9 +49,9 @@ def test_fetch_urls_with_a_robots_store_asks_once_across_calls(tmp_path):
         real_load = store.load
         store.load = lambda origin: (one_by_one.append(origin), real_load(origin))[1]  # type: ignore[method-assign]
         urls = [web.url("s.fixture", "/_/page/a"), web.url("s.fixture", "/no/b.html")]
-        first = {r.url: r.status for r in fetch_urls(settings, urls, resolver=no_dns, robots_store=store)}
-        second = {r.url: r.status for r in fetch_urls(settings, urls, resolver=no_dns, robots_store=store)}
-        without = {r.url: r.status for r in fetch_urls(settings, urls, resolver=no_dns)}  # no store: asks again
+        first = {r.url: r.status for r in fetch_urls(settings.fetch, settings.pdf, urls, resolver=no_dns, robots_store=store)}
+        second = {r.url: r.status for r in fetch_urls(settings.fetch, settings.pdf, urls, resolver=no_dns, robots_store=store)}
+        without = {r.url: r.status for r in fetch_urls(settings.fetch, settings.pdf, urls, resolver=no_dns)}  # no store: asks again
         robots = [r for r in web.requests() if r["path"] == "/robots.txt"]
         assert first == second == without == {urls[0]: FetchStatus.OK, urls[1]: FetchStatus.ROBOTS}
         assert len(robots) == 2  # first call and the store-less call; the second call used the stored copy

@@ -25,7 +25,7 @@ def no_dns(host: str) -> list[str]:
 
 def run_fetch(settings: Settings, urls: list[str], **kwargs: Any) -> list[FetchResult]:
     kwargs.setdefault("resolver", no_dns)
-    return fetch_urls(settings, urls, **kwargs)
+    return fetch_urls(settings.fetch, settings.pdf, urls, **kwargs)
 
 
 @pytest.fixture(scope="module")

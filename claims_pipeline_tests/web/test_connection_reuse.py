@@ -324,7 +324,7 @@ def test_an_answer_sent_before_the_request_could_be_written_is_the_response(tcp_
     port, accepted = tcp_server(busy)
 
     async def run() -> list[FetchResult]:
-        async with Fetcher(settings_for(port, ["full.fixture"]), inner_backend=_SlowToWrite()) as f:
+        async with Fetcher(settings_for(port, ["full.fixture"]).fetch, settings_for(port, ["full.fixture"]).pdf, inner_backend=_SlowToWrite()) as f:
             return [r async for r in f.fetch_many([f"http://full.fixture:{port}/"])]
 
     [r] = asyncio.run(run())

@@ -140,8 +140,8 @@ def test_the_fetcher_runs_on_either_event_loop(web, settings_for, loop):
     url = web.url("loops.fixture", "/_/page/l")
     from claims_pipeline.web import fetcher as fetcher_mod
 
-    [first] = fetcher_mod.fetch_urls(settings, [url], on_result=lambda r: seen.append(type(asyncio.get_running_loop())))
-    [again] = fetcher_mod.fetch_urls(settings, [url], validators={url: (first.etag, first.last_modified)})
+    [first] = fetcher_mod.fetch_urls(settings.fetch, settings.pdf, [url], on_result=lambda r: seen.append(type(asyncio.get_running_loop())))
+    [again] = fetcher_mod.fetch_urls(settings.fetch, settings.pdf, [url], validators={url: (first.etag, first.last_modified)})
     assert first.status == FetchStatus.OK and again.status == FetchStatus.NOT_MODIFIED
     assert seen[0].__module__.split(".")[0] == ("uvloop" if loop == "uvloop" else "asyncio")
 

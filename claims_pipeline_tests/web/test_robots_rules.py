@@ -171,7 +171,7 @@ def test_a_connect_timeout_on_robots_txt_lets_the_page_report_it(settings_for):
     settings = settings_for(address_map={"down.fixture": "127.0.0.1:9"}, max_retries=1)
 
     async def run():
-        async with Fetcher(settings, inner_backend=DroppedSyns()) as f:
+        async with Fetcher(settings.fetch, settings.pdf, inner_backend=DroppedSyns()) as f:
             return [r async for r in f.fetch_many(["http://down.fixture/a", "http://down.fixture/b"], {})]
 
     results = asyncio.run(run())
@@ -201,7 +201,7 @@ def test_a_connect_that_waits_out_its_timeout_is_a_connect_failure_even_with_equ
         update={"connect_timeout_s": 0.5, "robots_timeout_s": 0.5})})
 
     async def run():
-        async with Fetcher(settings, inner_backend=SlowlyDroppedSyns()) as f:
+        async with Fetcher(settings.fetch, settings.pdf, inner_backend=SlowlyDroppedSyns()) as f:
             return [r async for r in f.fetch_many(["http://down.fixture/a"], {})]
 
     (r,) = asyncio.run(run())

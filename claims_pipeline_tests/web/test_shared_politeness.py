@@ -197,7 +197,7 @@ def test_a_stalled_send_pushes_the_hosts_next_request_back(web):
     urls = [web.url("stall.fixture", "/_/page/a?stall=1"), web.url("stall.fixture", "/_/page/b")]
 
     async def run() -> list:
-        async with Fetcher(settings, resolver=no_dns, inner_backend=_StallingBackend()) as f:
+        async with Fetcher(settings.fetch, settings.pdf, resolver=no_dns, inner_backend=_StallingBackend()) as f:
             return [r async for r in f.fetch_many(urls)]
 
     web.clear_log()

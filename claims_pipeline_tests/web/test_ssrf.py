@@ -38,7 +38,7 @@ def run(settings, urls, resolver=None):
     backend = LoopbackOnlyBackend()
 
     async def go():
-        async with Fetcher(settings, resolver=resolver, inner_backend=backend) as f:
+        async with Fetcher(settings.fetch, settings.pdf, resolver=resolver, inner_backend=backend) as f:
             return {r.url: r async for r in f.fetch_many(urls)}
 
     return asyncio.run(go()), backend.dialled

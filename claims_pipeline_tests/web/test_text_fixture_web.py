@@ -33,7 +33,7 @@ def fetch(web: FixtureWeb, host: str, path: str) -> httpx.Response:
 
 def read(web: FixtureWeb, settings: Settings, host: str, path: str) -> tuple[httpx.Response, TextOutcome]:
     resp = fetch(web, host, path)
-    return resp, extract_text(resp.content, resp.headers.get("content-type", ""), f"http://{host}{path}", settings)
+    return resp, extract_text(resp.content, resp.headers.get("content-type", ""), f"http://{host}{path}", settings.fetch, settings.pdf)
 
 
 def test_header_says_utf8_but_page_is_cp1252(package_web: FixtureWeb, settings: Settings) -> None:

@@ -119,19 +119,19 @@ def _settings(**pdf: object) -> Settings:
 
 def test_pdf_served_as_octet_stream_is_still_read() -> None:
     out = extract_text(pdf("tax-table.pdf"), "application/octet-stream", "http://pdfs.fixture/download?id=7",
-                       _settings())
+                       _settings().fetch, _settings().pdf)
     assert out.status is FetchStatus.OK and out.text is not None and "6.32 %" in out.text
     assert out.note == "served as application/octet-stream but is a PDF"
 
 
 def test_pdf_url_that_serves_html_is_read_as_html() -> None:
-    out = extract_text(pdf("not-a-pdf.pdf"), "application/pdf", "http://pdfs.fixture/not-a-pdf.pdf", _settings())
+    out = extract_text(pdf("not-a-pdf.pdf"), "application/pdf", "http://pdfs.fixture/not-a-pdf.pdf", _settings().fetch, _settings().pdf)
     assert (out.status, out.content_kind, out.note) == (FetchStatus.OK, "html", "claimed PDF but the body is HTML")
     assert out.text == "Not Found\nThe requested document was moved. Please use the search page."
 
 
 def test_pdf_claim_with_garbage_body_is_a_pdf_error() -> None:
-    out = extract_text(b"\x89PNG\r\n\x1a\n" + b"\x00" * 100, "application/pdf", "http://x.fixture/a.pdf", _settings())
+    out = extract_text(b"\x89PNG\r\n\x1a\n" + b"\x00" * 100, "application/pdf", "http://x.fixture/a.pdf", _settings().fetch, _settings().pdf)
     assert out.status is FetchStatus.PDF_ERROR and "no %PDF- header" in out.note
 
 
@@ -149,7 +149,7 @@ def test_pdf_after_more_than_1024_bytes_of_script_warnings_is_read(ctype: str) -
     # with warnings was PDF_ERROR although pdftotext reads it.
     junk = b"<br />\n<b>Warning</b>: Cannot modify header information - headers already sent\n" * 20
     assert len(junk) > 1024
-    out = extract_text(junk + pdf("tax-table.pdf"), ctype, "https://x.test/doc.pdf", settings_from_dict({}))
+    out = extract_text(junk + pdf("tax-table.pdf"), ctype, "https://x.test/doc.pdf", settings_from_dict({}).fetch, settings_from_dict({}).pdf)
     assert out.status is FetchStatus.OK and out.text is not None and "6.32 %" in out.text
     assert out.note.startswith(f"{len(junk)} bytes before the %PDF- header")
 
@@ -157,7 +157,7 @@ def test_pdf_after_more_than_1024_bytes_of_script_warnings_is_read(ctype: str) -
 def test_html_mentioning_the_pdf_magic_stays_html() -> None:
     # a page may mention the header past 1024 bytes: only a body already taken for a PDF is searched further
     page = b"<html><body><p>" + b"Notes on file formats. " * 60 + b"A PDF starts with %PDF-1.7.</p></body></html>"
-    out = extract_text(page, "text/html", "https://x.test/about-pdf", settings_from_dict({}))
+    out = extract_text(page, "text/html", "https://x.test/about-pdf", settings_from_dict({}).fetch, settings_from_dict({}).pdf)
     assert out.status is FetchStatus.OK and out.content_kind == "html"
 
 

@@ -132,7 +132,7 @@ async def _fetch_and_record(
                 # robots.txt is kept in the same index across runs (fetch.robots_cache_hours), on the same clock as the pages
                 # each host's politeness is shared with every run using the same cache database (fetch.host_lease_s)
                 leases = HostLeases(cache.engine, settings.fetch) if settings.fetch.host_lease_s > 0 else None
-                async with Fetcher(settings, resolver=resolver, robots_store=RobotsTable(cache.engine),
+                async with Fetcher(settings.fetch, settings.pdf, resolver=resolver, robots_store=RobotsTable(cache.engine),
                                    robots_now=fixed_now, on_wait=report.wait if report.active else None,
                                    host_leases=leases) as fetcher:
                     async for result in fetcher.fetch_many(urls, validators):
@@ -267,7 +267,7 @@ def page_reader(settings: Settings) -> Callable[[bytes, str, str], str | None]:
     from claims_pipeline.web import text as text_module
 
     def reread(raw: bytes, content_type: str, url: str) -> str | None:
-        outcome = text_module.extract_text(raw, content_type, url, settings)
+        outcome = text_module.extract_text(raw, content_type, url, settings.fetch, settings.pdf)
         return outcome.text if outcome.status is FetchStatus.OK else None
 
     return reread

@@ -1,0 +1,69 @@
+"""Deployments chosen on purpose ($CLAIMS_PIPELINE_DEPLOYMENT), never guessed from the corpus, in real
+subprocesses: production on the bundled demo corpus starts no fixture web and imports no demo part; loading the
+code location reads no settings and imports no demo part; a command without a corpus says how to set one."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from claims_pipeline.config.settings import DEMO_CONFIG_FILE, DEMO_CORPUS_DIR
+from claims_pipeline_tests.settings_reads import counting_env, reads
+
+BIN = Path(sys.executable).parent
+
+
+def _clean_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAIMS_PIPELINE_", "DAGSTER_"))}
+    return {**env, "HOME": str(tmp_path / "user"), "CLAIMS_PIPELINE_HOME": str(tmp_path / "home"), **extra}
+
+
+@pytest.mark.timeout(300)
+def test_production_on_the_demo_corpus_reads_once_starts_no_fixture_web_and_imports_no_demo_part(tmp_path: Path):
+    """The demo corpus named in a production config (the demo's settings, without routes): one audit reads the
+    settings once; the demo's fictional hosts reach nothing, as no fixture web is started and no route sends
+    them to loopback, so no cited page reads (exit 1, said in one line)."""
+    data = yaml.safe_load(DEMO_CONFIG_FILE.read_text(encoding="utf-8"))
+    data["home"] = str(tmp_path / "home")
+    data["extraction"]["corpus_dir"] = str(DEMO_CORPUS_DIR)
+    config = tmp_path / "production.yaml"
+    config.write_text(yaml.safe_dump(data), encoding="utf-8")
+    env, log = counting_env(tmp_path / "probe", _clean_env(tmp_path, CLAIMS_PIPELINE_DEPLOYMENT="production"))
+    out = subprocess.run([str(BIN / "claims-pipeline"), "audit", "--config", str(config), "--scope", "xa"], env=env,
+                         capture_output=True, text=True, timeout=240, cwd=tmp_path)
+    assert out.returncode == 1, out.stderr[-3000:]
+    assert out.stderr.splitlines()[0] == f"claims-pipeline: config {config} · deployment production"
+    assert "no cited page could be read" in out.stderr and "fixture web" not in out.stderr
+    assert reads(log) == (1, False)
+
+
+@pytest.mark.parametrize("deployment", ["production", "local", "demo"])
+def test_loading_the_code_location_reads_no_settings_and_imports_no_demo_part(tmp_path: Path, deployment: str):
+    """What `dg dev` and the daemon load: the definitions with the deployment's resources. The settings are read
+    when a run or a tick starts; the demo's parts are imported when a demo run starts its resources."""
+    code = ("import sys, claims_pipeline.definitions as d\n"
+            "defs = d.defs()\n"
+            "print(sorted(type(r).__name__ for r in defs.resources.values()))\n")
+    env, log = counting_env(tmp_path / "probe", _clean_env(tmp_path, CLAIMS_PIPELINE_DEPLOYMENT=deployment))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=240, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-3000:]
+    demo = deployment == "demo"
+    assert ("DemoFetcherResource" in out.stdout, "DemoJudgeResource" in out.stdout) == (demo, demo), out.stdout
+    assert reads(log) == (0, False)
+
+
+@pytest.mark.parametrize("command", ["extract", "audit"])
+def test_a_command_without_a_corpus_says_in_one_line_how_to_set_one(tmp_path: Path, command: str):
+    (tmp_path / "user").mkdir()
+    out = subprocess.run([str(BIN / "claims-pipeline"), command], env=_clean_env(tmp_path), capture_output=True,
+                         text=True, timeout=240, cwd=tmp_path)
+    assert (out.returncode, out.stderr.splitlines()[1:]) == (2, [
+        "claims-pipeline: no corpus: set extraction.corpus_dir in a config file ($CLAIMS_PIPELINE_CONFIG or "
+        "./config/claims_pipeline.yaml) (`claims-pipeline init` writes one; `claims-pipeline demo` runs on the "
+        "bundled demo corpus)"]), out.stderr[-3000:]
+    assert out.stdout == ""
