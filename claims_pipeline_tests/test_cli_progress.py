@@ -61,7 +61,7 @@ def test_json_outcome_says_not_modified_where_fetch_status_says_ok(web, tmp_path
     assert main(["fetch", "--config", str(cfg), "--json", page]) == 0
     [second] = json.loads(capsys.readouterr().out)
     assert second["outcome"] == "NOT_MODIFIED" and second["http_status"] == 304
-    assert second["fetch_status"] == "OK" and second["recorded_status"] == "NOT_MODIFIED"  # kept as they were
+    assert second["fetch_status"] == "OK" and second["outcome"] == "NOT_MODIFIED"
 
 
 def test_json_outcome_of_a_url_with_no_recorded_result():
@@ -89,7 +89,7 @@ def test_json_escapes_controls_json_itself_leaves_raw(tmp_path, capsys):
 def test_help_and_docs_name_both_fields():
     p = cli(["fetch", "--help"])
     assert p.returncode == 0
-    for word in ("outcome", "NOT_MODIFIED", "fetch_status", "recorded_status", "docs/cli-json.md"):
+    for word in ("outcome", "NOT_MODIFIED", "fetch_status", "docs/cli-json.md"):
         assert word in p.stdout, word
     doc = (REPO / "docs" / "cli-json.md").read_text(encoding="utf-8")
     assert "`outcome`" in doc and "`fetch_status`" in doc and "NOT_MODIFIED" in doc

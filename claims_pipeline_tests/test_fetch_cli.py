@@ -39,7 +39,7 @@ def test_json_output_and_cache_reuse_on_second_call(web, tmp_path, capsys):
     assert "7.5 %" in first["preview"] and len(first["preview"]) <= 200
     assert main(["fetch", "--config", str(cfg), "--json", url]) == 0
     [second] = json.loads(capsys.readouterr().out)
-    assert second["recorded_status"] == "NOT_MODIFIED" and second["fetch_status"] == "OK"
+    assert second["outcome"] == "NOT_MODIFIED" and second["fetch_status"] == "OK"
     assert second["text_hash"] == first["text_hash"]
     assert (tmp_path / "home" / "cache" / "index.sqlite").is_file()
 
@@ -124,7 +124,7 @@ def test_format_row_escapes_every_page_derived_field():
 
     evil = "x\x1b[2J\x07\r\x85\u202ey"
     row = {
-        "url": "http://evil.fixture/" + evil, "fetch_status": "BLOCKED", "recorded_status": "BLOCKED",
+        "url": "http://evil.fixture/" + evil, "outcome": "BLOCKED", "fetch_status": "BLOCKED",
         "http_status": 403, "note": "note " + evil, "content_type": "text/html" + evil, "content_kind": "html",
         "final_url": "http://evil.fixture/final" + evil, "text_hash": None, "content_changed": True,
         "changed_at": "2026-01-01" + evil, "text_chars": None, "preview_source": "body", "preview": "body " + evil,

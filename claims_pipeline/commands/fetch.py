@@ -27,8 +27,6 @@ JSON_HELP = """\
                    re-fetch answered 304, DEAD, BLOCKED, UNAVAILABLE, ...) or NOT_FETCHED when no
                    result could be recorded. Read this one.
   fetch_status     how the audit reads the page now: a 304 reads as OK (the cached text stands).
-                   Kept for compatibility.
-  recorded_status  the status stored for this fetch (same as outcome; absent when NOT_FETCHED).
 """
 
 
@@ -78,8 +76,7 @@ def describe(url: str, state: Any, cache: Any) -> dict[str, Any]:
     return {
         "url": url,
         "outcome": latest.fetch_status,  # what this fetch did: NOT_MODIFIED for a 304
-        "fetch_status": state.fetch_status,  # how the page reads now: OK for a 304 (kept for compatibility)
-        "recorded_status": latest.fetch_status,  # same as outcome (kept for compatibility)
+        "fetch_status": state.fetch_status,  # how the page reads now: OK for a 304
         "http_status": state.http_status,
         "note": state.note,
         "content_type": latest.content_type,
@@ -103,8 +100,8 @@ def format_row(row: dict[str, Any]) -> str:
     if row["fetch_status"] == "NOT_FETCHED":
         return f"{v['url']}\n  status:  NOT_FETCHED  {v['note']}\n"
     status = v["fetch_status"]
-    if row["recorded_status"] != row["fetch_status"]:
-        status += f" (recorded {v['recorded_status']})"
+    if row["outcome"] != row["fetch_status"]:
+        status += f" (recorded {v['outcome']})"
     lines = [
         v["url"],
         f"  status:  {status}   http: {visible(row['http_status']) if row['http_status'] is not None else '-'}",

@@ -19,10 +19,6 @@ QUOTED_VERDICTS: frozenset[str] = frozenset({"MATCH", "MISMATCH", "STALE", "PART
 CLASSES: tuple[str, ...] = (
     "confirmed", "corrected", "flagged-unsupported", "flagged-judgment-call", "flagged-no-source",
 )
-SOURCE_TIERS: tuple[str, ...] = ("primary-gov", "primary-allowlist", "secondary", "own")
-PRIORS: tuple[str, ...] = (
-    "TOKENS_PRESENT", "WEAK_MATCH", "TOKENS_ABSENT", "SOURCE_UNAVAILABLE", "SOURCE_BINARY", "PDF_NO_TEXT",
-)
 # The model name every verdict of the demo's scripted judge (claims_pipeline_demo) carries: the reports label
 # such verdicts as the stand-in's, and they cost nothing.
 SCRIPTED_MODEL = "scripted-demo-judge"

@@ -1,6 +1,6 @@
 """The judge's prompt: one claim per request, asked both ways, the page text sent as delimited data.
 
-Why one claim per request (the earlier verifier sent batches of 8 claims to one agent): the page is the unit of
+Why one claim per request, not batches of claims to one agent (docs/decisions/0002): the page is the unit of
 evidence. The Anthropic provider sends it as a citations-enabled document, and a cited span indexes that one
 document; with one claim per request every quote can be traced to the page of its own claim, a malformed answer
 costs one claim, and the cache keys one answer to one (claim, page) pair.

@@ -31,7 +31,7 @@ from claims_pipeline.store.files import write_text_atomically
 OUTCOMES: tuple[str, ...] = ("as_said", "downgraded", "reworded", "reclassified", "set_by_code")
 OUTCOME_WORDS = {"as_said": "shipped as said", "downgraded": "downgraded", "reworded": "reworded",
                  "reclassified": "reclassified", "set_by_code": "set by code"}
-# The triage order the earlier verifier's reports used: what a person must act on first.
+# The reference triage order (docs/decisions/0001): what a person must act on first.
 ORDER = ("MISMATCH", "STALE", "NOT_FOUND", "INDETERMINATE", "PARTIAL", "SOURCE_UNAVAILABLE", "MATCH")
 COLOURS = {"MATCH": "#2e7d32", "MISMATCH": "#c62828", "STALE": "#ad1457", "PARTIAL": "#ef6c00",
            "NOT_FOUND": "#6a1b9a", "SOURCE_UNAVAILABLE": "#546e7a", "INDETERMINATE": "#455a64"}

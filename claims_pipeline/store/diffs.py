@@ -1,7 +1,7 @@
 """The text diff kept for a confirmed change: lines removed and added, with a little context, capped.
 
 Cost is bounded whatever the texts are. difflib's SequenceMatcher is quadratic or worse on adversarial input
-(many lines drawn from a few values, each under its 1 % autojunk threshold: 16 000 such lines took ~13 s), so:
+(many lines drawn from a few values, each under its 1 % autojunk threshold; figures in benchmarks/README.md), so:
 
 1. the common leading and trailing lines are stripped first (linear);
 2. the changed region left in the middle goes to difflib when it is at most MAX_EXACT_LINES on each side, and
@@ -23,10 +23,8 @@ MAX_LINE_CHARS = 400  # one PDF "line" can be a whole page; keep the diff readab
 
 # Bounds of the exact diff. SequenceMatcher's cost is its find_longest_match calls, each scanning, for every
 # line of an old range, that line's occurrences in the new text; _BudgetedMatcher adds up that bound (O(1) per
-# call, from prefix sums) and gives up once it passes MAX_MATCHING_WORK. Measured: adversarial regions (lines
-# from ~100-300 values, under autojunk's threshold, 4 000-10 000 lines a side) give up after ~0.1 s, where
-# unmetered difflib took 0.45 s at 4 000 lines and 13 s at 16 000; real edits use a small part of the budget
-# (a 10 000-line region of distinct lines with 2 000 scattered edits: ~2e5). MAX_EXACT_LINES caps each side of
+# call, from prefix sums) and gives up once it passes MAX_MATCHING_WORK: adversarial regions give up early,
+# real edits use a small part of the budget (figures in benchmarks/README.md). MAX_EXACT_LINES caps each side of
 # the region on its own: it bounds the linear setup (difflib indexes the new side) and the memory, and is a
 # hard stop should difflib ever stop routing its matching through find_longest_match. Page texts run a few
 # hundred to a few thousand lines (median ~29 kB), and stripping the common ends leaves only the changed part.

@@ -278,12 +278,6 @@ class HostLeases:
                                 .values(lease_until=clock.db_now + length, **state.row(clock)))
         return clock if done.rowcount == 1 else None
 
-    def _release(self, host: str, state: _State) -> None:
-        with write_transaction(self.engine) as conn:
-            clock = _read_clock(conn)
-            conn.execute(update(_T).where(_T.c.host == host, _T.c.holder == self.token)
-                         .values(holder=None, lease_until=clock.db_now, **state.row(clock)))
-
 
 class HostLease:
     """One host's lease for one run, used by that host's HostThrottle (its ``lease``): see the module's doc."""

@@ -10,8 +10,8 @@ Rules:
 - stale_changed (per claim) = the page has a confirmed change (changed_at set) dated AFTER the claim's
   last_verified date (inline stamp, else the file footer); a claim without a usable last_verified is
   stale_changed when its page's change is content_changed. A claim verified on or after the change day is not.
-- flagged = DISTINCT (file, line_no, url) over TOKENS_ABSENT ∪ content_changed (the earlier verifier's
-  (scope, line_no, url), with the file: several files may share a scope, countries/fr/**.md).
+- flagged = DISTINCT (file, line_no, url) over TOKENS_ABSENT ∪ content_changed (the reference key
+  (scope, line_no, url) with the file added, docs/decisions/0001: several files may share a scope, countries/fr/**.md).
 - change_reported_at (per claim) = when a stale_changed claim's page change is not content_changed (a written
   report showed it), the run_at of that report, from the ledger; the report says "change reported on <date>"
   beside a CONTENT_CHANGED count that leaves that page out.

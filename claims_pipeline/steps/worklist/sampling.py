@@ -1,10 +1,9 @@
-"""The cost-bounded worklist: fetch-free sampling of claims (the earlier verifier's scoring) and the worklist
-JSON (its schema).
+"""The cost-bounded worklist: fetch-free sampling of claims (the reference scoring, docs/decisions/0001) and the
+worklist JSON (its schema).
 
-Scoring follows the earlier verifier, with one deliberate change: the "age" and "never verified" terms use the
-claim's ``last_verified`` date, which is the inline stamp's date OR the file's ``Last verified`` footer.
-So a claim in a file with a footer is no longer "never verified" (+50); it ages from the footer date. Only an
-inline stamp can carry a stale marker (+100).
+The age and "never verified" terms use ``last_verified``: the inline stamp's date, else the file's ``Last
+verified`` footer (docs/decisions/0002), so a claim in a file with a footer ages from it rather than scoring
++50. Only an inline stamp carries a stale marker (+100).
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ from claims_pipeline.priors import SOURCE_UNAVAILABLE, TOKENS_ABSENT, Prior
 from claims_pipeline.steps.audit.build import is_stale_changed
 from claims_pipeline.store.records import PageState
 
-UNPARSEABLE_AGE_DAYS = 9999  # as the earlier verifier: an unreadable date sorts as very old
+UNPARSEABLE_AGE_DAYS = 9999  # an unreadable date sorts as very old (the reference scoring)
 WORKLIST_VERSION = 1
 DIFF_EXCERPT_LINES = 12
 
@@ -89,7 +88,7 @@ def _diff_excerpt(diff: str | None) -> str | None:
 def worklist_item(claim: ClaimRecord, page: PageState | None, prior: Prior | None) -> dict[str, Any]:
     item = claim.to_dict()
     for v in item["values"]:
-        v.setdefault("norm", v["raw"])  # the earlier verifier's schema carries a normalised form
+        v.setdefault("norm", v["raw"])  # the reference worklist schema carries a normalised form
     prior = prior or Prior(SOURCE_UNAVAILABLE, missing_tokens=[v.raw for v in claim.salient_values], fetch_note="not fetched")
     changed = bool(page.content_changed) if page else False
     item.update(
