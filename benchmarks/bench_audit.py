@@ -86,7 +86,7 @@ def plain_library(config: Path) -> dict:
     from claims_pipeline.corpus.linter import lint_corpus
     from claims_pipeline.priors import build_prior
     from claims_pipeline.report import write_reports
-    from claims_pipeline.steps.audit.build import build_audit
+    from claims_pipeline.report.audit import build_audit
     from claims_pipeline.steps.audit.tables import tables_dir, write_tables
     from claims_pipeline.steps.pages.refresh import refresh_pages
     from claims_pipeline.store.cache import PageCache

@@ -13,7 +13,7 @@ from claims_pipeline.config.home import HomeLayout
 from claims_pipeline.config.settings import Settings
 from claims_pipeline.corpus.records import InlineStamp
 from claims_pipeline.priors import build_prior
-from claims_pipeline.steps.audit.build import (
+from claims_pipeline.report.audit import (
     Audit,
     build_audit,
     headline_mismatches,
@@ -200,7 +200,7 @@ def test_a_failed_report_step_is_not_passed_off_with_the_previous_report(cli_dem
 
 
 def test_newest_page_states_takes_the_latest_fetch_of_each_url() -> None:
-    from claims_pipeline.steps.audit.build import newest_page_states
+    from claims_pipeline.report.audit import newest_page_states
 
     url = "https://www.tax.gov.xa/levy"
     old = page(url, FILLER + "0.8 %", fetched_at="2026-01-10T09:00:00+00:00")
@@ -214,7 +214,7 @@ def test_newest_page_states_takes_the_latest_fetch_of_each_url() -> None:
 
 
 def test_two_audits_of_one_second_get_two_report_folders(tmp_path: Path) -> None:
-    from claims_pipeline.report.publish import report_dir_for
+    from claims_pipeline.steps.audit.publish import report_dir_for
 
     reports = tmp_path / "reports"
     first = report_dir_for(reports, "2026-06-01T09:00:00.120000+00:00")
@@ -248,7 +248,7 @@ def test_a_failed_step_the_report_does_not_need_still_names_this_runs_report(cli
 
 def test_combine_scopes_reads_a_claim_again_on_the_newest_fetch_of_its_page() -> None:
     from claims_pipeline.config.settings import Settings
-    from claims_pipeline.steps.audit.build import combine_scopes
+    from claims_pipeline.report.audit import combine_scopes
     from claims_pipeline.store.recent_changes import ReportedChanges
 
     url = "https://www.tax.gov.xa/levy"
@@ -332,7 +332,7 @@ def test_a_stale_claim_on_a_change_an_earlier_report_showed_carries_that_reports
     for a claim still stale on it (the report says "change reported on <date>" beside CONTENT_CHANGED 0)."""
     from dataclasses import replace
 
-    from claims_pipeline.steps.audit.build import build_audit_of_values, combine_scopes
+    from claims_pipeline.report.audit import build_audit_of_values, combine_scopes
     from claims_pipeline.store.recent_changes import ReportedChanges
 
     shown_on = "2026-06-01T09:00:00+00:00"

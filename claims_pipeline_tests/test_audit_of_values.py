@@ -11,8 +11,8 @@ import pandas as pd
 
 from claims_pipeline.config.settings import Settings
 from claims_pipeline.priors import build_prior
+from claims_pipeline.report.audit import build_audit, build_audit_of_values
 from claims_pipeline.report.write import write_reports
-from claims_pipeline.steps.audit.build import build_audit, build_audit_of_values
 from claims_pipeline.steps.audit.tables import load_audit, write_tables
 from claims_pipeline.steps.corpus import ScopeClaims
 from claims_pipeline.steps.pages.fetched import ScopePages, page_to_json

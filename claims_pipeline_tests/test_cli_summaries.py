@@ -56,7 +56,7 @@ def test_verify_without_a_judge_says_nothing_was_judged_and_what_to_set(unreacha
 
 
 def test_unreadable_reasons_read_as_a_person_names_them() -> None:
-    from claims_pipeline.steps.pages.unreadable import count_unreadable, reason_of
+    from claims_pipeline.web.unreadable import count_unreadable, reason_of
 
     assert reason_of("OK") is None and reason_of("NOT_MODIFIED", 304) is None
     assert reason_of("UNAVAILABLE", None, "ConnectError: DNS lookup failed for x.invalid: [Errno -2]") == "DNS"

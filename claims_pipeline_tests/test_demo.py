@@ -103,7 +103,7 @@ def test_demo_help_says_it_ignores_config(capsys):
 
 def test_a_demo_whose_audits_write_no_report_does_not_show_an_earlier_one(tmp_path: Path, monkeypatch, capsys):
     """An earlier demo's report stays under reports/; a demo whose own audits fail must not print it as its own."""
-    import claims_pipeline.report.publish as publish
+    import claims_pipeline.steps.audit.publish as publish
     from claims_pipeline.cli import main
 
     monkeypatch.setenv("CLAIMS_PIPELINE_HOME", str(tmp_path))

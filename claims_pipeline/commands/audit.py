@@ -16,7 +16,7 @@ from claims_pipeline.common.text_safety import terminal_escaped
 
 if TYPE_CHECKING:
     from claims_pipeline.config.settings import Settings
-    from claims_pipeline.steps.pages.unreadable import UnreadableCount
+    from claims_pipeline.web.unreadable import UnreadableCount
 
 OPTIONS = [options.SCOPE, options.NOW, options.JSON]
 
@@ -108,7 +108,7 @@ def headline_line(headline: dict) -> str:
 
 def unread_pages(report_dir: Path, scopes: list[str] | None) -> UnreadableCount | None:
     """The report's cited pages that could not be read, by reason: those of `scopes` (all when None)."""
-    from claims_pipeline.steps.pages.unreadable import report_unreadable
+    from claims_pipeline.web.unreadable import report_unreadable
 
     urls = None
     if scopes is not None:

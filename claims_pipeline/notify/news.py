@@ -17,7 +17,7 @@ from typing import Any
 
 from claims_pipeline.common.text_safety import replaced
 from claims_pipeline.config.home import HomeLayout
-from claims_pipeline.steps.pages.unreadable import UnreadableCount, report_unreadable
+from claims_pipeline.web.unreadable import UnreadableCount, report_unreadable
 
 KINDS = ("stale_changed", "tokens_absent", "unreadable", "verdicts")
 HEADINGS = {

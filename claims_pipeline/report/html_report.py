@@ -5,6 +5,7 @@ neutralised). The same sections as report.md (report/sections.py)."""
 from __future__ import annotations
 
 from claims_pipeline.priors import PRIOR_KINDS
+from claims_pipeline.report.audit import Audit
 from claims_pipeline.report.chart import COLOURS, priors_chart
 from claims_pipeline.report.history import AuditPoint, history_chart
 from claims_pipeline.report.html_templates import render
@@ -19,7 +20,6 @@ from claims_pipeline.report.sections import (
     sorted_rows,
     unreadable_labels,
 )
-from claims_pipeline.steps.audit.build import Audit
 
 UNREADABLE = ["SOURCE_UNAVAILABLE", "PDF_NO_TEXT", "SOURCE_BINARY"]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from claims_pipeline.report.audit import Audit
 from claims_pipeline.report.escape import claim_plain, md_cell, md_code, md_link, s
 from claims_pipeline.report.md_tables import md_code_block
 from claims_pipeline.report.sections import (
@@ -24,7 +25,6 @@ from claims_pipeline.report.sections import (
     unreadable_labels,
     utc_time,
 )
-from claims_pipeline.steps.audit.build import Audit
 
 TITLE = "# Source-content audit (deterministic — no LLM)"
 TRIPWIRES = (

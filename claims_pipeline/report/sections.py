@@ -11,8 +11,8 @@ from typing import Any
 
 import pandas as pd
 
+from claims_pipeline.report.audit import Audit
 from claims_pipeline.report.escape import s
-from claims_pipeline.steps.audit.build import Audit
 
 
 def table_rows(df: pd.DataFrame) -> Iterator[Any]:

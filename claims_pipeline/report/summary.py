@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from claims_pipeline.report.audit import Audit
 from claims_pipeline.report.escape import s
 from claims_pipeline.report.sections import (
     change_note,
@@ -17,7 +18,6 @@ from claims_pipeline.report.sections import (
     table_rows,
     utc_time,
 )
-from claims_pipeline.steps.audit.build import Audit
 
 BUCKETS = ("stale_changed", "content_changed", "tokens_absent", "weak_match", "pdf_no_text", "source_unavailable",
            "source_binary")

@@ -10,10 +10,10 @@ from typing import Any
 import pandas as pd
 
 from claims_pipeline.priors import TOKENS_ABSENT, WEAK_MATCH
+from claims_pipeline.report.audit import Audit
 from claims_pipeline.report.escape import md_code
 from claims_pipeline.report.md_tables import Link, breakable, markdown_table, md_cell, prose, where
 from claims_pipeline.report.sections import changed_page_count, plural, sorted_rows, table_rows, utc_time
-from claims_pipeline.steps.audit.build import Audit
 
 CLAIM_LIMIT = 70  # characters of a claim in a UI table; the report has it whole
 URL_LIMIT = 48

@@ -9,12 +9,12 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from claims_pipeline.common.text_safety import json_escaped
+from claims_pipeline.report.audit import Audit
 from claims_pipeline.report.history import AuditPoint
 from claims_pipeline.report.html_report import render_html
 from claims_pipeline.report.markdown import render_markdown
 from claims_pipeline.report.sections import LISTED_MAX
 from claims_pipeline.report.summary import report_json
-from claims_pipeline.steps.audit.build import Audit
 
 
 def write_reports(audit: Audit, out_dir: Path, *, previous_run: str | None = None,

@@ -53,7 +53,7 @@ PAGE_CHANGES = StoredStep("page_changes", ScopeChanges)
 def page_changes_by_scope(claims: dict[str, ScopeClaims], fetched_pages: dict[str, ScopePages]) -> dict[str, ScopeChanges]:
     """Per scope: cited pages whose change the audit reports, and the claims whose page changed after they were
     last verified (stale_changed, the audit's rule)."""
-    from claims_pipeline.steps.audit.build import is_stale_changed
+    from claims_pipeline.report.audit import is_stale_changed
 
     out: dict[str, ScopeChanges] = {}
     for scope, pages in fetched_pages.items():

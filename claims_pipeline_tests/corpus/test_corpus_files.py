@@ -123,7 +123,7 @@ def test_files_sharing_a_scope_never_share_a_claim_id(corpus):
     from datetime import datetime
 
     from claims_pipeline.priors import build_prior
-    from claims_pipeline.steps.audit.build import build_audit
+    from claims_pipeline.report.audit import build_audit
     from claims_pipeline_tests.report.factories import page
 
     root = corpus("countries/fr/playbook.md", "## Tax\n- Rate **5 %** ([x](https://tax.gouv.fr/r))\n")

@@ -31,7 +31,7 @@ from claims_pipeline.judge.report import (
 from claims_pipeline.judge.runner import run_judge
 from claims_pipeline.priors import build_prior
 from claims_pipeline.report import write_reports
-from claims_pipeline.steps.audit.build import build_audit
+from claims_pipeline.report.audit import build_audit
 from claims_pipeline.steps.pages.refresh import refresh_pages
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline_demo.fixture_web.server import FixtureWeb

@@ -251,7 +251,7 @@ def test_the_ci_example_workflow_runs_the_audit_on_a_kept_home() -> None:
     # the summary step reads only keys the audit's headline has
     from datetime import UTC, datetime
 
-    from claims_pipeline.steps.audit.build import build_audit
+    from claims_pipeline.report.audit import build_audit
 
     headline = build_audit([], {}, {}, run_at=datetime(2026, 6, 1, tzinfo=UTC)).headline
     [summary] = [r for r in runs if "headline.json" in r and r.startswith("jq ")]

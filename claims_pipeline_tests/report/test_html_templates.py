@@ -23,10 +23,10 @@ from claims_pipeline.judge.model import Downgrade, DraftVerdict, Verdict
 from claims_pipeline.judge.report import JUDGE_PACKAGE, append_verdict_section, write_verdict_report
 from claims_pipeline.priors import build_prior
 from claims_pipeline.report import write_reports
+from claims_pipeline.report.audit import build_audit
 from claims_pipeline.report.chart import priors_by_scope_svg
 from claims_pipeline.report.history import AuditPoint, history_html, point_of
 from claims_pipeline.report.html_templates import REPORT_PACKAGE, html_environment, shown
-from claims_pipeline.steps.audit.build import build_audit
 from claims_pipeline_tests.report.factories import FILLER, claim, page, value
 
 REPO = Path(__file__).resolve().parents[2]

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from claims_pipeline.priors import SOURCE_UNAVAILABLE, TOKENS_ABSENT, TOKENS_PRESENT, WEAK_MATCH, Prior
 from claims_pipeline.report import write_reports
+from claims_pipeline.report.audit import Audit, build_audit
 from claims_pipeline.report.sections import CARDS_MAX, LISTED_MAX
-from claims_pipeline.steps.audit.build import Audit, build_audit
 from claims_pipeline_tests.report.factories import claim, page, value
 
 RUN_AT = datetime(2026, 7, 1, 9, 0, tzinfo=UTC)

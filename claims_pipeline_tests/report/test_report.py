@@ -13,8 +13,8 @@ import pandas as pd
 from claims_pipeline.config.settings import Settings
 from claims_pipeline.priors import build_prior
 from claims_pipeline.report import write_reports
+from claims_pipeline.report.audit import Audit, build_audit, headline_numbers
 from claims_pipeline.report.escape import ZWSP, url_break_points
-from claims_pipeline.steps.audit.build import Audit, build_audit, headline_numbers
 from claims_pipeline_tests.report.factories import FILLER, claim, page, value
 
 RUN_AT = datetime(2026, 7, 1, 9, 0, tzinfo=UTC)

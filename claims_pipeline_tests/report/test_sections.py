@@ -13,8 +13,8 @@ from pathlib import Path
 from claims_pipeline.config.settings import Settings
 from claims_pipeline.priors import build_prior
 from claims_pipeline.report import write_reports
+from claims_pipeline.report.audit import Audit, build_audit, headline_numbers
 from claims_pipeline.report.escape import ZWSP
-from claims_pipeline.steps.audit.build import Audit, build_audit, headline_numbers
 from claims_pipeline_tests.report.factories import FILLER, claim, page, value
 from claims_pipeline_tests.report.test_report import ALLOWED_TAGS, TagCollector, md_rows, unescaped_pipes
 

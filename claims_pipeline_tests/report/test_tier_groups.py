@@ -10,7 +10,7 @@ from pathlib import Path
 from claims_pipeline.config.settings import Settings
 from claims_pipeline.priors import build_prior
 from claims_pipeline.report import write_reports
-from claims_pipeline.steps.audit.build import build_audit
+from claims_pipeline.report.audit import build_audit
 from claims_pipeline_tests.report.factories import FILLER, claim, page, value
 
 URL = "https://www.tax.gov.zz/fees"

@@ -16,8 +16,8 @@ from claims_pipeline.defs.audit.checks import review_warning
 from claims_pipeline.defs.audit.ui import STALE_HEADERS, audit_metadata, report_metadata, stale_rows
 from claims_pipeline.defs.metadata import first_lines, md_list
 from claims_pipeline.priors import TOKENS_ABSENT, TOKENS_PRESENT, Prior
+from claims_pipeline.report.audit import Audit, build_audit
 from claims_pipeline.report.md_tables import MAX_TABLE_ROWS
-from claims_pipeline.steps.audit.build import Audit, build_audit
 from claims_pipeline_tests.report.factories import claim, page, value
 
 RUN_AT = datetime(2026, 7, 1, 9, 0, tzinfo=UTC)

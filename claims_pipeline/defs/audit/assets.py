@@ -44,7 +44,7 @@ REPORT_CONDITION = dg.AutomationCondition.eager() & dg.AutomationCondition.all_d
 def audit_report(context: dg.AssetExecutionContext, claims_config: ClaimsConfig) -> dg.MaterializeResult[None]:
     """report.md, report.html and report.json from the checked tables, with the headline numbers and the
     flagged claims here too; reports/LATEST names the newest."""
-    from claims_pipeline.report.publish import TablesReplaced, publish_report
+    from claims_pipeline.steps.audit.publish import TablesReplaced, publish_report
 
     settings = claims_config.load()
     try:

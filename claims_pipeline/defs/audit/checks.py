@@ -28,7 +28,7 @@ from claims_pipeline.steps.audit.tables import read_audit
     "CONTENT_CHANGED) from the stored tables and compares them with the audit's own count. A mismatch is an "
     "engine bug, not a finding: the run stops before the report is written."))
 def recount_matches_headline(claims_config: ClaimsConfig) -> dg.AssetCheckResult:
-    from claims_pipeline.steps.audit.build import headline_mismatches, headline_numbers
+    from claims_pipeline.report.audit import headline_mismatches, headline_numbers
 
     audit = read_audit(claims_config.load().home_dir)
     recomputed = headline_numbers(audit.claims, audit.pages, audit.priors)

@@ -18,9 +18,9 @@ from claims_pipeline.defs.metadata import (
     home_path,
     md_table,
 )
+from claims_pipeline.report.audit import Audit
 from claims_pipeline.report.md_tables import Link, prose, where
-from claims_pipeline.report.publish import PublishedReport
-from claims_pipeline.steps.audit.build import Audit
+from claims_pipeline.steps.audit.publish import PublishedReport
 
 ABSENT_HEADERS = ["scope", "where", "claim", "missing", "url"]
 STALE_HEADERS = ["scope", "where", "claim", "verified → changed", "url"]

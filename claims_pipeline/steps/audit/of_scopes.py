@@ -14,7 +14,7 @@ from pathlib import Path
 
 from claims_pipeline.config.home import HomeLayout
 from claims_pipeline.config.settings import Settings
-from claims_pipeline.steps.audit.build import Audit
+from claims_pipeline.report.audit import Audit
 from claims_pipeline.steps.audit.tables import write_tables
 from claims_pipeline.steps.corpus import ScopeClaims
 from claims_pipeline.steps.pages.fetched import ScopePages
@@ -57,7 +57,7 @@ def _inputs_out_of_gc() -> Iterator[None]:
 def _audit_scopes(settings: Settings, claims: dict[str, ScopeClaims], fetched_pages: dict[str, ScopePages],
                   priors: dict[str, ScopePriors], cache: PageCache, now: datetime, known_scopes: list[str]) -> AuditOfScopes:
     from claims_pipeline.common.urls import normalize_url
-    from claims_pipeline.steps.audit.build import build_audit_of_values, combine_scopes
+    from claims_pipeline.report.audit import build_audit_of_values, combine_scopes
     from claims_pipeline.store.recent_changes import load_reported, with_diffs_since_report
 
     all_claims = [c for scope in sorted(claims) for c in claims[scope].claims]

@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from claims_pipeline.config.home import HomeLayout
-from claims_pipeline.steps.audit.build import Audit
+from claims_pipeline.report.audit import Audit
 from claims_pipeline.store.files import locked, replace_atomically
 
 TABLE_NAMES = ("claims", "pages", "priors", "meta")

@@ -19,7 +19,7 @@ from claims_pipeline.config.settings import SamplingWeights
 from claims_pipeline.corpus.records import ClaimRecord
 from claims_pipeline.corpus.tiers import SECONDARY_TIER, is_official
 from claims_pipeline.priors import SOURCE_UNAVAILABLE, TOKENS_ABSENT, Prior
-from claims_pipeline.steps.audit.build import is_stale_changed
+from claims_pipeline.report.audit import is_stale_changed
 from claims_pipeline.store.records import PageState
 
 UNPARSEABLE_AGE_DAYS = 9999  # an unreadable date sorts as very old (the reference scoring)

@@ -79,6 +79,7 @@ def report_dir_for(reports_dir: Path, run_at: str) -> Path:
 
 def _report_field(report_dir: Path, name: str) -> str | None:
     try:
-        return json.loads((report_dir / "report.json").read_text(encoding="utf-8")).get(name)
-    except (OSError, ValueError):
+        value = json.loads((report_dir / "report.json").read_text(encoding="utf-8")).get(name)
+    except (OSError, ValueError, AttributeError):
         return None
+    return value if isinstance(value, str) else None
