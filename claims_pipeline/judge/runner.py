@@ -30,7 +30,7 @@ from typing import Any
 
 from claims_pipeline.config.settings import JudgeSettings
 from claims_pipeline.judge import checks
-from claims_pipeline.judge.cache import VerdictCache, cache_key
+from claims_pipeline.judge.cache import CachedAnswer, VerdictCache, cache_key
 from claims_pipeline.judge.cost import (
     EXPECTED_B_OUTPUT_TOKENS,
     EXPECTED_OUTPUT_TOKENS,
@@ -285,6 +285,10 @@ class _Run:
         return self.verify(draft, item, page_given=page_given, direction_b=b), in_tok, out_tok
 
 
+_Pending = tuple[int, JudgeItem, Prompt, float]  # (position, item, prompt, estimated cost): a first ask to send
+_BOnly = tuple[int, JudgeItem, DraftVerdict, str, str]  # a cached first answer whose direction B is still to ask
+
+
 async def judge_items(items: Iterable[JudgeItem], provider: JudgeProvider, settings: JudgeSettings,
                       cache: VerdictCache | None, *, dry_run: bool = False, verify: Verifier | None = None,
                       unreadable: Callable[[JudgeItem], Verdict] | None = None) -> JudgeRun:
@@ -297,8 +301,26 @@ async def judge_items(items: Iterable[JudgeItem], provider: JudgeProvider, setti
     out.dry_run = dry_run
     ordered = priority_order(items)
     results: dict[int, Verdict] = {}
-    pending: list[tuple[int, JudgeItem, Prompt, float]] = []
-    b_only: list[tuple[int, JudgeItem, DraftVerdict, str, str]] = []
+    pending, b_only = _plan(run, ordered, results, dry_run=dry_run)
+    out.est_cost_usd = cost_usd(run.price, out.est_input_tokens, out.est_output_tokens)
+    if not dry_run and (pending or b_only):
+        if not provider.configured:
+            raise ProviderError("config", NO_JUDGE_MESSAGE)
+        await _send(run, pending, b_only, results)
+        position = {it.id: n for n, it in enumerate(ordered)}
+        out.skipped.sort(key=lambda i: position.get(i, 0))
+    out.verdicts = [results[i] for i in sorted(results)]
+    out.wall_s = loop.time() - t0
+    return out
+
+
+def _plan(run: _Run, ordered: list[JudgeItem], results: dict[int, Verdict], *,
+          dry_run: bool) -> tuple[list[_Pending], list[_BOnly]]:
+    """Decide, without a request, what each item needs: a verdict now (unreadable, or answered from the cache),
+    a direction-B ask only, or a first ask; a dry run records the prompts and estimates instead, within the caps."""
+    out, settings, cache = run.out, run.settings, run.cache
+    pending: list[_Pending] = []
+    b_only: list[_BOnly] = []
     est_total_usd = 0.0
     for idx, item in enumerate(ordered):
         if not item.readable:
@@ -308,31 +330,9 @@ async def judge_items(items: Iterable[JudgeItem], provider: JudgeProvider, setti
         hit = cache.get(cache_key(item.claim_text, item.page_text_hash, run.model, PROMPT_VERSION)) if cache else None
         if hit is not None:
             out.cached += 1
-            draft = hit.draft
-            if hit.claim_id != item.id and draft.id == hit.claim_id:
-                # the same claim text on the same page under another id (a line moved, a claim repeated): the
-                # answer copied its own claim's identity right, so it stands for this one's
-                draft = draft.model_copy(update={"id": item.id, "scope": item.scope, "line_no": item.line_no,
-                                                 "source_url": item.source_url})
-            page_given = build_prompt(item, settings.max_page_chars).page  # the text that answer was given
-            verdict = run.verify(draft, item, page_given=page_given)
-            if verdict.direction_b_pending:
-                b_hit = cache.get_b(run.b_key(item)) if cache else None
-                if b_hit is not None:
-                    out.b_cached += 1
-                    verdict = run.verify(draft, item, page_given=page_given, direction_b=b_hit.draft)
-                elif dry_run:
-                    cached_b = build_direction_b_prompt(item, settings.max_page_chars)
-                    est_b = estimate_prompt_tokens(cached_b)
-                    out.est_b_requests += 1
-                    out.prompts.append(DryPrompt(item.id, cached_b.system, cached_b.user_text(), cached_b.page_cut,
-                                                 est_b, kind="direction_b"))
-                    out.est_input_tokens += est_b
-                    out.est_output_tokens += EXPECTED_B_OUTPUT_TOKENS
-                else:  # the first answer is cached, its direction B not yet: only the second ask is sent
-                    b_only.append((idx, item, draft, page_given, hit.judged_at))
-                    continue
-            results[idx] = run._stamp(verdict, item, in_tok=0, out_tok=0, cached=True, judged_at=hit.judged_at)
+            entry = _from_cache(run, idx, item, hit, results, dry_run=dry_run)
+            if entry is not None:
+                b_only.append(entry)
             continue
         prompt = build_prompt(item, settings.max_page_chars)
         est_in = estimate_prompt_tokens(prompt)
@@ -341,51 +341,78 @@ async def judge_items(items: Iterable[JudgeItem], provider: JudgeProvider, setti
         est_b_in = estimate_prompt_tokens(b_prompt) if b_prompt is not None else 0
         if b_prompt is not None:
             est_usd += cost_usd(run.price, est_b_in, EXPECTED_B_OUTPUT_TOKENS)
-        if dry_run:  # the caps apply to the estimate as they would to the run
-            if sum(1 for p in out.prompts if p.kind == "verdict") >= settings.max_claims_per_run:
-                out.stopped_by = out.stopped_by or "max_claims"
-            elif est_total_usd + est_usd > settings.max_cost_usd:
-                out.stopped_by = out.stopped_by or "max_cost"
-            if out.stopped_by:
-                out.skipped.append(item.id)
-                continue
-            est_total_usd += est_usd
-            out.prompts.append(DryPrompt(item.id, prompt.system, prompt.user_text(), prompt.page_cut, est_in))
-            out.est_input_tokens += est_in
-            out.est_output_tokens += EXPECTED_OUTPUT_TOKENS
-            if b_prompt is not None:
-                out.est_b_requests += 1
-                out.prompts.append(DryPrompt(item.id, b_prompt.system, b_prompt.user_text(), b_prompt.page_cut,
-                                             est_b_in, kind="direction_b"))
-                out.est_input_tokens += est_b_in
-                out.est_output_tokens += EXPECTED_B_OUTPUT_TOKENS
+        if not dry_run:
+            pending.append((idx, item, prompt, est_usd))
             continue
-        pending.append((idx, item, prompt, est_usd))
-    out.est_cost_usd = cost_usd(run.price, out.est_input_tokens, out.est_output_tokens)
-    if dry_run or not (pending or b_only):
-        out.verdicts = [results[i] for i in sorted(results)]
-        out.wall_s = loop.time() - t0
-        return out
-    if not provider.configured:
-        raise ProviderError("config", NO_JUDGE_MESSAGE)
+        # the caps apply to the estimate as they would to the run
+        if sum(1 for p in out.prompts if p.kind == "verdict") >= settings.max_claims_per_run:
+            out.stopped_by = out.stopped_by or "max_claims"
+        elif est_total_usd + est_usd > settings.max_cost_usd:
+            out.stopped_by = out.stopped_by or "max_cost"
+        if out.stopped_by:
+            out.skipped.append(item.id)
+            continue
+        est_total_usd += est_usd
+        out.prompts.append(DryPrompt(item.id, prompt.system, prompt.user_text(), prompt.page_cut, est_in))
+        out.est_input_tokens += est_in
+        out.est_output_tokens += EXPECTED_OUTPUT_TOKENS
+        if b_prompt is not None:
+            _estimate_direction_b(out, item, b_prompt)
+    return pending, b_only
 
-    async def settle_cached(idx: int, item: JudgeItem, draft: DraftVerdict, page_given: str, judged_at: str) -> None:
-        verdict, in_tok, out_tok = await run.settle_direction_b(item, draft, page_given)
-        results[idx] = run._stamp(verdict, item, in_tok=in_tok, out_tok=out_tok, cached=True, judged_at=judged_at)
 
+def _estimate_direction_b(out: JudgeRun, item: JudgeItem, b_prompt: Prompt) -> None:
+    est_b = estimate_prompt_tokens(b_prompt)
+    out.est_b_requests += 1
+    out.prompts.append(DryPrompt(item.id, b_prompt.system, b_prompt.user_text(), b_prompt.page_cut, est_b,
+                                 kind="direction_b"))
+    out.est_input_tokens += est_b
+    out.est_output_tokens += EXPECTED_B_OUTPUT_TOKENS
+
+
+def _from_cache(run: _Run, idx: int, item: JudgeItem, hit: CachedAnswer, results: dict[int, Verdict], *,
+                dry_run: bool) -> _BOnly | None:
+    """The verdict of a cached first answer, re-checked by code; when its direction B is neither cached nor
+    estimated (a dry run), the second ask still to send."""
+    draft = hit.draft
+    if hit.claim_id != item.id and draft.id == hit.claim_id:
+        # the same claim text on the same page under another id (a line moved, a claim repeated): the
+        # answer copied its own claim's identity right, so it stands for this one's
+        draft = draft.model_copy(update={"id": item.id, "scope": item.scope, "line_no": item.line_no,
+                                         "source_url": item.source_url})
+    page_given = build_prompt(item, run.settings.max_page_chars).page  # the text that answer was given
+    verdict = run.verify(draft, item, page_given=page_given)
+    if verdict.direction_b_pending:
+        b_hit = run.cache.get_b(run.b_key(item)) if run.cache else None
+        if b_hit is not None:
+            run.out.b_cached += 1
+            verdict = run.verify(draft, item, page_given=page_given, direction_b=b_hit.draft)
+        elif dry_run:
+            _estimate_direction_b(run.out, item, build_direction_b_prompt(item, run.settings.max_page_chars))
+        else:
+            return (idx, item, draft, page_given, hit.judged_at)
+    results[idx] = run._stamp(verdict, item, in_tok=0, out_tok=0, cached=True, judged_at=hit.judged_at)
+    return None
+
+
+async def _send(run: _Run, pending: list[_Pending], b_only: list[_BOnly], results: dict[int, Verdict]) -> None:
+    """Send the planned asks: the direction-B asks of cached answers, then the first asks, `concurrency` at a
+    time, each admitted against the caps in priority order."""
+    settings, out = run.settings, run.out
     gate = asyncio.Semaphore(max(1, settings.concurrency))
 
-    async def settle_cached_bounded(entry_b: tuple[int, JudgeItem, DraftVerdict, str, str]) -> None:
+    async def settle_cached(idx: int, item: JudgeItem, draft: DraftVerdict, page_given: str, judged_at: str) -> None:
         async with gate:
-            await settle_cached(*entry_b)
+            verdict, in_tok, out_tok = await run.settle_direction_b(item, draft, page_given)
+        results[idx] = run._stamp(verdict, item, in_tok=in_tok, out_tok=out_tok, cached=True, judged_at=judged_at)
 
-    await asyncio.gather(*(settle_cached_bounded(e) for e in b_only))
+    await asyncio.gather(*(settle_cached(*e) for e in b_only))
 
     if len(pending) <= settings.max_claims_per_run and sum(e[3] for e in pending) <= settings.max_cost_usd:
         # no cap can cut this run, so the order decides nothing but the wall time: the claims likely to need a
         # second ask go first (longest first), and the one-request claims fill the pool's last slots
         pending.sort(key=lambda e: not likely_direction_b(e[1]))
-    queue: asyncio.Queue[tuple[int, JudgeItem, Prompt, float]] = asyncio.Queue()
+    queue: asyncio.Queue[_Pending] = asyncio.Queue()
     for entry in pending:
         queue.put_nowait(entry)
 
@@ -403,11 +430,6 @@ async def judge_items(items: Iterable[JudgeItem], provider: JudgeProvider, setti
             results[idx] = await run.judge_one(item, prompt, est_usd)
 
     await asyncio.gather(*(worker() for _ in range(min(settings.concurrency, len(pending)))))
-    position = {it.id: n for n, it in enumerate(ordered)}
-    out.skipped.sort(key=lambda i: position.get(i, 0))
-    out.verdicts = [results[i] for i in sorted(results)]
-    out.wall_s = loop.time() - t0
-    return out
 
 
 def run_judge(items: Iterable[JudgeItem], provider: JudgeProvider, settings: JudgeSettings,
