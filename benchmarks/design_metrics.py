@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -58,42 +59,17 @@ def imports_of(name: str, is_package: bool, tree: ast.AST, known: set[str]) -> s
     return out
 
 
-def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected components of more than one module (Tarjan's algorithm)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on: set[str] = set()
-    found: list[list[str]] = []
-    counter = [0]
+def cycle_groups(graph: Mapping[str, set[str]]) -> list[list[str]]:
+    """Groups of more than one module that import one another (strongly connected components), sorted."""
+    import networkx as nx
 
-    def visit(v: str) -> None:
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on.add(v)
-        for w in sorted(graph.get(v, ())):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                found.append(sorted(comp))
+    g = nx.DiGraph()
+    g.add_nodes_from(graph)
+    g.add_edges_from((a, b) for a, targets in graph.items() for b in targets)
+    return sorted(sorted(c) for c in nx.strongly_connected_components(g) if len(c) > 1)
 
-    sys.setrecursionlimit(10_000)
-    for v in sorted(graph):
-        if v not in index:
-            visit(v)
-    return sorted(found)
+
+
 
 
 def any_counts(tree: ast.AST) -> tuple[int, int]:
@@ -118,14 +94,14 @@ def static_figures(rev: str | None, top: int) -> None:
     # a package's __init__ importing its own submodules is not a loop in the design sense
     for mod, deps in graph.items():
         graph[mod] = {d for d in deps if not (d.startswith(mod + ".") and files.get(mod.replace(".", "/") + "/__init__.py") is not None)}
-    loops = cycles(graph)
+    loops = cycle_groups(graph)
     # the same at the level of the package's parts (claims_pipeline.store, claims_pipeline.config.settings, ...)
     def part(m: str) -> str:
         return ".".join(m.split(".")[:2])
     parts: dict[str, set[str]] = {}
     for mod, deps in graph.items():
         parts.setdefault(part(mod), set()).update(part(d) for d in deps if part(d) != part(mod))
-    part_loops = cycles(parts)
+    part_loops = cycle_groups(parts)
     top_level = sorted(p for p in files if p.count("/") == 1 and not p.endswith("__init__.py"))
     n_any = n_dict = 0
     for t in trees.values():

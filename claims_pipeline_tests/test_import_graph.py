@@ -81,38 +81,12 @@ def part_graph(modules: Mapping[str, set[str]]) -> dict[str, set[str]]:
 
 
 def cycles(graph: Mapping[str, set[str]]) -> list[list[str]]:
-    """The strongly connected groups of more than one node (Tarjan), each sorted, with one loop through it."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    groups: list[list[str]] = []
+    """Every group of modules that import one another, directly or around a loop (networkx's strongly connected
+    components of more than one node), sorted."""
+    import networkx as nx
 
-    def visit(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for nxt in sorted(graph.get(node, ())):
-            if nxt not in index:
-                visit(nxt)
-                low[node] = min(low[node], low[nxt])
-            elif nxt in on_stack:
-                low[node] = min(low[node], index[nxt])
-        if low[node] == index[node]:
-            group: list[str] = []
-            while True:
-                member = stack.pop()
-                on_stack.discard(member)
-                group.append(member)
-                if member == node:
-                    break
-            if len(group) > 1:
-                groups.append(sorted(group))
-
-    for node in sorted(graph):
-        if node not in index:
-            visit(node)
-    return sorted(groups)
+    g = nx.DiGraph([(a, b) for a, targets in graph.items() for b in targets])
+    return sorted(sorted(c) for c in nx.strongly_connected_components(g) if len(c) > 1)
 
 
 def loop_through(group: list[str], graph: Mapping[str, set[str]]) -> str:
