@@ -69,9 +69,6 @@ def cycle_groups(graph: Mapping[str, set[str]]) -> list[list[str]]:
     return sorted(sorted(c) for c in nx.strongly_connected_components(g) if len(c) > 1)
 
 
-
-
-
 def any_counts(tree: ast.AST) -> tuple[int, int]:
     """`Any` names and `dict[str, Any]` subscripts anywhere in the module's code (annotations and aliases)."""
     n_any = sum(1 for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "Any")
