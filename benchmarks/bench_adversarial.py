@@ -345,8 +345,8 @@ def false_flags(items: list[JudgeItem], wice_dir: Path) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--provider", choices=["anthropic", "openai-compatible", "both"], default="both")
-    ap.add_argument("--wice", type=Path, default=REPO.parent.parent / "shared" / "data" / "wice",
-                    help="the WiCE dev split (default: /work/shared/data/wice beside the worktrees)")
+    ap.add_argument("--wice", type=Path, default=REPO.parent / "shared" / "data" / "wice",
+                    help="the WiCE dev split (default: ../shared/data/wice beside the checkout)")
     args = ap.parse_args()
     demo = demo_items()
     false_flags(demo, args.wice)

@@ -74,7 +74,8 @@ def test_every_json_command_prints_one_document_on_stdout_and_lines_for_a_person
     from claims_pipeline_demo.fixture_web.server import FixtureWeb
 
     env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAIMS_PIPELINE_", "DAGSTER_", "ANTHROPIC_"))}
-    env.update(CLAIMS_PIPELINE_HOME=str(tmp_path / "user-home"), DAGSTER_HOME=str(tmp_path / "dagster"))
+    env.update(CLAIMS_PIPELINE_HOME=str(tmp_path / "user-home"), DAGSTER_HOME=str(tmp_path / "dagster"),
+               CLAIMS_PIPELINE_DEPLOYMENT="demo")  # the demo corpus and its scripted judge
     home = tmp_path / "home"
     home.mkdir()
     claims_file = tmp_path / "claims.json"
