@@ -10,10 +10,15 @@ file as a script prints every cycle found.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Mapping
+import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import claims_pipeline
+
+# the import resolution design_metrics.py reports with (one reading of an import, in one place)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from design_metrics import imports_of  # noqa: E402
 
 PACKAGE_DIR = Path(claims_pipeline.__file__).resolve().parent
 PACKAGE = PACKAGE_DIR.name
@@ -32,37 +37,13 @@ def _module_files() -> dict[str, tuple[Path, bool]]:
     return out
 
 
-def _imported(name: str, is_package: bool, tree: ast.AST, known: Iterable[str]) -> set[str]:
-    """The package's own modules this module imports anywhere in its body, each as the module it resolves to
-    (`from a.b import c` is a.b.c when c is a module, else a.b)."""
-    known = set(known)
-    here = name if is_package else name.rpartition(".")[0]
-    targets: list[str] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            targets += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = here.split(".")[: len(here.split(".")) - (node.level - 1)]
-                base = ".".join(anchor + ([base] if base else []))
-            targets += [f"{base}.{alias.name}" for alias in node.names] + [base]
-    out: set[str] = set()
-    for target in targets:
-        while target and target not in known:
-            target = target.rpartition(".")[0]
-        if target and target != name:
-            out.add(target)
-    return out
-
-
 def module_graph() -> dict[str, set[str]]:
     """Each module's imports of the package's own modules. A package's __init__ importing its own submodules is
     left out (as benchmarks/design_metrics.py does): a submodule's `from pkg import sibling` runs pkg/__init__
     first, so every package that re-exports would otherwise show as a loop, though no module needs another that
     needs it."""
     files = _module_files()
-    graph = {name: _imported(name, is_package, ast.parse(path.read_text(encoding="utf-8")), files)
+    graph = {name: imports_of(name, is_package, ast.parse(path.read_text(encoding="utf-8")), set(files))
              for name, (path, is_package) in files.items()}
     return {name: {m for m in imported if not (files[name][1] and m.startswith(name + "."))}
             for name, imported in graph.items()}
