@@ -281,8 +281,9 @@ def _candidate_segments(page: str, bare_words: list[str], anchors: Anchors, *, c
     place a passage), or the digits of one of the claim's other figures or numbers."""
     need = 1 if cognates else min(SAME_THING_WORDS, len(bare_words))
     heads = [w[:4] for w in bare_words]
-    digits = [max(re.findall(r"\d+", v.raw), key=len) for v in anchors.values if re.search(r"\d", v.raw)]
-    digits += [str(int(n)) if n == int(n) else str(n).split(".")[0] for n in anchors.numbers]
+    # the last three digits of a number's whole part are written alike in every grouping ("1,500", "1 500", "1500")
+    digits = [max(re.findall(r"\d+", v.raw), key=len)[-3:] for v in anchors.values if re.search(r"\d", v.raw)]
+    digits += [str(int(n))[-3:] for n in anchors.numbers]
     folded = _bare_page(page)
     out = []
     for lo, hi in segments(page):
