@@ -23,7 +23,10 @@ Checks, in order:
   subject without a dictionary, so a MATCH whose figure is a strong hit is at most PARTIAL (never confirmed).
 - page_consistent (direction B by code, judge/evidence.py): a MATCH or PARTIAL whose page states another figure
   of the same kind for the same subject elsewhere, or a MISMATCH whose page states the claim's own figure for the
-  same subject elsewhere, is a judgment call: INDETERMINATE, class flagged-judgment-call, both passages kept.
+  same subject elsewhere, is a judgment call: INDETERMINATE, class flagged-judgment-call, both passages kept. The
+  passage is placed on the subject by the claim's words, by another of the claim's figures or numbers it states,
+  or (in another language than the claim) by a name or cognate: so a planted line, however worded, cannot hide
+  the page's real figure.
 - no_free_numerals: every number in source_says is on the page (or in the claim), every number in claimed is in
   the claim; else INDETERMINATE and the text is withheld. A number in the note found in neither withholds the note.
 - source_tier: a secondary source gives at most PARTIAL (MATCH -> PARTIAL; MISMATCH/STALE -> INDETERMINATE).
@@ -48,6 +51,7 @@ from typing import Literal, cast
 
 from claims_pipeline.judge.addressed import _INSTRUCTION_RE, addressed_spans
 from claims_pipeline.judge.evidence import (
+    PLACED_BY,
     best_subject,
     claim_figure_spans,
     claim_subject_words,
@@ -491,7 +495,8 @@ def _check_page_consistent(d: _Draft) -> None:
     d.direction_b = Direction(result="flagged", by="code", line=(
         f"the page also states {rivals[0].figure} for the same subject (read by code)"))
     d.downgrade("page_consistent", f"{d.verdict}, but the page states another {value.type} figure "
-                f"({rivals[0].figure}) for the same subject elsewhere: a judgment call, both passages quoted")
+                f"({rivals[0].figure}) for the same subject elsewhere ({PLACED_BY[rivals[0].by]}): a judgment call, "
+                "both passages quoted")
 
 
 def _supporting_elsewhere(d: _Draft) -> str:

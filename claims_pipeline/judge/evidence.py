@@ -7,24 +7,32 @@ Two questions a fact-checker asks of a quote before signing a verdict on it:
 - does the page state another figure of the same kind for the same subject elsewhere (`competing`)? A passage of
   the page outside the quote, holding a different pct/money figure in a clause about the claim's subject, is a
   competing reading: the verdict is a judgment call, never confirmed. This is direction B done by code; an
-  injected line repeating the claim's figure cannot remove the page's real one.
+  injected line repeating the claim's figure cannot remove the page's real one. Words alone do not place the
+  page's real figure when the page is in another language than the claim or names the subject otherwise: a
+  passage also stating another of the claim's figures or numbers (`claim_anchors`) is placed by them.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
 from claims_pipeline.judge.figures import as_value, clause_words, normalized, other_figures, shared_words
 from claims_pipeline.judge.model import ItemValue, JudgeItem
-from claims_pipeline.priors.context import context_words
+from claims_pipeline.priors.context import claim_prose, context_words
+from claims_pipeline.priors.dates import tokenize_dates
 from claims_pipeline.priors.matching import find_occurrences
-from claims_pipeline.priors.page_index import build_index
+from claims_pipeline.priors.numbers import tokenize_numbers
+from claims_pipeline.priors.page_index import build_index, search_form
 
 SAME_THING_WORDS = 2  # words a quote's clause must share with the claim's clause (one when the claim has one)
 MAX_PASSAGE_CHARS = 400
 _MAX_SEGMENTS = 5000  # bounds the scan of a huge page
+FOREIGN_WORDS = 3  # function words of its own language a passage needs to be read as written in that language
+ANCHOR_MIN = 10  # a whole number of the claim's prose below this ("5 years", "2 instalments") places no passage
+_ANCHOR_TYPES = frozenset({"pct", "money", "statute", "number"})  # a date or year is on too many passages
 
 # A clause: the sentence, ;-part or line holding the figure ("Stamp duty on land, vendor pays 7.5%" is one).
 _CLAUSE_BREAK_RE = re.compile(r"[;.!?](?=\s)|\n")
@@ -99,6 +107,14 @@ def subject_of(item: JudgeItem, text: str, start: int, end: int, value: ItemValu
     return SubjectCheck(False, words, shared, foreign=bool(mine and theirs and mine.isdisjoint(theirs)))
 
 
+def written_in_another(text: str, langs: frozenset[str]) -> bool:
+    """Is text plainly written in another language than langs: FOREIGN_WORDS function words of its own and none
+    of theirs (a name or a borrowed word in an English sentence does not make it French)?"""
+    counts = language_counts(text)
+    top = max(counts.values())
+    return top >= FOREIGN_WORDS and all(counts[lang] == 0 for lang in langs)
+
+
 def claim_figure_spans(value: ItemValue, text: str, *, strong_only: bool) -> list[tuple[int, int]]:
     """Where the claim's figure is in text, read as the priors read a page."""
     occ = find_occurrences(as_value(value), build_index(text))
@@ -132,10 +148,22 @@ _MONEY_LIKE_RE = re.compile(r"[$€£¥]|\b(?:EUR|USD|XCD|GBP|euros?|dollars?|pe
                             re.I)
 
 
+_CURRENCY_REACH = 5  # characters either side of an amount where its currency is written ("USD 550", "550 €")
+
+
+# How code placed a competing passage on the claim's subject (the downgrade's reason names it).
+PLACED_BY = {
+    "words": "its clause shares the claim's words",
+    "figures": "it also states another of the claim's figures",
+    "cognate": "in another language than the claim, its clause shares a name or cognate of the claim's words",
+}
+
+
 @dataclass(frozen=True)
 class Competing:
     passage: str  # verbatim, one clause or row of the page
     figure: str
+    by: str = "words"  # a key of PLACED_BY
 
 
 @lru_cache(maxsize=64)
@@ -160,27 +188,129 @@ def subject_segments(item: JudgeItem, page: str, value: ItemValue) -> list[tuple
     return [(lo, hi) for lo, hi in segments(page) if sum(1 for h in heads if h in folded[lo:hi]) >= need]
 
 
+@dataclass(frozen=True)
+class Anchors:
+    """What else the claim states, by which code can place a passage of the page on the claim's subject without
+    reading its words (a passage in another language, or worded unlike the claim): the claim's other figures
+    and the other numbers of its prose ("30 working days", "plots over 500 m²")."""
+
+    values: tuple[ItemValue, ...]
+    numbers: tuple[float, ...]
+
+    def __bool__(self) -> bool:
+        return bool(self.values or self.numbers)
+
+
+def claim_anchors(item: JudgeItem, value: ItemValue) -> Anchors:
+    others = tuple(v for v in item.values if v is not value and v.raw != value.raw and v.type in _ANCHOR_TYPES)
+    prose = claim_prose(item.claim_text)
+    for v in item.values:
+        prose = prose.replace(v.raw, " ")  # a figure's own digits ("2021" of "Law 2021-44") place nothing new
+    folded = search_form(prose)
+    dates = tokenize_dates(folded)
+    numbers = []
+    for tok in tokenize_numbers(folded):
+        if tok.unit is not None or any(d.start <= tok.start and tok.end <= d.end for d in dates):
+            continue  # an amount the extractor did not keep, or part of a date
+        x = tok.values[0]
+        if (x < ANCHOR_MIN and x == int(x)) or (len(tok.text) == 4 and tok.text.isdigit() and 1800 <= x <= 2200):
+            continue  # a small count ("5 years") or a year is on too many passages to place one
+        numbers.append(x)
+    return Anchors(others, tuple(dict.fromkeys(numbers)))
+
+
+def anchored(anchors: Anchors, text: str) -> bool:
+    """Does text state one of the claim's other figures or numbers (read as the priors read a page)?"""
+    if any(claim_figure_spans(v, text, strong_only=True) for v in anchors.values):
+        return True
+    if not anchors.numbers:
+        return False
+    return any(abs(x - n) <= 1e-9 * max(1.0, abs(n)) for tok in tokenize_numbers(search_form(text))
+               if tok.unit is None for x in tok.values for n in anchors.numbers)
+
+
+def _without_accents(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
+
+
 def competing(item: JudgeItem, page: str, quote: str) -> list[Competing]:
     """Passages of the page, outside every place of the quote, stating another pct/money figure of the claim's
-    kind for the claim's subject. Empty for dates and statutes (no competing figure is read for them)."""
+    kind for the claim's subject. Empty for dates and statutes (no competing figure is read for them).
+
+    A passage is about the claim's subject when its clause around the figure shares two of the claim's words
+    (subject_of), or when it also states another of the claim's figures or numbers (claim_anchors: that places
+    it whatever its language or wording). Code cannot read a passage in another language than the claim's
+    beyond a name or a cognate ("servicio" ~ "service", "résident" ~ "residents"), so there one such word is
+    enough, unless the quote itself carries another of the claim's figures (placed as firmly as code can place
+    it: a word-level hint against it is no competing reading)."""
     if not item.values or item.values[0].type not in ("pct", "money"):
         return []
     value = item.values[0]
-    if not claim_subject_words(item, value):
+    words = claim_subject_words(item, value)
+    anchors = claim_anchors(item, value)
+    if not words and not anchors:
         return []  # a claim naming no subject ("fee €1,300"): no passage can be said to speak of the same one
     needle = normalized(quote)
+    quote_placed = bool(quote) and anchored(anchors, quote)
+    claim_langs = languages_of(item.claim_text)
+    bare_words = [_without_accents(w) for w in words]
     found: list[Competing] = []
-    for lo, hi in subject_segments(item, page, value):
+    for lo, hi in _candidate_segments(page, bare_words, anchors, cognates=not quote_placed and bool(claim_langs)):
         seg = page[lo:hi]
         if needle and (needle in normalized(seg) or normalized(seg.strip()) in needle):
             continue  # the quoted passage itself
-        for start, end, fig in other_figure_spans(value, seg, item.values):
-            if value.type == "money" and not _MONEY_LIKE_RE.search(fig):
-                continue  # a bare small number ("Figure 1", "(2)") is no amount
-            if subject_of(item, seg, start, end, value).ok:
-                found.append(Competing(" ".join(seg.split())[:MAX_PASSAGE_CHARS], fig))
+        # a bare small number ("Figure 1", "(2)") is no amount: a money figure shows its currency or its size
+        rivals = [(a, b, fig) for a, b, fig in other_figure_spans(value, seg, item.values)
+                  if value.type != "money" or _MONEY_LIKE_RE.search(seg, max(0, a - _CURRENCY_REACH), b + _CURRENCY_REACH)]
+        if not rivals:
+            continue
+        placed = anchored(anchors, seg)
+        foreign = not quote_placed and bool(claim_langs) and written_in_another(seg, claim_langs)
+        for start, end, fig in rivals:
+            by = ("words" if subject_of(item, seg, start, end, value).ok else "figures" if placed
+                  else "cognate" if foreign and _shares_bare(bare_words, seg, start, end) else "")
+            if by:
+                found.append(Competing(" ".join(seg.split())[:MAX_PASSAGE_CHARS], fig, by))
                 break
     return found
+
+
+def _candidate_segments(page: str, bare_words: list[str], anchors: Anchors, *, cognates: bool) -> list[tuple[int, int]]:
+    """The page's segments competing() reads (a cheap superset, so a huge page's numbers are read only where they
+    may count): those holding the first four letters of enough of the claim's words (one, when a cognate may
+    place a passage), or the digits of one of the claim's other figures or numbers."""
+    need = 1 if cognates else min(SAME_THING_WORDS, len(bare_words))
+    heads = [w[:4] for w in bare_words]
+    # the last three digits of a number's whole part are written alike in every grouping ("1,500", "1 500", "1500")
+    digits = [max(re.findall(r"\d+", v.raw), key=len)[-3:] for v in anchors.values if re.search(r"\d", v.raw)]
+    digits += [str(int(n))[-3:] for n in anchors.numbers]
+    folded = _bare_page(page)
+    out = []
+    for lo, hi in segments(page):
+        part = folded[lo:hi]
+        if not any(c.isdigit() for c in part):
+            continue
+        if (need and sum(1 for h in heads if h in part) >= need) or any(d in part for d in digits):
+            out.append((lo, hi))
+    return out
+
+
+@lru_cache(maxsize=16)
+def _bare_page(page: str) -> str:
+    """The page case-folded with its accents set aside, at the same offsets (a character that folds to several,
+    "ß", is kept as it is)."""
+    table = {}
+    for c in set(page):
+        bare = _without_accents(c.casefold())
+        if bare != c and len(bare) == 1:
+            table[ord(c)] = bare
+    return page.translate(table)
+
+
+def _shares_bare(bare_words: list[str], seg: str, start: int, end: int) -> bool:
+    """Does the clause around seg[start:end] share a word with bare_words, accents set aside?"""
+    lo, hi = clause_at(seg, start, end)
+    return bool(shared_words(bare_words, _without_accents(seg[lo:start] + " " + seg[end:hi])))
 
 
 def passage_around(page: str, quote: str) -> str:

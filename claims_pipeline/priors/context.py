@@ -26,9 +26,14 @@ _STOPWORDS = frozenset(
 )
 
 
+def claim_prose(claim_text: str) -> str:
+    """The claim without its links, bare URLs and the tracker's stamps: what it says."""
+    return _STAMP_RE.sub(" ", _LINK_RE.sub(" ", claim_text))
+
+
 def context_words(claim_text: str, limit: int = 24) -> list[str]:
     """Casefolded significant words of the claim, in order of first appearance (≥4 letters, or an acronym)."""
-    text = _STAMP_RE.sub(" ", _LINK_RE.sub(" ", claim_text))
+    text = claim_prose(claim_text)
     out: list[str] = []
     seen: set[str] = set()
     for m in _WORD_RE.finditer(text):

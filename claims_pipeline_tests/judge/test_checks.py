@@ -359,3 +359,18 @@ def test_a_quote_in_another_language_is_at_most_partial():
     page = "Taxe foncière\nLe taux de la taxe annuelle est de 0,8 % de la valeur cadastrale.\n"
     v = verify(draft(quote="Le taux de la taxe annuelle est de 0,8 % de la valeur cadastrale"), item(page_text=page))
     assert v.verdict == "PARTIAL" and failed(v) == ["same_thing"] and "French" in v.downgrades[0].reason
+
+
+def test_a_passage_is_placed_on_the_subject_by_the_claims_other_numbers_not_by_a_small_count_or_a_year():
+    from claims_pipeline.judge.evidence import anchored, claim_anchors, competing
+
+    claim = ("Since 2024 the customs office clears goods within 30 working days, in 5 steps, and charges USD 250 per "
+             "container ([Aduana](http://www.customs.gob.xc/2026/fees.html)) (2025-11-04 verified)")
+    it = item(claim_text=claim, values=[ItemValue(type="money", raw="USD 250", number=250.0)])
+    anchors = claim_anchors(it, it.values[0])
+    assert anchors.numbers == (30.0,)  # not 5 (a small count), 2024 (a year), the link's or the stamp's numbers
+    assert anchored(anchors, "plazo de 30 días") and not anchored(anchors, "en 5 pasos desde 2024")
+    page = ("El despacho se resuelve en 30 días hábiles y la tasa es de USD 550.\n"
+            "Desde 2024 se cobra una tasa de USD 80 en 5 pasos.\n")
+    rivals = competing(it, page, "")
+    assert [(r.figure, r.by) for r in rivals] == [("550", "figures")]
