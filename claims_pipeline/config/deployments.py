@@ -50,7 +50,7 @@ def _where(settings: Settings) -> str:
 def _settings_file(settings: Settings, environ: Mapping[str, str]) -> Iterator[str]:
     if settings.source_file is None:
         yield (f"production: no settings file (built-in defaults): set ${ENV_CONFIG} to the deployment's "
-               f"claims_pipeline.yaml, in the environment of the code server and the daemon")
+               "claims_pipeline.yaml, in the environment of the code server and the daemon")
 
 
 def _home(settings: Settings, environ: Mapping[str, str]) -> Iterator[str]:

@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from claims_pipeline.config.deployments import PRODUCTION
+from claims_pipeline.config.deployments import PRODUCTION, deployment_problems
 from claims_pipeline.config.settings import (
     DEFAULT_CONFIG_RELPATH,
     ENV_CONFIG,
@@ -30,6 +30,7 @@ from claims_pipeline.config.settings import (
     HostPolicy,
     JudgePrice,
     Settings,
+    settings_from_dict,
 )
 
 # Sub-models shown as one key (their value is written as one mapping), not walked into.
@@ -120,9 +121,17 @@ MEANINGS: dict[str, str] = {
     "else at 0 and flagged \"price unknown\".",
 }
 
+
 def _production_table() -> str:
     rows = [f"| {r.key} | {r.required} |" for r in PRODUCTION]
     return "\n".join(["| setting | production requires |", "|---|---|", *rows])
+
+
+def _production_example() -> str:
+    """What a command says on a production file that keeps the page cache in SQLite, as the code says it."""
+    settings = settings_from_dict({"home": "/srv/claims", "notify": {"urls": ["json://hooks.example/kb"]}},
+                                  source="/srv/claims/claims_pipeline.yaml", deployment="production")
+    return "\n".join(f"    claims-pipeline: {line}" for line in deployment_problems(settings, {}))
 
 
 INTRO = f"""\
@@ -177,7 +186,7 @@ A run the UI or the daemon launches, and a sensor tick, checks them when its res
 before its first step); `fetch`, `audit`, `worklist` and `verify` check them first and stop with exit 2. Every
 missing setting is one line, saying how to set it:
 
-    claims-pipeline: production: cache.db_url: the page cache's index is a SQLite file under the home; runs at once share it (and each host's politeness): set cache.db_url: postgresql+psycopg://… in /srv/claims/claims_pipeline.yaml (docs/deploy-postgres.md)
+{_production_example()}
 
 The settings are read once per command, where it starts, and its runs take them as read; a run the UI or the
 daemon launches reads them once when it starts; a sensor or schedule tick, once per tick. Loading the code
