@@ -98,3 +98,23 @@ def test_a_command_without_a_corpus_says_in_one_line_how_to_set_one(tmp_path: Pa
         "./config/claims_pipeline.yaml) (`claims-pipeline init` writes one; `claims-pipeline demo` runs on the "
         "bundled demo corpus)"]), out.stderr[-3000:]
     assert out.stdout == ""
+
+
+def test_make_dev_in_production_opens_the_instance_only_on_settings_production_can_run(tmp_path: Path):
+    """`make dev`'s first step (the instance folder it gives the UI): on the demo's own settings production stops
+    with exit 2 and one line per missing setting, making no instance; on ready settings it prints the
+    deployment's instance, under the home the settings name."""
+    def instance_step(config: Path) -> subprocess.CompletedProcess[str]:
+        env = _clean_env(tmp_path, CLAIMS_PIPELINE_DEPLOYMENT="production", CLAIMS_PIPELINE_CONFIG=str(config))
+        return subprocess.run([sys.executable, "-m", "claims_pipeline.orchestration.instance"], env=env,
+                              capture_output=True, text=True, timeout=120, cwd=tmp_path)
+
+    refused = instance_step(DEMO_CONFIG_FILE)
+    assert refused.returncode == 2 and refused.stdout == "", refused.stderr[-3000:]
+    assert [line.split(": ")[2] for line in refused.stderr.splitlines()] == [
+        "cache.db_url", "notify.urls", "fetch.address_map"]
+    assert not list(tmp_path.rglob("dagster.yaml"))
+    ready = write_production_config(tmp_path / "srv", db_url="postgresql+psycopg://claims@127.0.0.1:1/claims",
+                                    notify_url="json://127.0.0.1:9/kb-audit")
+    opened = instance_step(ready)
+    assert (opened.returncode, opened.stdout.strip()) == (0, str(tmp_path / "srv" / "home" / "dagster")), opened.stderr

@@ -183,8 +183,8 @@ with the monthly audit's news sent to a reader. It runs on nothing it did not na
 {_production_table()}
 
 A run the UI or the daemon launches, and a sensor tick, checks them when its resources start (the run fails
-before its first step); `fetch`, `audit`, `worklist` and `verify` check them first and stop with exit 2. Every
-missing setting is one line, saying how to set it:
+before its first step); `fetch`, `audit`, `worklist` and `verify` check them first and stop with exit 2, and
+so does `make dev` before it opens the UI. Every missing setting is one line, saying how to set it:
 
 {_production_example()}
 
