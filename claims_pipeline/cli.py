@@ -74,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from claims_pipeline.commands.inputs import InputError
     from claims_pipeline.common.text_safety import terminal_escaped
+    from claims_pipeline.config.deployments import DeploymentNotReady
     from claims_pipeline.config.settings import ConfigError, CorpusNotSet
     from claims_pipeline.store.errors import CacheError, InstanceError
     from claims_pipeline.store.writable import StorageError
@@ -100,6 +101,10 @@ def main(argv: list[str] | None = None) -> int:
         return int(module.run(args, settings) or 0)
     except CorpusNotSet as exc:  # how to set one, in one line
         say(f"claims-pipeline: {exc}")
+        return 2
+    except DeploymentNotReady as exc:  # what the deployment lacks, one line per setting
+        for line in exc.problems:
+            say(f"claims-pipeline: {line}")
         return 2
     except ConfigError as exc:
         say(f"claims-pipeline: config error:\n{exc}")
@@ -228,12 +233,17 @@ def say_which_config(args: argparse.Namespace, say) -> None:
 
 def command_settings(args: argparse.Namespace) -> Settings | None:
     """The settings the command runs on, read once here and passed down (None for init, which writes a
-    configuration, and demo, which runs on its own copy of the bundled one)."""
+    configuration, and demo, which runs on its own copy of the bundled one). A command that fetches or runs the
+    pipeline first checks them against what its deployment requires (production: config/deployments.py)."""
     if args.command in _OWN_CONFIG:
         return None
+    from claims_pipeline.config.deployments import check_deployment
     from claims_pipeline.config.settings import load_settings
 
-    return load_settings(args.config)
+    settings = load_settings(args.config)
+    if args.command in _WRITES_HOME:
+        check_deployment(settings)
+    return settings
 
 
 def check_home_writable(args: argparse.Namespace, settings: Settings) -> None:

@@ -135,19 +135,24 @@ def _folder_or_absent(v: Path | None) -> Path | None:
     return v
 
 
-def _check_address_target(key: str, value: str) -> None:
-    """Stricter than web.transport.parse_address_map, so every value accepted here parses there."""
+def split_address_target(value: str) -> tuple[str, str | None]:
+    """(address, port text or None) of an address-map target: 'ip:port', '[ipv6]:port' or a bare address; the
+    address is '' when the brackets do not close."""
     target = value.strip()
-    port_text: str | None = None
     if target.startswith("["):  # [v6]:port or [v6]
         addr, closed, rest = target[1:].partition("]")
         if not closed or (rest and not rest.startswith(":")):
             addr = ""
-        port_text = rest[1:] if rest else None
-    elif target.count(":") == 1:  # ip:port
+        return addr, (rest[1:] if rest else None)
+    if target.count(":") == 1:  # ip:port
         addr, port_text = target.split(":")
-    else:  # a bare address (v4, or v6 without brackets)
-        addr = target
+        return addr, port_text
+    return target, None  # a bare address (v4, or v6 without brackets)
+
+
+def _check_address_target(key: str, value: str) -> None:
+    """Stricter than web.transport.parse_address_map, so every value accepted here parses there."""
+    addr, port_text = split_address_target(value)
     try:
         ipaddress.ip_address(addr)
         if port_text is not None and not (port_text.isascii() and port_text.isdigit() and 0 < int(port_text) < 65536):
@@ -710,6 +715,12 @@ class JudgeSettings(_Strict):
         if self.api_key_env:
             return self.api_key_env
         return "OPENAI_API_KEY" if self.provider == "openai-compatible" else "ANTHROPIC_API_KEY"
+
+    @property
+    def needs_api_key(self) -> bool:
+        """Whether the provider cannot answer without the key: a local openai-compatible server (a base_url)
+        runs without one."""
+        return self.provider != "none" and not (self.provider == "openai-compatible" and self.base_url)
 
 
 # ---- notifications (claims_pipeline/notify) ------------------------------------------------------------------

@@ -21,6 +21,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
+from claims_pipeline.config.deployments import PRODUCTION, deployment_problems
 from claims_pipeline.config.settings import (
     DEFAULT_CONFIG_RELPATH,
     ENV_CONFIG,
@@ -29,6 +30,7 @@ from claims_pipeline.config.settings import (
     HostPolicy,
     JudgePrice,
     Settings,
+    settings_from_dict,
 )
 
 # Sub-models shown as one key (their value is written as one mapping), not walked into.
@@ -119,6 +121,19 @@ MEANINGS: dict[str, str] = {
     "else at 0 and flagged \"price unknown\".",
 }
 
+
+def _production_table() -> str:
+    rows = [f"| {r.key} | {r.required} |" for r in PRODUCTION]
+    return "\n".join(["| setting | production requires |", "|---|---|", *rows])
+
+
+def _production_example() -> str:
+    """What a command says on a production file that keeps the page cache in SQLite, as the code says it."""
+    settings = settings_from_dict({"home": "/srv/claims", "notify": {"urls": ["json://hooks.example/kb"]}},
+                                  source="/srv/claims/claims_pipeline.yaml", deployment="production")
+    return "\n".join(f"    claims-pipeline: {line}" for line in deployment_problems(settings, {}))
+
+
 INTRO = f"""\
 # Configuration reference
 
@@ -150,16 +165,28 @@ use the built-in defaults.
 `${ENV_DEPLOYMENT}` chooses the resources every command and the UI run with, in one place
 (`resources_by_deployment` in claims_pipeline/defs/resources.py); nothing is guessed from the corpus:
 
-| `${ENV_DEPLOYMENT}` | corpus | fetcher | judge |
-|---|---|---|---|
-| `local` (unset) | `extraction.corpus_dir`, required | the web, through the SSRF guard | `judge.provider` |
-| `production` | `extraction.corpus_dir`, required | the web, through the SSRF guard | `judge.provider` |
-| `demo` | the bundled demo corpus unless set | the demo's fixture web, started for the run on 127.0.0.1 | the scripted demo judge, unless `judge.provider` names one |
+| `${ENV_DEPLOYMENT}` | corpus | fetcher | judge | starts on |
+|---|---|---|---|---|
+| `local` (unset) | `extraction.corpus_dir`, required | the web, through the SSRF guard | `judge.provider` | any valid settings: the page cache in a SQLite file and the outputs under the home, notifications optional |
+| `production` | `extraction.corpus_dir`, required | the web, through the SSRF guard | `judge.provider` | settings that meet the requirements below, nothing by default |
+| `demo` | the bundled demo corpus unless set | the demo's fixture web, started for the run on 127.0.0.1 | the scripted demo judge, unless `judge.provider` names one | any valid settings (without a file, the demo's) |
 
 `local` and `production` never start the fixture web or the scripted judge, and never import the demo package,
 whatever the corpus. A command with no `extraction.corpus_dir` outside the demo stops with one line, exit 2:
 
     claims-pipeline: no corpus: set extraction.corpus_dir in /path/to/claims_pipeline.yaml (`claims-pipeline init` writes one; `claims-pipeline demo` runs on the bundled demo corpus)
+
+`production` is a deployment other people rely on: the UI, the daemon and their runs, sharing one page cache,
+with the monthly audit's news sent to a reader. It runs on nothing it did not name
+(claims_pipeline/config/deployments.py):
+
+{_production_table()}
+
+A run the UI or the daemon launches, and a sensor tick, checks them when its resources start (the run fails
+before its first step); `fetch`, `audit`, `worklist` and `verify` check them first and stop with exit 2, and
+so does `make dev` before it opens the UI. Every missing setting is one line, saying how to set it:
+
+{_production_example()}
 
 The settings are read once per command, where it starts, and its runs take them as read; a run the UI or the
 daemon launches reads them once when it starts; a sensor or schedule tick, once per tick. Loading the code

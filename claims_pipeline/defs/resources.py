@@ -3,9 +3,12 @@ cache, the fetcher, the judge, and the IO manager of the per-scope values.
 
 $CLAIMS_PIPELINE_DEPLOYMENT (config/settings.py) names the deployment; nothing here looks at the corpus to guess
 it. `local` and `production`: the fetcher talks to the web through the SSRF guard, the judge is the one
-judge.provider names. `demo`: the same, plus the bundled fixture web started for the run on loopback at the epoch
-the demo left (claims_pipeline_demo/routes.py), so the UI sees what the demo's last audit saw, and the scripted
-judge unless a judge is configured. Only the demo resources import claims_pipeline_demo, when a run starts them.
+judge.provider names; `production` starts only on settings that name what a deployment others rely on needs (a
+settings file, a home, a PostgreSQL page-cache index, a notification channel, the judge's key, no loopback route:
+config/deployments.py), checked by ClaimsConfig when a run or a tick starts. `demo`: the bundled fixture web
+started for the run on loopback at the epoch the demo left (claims_pipeline_demo/routes.py), so the UI sees what
+the demo's last audit saw, and the scripted judge unless a judge is configured. Only the demo resources import
+claims_pipeline_demo, when a run starts them.
 """
 
 
@@ -19,6 +22,7 @@ from typing import Any
 import dagster as dg
 from pydantic import PrivateAttr
 
+from claims_pipeline.config.deployments import check_deployment
 from claims_pipeline.config.settings import (
     DEFAULT_DEPLOYMENT,
     ENV_CONFIG,
@@ -94,8 +98,10 @@ class ClaimsConfig(dg.ConfigurableResource):
     def load(self) -> Settings:
         """The run's settings, read once (a resource lives for one run)."""
         if self._settings is None:
-            self._settings = _ENTRY_SETTINGS.get(self.entry_key) or load_settings(
+            settings = _ENTRY_SETTINGS.get(self.entry_key) or load_settings(
                 self.config_file(), deployment=deployment_named(self.deployment, "the claims_config resource's deployment"))
+            check_deployment(settings)  # production: before the run uses anything, every missing setting named
+            self._settings = settings
         return self._settings
 
     def now(self) -> datetime:
@@ -228,8 +234,17 @@ class DemoJudgeResource(JudgeResource):
 
 
 def resources_by_deployment(config: ClaimsConfig, *, fixture_web: bool = True) -> dict[str, dict[str, Any]]:
-    """The resources of each deployment, as in Dagster's own examples. fixture_web=False: the demo's fetcher
-    without its own fixture web (`claims-pipeline demo` runs one for its three audits and routes to it)."""
+    """The resources of each deployment, as in Dagster's own examples:
+
+    | deployment | fetcher | judge | starts on |
+    |---|---|---|---|
+    | local | the web, through the SSRF guard | judge.provider's | any valid settings (SQLite cache in the home) |
+    | production | the web, through the SSRF guard | judge.provider's | settings meeting config.deployments.PRODUCTION |
+    | demo | the fixture web on 127.0.0.1 | the scripted judge unless judge.provider names one | any valid settings |
+
+    The claims_config resource refuses, when a run or a tick starts it, settings its deployment cannot run on
+    (check_deployment). fixture_web=False: the demo's fetcher without its own fixture web (`claims-pipeline demo`
+    runs one for its three audits and routes to it)."""
 
     runtime: dict[str, Any] = {
         "judge": JudgeResource(config=config),

@@ -113,10 +113,14 @@ def _database_message(yaml_path: Path, exc: BaseException) -> str:
 def ui_dagster_home() -> Path:
     """The folder `make dev` gives the UI as DAGSTER_HOME: the CLI's instance, so the UI's runs queue as the
     instance says and share the CLI's run history. The settings come from the same default chain and deployment
-    as the CLI's (in the demo deployment: the demo's)."""
+    as the CLI's (in the demo deployment: the demo's). In production, settings lacking what that deployment
+    requires stop it here (DeploymentNotReady), rather than open a UI whose every run would fail."""
+    from claims_pipeline.config.deployments import check_deployment
     from claims_pipeline.config.settings import load_settings
 
-    home = prepare_dagster_home(load_settings().home_dir)
+    settings = load_settings()
+    check_deployment(settings)
+    home = prepare_dagster_home(settings.home_dir)
     os.environ["DAGSTER_HOME"] = str(home)  # the instance's event log storage finds its folder through it
     try:
         with dg.DagsterInstance.from_config(str(home)) as instance:
@@ -129,8 +133,13 @@ def ui_dagster_home() -> Path:
 if __name__ == "__main__":
     import sys
 
+    from claims_pipeline.config.deployments import DeploymentNotReady
+
     try:
         print(ui_dagster_home())
+    except DeploymentNotReady as exc:  # one line per missing setting, as the commands say it
+        print("\n".join(f"claims-pipeline: {line}" for line in exc.problems), file=sys.stderr)
+        sys.exit(2)
     except ConfigError as exc:  # make dev stops here instead of starting a UI on a throwaway instance
         print(f"claims-pipeline: config error:\n{exc}", file=sys.stderr)
         sys.exit(2)

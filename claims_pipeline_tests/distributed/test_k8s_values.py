@@ -28,7 +28,8 @@ from dagster._core.instance.config import dagster_instance_config
 from dagster._serdes import ConfigurableClassData
 from dagster_k8s.models import k8s_model_from_dict, k8s_snake_case_dict
 
-from claims_pipeline.config.settings import ENV_CONFIG, load_settings
+from claims_pipeline.config.deployments import deployment_problems
+from claims_pipeline.config.settings import ENV_CONFIG, ENV_DEPLOYMENT, load_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 VALUES = ROOT / "deploy" / "k8s" / "values.yaml"
@@ -206,5 +207,13 @@ def test_values_agree_with_the_project(tmp_path):
 
     # the judge's key: the variable the settings read, from the Secret the values name; the run pods get it too
     assert settings.judge.effective_api_key_env == "ANTHROPIC_API_KEY"
-    assert [s["name"] for s in dep["envSecrets"]] == ["claims-pipeline-judge"]
+    assert [s["name"] for s in dep["envSecrets"]] == ["claims-pipeline-judge", "claims-pipeline-notify"]
+
+    # the production deployment: the ConfigMap meets its requirements once the Secrets' variables are set (the
+    # notification channels' URLs from claims-pipeline-notify); without them, a run would name what is missing
+    assert env[ENV_DEPLOYMENT]["value"] == "production"
+    production = load_settings(local, deployment="production")
+    secrets = {"PGPASSWORD": "p", "ANTHROPIC_API_KEY": "k", "CLAIMS_PIPELINE_NOTIFY_URLS": "json://hooks.example/kb"}
+    assert deployment_problems(production, secrets) == []
+    assert [line.split(": ")[1] for line in deployment_problems(production, {"PGPASSWORD": "p"})] == ["notify.urls_env"]
     assert dep["includeConfigInLaunchedRuns"]["enabled"] is True

@@ -31,7 +31,7 @@ def make_provider(judge: JudgeSettings, *, environ: Mapping[str, str] | None = N
     var = judge.effective_api_key_env
     key = env.get(var, "")
     if not key:
-        if judge.provider == "openai-compatible" and judge.base_url:
+        if not judge.needs_api_key:
             key = LOCAL_PLACEHOLDER_KEY
         else:
             raise ConfigError(f"judge.api_key_env: the environment variable {var} is not set (judge.provider: "
