@@ -308,7 +308,7 @@ class CallGraph:
         return self.resolve(target) if target else None
 
     def callees(self, fn: str) -> set[str]:
-        """The package's functions fn calls, as far as names resolve (the class docstring of the module says how)."""
+        """The package's functions fn calls, as far as names resolve (the module's docstring says how far)."""
         node = self.node_of[fn]
         module = module_name(self.path_of[fn])
         cls = self.class_of.get(fn)
