@@ -165,7 +165,7 @@ def demo_items() -> list[JudgeItem]:
         web.set_epoch(2)
         settings = load_settings(write_runtime_config(tmp, f"127.0.0.1:{web.port}"))
         claims = extract_corpus(settings).claims
-        pages = refresh_pages(settings, sorted({c.source_url for c in claims}), cache=PageCache.from_settings(settings))
+        pages = refresh_pages(settings.page_fetching, sorted({c.source_url for c in claims}), cache=PageCache.at(settings.page_cache))
     corpus = Path(settings.extraction.corpus_dir)
     return [judge_item(c, pages.get(c.source_url), build_prior(c, pages.get(c.source_url), settings),
                        line_text=corpus_line(corpus, c.file, c.line_no)) for c in claims]

@@ -95,8 +95,8 @@ def plain_library(config: Path) -> dict:
     ex = extract_corpus(s)
     lint_corpus(s)
     urls = sorted({c.source_url for c in ex.claims})
-    with PageCache.from_settings(s) as cache:
-        got = refresh_pages(s, urls, cache=cache)
+    with PageCache.at(s.page_cache) as cache:
+        got = refresh_pages(s.page_fetching, urls, cache=cache)
     pages = {u: got[normalize_url(u)] for u in urls if normalize_url(u) in got}
     priors = {c.id: build_prior(c, pages.get(c.source_url), s) for c in ex.claims}
     audit = build_audit(ex.claims, pages, priors, run_at=datetime.now(UTC))

@@ -440,14 +440,14 @@ def main() -> None:
             w0 = time.monotonic()
             # called as the audit's fetched_pages asset calls it (defs/resources.py): states without their
             # texts, which the priors read from the cache by text_hash
-            cold = refresh_pages(settings3, urls, force=True, resolver=no_dns, with_text=False)
+            cold = refresh_pages(settings3.page_fetching, urls, force=True, resolver=no_dns, with_text=False)
             cold_cpu, cold_wall = time.process_time() - c0, time.monotonic() - w0
             cold_extracted, extractions[0] = extractions[0], 0
             t_warm = time.time()
             as_a_new_process()
             c0 = time.process_time()
             w0 = time.monotonic()
-            warm = refresh_pages(settings3, urls, force=True, resolver=no_dns, with_text=False)
+            warm = refresh_pages(settings3.page_fetching, urls, force=True, resolver=no_dns, with_text=False)
             warm_cpu, warm_wall = time.process_time() - c0, time.monotonic() - w0
             warm_log = read_log(log, t_warm)
             cold_robots = [r for r in read_log(log, t_cold) if r["path"] == "/robots.txt" and r["start"] < t_warm]
@@ -471,11 +471,11 @@ def main() -> None:
                     settings_k = make_settings(port, args.interval_ms, tmp / f"home3-{tag}-{k}")
                     as_a_new_process()
                     c0 = time.process_time()
-                    refresh_pages(settings_k, page_urls, force=True, resolver=no_dns, with_text=False)
+                    refresh_pages(settings_k.page_fetching, page_urls, force=True, resolver=no_dns, with_text=False)
                     cold_k = time.process_time() - c0
                     as_a_new_process()
                     c0 = time.process_time()
-                    warm_k = refresh_pages(settings_k, page_urls, force=True, resolver=no_dns, with_text=False)
+                    warm_k = refresh_pages(settings_k.page_fetching, page_urls, force=True, resolver=no_dns, with_text=False)
                     pairs.append((cold_k, time.process_time() - c0))
                     assert not any(st.content_changed for st in warm_k.values()), tag
                 ratios = [w / c for c, w in pairs]
@@ -492,7 +492,7 @@ def main() -> None:
 
             later = datetime.now(UTC) + timedelta(hours=settings3.fetch.robots_cache_hours + 1)
             t_late = time.time()
-            refresh_pages(settings3, urls, force=True, resolver=no_dns, now=later)
+            refresh_pages(settings3.page_fetching, urls, force=True, resolver=no_dns, now=later)
             late_log = read_log(log, t_late)
             late_robots = [r for r in late_log if r["path"] == "/robots.txt"]
             late_pages = [r for r in late_log if r["path"].startswith("/_/page/")]

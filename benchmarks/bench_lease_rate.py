@@ -37,7 +37,7 @@ def one_run(web: FixtureWeb, urls: list[str], rate: float, lease_s: float) -> fl
         cache = PageCache(f"sqlite:///{home}/cache.db", Path(home) / "blobs")
         web.clear_log()
         t0 = time.monotonic()
-        states = refresh_pages(settings, urls, cache=cache, force=True, resolver=no_dns, with_text=False)
+        states = refresh_pages(settings.page_fetching, urls, cache=cache, force=True, resolver=no_dns, with_text=False)
         wall = time.monotonic() - t0
         cache.close()
         assert all(s.fetch_status == "OK" for s in states.values()), "a page failed: the figure would mean nothing"

@@ -56,8 +56,8 @@ def child(work: Path, arm: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     try:
         claims = claims_by_scope(s, sorted(list_scopes(s))).values
-        with PageCache.from_settings(s) as cache:
-            pages = refresh_scope_pages(s, claims, cache, lambda urls: cache.states(urls, with_text=False)).values
+        with PageCache.at(s.page_cache) as cache:
+            pages = refresh_scope_pages(s.home_dir, claims, cache, lambda urls: cache.states(urls, with_text=False)).values
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             t, c = time.perf_counter(), time.process_time()
             priors = priors_by_scope(s, claims, pages, cache)

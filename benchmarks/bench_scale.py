@@ -83,8 +83,8 @@ def prepare(work: Path, claims: int) -> None:
         for epoch in (1, 2, 2):
             web.set_epoch(epoch)
             t = time.perf_counter()
-            with PageCache.from_settings(s) as cache:
-                refresh_pages(s, urls, cache=cache, with_text=False)
+            with PageCache.at(s.page_cache) as cache:
+                refresh_pages(s.page_fetching, urls, cache=cache, with_text=False)
             print(f"  fetched {len(urls)} URLs at epoch {epoch} in {time.perf_counter() - t:.1f} s (untimed)", flush=True)
     (work / "prepared").write_text("ok\n")
 
@@ -119,8 +119,8 @@ def child(work: Path, home: Path) -> dict[str, Any]:
     scopes = sorted(list_scopes(s))
     extracted = claims_by_scope(s, scopes)
     lap("extract")
-    with PageCache.from_settings(s) as cache:
-        pages = refresh_scope_pages(s, extracted.values, cache, lambda urls: cache.states(urls, with_text=False))
+    with PageCache.at(s.page_cache) as cache:
+        pages = refresh_scope_pages(s.home_dir, extracted.values, cache, lambda urls: cache.states(urls, with_text=False))
         lap("pages")
         priors = priors_by_scope(s, extracted.values, pages.values, cache)
         lap("priors")

@@ -93,7 +93,7 @@ def main() -> None:
                     canceled += bool(run is not None and run.status == dg.DagsterRunStatus.CANCELED)
                     if run is not None:
                         seen.add(run.run_id)
-                    with PageCache.from_settings(load_settings(cfg)) as cache:
+                    with PageCache.at(load_settings(cfg).page_cache) as cache:
                         consistent += verify_cache(cache).ok
     print(f"{'stage':28s} {'signal':8s} {'exit':>6s} {'min s':>7s} {'median':>7s} {'max s':>7s}")
     for (stage, sig), values in times.items():

@@ -255,15 +255,15 @@ def check_home_writable(args: argparse.Namespace, settings: Settings) -> None:
     from claims_pipeline.store.writable import check_writable, home_folders
 
     if args.command == "fetch":
-        check_writable(home_folders(settings))
+        check_writable(home_folders(settings.home_dir, settings.page_cache))
         return
     from claims_pipeline.orchestration.instance import dagster_home_for
 
-    check_writable(home_folders(settings, dagster_home_for(settings.home_dir)))
+    check_writable(home_folders(settings.home_dir, settings.page_cache, dagster_home_for(settings.home_dir)))
     from claims_pipeline.store.cache import PageCache
 
     # the page cache's database answers and is whole (CacheError: one line) before a run starts, not in its steps
-    PageCache.from_settings(settings).close()
+    PageCache.at(settings.page_cache).close()
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from claims_pipeline.config.home import HomeLayout
-from claims_pipeline.config.settings import Settings
+from claims_pipeline.config.settings import FetchSettings
 
 DEMO_CONFIG = Path(__file__).resolve().with_name("demo.yaml")
 DEMO_TLDS = ("xa", "xb", "xc")  # the demo corpus cites only fictional hosts under these TLDs
@@ -32,12 +32,11 @@ def fixture_routes(address_map: dict[str, str], address: str) -> dict[str, Any]:
     }
 
 
-def with_fixture_routes(settings: Settings, address: str) -> Settings:
-    """Settings whose fetcher sends every demo host to the fixture web at `address` (ip:port) and nowhere else."""
-    routes = fixture_routes(dict(settings.fetch.address_map), address)
-    routes["allow_networks"] = sorted({*settings.fetch.allow_networks, *routes["allow_networks"]})
-    fetch = settings.fetch.model_copy(update=routes)
-    return settings.model_copy(update={"fetch": fetch})
+def with_fixture_routes(fetch: FetchSettings, address: str) -> FetchSettings:
+    """The fetcher's settings, sending every demo host to the fixture web at `address` (ip:port) and nowhere else."""
+    routes = fixture_routes(dict(fetch.address_map), address)
+    routes["allow_networks"] = sorted({*fetch.allow_networks, *routes["allow_networks"]})
+    return fetch.model_copy(update=routes)
 
 
 def saved_epoch(home: Path) -> int:

@@ -100,7 +100,7 @@ def test_refresh_pages_reports_start_each_page_each_host_wait_and_end(web, tmp_p
     settings = fixture_settings(web, tmp_path / "home", interval_ms=150, concurrency=1)
     urls = [web.url(HOST, f"/_/page/p{i}") for i in range(3)]
     events: list[FetchEvent] = []
-    states = refresh_pages(settings, urls, progress=events.append)
+    states = refresh_pages(settings.page_fetching, urls, progress=events.append)
     assert len(states) == 3
     kinds = [e.kind for e in events]
     assert kinds[0] == "start" and events[0].total == 3 and kinds[-1] == "end" and events[-1].done == 3
@@ -112,7 +112,7 @@ def test_refresh_pages_reports_start_each_page_each_host_wait_and_end(web, tmp_p
     assert len(waits) >= 3 and {e.host for e in waits} == {HOST} and all(0 < e.wait_s <= 0.15 for e in waits)
     # a page served from the cache is not fetched, so not counted
     events.clear()
-    refresh_pages(settings, urls, force=False, progress=events.append)
+    refresh_pages(settings.page_fetching, urls, force=False, progress=events.append)
     assert [(e.kind, e.total) for e in events] == [("start", 0), ("end", 0)]
 
 
@@ -126,7 +126,7 @@ def test_a_failing_progress_callback_is_dropped_and_the_run_completes(web, tmp_p
 
     urls = [web.url(HOST, f"/_/page/q{i}") for i in range(3)]
     with caplog.at_level(logging.ERROR, logger="claims_pipeline.steps.pages.refresh"):
-        states = refresh_pages(settings, urls, progress=broken)
+        states = refresh_pages(settings.page_fetching, urls, progress=broken)
     assert len(states) == 3 and calls == ["start"]
     assert "progress callback failed" in caplog.text
 

@@ -115,7 +115,7 @@ def fetched_home(web: FixtureWeb, home: Home, tmp_path: Path) -> tuple[Path, str
 
 
 def cache_consistent(cfg: Path) -> None:
-    with PageCache.from_settings(load_settings(cfg)) as cache:
+    with PageCache.at(load_settings(cfg).page_cache) as cache:
         report = verify_cache(cache)
     assert report.ok and report.rows_checked == 1, report.problems
 
@@ -150,7 +150,8 @@ def test_a_full_disk_is_one_line_exit_1_and_the_cache_stays_consistent(web, home
     for args in commands(cfg, url):
         if not home.mounted:  # the same refusal through the same check: a floor above what the disk has free
             with pytest.raises(StorageError, match="No space left on device"):
-                check_writable(home_folders(load_settings(cfg)), min_free=1 << 62)
+                settings = load_settings(cfg)
+                check_writable(home_folders(settings.home_dir, settings.page_cache), min_free=1 << 62)
             break
         run = run_cli(*args, cwd=tmp_path, env=env, timeout=60)
         assert run.returncode == 1 and len(run.err_lines) == 1, run.stderr[-3000:]

@@ -192,7 +192,7 @@ def test_an_audit_stops_at_every_stage_cleanly_and_the_next_run_resumes(setup):
         assert run is not None and run.run_id not in seen
         assert run.status == dg.DagsterRunStatus.CANCELED, (stage, run.status)
         seen.add(run.run_id)
-        with PageCache.from_settings(load_settings(cfg)) as cache:
+        with PageCache.at(load_settings(cfg).page_cache) as cache:
             report = verify_cache(cache)
         assert report.ok, (stage, report.problems)
         if "Crawl-delay" in stage:  # the wait was said, and not sat out: the host's pages were never asked for
@@ -206,7 +206,7 @@ def test_an_audit_stops_at_every_stage_cleanly_and_the_next_run_resumes(setup):
     assert code == 0, err[-3000:]
     assert "audit done → " in err
     assert newest_run(dagster_home).status == dg.DagsterRunStatus.SUCCESS
-    with PageCache.from_settings(load_settings(cfg)) as cache:
+    with PageCache.at(load_settings(cfg).page_cache) as cache:
         assert verify_cache(cache).ok
     latest = (tmp_path / "home" / "reports" / "LATEST").read_text(encoding="utf-8").strip()
     assert ((tmp_path / "home" / latest) / "report.json").is_file()
@@ -258,7 +258,7 @@ def test_a_dagster_run_terminated_mid_fetch_ends_canceled_without_a_swallowed_in
         steps = [r.event_log_entry for r in instance.get_records_for_run(
             run.run_id, of_type=dg.DagsterEventType.STEP_START).records]
     assert [e.step_key for e in steps][-1] == "fetched_pages"  # nothing ran after the stopped step
-    with PageCache.from_settings(load_settings(cfg)) as cache:
+    with PageCache.at(load_settings(cfg).page_cache) as cache:
         assert verify_cache(cache).ok
     slow_done = [e for e in web.requests() if "/_/slow" in e["path"]]
     assert len(slow_done) < SLOW_PAGES  # the fetch did not run to its end
@@ -285,7 +285,7 @@ def test_a_second_signal_ends_the_process_at_once_and_the_run_is_still_recorded_
     print(f"  {'forced: ' + last.rsplit('(', 1)[-1] if 'the process ended it' in last else 'the run had ended first'}")
     run = newest_run(dagster_home)
     assert run is not None and run.status == dg.DagsterRunStatus.CANCELED, run
-    with PageCache.from_settings(load_settings(cfg)) as cache:
+    with PageCache.at(load_settings(cfg).page_cache) as cache:
         assert verify_cache(cache).ok
     final = Audit(cfg, env, tmp_path)
     code, err = final.wait()

@@ -28,14 +28,14 @@ def test_urls_are_normalised_deduped_fetched_once_and_recorded(web, tmp_path):
     levy = web.url(HOST, LEVY)
     messy = [levy, levy.replace(HOST, HOST.upper()) + "#top", web.url(HOST, DUTY), "  ", web.url("a.fixture", "/_/status/410")]
     seen = []
-    states = refresh_pages(settings, messy, now="2026-03-01T00:00:00Z", on_state=seen.append)
+    states = refresh_pages(settings.page_fetching, messy, now="2026-03-01T00:00:00Z", on_state=seen.append)
     assert set(states) == {levy, web.url(HOST, DUTY), web.url("a.fixture", "/_/status/410")}
     assert sorted(s.url for s in seen) == sorted(states)
     assert [r["path"] for r in page_requests(web)].count(LEVY) == 1
     assert states[levy].fetch_status == "OK" and states[levy].content_kind == "html"
     assert "levy" in states[levy].text.lower() and states[levy].stable_since == "2026-03-01T00:00:00+00:00"
     assert states[web.url("a.fixture", "/_/status/410")].fetch_status == "DEAD"
-    with PageCache.from_settings(settings) as cache:
+    with PageCache.at(settings.page_cache) as cache:
         assert verify_cache(cache).ok
         assert len(cache.history(levy)) == 1
 
@@ -43,9 +43,9 @@ def test_urls_are_normalised_deduped_fetched_once_and_recorded(web, tmp_path):
 def test_rerun_is_conditional_and_downloads_no_body(web, tmp_path):
     settings = fixture_settings(web, tmp_path)
     urls = [web.url(HOST, LEVY), web.url(HOST, DUTY), web.url("b.fixture", "/_/page/rates")]
-    first = refresh_pages(settings, urls, now="2026-03-01T00:00:00Z")
+    first = refresh_pages(settings.page_fetching, urls, now="2026-03-01T00:00:00Z")
     mark = len(web.requests())
-    second = refresh_pages(settings, urls, now="2026-03-02T00:00:00Z")
+    second = refresh_pages(settings.page_fetching, urls, now="2026-03-02T00:00:00Z")
     again = page_requests(web, mark)
     assert len(again) == 3 and all(r["status"] == 304 and r["if_none_match"] for r in again)
     assert sum(r["bytes_sent"] for r in again) == 0
@@ -59,9 +59,9 @@ def test_a_warm_runs_304s_on_one_host_share_one_keep_alive_connection(web, tmp_p
     """A 304 has no body: the fetcher closes it unread and the pool keeps its connection for the next URL."""
     settings = fixture_settings(web, tmp_path)
     urls = [web.url("b.fixture", f"/_/page/p{i}") for i in range(4)]
-    refresh_pages(settings, urls, now="2026-03-01T00:00:00Z")
+    refresh_pages(settings.page_fetching, urls, now="2026-03-01T00:00:00Z")
     mark = len(web.requests())
-    refresh_pages(settings, urls, now="2026-03-02T00:00:00Z")
+    refresh_pages(settings.page_fetching, urls, now="2026-03-02T00:00:00Z")
     again = page_requests(web, mark)
     assert [r["status"] for r in again] == [304] * 4
     assert len({r["client_port"] for r in again}) == 1
@@ -70,27 +70,27 @@ def test_a_warm_runs_304s_on_one_host_share_one_keep_alive_connection(web, tmp_p
 def test_page_change_is_confirmed_on_the_second_run_after_it_with_first_sighting_date(web, tmp_path):
     settings = fixture_settings(web, tmp_path)
     url = web.url(HOST, LEVY)
-    base = refresh_pages(settings, [url], now="2026-03-01T00:00:00Z")[url]
+    base = refresh_pages(settings.page_fetching, [url], now="2026-03-01T00:00:00Z")[url]
     web.set_epoch(2)
-    seen_once = refresh_pages(settings, [url], now="2026-03-05T00:00:00Z")[url]
+    seen_once = refresh_pages(settings.page_fetching, [url], now="2026-03-05T00:00:00Z")[url]
     assert not seen_once.content_changed and seen_once.text == base.text  # one sighting is not a change
-    confirmed = refresh_pages(settings, [url], now="2026-03-09T00:00:00Z")[url]
+    confirmed = refresh_pages(settings.page_fetching, [url], now="2026-03-09T00:00:00Z")[url]
     assert confirmed.content_changed and confirmed.http_status == 304  # the 304 is the second sighting
     assert confirmed.changed_at == "2026-03-05T00:00:00+00:00" == confirmed.stable_since
     assert confirmed.text != base.text and confirmed.diff
     assert any(line.startswith("-") for line in confirmed.diff.splitlines()[2:])
     assert any(line.startswith("+") for line in confirmed.diff.splitlines()[2:])
-    later = refresh_pages(settings, [url], now="2026-03-12T00:00:00Z")[url]
+    later = refresh_pages(settings.page_fetching, [url], now="2026-03-12T00:00:00Z")[url]
     assert not later.content_changed and later.changed_at == confirmed.changed_at
 
 
 def test_force_false_skips_fresh_pages_only(web, tmp_path):
     settings = fixture_settings(web, tmp_path)
     old, new = web.url(HOST, LEVY), web.url(HOST, DUTY)
-    refresh_pages(settings, [old], now="2026-03-01T00:00:00Z")
-    refresh_pages(settings, [new], now="2026-03-20T00:00:00Z")
+    refresh_pages(settings.page_fetching, [old], now="2026-03-01T00:00:00Z")
+    refresh_pages(settings.page_fetching, [new], now="2026-03-20T00:00:00Z")
     mark = len(web.requests())
-    states = refresh_pages(settings, [old, new], force=False, ttl_days=10, now="2026-03-25T00:00:00Z")
+    states = refresh_pages(settings.page_fetching, [old, new], force=False, ttl_days=10, now="2026-03-25T00:00:00Z")
     assert [r["path"] for r in page_requests(web, mark)] == [LEVY]
     assert states[new].fetched_at == "2026-03-20T00:00:00+00:00" and states[old].fetched_at == "2026-03-25T00:00:00+00:00"
 
@@ -98,9 +98,9 @@ def test_force_false_skips_fresh_pages_only(web, tmp_path):
 def test_same_run_id_resumes_fetching_only_what_is_missing(web, tmp_path):
     settings = fixture_settings(web, tmp_path)
     a, b = web.url(HOST, LEVY), web.url("c.fixture", "/_/page/other")
-    refresh_pages(settings, [a], run_id="run-7")
+    refresh_pages(settings.page_fetching, [a], run_id="run-7")
     mark = len(web.requests())
-    states = refresh_pages(settings, [a, b], run_id="run-7")
+    states = refresh_pages(settings.page_fetching, [a, b], run_id="run-7")
     assert [r["path"] for r in page_requests(web, mark)] == ["/_/page/other"]
     assert set(states) == {a, b}
 
@@ -108,7 +108,7 @@ def test_same_run_id_resumes_fetching_only_what_is_missing(web, tmp_path):
 def test_bad_url_does_not_stop_the_others(web, tmp_path):
     settings = fixture_settings(web, tmp_path)
     good = web.url(HOST, DUTY)
-    states = refresh_pages(settings, ["ftp://files.example/x.pdf", "not a url", good])
+    states = refresh_pages(settings.page_fetching, ["ftp://files.example/x.pdf", "not a url", good])
     assert states[good].fetch_status == "OK"
     assert states["ftp://files.example/x.pdf"].fetch_status == "DEAD"
     assert "not an http(s) URL" in states["not a url"].note
@@ -126,14 +126,14 @@ def test_a_locked_sqlite_database_never_stalls_the_fetch_loop_and_loses_no_304(w
 
     settings = fixture_settings(web, tmp_path)
     urls = [web.url(f"h{i}.fixture", f"/_/page/p{j}") for i in range(4) for j in range(3)]
-    refresh_pages(settings, urls, now="2026-03-01T00:00:00Z")
+    refresh_pages(settings.page_fetching, urls, now="2026-03-01T00:00:00Z")
     handed_over = []
     real_put = pages._Recorder.put
     monkeypatch.setattr(pages._Recorder, "put", lambda self, r: (handed_over.append(r.url), real_put(self, r)))
 
     # a run with the database free: every 304 recorded on the loop's thread. Within robots_cache_hours, so
     # no robots.txt answer is saved meanwhile: that save (a thread of this run) would hold the write lock too
-    refresh_pages(settings, urls, now="2026-03-01T06:00:00Z")
+    refresh_pages(settings.page_fetching, urls, now="2026-03-01T06:00:00Z")
     assert handed_over == []
 
     # once the run is fetching, another connection (as another process would) takes the write lock for a while
@@ -168,13 +168,13 @@ def test_a_locked_sqlite_database_never_stalls_the_fetch_loop_and_loses_no_304(w
 
     monkeypatch.setattr(Fetcher, "fetch_many", lock_at_first_result)
     mark = len(web.requests())
-    states = refresh_pages(settings, urls, now="2026-03-03T00:00:00Z")
+    states = refresh_pages(settings.page_fetching, urls, now="2026-03-03T00:00:00Z")
     fetched = page_requests(web, mark)
     assert len(fetched) == len(urls) and all(r["status"] == 304 for r in fetched)
     assert sorted(handed_over) == sorted(urls)  # each went to the writer thread, none was dropped
     assert max(r["start"] for r in fetched) < released_at[0]  # the loop kept fetching while the lock was held
     assert all(states[u].fetched_at == "2026-03-03T00:00:00+00:00" for u in urls)
-    with PageCache.from_settings(settings) as cache:
+    with PageCache.at(settings.page_cache) as cache:
         assert verify_cache(cache).ok
         assert all(len(cache.history(u)) == 3 for u in urls)
     other.close()
@@ -188,13 +188,13 @@ def test_a_page_that_cannot_be_stored_is_left_out_not_shown_as_its_previous_stat
 
     settings = fixture_settings(web, tmp_path)
     levy, duty = web.url(HOST, LEVY), web.url(HOST, DUTY)
-    refresh_pages(settings, [levy, duty], now="2026-03-01T00:00:00Z")
-    with PageCache.from_settings(settings) as cache:
+    refresh_pages(settings.page_fetching, [levy, duty], now="2026-03-01T00:00:00Z")
+    with PageCache.at(settings.page_cache) as cache:
         blob_root = cache.blobs.root
     shutil.rmtree(blob_root)
     blob_root.write_text("not a folder")
     web.set_epoch(2)
-    states = refresh_pages(settings, [levy, duty], now="2026-03-02T00:00:00Z")
+    states = refresh_pages(settings.page_fetching, [levy, duty], now="2026-03-02T00:00:00Z")
     assert states == {}
     assert [r["path"] for r in page_requests(web)].count(LEVY) == 2  # fetched, just not storable
 
@@ -208,9 +208,9 @@ def test_the_page_reader_gives_exactly_the_text_recorded_at_fetch_time(web, tmp_
     settings = fixture_settings(web, tmp_path)
     urls = [web.url(HOST, LEVY), web.url(HOST, DUTY), web.url("b.fixture", "/_/page/rates"),
             web.url("docs.fixture", "/_/pdf/text")]
-    states = refresh_pages(settings, urls, now="2026-03-01T00:00:00Z")
-    reread = page_reader(settings)
-    with PageCache.from_settings(settings) as cache:
+    states = refresh_pages(settings.page_fetching, urls, now="2026-03-01T00:00:00Z")
+    reread = page_reader(settings.fetch, settings.pdf)
+    with PageCache.at(settings.page_cache) as cache:
         for url in urls:
             (row,) = cache.history(url)
             assert row.fetch_status == "OK", (url, row.note)
@@ -230,7 +230,7 @@ def test_sqlite_groups_of_304s_are_committed_within_the_hold_while_the_run_goes_
     settings = fixture_settings(web, tmp_path)
     quick = [web.url("q1.fixture", "/_/page/a"), web.url("q2.fixture", "/_/page/b")]
     slow = web.url("s.fixture", "/_/slow?delay=1.5")
-    refresh_pages(settings, quick + [slow], now="2026-03-01T00:00:00Z")
+    refresh_pages(settings.page_fetching, quick + [slow], now="2026-03-01T00:00:00Z")
     db_path = settings.cache_db_url.removeprefix("sqlite:///")
     seen_mid_run: list[int] = []
 
@@ -249,8 +249,8 @@ def test_sqlite_groups_of_304s_are_committed_within_the_hold_while_the_run_goes_
                 asyncio.get_running_loop().call_later(GROUP_MAX_HOLD_S + 0.4, count_304s)
 
     monkeypatch.setattr(Fetcher, "fetch_many", look_while_the_slow_page_is_awaited)
-    states = refresh_pages(settings, quick + [slow], now="2026-03-02T00:00:00Z")
+    states = refresh_pages(settings.page_fetching, quick + [slow], now="2026-03-02T00:00:00Z")
     assert [states[u].http_status for u in quick] == [304, 304] and states[slow].http_status == 200
     assert seen_mid_run == [2]  # committed by the timer, a second before the run ended
-    with PageCache.from_settings(settings) as cache:
+    with PageCache.at(settings.page_cache) as cache:
         assert verify_cache(cache).ok

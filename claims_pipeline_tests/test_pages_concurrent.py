@@ -29,7 +29,7 @@ def test_two_fetching_processes_with_overlapping_urls_corrupt_nothing(tmp_path):
             _, err = p.communicate(timeout=60)
             assert p.returncode == 0, err.decode()
 
-        with PageCache.from_settings(load_settings(cfg)) as cache:
+        with PageCache.at(load_settings(cfg).page_cache) as cache:
             report = verify_cache(cache)
             assert report.ok, report.problems
             assert report.rows_checked == 40 and report.temp_files == []

@@ -43,7 +43,7 @@ def test_killed_run_leaves_a_consistent_cache_and_resume_refetches_nothing_store
         urls_file = tmp_path / "urls.txt"
         urls_file.write_text("\n".join(urls), encoding="utf-8")
         cfg = write_config(web, tmp_path / "home", tmp_path / "c.yaml", interval_ms=120, concurrency=1)
-        cache = PageCache.from_settings(load_settings(cfg))
+        cache = PageCache.at(load_settings(cfg).page_cache)
 
         for threshold in KILL_AFTER:
             stored_before = cache.urls_done_in_run(RUN_ID, urls)

@@ -27,7 +27,7 @@ def test_pool_gives_the_serial_priors_in_scope_order(tmp_path: Path, caplog: pyt
     base = load_settings(out / "synthetic.yaml")
     base = base.model_copy(update={"home": tmp_path / "home"})
     claims = claims_by_scope(base, sorted(list_scopes(base))).values
-    with PageCache.from_settings(base) as cache:
+    with PageCache.at(base.page_cache) as cache:
         fetched: dict[str, dict[str, PageState]] = {}
         for scope, v in claims.items():
             for url in sorted(v.urls()):

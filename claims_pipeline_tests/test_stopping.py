@@ -70,10 +70,10 @@ def test_a_fetch_stops_mid_run_and_keeps_what_it_fetched(tmp_path, loop):
         def started() -> bool:
             return sum("/_/slow" in e["path"] for e in web.requests(settle_s=0)) >= 2
 
-        error, took = stopped_in_a_thread(lambda: refresh_pages(settings, urls), started)  # its own cache
+        error, took = stopped_in_a_thread(lambda: refresh_pages(settings.page_fetching, urls), started)  # its own cache
         assert isinstance(error, stopping.StopRequested) and error.reason == "stop asked by the test"
         assert took < BOUND_S, took
-        with PageCache.from_settings(settings) as cache:
+        with PageCache.at(settings.page_cache) as cache:
             kept = cache.states(urls, with_text=False)
         assert 1 <= len(kept) < len(urls)  # what came back before the stop is recorded, the rest was not fetched
         assert len([e for e in web.requests() if "/_/slow" in e["path"]]) < len(urls)

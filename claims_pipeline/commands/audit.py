@@ -133,7 +133,8 @@ def notification_line(results: list, settings: Any, failures: list[str], ok: boo
         failed = next((r for r in results if not r.success), results[-1] if results else None)
         job = failed.job_def.name if failed is not None else "audit"
         run_id = failed.run_id if failed is not None else ""
-        return notify_failure(settings, job=job, run_id=run_id, error=failures[0] if failures else "run failed").line()
+        return notify_failure(settings.notify, settings.home_dir, job=job, run_id=run_id,
+                              error=failures[0] if failures else "run failed").line()
     from claims_pipeline.orchestration.runner import notification_summary
 
     return notification_summary(results, "audit_notification")

@@ -50,9 +50,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from claims_pipeline.store.cache import PageCache
 
     urls = unique_urls(args.urls)
-    with PageCache.from_settings(settings) as cache:
+    fetching = settings.page_fetching
+    with PageCache.at(fetching.cache) as cache:
         with FetchProgressDisplay() as progress:  # draws on a terminal's stderr only
-            states = refresh_pages(settings, urls, cache=cache, force=True, progress=progress)
+            states = refresh_pages(fetching, urls, cache=cache, force=True, progress=progress)
         rows = [describe(url, states.get(url), cache) for url in urls]
     output = options.Result(args.json)
     output.document(rows)

@@ -16,6 +16,7 @@ import math
 import os
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -783,6 +784,28 @@ class NotifySettings(_Strict):
         return bool(self.urls or self.urls_env)
 
 
+@dataclass(frozen=True, slots=True)
+class PageCacheSpec:
+    """What opening the page cache needs, derived from the settings once (Settings.page_cache): where its index
+    (a SQLAlchemy URL) and its blobs (a folder, or an s3://, gs:// URL) are, and how long the diffs it writes run."""
+
+    db_url: str
+    blobs: Path | str
+    diff_context_lines: int
+    max_diff_lines: int
+
+
+@dataclass(frozen=True, slots=True)
+class PageFetching:
+    """What refreshing cited pages needs (Settings.page_fetching): the fetcher's and the PDF reader's sections,
+    the page cache, and how old a cached fetch may be before a run that does not force re-reads it."""
+
+    fetch: FetchSettings
+    pdf: PdfSettings
+    cache: PageCacheSpec
+    ttl_days: float
+
+
 class Settings(_Strict):
     home: Path | None = Field(None, description="Outputs root; default $CLAIMS_PIPELINE_HOME or ~/.claims_pipeline.")
     extraction: ExtractionSettings = ExtractionSettings()
@@ -844,6 +867,15 @@ class Settings(_Strict):
             return self.blob_dir
         scheme, where = parse_blob_url(self.cache.blob_url)
         return Path(where) if scheme == "file" else self.cache.blob_url
+
+    @property
+    def page_cache(self) -> PageCacheSpec:
+        return PageCacheSpec(self.cache_db_url, self.blob_location, self.cache.diff_context_lines,
+                             self.cache.max_diff_lines)
+
+    @property
+    def page_fetching(self) -> PageFetching:
+        return PageFetching(self.fetch, self.pdf, self.page_cache, self.cache.ttl_days)
 
     @property
     def reports_dir(self) -> Path:

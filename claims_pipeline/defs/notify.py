@@ -31,7 +31,8 @@ def notification_metadata(outcome: Outcome) -> dict[str, Any]:
 def _notify(context: dg.AssetExecutionContext, claims_config: ClaimsConfig) -> dg.MaterializeResult[None]:
     from claims_pipeline.notify import notify_audit
 
-    outcome = notify_audit(claims_config.load(), now=claims_config.now())
+    settings = claims_config.load()
+    outcome = notify_audit(settings.notify, settings.home_dir, now=claims_config.now())
     (context.log.warning if outcome.status in ("failed", "partly sent") else context.log.info)(outcome.line())
     return dg.MaterializeResult(metadata=notification_metadata(outcome))
 
@@ -66,7 +67,7 @@ def notify_run_failure(context: dg.RunFailureSensorContext, claims_config: Claim
     run = context.dagster_run
     steps = [f"{ev.step_key}: {_cause(ev.step_failure_data.error)}" for ev in context.get_step_failure_events()]
     error = steps[0] if steps else (context.failure_event.message or "")
-    outcome = notify_failure(settings, job=run.job_name, run_id=run.run_id, error=error)
+    outcome = notify_failure(settings.notify, settings.home_dir, job=run.job_name, run_id=run.run_id, error=error)
     context.log.info(outcome.line())
 
 

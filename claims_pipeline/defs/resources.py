@@ -13,6 +13,7 @@ claims_pipeline_demo, when a run starts them.
 
 
 import contextlib
+import dataclasses
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -28,6 +29,7 @@ from claims_pipeline.config.settings import (
     ENV_CONFIG,
     Deployment,
     JudgeSettings,
+    PageFetching,
     Settings,
     deployment_from_env,
     deployment_named,
@@ -118,7 +120,7 @@ class PageCacheResource(dg.ConfigurableResource):
 
     @contextlib.contextmanager
     def open(self) -> Iterator[PageCache]:
-        cache = PageCache.from_settings(self.config.load())
+        cache = PageCache.at(self.config.load().page_cache)
         try:
             yield cache
         finally:
@@ -126,21 +128,25 @@ class PageCacheResource(dg.ConfigurableResource):
 
 
 class FetcherResource(dg.ConfigurableResource):
-    """The polite fetcher's settings for a run. force_refresh: the audit re-reads every cited page."""
+    """The polite fetcher for a run, with the sections of the settings it needs (Settings.page_fetching).
+    force_refresh: the audit re-reads every cited page."""
 
     config: ClaimsConfig
     force_refresh: bool = True
 
-    def settings(self) -> Settings:
-        return self.config.load()
+    def fetching(self) -> PageFetching:
+        return self.config.load().page_fetching
 
-    def refresh(self, settings: Settings, urls: list[str], cache: PageCache, now: datetime,
-                run_id: str | None = None) -> dict[str, PageState]:
+    def settings(self) -> Settings:
+        """The run's settings with this fetcher's fetch section, for a step that takes them whole (the worklist)."""
+        return self.config.load().model_copy(update={"fetch": self.fetching().fetch})
+
+    def refresh(self, urls: list[str], cache: PageCache, now: datetime, run_id: str | None = None) -> dict[str, PageState]:
         """Fetch `urls` into the cache; run_id (defs/fetch_runs.py) lets a retry from failure resume where the
         failed or killed run stopped. Without the texts: the priors read each text from the cache."""
         from claims_pipeline.steps.pages.refresh import refresh_pages
 
-        return refresh_pages(settings, urls, cache=cache, force=self.force_refresh, now=now, run_id=run_id,
+        return refresh_pages(self.fetching(), urls, cache=cache, force=self.force_refresh, now=now, run_id=run_id,
                              with_text=False)
 
 
@@ -165,11 +171,13 @@ class DemoFetcherResource(FetcherResource):
                 context.log.info(f"demo: fixture web for the demo hosts on http://{self._address} (epoch {epoch})")
             yield self
 
-    def settings(self) -> Settings:
+    def fetching(self) -> PageFetching:
         from claims_pipeline_demo.routes import with_fixture_routes
 
-        s = self.config.load()  # type: ignore[union-attr]  # an inherited resource field reads as Any | PartialResource to mypy
-        return with_fixture_routes(s, self._address) if self._address else s
+        fetching = super().fetching()
+        if not self._address:
+            return fetching
+        return dataclasses.replace(fetching, fetch=with_fixture_routes(fetching.fetch, self._address))
 
 
 class JudgeResource(dg.ConfigurableResource):

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from claims_pipeline.config.home import HomeLayout
-from claims_pipeline.config.settings import Settings
+from claims_pipeline.config.settings import NotifySettings
 from claims_pipeline.notify.channels import Channel, channels, redact, send
 from claims_pipeline.notify.message import audit_message, failure_message
 from claims_pipeline.notify.news import KINDS, Findings, Item, current_findings, short
@@ -86,24 +86,25 @@ def _summarise(results: list[ChannelResult]) -> str:
     return "sent" if "sent" in statuses else "nothing new"
 
 
-def notify_audit(settings: Settings, *, now: datetime | None = None,
+def notify_audit(conf: NotifySettings, home: Path, *, now: datetime | None = None,
                  environ: Mapping[str, str] | None = None) -> Outcome:
-    """After an audit (or a verdict report): tell each channel what is new in the newest report. Never raises
-    for a file it cannot read or write (the report, the state, their lock): the outcome says so, the audit stands."""
-    if not settings.notify.configured:
+    """After an audit (or a verdict report): tell each channel of `conf` what is new in the newest report under
+    the home folder `home`. Never raises for a file it cannot read or write (the report, the state, their lock):
+    the outcome says so, the audit stands."""
+    if not conf.configured:
         return Outcome("off")
     try:
-        return _notify_audit(settings, now, environ)
+        return _notify_audit(conf, home, now, environ)
     except (OSError, ValueError, KeyError, TimeoutError) as exc:
         return Outcome("failed", error=f"{type(exc).__name__}: {exc}"[:400])
 
 
-def _notify_audit(settings: Settings, now: datetime | None, environ: Mapping[str, str] | None) -> Outcome:
-    conf = settings.notify
-    found = current_findings(settings.home_dir)
+def _notify_audit(conf: NotifySettings, home_dir: Path, now: datetime | None,
+                  environ: Mapping[str, str] | None) -> Outcome:
+    found = current_findings(home_dir)
     if found is None:
         return Outcome("no report")
-    home = HomeLayout(settings.home_dir)
+    home = HomeLayout(home_dir)
     when = _now(now)
     out = Outcome("nothing new", new_by_kind={})
     with locked(home.notify_lock):
@@ -118,7 +119,8 @@ def _notify_audit(settings: Settings, now: datetime | None, environ: Mapping[str
     return out
 
 
-def _tell(channel: Channel, kept: dict[str, Any], found: Findings, when: str, conf: Any, out: Outcome) -> ChannelResult:
+def _tell(channel: Channel, kept: dict[str, Any], found: Findings, when: str, conf: NotifySettings,
+          out: Outcome) -> ChannelResult:
     notified: dict[str, list[str]] = kept.setdefault("notified", {})
     first = "last_sent_at" not in kept
     new = [i for i in found.items if i.kind in found.covered and i.key not in set(notified.get(i.kind, []))]
@@ -155,23 +157,21 @@ def _by_kind(items: list[Item]) -> dict[str, int]:
     return {k: n for k in KINDS if (n := sum(1 for i in items if i.kind == k))}
 
 
-def notify_failure(settings: Settings, *, job: str, run_id: str, error: str, now: datetime | None = None,
-                   environ: Mapping[str, str] | None = None) -> Outcome:
-    """A run failed: tell each channel (with any earlier failure it was not told of). A channel that cannot be
-    told keeps the notice for its next message."""
-    conf = settings.notify
+def notify_failure(conf: NotifySettings, home: Path, *, job: str, run_id: str, error: str,
+                   now: datetime | None = None, environ: Mapping[str, str] | None = None) -> Outcome:
+    """A run failed: tell each channel of `conf` (with any earlier failure it was not told of); their state is
+    kept under the home folder `home`. A channel that cannot be told keeps the notice for its next message."""
     if not conf.configured or not conf.on_run_failure:
         return Outcome("off")
     try:
-        return _notify_failure(settings, job, run_id, error, now, environ)
+        return _notify_failure(conf, home, job, run_id, error, now, environ)
     except (OSError, ValueError, KeyError, TimeoutError) as exc:
         return Outcome("failed", error=f"{type(exc).__name__}: {exc}"[:400])
 
 
-def _notify_failure(settings: Settings, job: str, run_id: str, error: str, now: datetime | None,
+def _notify_failure(conf: NotifySettings, home_dir: Path, job: str, run_id: str, error: str, now: datetime | None,
                     environ: Mapping[str, str] | None) -> Outcome:
-    conf = settings.notify
-    home = HomeLayout(settings.home_dir)
+    home = HomeLayout(home_dir)
     when = _now(now)
     out = Outcome("sent")
     with locked(home.notify_lock):

@@ -227,7 +227,7 @@ def dry_run(settings: Settings, scopes: list[str], now: datetime, *, max_claims:
 
     audited = AuditedScopes.stored(settings.home_dir, scopes)
     missing = [s for s in scopes if s not in audited.priors]
-    cache = PageCache.from_settings(settings)
+    cache = PageCache.at(settings.page_cache)
     try:
         items = [item for s in scopes if s not in missing for item in audited.items(settings, s, cache, now)]
     finally:

@@ -55,7 +55,7 @@ from claims_pipeline.store.settle import ChangeState, Settlement, settle
 from claims_pipeline.web.records import FetchResult, FetchStatus
 
 if TYPE_CHECKING:
-    from claims_pipeline.config.settings import Settings
+    from claims_pipeline.config.settings import PageCacheSpec
 
 log = logging.getLogger(__name__)
 
@@ -274,13 +274,10 @@ class PageCache:
         _create_tables(self.engine)
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> PageCache:
-        return cls(
-            settings.cache_db_url,
-            settings.blob_location,
-            diff_context_lines=settings.cache.diff_context_lines,
-            max_diff_lines=settings.cache.max_diff_lines,
-        )
+    def at(cls, spec: PageCacheSpec) -> PageCache:
+        """The page cache the spec names (Settings.page_cache)."""
+        return cls(spec.db_url, spec.blobs, diff_context_lines=spec.diff_context_lines,
+                   max_diff_lines=spec.max_diff_lines)
 
     def close(self) -> None:
         self.engine.dispose()

@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     where = make_url(settings.cache_db_url).render_as_string(hide_password=True)
     try:
-        with PageCache.from_settings(settings) as cache:
+        with PageCache.at(settings.page_cache) as cache:
             report = verify_cache(cache)
             print(f"{report.rows_checked} fetch rows, {report.blobs_checked} blobs verified; "
                   f"{len(report.orphan_blobs)} orphan blobs, {len(report.temp_files)} temp files")

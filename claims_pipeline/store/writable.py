@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from claims_pipeline.config.settings import Settings
+    from claims_pipeline.config.settings import PageCacheSpec
 
 # Less free space than this and a run is refused before it starts: an audit of a small corpus writes a few
 # MB (cache index, blobs, tables, reports), and SQLite needs room for its journal before any commit.
@@ -52,17 +52,17 @@ def check_writable(folders: dict[str, Path], min_free: int = MIN_FREE_BYTES) -> 
                                f"({free // 1024:,} KB free, a run needs at least {min_free // (1024 * 1024)} MB)")
 
 
-def home_folders(settings: Settings, dagster_home: Path | None = None) -> dict[str, Path]:
+def home_folders(home: Path, cache: PageCacheSpec, dagster_home: Path | None = None) -> dict[str, Path]:
     """What a run of the pipeline writes: the home folder (reports, tables, the worklist), the page cache
     (its SQLite index's folder and the blob folder) and, for the Dagster commands, Dagster's instance folder."""
     from sqlalchemy.engine import make_url
 
-    folders = {"the home folder": settings.home_dir}
-    url = make_url(settings.cache_db_url)
+    folders = {"the home folder": home}
+    url = make_url(cache.db_url)
     if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
         folders["the page cache index"] = Path(url.database).expanduser().parent
-    if isinstance(settings.blob_location, Path):  # blobs on object storage: no local folder to check
-        folders["the page cache blobs"] = settings.blob_location
+    if isinstance(cache.blobs, Path):  # blobs on object storage: no local folder to check
+        folders["the page cache blobs"] = cache.blobs
     if dagster_home is not None:
         folders["the Dagster instance"] = dagster_home
     return folders

@@ -303,8 +303,8 @@ def _fetch_command(config, clock, urls):
     from claims_pipeline.store.cache import PageCache
 
     settings = load_settings(config)
-    with PageCache.from_settings(settings) as cache:
-        refresh_pages(settings, urls, cache=cache, force=True, now=clock)
+    with PageCache.at(settings.page_cache) as cache:
+        refresh_pages(settings.page_fetching, urls, cache=cache, force=True, now=clock)
 
 
 def test_a_change_confirmed_by_fetch_is_reported_once_even_after_a_partial_audit(instance, demo_config, home, web):

@@ -20,8 +20,8 @@ SELECTION = dg.AssetSelection.assets("corpus_documents", "claims", "fetched_page
 class FetcherKilledAfterTwoPages(FetcherResource):
     """The real fetcher and cache for the first two URLs, then the step dies (as a killed worker would)."""
 
-    def refresh(self, settings: Any, urls: list[str], cache: Any, now: datetime, run_id: str | None = None) -> dict[str, Any]:
-        super().refresh(settings, urls[:2], cache, now, run_id)
+    def refresh(self, urls: list[str], cache: Any, now: datetime, run_id: str | None = None) -> dict[str, Any]:
+        super().refresh(urls[:2], cache, now, run_id)
         raise RuntimeError("worker killed midway through the fetch")
 
 

@@ -51,7 +51,7 @@ def test_demo_corpus_verdicts_report_and_corrections(tmp_path: Path):
         web.set_epoch(2)
         settings = load_settings(write_runtime_config(tmp_path, f"127.0.0.1:{web.port}"))
         claims = extract_corpus(settings).claims
-        pages = refresh_pages(settings, sorted({c.source_url for c in claims}), cache=PageCache.from_settings(settings))
+        pages = refresh_pages(settings.page_fetching, sorted({c.source_url for c in claims}), cache=PageCache.at(settings.page_cache))
     corpus = Path(settings.extraction.corpus_dir)
     corpus_before = _tree_digest(corpus)
     priors = {c.id: build_prior(c, pages.get(c.source_url), settings) for c in claims}

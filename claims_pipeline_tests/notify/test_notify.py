@@ -231,7 +231,8 @@ def test_verdicts_that_became_mismatch_are_told_once(env: Path, capsys, monkeypa
 
         cfg["notify"]["always_send"] = True
         config.write_text(yaml.safe_dump(cfg), encoding="utf-8")
-        outcome = notify_audit(load_settings(config))
+        settings = load_settings(config)
+        outcome = notify_audit(settings.notify, settings.home_dir)
         assert outcome.status == "sent" and len(hook.received) == 3
         assert hook.received[2]["json"]["title"].startswith("claims_pipeline: nothing new since the last notice")
         assert "Nothing new since the last notification (" in hook.received[2]["json"]["message"]

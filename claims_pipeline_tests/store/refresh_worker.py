@@ -11,7 +11,7 @@ from claims_pipeline.steps.pages.refresh import refresh_pages
 
 def main(config: str, run_id: str, urls_file: str) -> None:
     urls = Path(urls_file).read_text(encoding="utf-8").split()
-    refresh_pages(load_settings(config), urls, run_id=run_id)
+    refresh_pages(load_settings(config).page_fetching, urls, run_id=run_id)
 
 
 if __name__ == "__main__":

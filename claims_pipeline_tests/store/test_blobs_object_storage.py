@@ -121,8 +121,8 @@ def test_consistency_command_on_s3_and_unreachable_store_is_one_line_naming_the_
 
     cfg = tmp_path / "c.yaml"
     cfg.write_text(f"home: {tmp_path / 'home'}\ncache:\n  blob_url: s3://{bucket}/blobs\n", encoding="utf-8")
-    with PageCache.from_settings(settings_from_dict({"home": str(tmp_path / "home"),
-                                                     "cache": {"blob_url": f"s3://{bucket}/blobs"}})) as cache:
+    on_s3 = settings_from_dict({"home": str(tmp_path / "home"), "cache": {"blob_url": f"s3://{bucket}/blobs"}})
+    with PageCache.at(on_s3.page_cache) as cache:
         cache.record(ok(URL, "kept"), now=day(1))
         cache.blobs.put(b"orphan", "raw")
     assert not (tmp_path / "home" / "cache" / "blobs").exists()  # nothing local
@@ -196,9 +196,9 @@ def test_a_fetch_run_with_blobs_on_s3_gives_the_same_texts_and_hashes_as_on_file
         on_file = settings_from_dict(fixture_config(web, tmp_path / "file-home"))
         on_s3 = settings_from_dict({**fixture_config(web, tmp_path / "s3-home"),
                                     "cache": {"blob_url": f"s3://{bucket}/run"}})
-        local = refresh_pages(on_file, urls, now="2026-03-01T00:00:00Z")
-        remote = refresh_pages(on_s3, urls, now="2026-03-01T00:00:00Z")
-        warm = refresh_pages(on_s3, urls, now="2026-03-02T00:00:00Z")  # 304s: texts read back from S3
+        local = refresh_pages(on_file.page_fetching, urls, now="2026-03-01T00:00:00Z")
+        remote = refresh_pages(on_s3.page_fetching, urls, now="2026-03-01T00:00:00Z")
+        warm = refresh_pages(on_s3.page_fetching, urls, now="2026-03-02T00:00:00Z")  # 304s: texts read back from S3
     assert sorted(local) == sorted(remote) == sorted(urls)
     fields = ("fetch_status", "text", "text_hash", "raw_hash", "content_kind")
     for url in urls:
@@ -206,7 +206,7 @@ def test_a_fetch_run_with_blobs_on_s3_gives_the_same_texts_and_hashes_as_on_file
         assert warm[url].text == local[url].text and warm[url].text_hash == local[url].text_hash
     assert sum(s.text is not None for s in remote.values()) == 4  # the 410 has none
     assert not (tmp_path / "s3-home" / "cache" / "blobs").exists()
-    with PageCache.from_settings(on_file) as file_cache, PageCache.from_settings(on_s3) as s3_cache:
+    with PageCache.at(on_file.page_cache) as file_cache, PageCache.at(on_s3.page_cache) as s3_cache:
         assert verify_cache(s3_cache).ok and verify_cache(file_cache).ok
         assert isinstance(s3_cache.blobs, ObjectBlobStore)
         assert sorted((b.hash, b.kind) for b in s3_cache.blobs.iter_blobs()) == \
@@ -223,7 +223,8 @@ def test_blob_url_setting_file_s3_and_gs(tmp_path):
     assert isinstance(store, BlobStore) and store.root == folder  # file:// is the local store, same layout
     assert settings().blob_location == tmp_path / "home" / "cache" / "blobs"
     assert settings(blob_url="s3://my-bucket/team/cache/").blob_location == "s3://my-bucket/team/cache"
-    assert "the page cache blobs" not in home_folders(settings(blob_url="s3://my-bucket/x"))
+    on_s3 = settings(blob_url="s3://my-bucket/x")
+    assert "the page cache blobs" not in home_folders(on_s3.home_dir, on_s3.page_cache)
     gs = settings(blob_url="gs://my-bucket/team/cache").blob_location
     assert gs == "gs://my-bucket/team/cache"
     gs_store = open_blob_store(gs)

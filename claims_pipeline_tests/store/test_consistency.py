@@ -52,13 +52,13 @@ def test_command_reports_and_cleans(tmp_path, capsys):
     from claims_pipeline.config.settings import load_settings
     from claims_pipeline.store.cache import PageCache
 
-    with PageCache.from_settings(load_settings(cfg)) as cache:
+    with PageCache.at(load_settings(cfg).page_cache) as cache:
         state = cache.record(ok(URL, "kept"), now=day(1))
         cache.blobs.put(b"orphan", "raw")
     assert main(["--config", str(cfg), "--gc", "--min-age", "0"]) == 0
     out = capsys.readouterr().out
     assert "1 fetch rows, 2 blobs verified; 1 orphan blobs" in out and "removed 1 leftover files" in out
-    with PageCache.from_settings(load_settings(cfg)) as cache:
+    with PageCache.at(load_settings(cfg).page_cache) as cache:
         cache.blobs.path(state.text_hash, "text").unlink()
     assert main(["--config", str(cfg)]) == 1
     assert "PROBLEM:" in capsys.readouterr().out

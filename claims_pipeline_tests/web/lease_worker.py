@@ -43,7 +43,7 @@ def main(spec_text: str) -> None:
             sent.append((self.host, time.time()))
 
     HostThrottle._send_done = recorded  # type: ignore[method-assign]  # observed only, behaviour unchanged
-    states = refresh_pages(settings, spec["urls"], cache=cache, force=True, resolver=no_dns, with_text=False)
+    states = refresh_pages(settings.page_fetching, spec["urls"], cache=cache, force=True, resolver=no_dns, with_text=False)
     cache.close()
     print(json.dumps({"statuses": Counter(s.fetch_status for s in states.values()), "sent": sent}))
 

@@ -221,12 +221,12 @@ def test_a_breaker_opened_by_one_run_is_open_for_the_next(web, tmp_path):
     cache = PageCache(f"sqlite:///{tmp_path / 'index.sqlite'}", tmp_path / "blobs")
     try:
         web.clear_log()
-        first = refresh_pages(settings, [web.url("down.fixture", f"/_/reset?n={n}") for n in range(3)], cache=cache,
+        first = refresh_pages(settings.page_fetching, [web.url("down.fixture", f"/_/reset?n={n}") for n in range(3)], cache=cache,
                               resolver=no_dns)
         assert any("circuit open" in s.note for s in first.values()), [s.note for s in first.values()]
         assert sum(e["host"] == "down.fixture" for e in web.requests()) >= 2
         web.clear_log()
-        [second] = refresh_pages(settings, [web.url("down.fixture", "/_/reset?n=9")], cache=cache,
+        [second] = refresh_pages(settings.page_fetching, [web.url("down.fixture", "/_/reset?n=9")], cache=cache,
                                  resolver=no_dns).values()
     finally:
         cache.close()

@@ -6,9 +6,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
 from typing import Any
 
-from claims_pipeline.config.settings import Settings
 from claims_pipeline.steps.corpus import ScopeClaims
 from claims_pipeline.steps.stored import StoredStep
 from claims_pipeline.store.cache import PageCache
@@ -67,10 +67,11 @@ class PagesOfScopes:
     missing: list[tuple[str, str]] = field(default_factory=list)  # (scope, url) that came back without a state
 
 
-def refresh_scope_pages(settings: Settings, claims: dict[str, ScopeClaims], cache: PageCache,
+def refresh_scope_pages(home: Path, claims: dict[str, ScopeClaims], cache: PageCache,
                         fetch: Callable[[list[str]], dict[str, PageState]]) -> PagesOfScopes:
     """Every page the scopes cite, fetched once per run however many scopes cite it (`fetch(urls)`: the
-    fetcher's states by normalized URL), recorded in the cache.
+    fetcher's states by normalized URL), recorded in the cache. home: the home folder, where the changes the
+    last report saw are kept.
 
     A change counts when confirmed after what the last report saw, by this fetch or another
     (store/recent_changes.py)."""
@@ -82,7 +83,7 @@ def refresh_scope_pages(settings: Settings, claims: dict[str, ScopeClaims], cach
     fetched = fetch(all_urls) if all_urls else {}
     keys = {u: normalize_url(u) for u in all_urls}
     states = mark_unreported({u: fetched[k] for u, k in keys.items() if k in fetched}, keys,
-                             load_reported(settings.home_dir, cache.identity()))
+                             load_reported(home, cache.identity()))
     values = {s: ScopePages({u: states[u] for u in urls if u in states}) for s, urls in urls_by_scope.items()}
     missing = [(s, u) for s, urls in urls_by_scope.items() for u in urls if u not in states]
     return PagesOfScopes(values, missing)

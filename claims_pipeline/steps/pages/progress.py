@@ -14,7 +14,7 @@ and draws nothing when stderr is not a terminal (a pipe, a file), TERM is dumb, 
 LONG_WAIT_S or more is said in one line as it begins (a log, a journal: a run that seems stuck says why). Use:
 
     with FetchProgressDisplay() as show:
-        refresh_pages(settings, urls, progress=show)
+        refresh_pages(settings.page_fetching, urls, progress=show)
 
 Events come from the fetch run's event-loop thread: a callback must be quick and must not block.
 """

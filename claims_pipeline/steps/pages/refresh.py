@@ -3,8 +3,9 @@ arrives, and return each page's state. Pure library (no Dagster).
 
 Skipping and resuming:
 - force=False skips URLs whose latest fetch was usable and is younger than ttl_days (default
-  settings.cache.ttl_days); they are served from the cache. force=True (the audit) fetches everything, but
-  still conditionally (ETag / Last-Modified of the cached copy), so an unchanged page costs a 304, no body.
+  fetching.ttl_days, the settings' cache.ttl_days); they are served from the cache. force=True (the audit)
+  fetches everything, but still conditionally (ETag / Last-Modified of the cached copy), so an unchanged page
+  costs a 304, no body.
 - run_id names the run. Each fetch is recorded under it as it arrives (a plain 304 within
   fast304.GROUP_MAX_HOLD_S, in a group that shares one commit), so a run that is killed keeps what it
   finished; calling again with the SAME run_id fetches only the URLs not yet recorded under that run (resume).
@@ -26,7 +27,7 @@ from datetime import datetime
 from typing import Any
 
 from claims_pipeline.common.urls import normalize_url, url_host
-from claims_pipeline.config.settings import Settings
+from claims_pipeline.config.settings import FetchSettings, PageFetching, PdfSettings
 from claims_pipeline.steps.pages.progress import FetchEvent, ProgressCallback, current, no_progress
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.clock import to_utc, utc_now
@@ -47,7 +48,7 @@ def unique_urls(urls: Iterable[str]) -> list[str]:
 
 
 def refresh_pages(
-    settings: Settings,
+    fetching: PageFetching,
     urls: Iterable[str],
     *,
     cache: PageCache | None = None,
@@ -62,6 +63,9 @@ def refresh_pages(
 ) -> dict[str, PageState]:
     """Fetch what needs fetching and return {normalised url: PageState} for every URL the cache knows.
 
+    fetching: the fetcher's and PDF reader's settings and the page cache (Settings.page_fetching); cache, when
+    given, is that cache already open (the caller closes it), else it is opened and closed here.
+
     `now` (tests move the clock) is both the TTL reference and the recorded fetch time. A URL whose result
     cannot be recorded is logged with its URL and left out; the others carry on. on_state, when given, gets
     each page's state as it is recorded, called from the cache's writer thread. with_text=False returns the
@@ -71,14 +75,14 @@ def refresh_pages(
     progress = progress or current()
     wanted = unique_urls(urls)
     own_cache = cache is None
-    cache = cache or PageCache.from_settings(settings)
+    cache = cache or PageCache.at(fetching.cache)
     if cache.reread is None:  # how this version reads stored bytes: a change of reading is no page change
-        cache.reread = page_reader(settings)
+        cache.reread = page_reader(fetching.fetch, fetching.pdf)
     try:
         run_id = cache.start_run(run_id, now=now, url_count=len(wanted))
         skip = cache.urls_done_in_run(run_id, wanted)  # resume: already recorded under this run
         if not force:
-            ttl = settings.cache.ttl_days if ttl_days is None else ttl_days
+            ttl = fetching.ttl_days if ttl_days is None else ttl_days
             skip |= cache.fresh_urls(wanted, ttl, now=now)
         to_fetch = [u for u in wanted if u not in skip]
         unrecorded: set[str] = set()
@@ -87,9 +91,9 @@ def refresh_pages(
         if to_fetch:
             log.info("fetching %d of %d URLs (run %s)", len(to_fetch), len(wanted), run_id)
             try:
-                event_loop.run(_fetch_and_record(settings, cache, to_fetch, now=now, resolver=resolver, run_id=run_id,
+                event_loop.run(_fetch_and_record(fetching, cache, to_fetch, now=now, resolver=resolver, run_id=run_id,
                                                  on_state=on_state, unrecorded=unrecorded, report=report),
-                               settings.fetch.event_loop)
+                               fetching.fetch.event_loop)
             finally:
                 report.end()
         else:
@@ -107,7 +111,7 @@ def refresh_pages(
 
 
 async def _fetch_and_record(
-    settings: Settings,
+    fetching: PageFetching,
     cache: PageCache,
     urls: list[str],
     *,
@@ -131,8 +135,9 @@ async def _fetch_and_record(
             try:
                 # robots.txt is kept in the same index across runs (fetch.robots_cache_hours), on the same clock as the pages
                 # each host's politeness is shared with every run using the same cache database (fetch.host_lease_s)
-                leases = HostLeases(cache.engine, settings.fetch) if settings.fetch.host_lease_s > 0 else None
-                async with Fetcher(settings.fetch, settings.pdf, resolver=resolver, robots_store=RobotsTable(cache.engine),
+                fetch = fetching.fetch
+                leases = HostLeases(cache.engine, fetch) if fetch.host_lease_s > 0 else None
+                async with Fetcher(fetch, fetching.pdf, resolver=resolver, robots_store=RobotsTable(cache.engine),
                                    robots_now=fixed_now, on_wait=report.wait if report.active else None,
                                    host_leases=leases) as fetcher:
                     async for result in fetcher.fetch_many(urls, validators):
@@ -262,12 +267,12 @@ def _record_one(cache: PageCache, result: FetchResult, now: datetime | None, run
     return None
 
 
-def page_reader(settings: Settings) -> Callable[[bytes, str, str], str | None]:
+def page_reader(fetch: FetchSettings, pdf: PdfSettings) -> Callable[[bytes, str, str], str | None]:
     """Bytes as the fetcher stored them → the text this version extracts from them (None: no text)."""
     from claims_pipeline.web import text as text_module
 
     def reread(raw: bytes, content_type: str, url: str) -> str | None:
-        outcome = text_module.extract_text(raw, content_type, url, settings.fetch, settings.pdf)
+        outcome = text_module.extract_text(raw, content_type, url, fetch, pdf)
         return outcome.text if outcome.status is FetchStatus.OK else None
 
     return reread

@@ -63,7 +63,7 @@ def make_worklist(settings: Settings, options: WorklistOptions, now: datetime, *
                                 include_secondary=options.include_secondary)
     n = options.sample or settings.sampling.default_sample
     seed = settings.sampling.seed if options.seed < 0 else options.seed
-    cache = PageCache.from_settings(settings)
+    cache = PageCache.at(settings.page_cache)
     try:
         # fetch-free: which cited pages the cache already knows changed (claims verified before that come first)
         cited = sorted({c.source_url for c in extraction.claims})
@@ -73,7 +73,7 @@ def make_worklist(settings: Settings, options: WorklistOptions, now: datetime, *
         urls = sorted({c.source_url for c in sample})
         extra = {"progress": progress} if progress is not None else {}
         # only the sample's pages, and only those older than cache.ttl_days: the cost bound of the worklist
-        fetched = refresh_pages(settings, urls, cache=cache, force=False, now=now, run_id=run_id, **extra) if urls else {}
+        fetched = refresh_pages(settings.page_fetching, urls, cache=cache, force=False, now=now, run_id=run_id, **extra) if urls else {}
         identity = cache.identity()
     finally:
         cache.close()
