@@ -26,7 +26,7 @@ from claims_pipeline.report import write_reports
 from claims_pipeline.report.audit import build_audit
 from claims_pipeline.report.chart import priors_by_scope_svg
 from claims_pipeline.report.history import AuditPoint, history_html, point_of
-from claims_pipeline.report.html_templates import REPORT_PACKAGE, html_environment, shown
+from claims_pipeline.report.html_templates import REPORT_PACKAGE, NeutralTemplate, html_environment, shown
 from claims_pipeline_tests.report.factories import FILLER, claim, page, value
 
 REPO = Path(__file__).resolve().parents[2]
@@ -144,8 +144,9 @@ def test_an_http_url_with_quotes_is_linked_with_its_quotes_escaped(tmp_path: Pat
 
 
 def test_every_expression_is_escaped_and_neutralised_whatever_builds_it() -> None:
-    """Filters and macros that return markup (join, a macro's output, concatenation) still go through finalize:
-    no bidi or control character gets out, and a template gets no way around the escaping."""
+    """Whatever writes it, an expression, a filter or macro returning markup (join, a macro's output), a
+    concatenation: no bidi or control character gets out of a render, and a template gets no way around the
+    escaping."""
     env = html_environment()
     tpl = env.from_string(
         "{% macro m(x) %}<i>{{ x }}</i>{% endmacro %}"
@@ -154,7 +155,10 @@ def test_every_expression_is_escaped_and_neutralised_whatever_builds_it() -> Non
     assert not UNSAFE_RE.search(out) and "<script" not in out and "<img" not in out
     assert out.count("&lt;script&gt;") == 5 and out.endswith("||")  # None and NaN: nothing
     assert "<i>&lt;script&gt;" in out  # the macro's own tag stays, its argument is escaped
-    assert shown(jinja2.filters.Markup(f"<b>{HOSTILE}</b>")).startswith("<b><script>")  # our markup, kept
+    ours = env.from_string("{{ m }}").render(m=jinja2.filters.Markup(f"<b>{HOSTILE}</b>"))
+    assert ours.startswith("<b><script>") and not UNSAFE_RE.search(ours)  # our markup, kept, and neutralised
+    streamed = "".join(tpl.generate(items=[HOSTILE], text=HOSTILE, none_value=None, nan=0.5))
+    assert "&lt;script&gt;" in streamed and not UNSAFE_RE.search(streamed)  # generate() and stream() too
     with pytest.raises(jinja2.UndefinedError):  # a misspelt name fails the render instead of writing nothing
         env.from_string("{{ claim.textt }}").render(claim={"text": "x"})
 
@@ -169,10 +173,12 @@ def test_no_template_opts_out_of_escaping_and_every_one_ships() -> None:
     for path in templates:
         source = path.read_text(encoding="utf-8")
         assert not re.search(r"\|\s*safe\b|autoescape\s+false|Markup", source), path.name
+        assert not UNSAFE_RE.search(source), path.name  # the page is neutralised whole: nothing of ours is lost
         assert any(path.relative_to(REPO / "claims_pipeline").match(pattern) for pattern in package_data), path
     for package in (REPORT_PACKAGE, JUDGE_PACKAGE):
         env = html_environment(package)
         assert env.autoescape is True and env.finalize is shown and env.undefined is jinja2.StrictUndefined
+        assert env.template_class is NeutralTemplate
         for name in env.list_templates():
             assert env.get_template(name).filename.startswith(str(REPO / "claims_pipeline")), name
     built = [p for p in (REPO / "claims_pipeline").rglob("*.py")
