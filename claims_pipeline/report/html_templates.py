@@ -3,7 +3,7 @@
 Text from a fetched page, the corpus or a model is hostile. Autoescaping is on for every template, so no
 expression can write markup; every template's whole output is neutralised (NeutralTemplate), so no control or bidi
 character gets out either (autoescaping knows HTML, not bidi): both hold without a template asking for them. Links
-are made only for http(s) URLs (the `http_href` filter); anything else is shown as text. Undefined names are errors.
+are made only for http(s) URLs (the `link` filter); anything else is shown as text. Undefined names are errors.
 """
 
 from __future__ import annotations
@@ -67,6 +67,36 @@ def _breakable(text: str) -> Markup:
     return _WBR.join(url_break_points(text))
 
 
+_LINK = Markup('<a href="{}" rel="noopener noreferrer nofollow">{}</a>')
+_NOT_LINKED = Markup('<span class="url">{}</span>')
+_BADGE = Markup('<span class="badge" style="background:{}">{}</span>')
+_NO_COLOUR = "#455a64"
+
+
+def link(url: object) -> Markup:
+    """A link to an http(s) URL (escape.safe_href), its text the URL with break points; anything else as text.
+    Markup.format escapes what it is given. A filter rather than a macro: a large report links a URL on each of
+    thousands of rows, mostly the same URLs, and a macro call costs several times a cached lookup."""
+    return _link(s(url))
+
+
+@lru_cache(maxsize=1 << 15)
+def _link(url: str) -> Markup:
+    href = safe_href(url)
+    return _NOT_LINKED.format(breakable(url)) if href is None else _LINK.format(href, breakable(url))
+
+
+def badge(kind: object, colours: dict[str, str]) -> Markup:
+    """A kind (a prior, a verdict) as a coloured badge, in its colour from `colours`."""
+    text = s(kind)
+    return _badge(text, colours.get(text, _NO_COLOUR))
+
+
+@lru_cache(maxsize=256)
+def _badge(kind: str, colour: str) -> Markup:
+    return _BADGE.format(colour, kind)
+
+
 def highlighted(excerpt: str, spans: list[tuple[int, int]]) -> list[tuple[str, bool]]:
     """The excerpt as (text, marked) pieces: each (start, end) span marked; an overlapping or out-of-range span is
     left as text."""
@@ -99,8 +129,8 @@ def diff_lines(diff: str) -> list[tuple[str, str]]:
 
 @cache
 def html_environment(package: str = REPORT_PACKAGE) -> Environment:
-    """The environment for `package`'s templates (its templates/ folder), with the report package's layout and
-    macros (page.html.j2, macros.html.j2) behind them."""
+    """The environment for `package`'s templates (its templates/ folder), with the report package's layout
+    (page.html.j2) behind them."""
     packages = dict.fromkeys((package, REPORT_PACKAGE))
     env = Environment(
         loader=ChoiceLoader([PackageLoader(p, "templates") for p in packages]),
@@ -115,7 +145,8 @@ def html_environment(package: str = REPORT_PACKAGE) -> Environment:
         "text": s,
         "utc_time": utc_time,
         "claim_plain": claim_plain,
-        "http_href": safe_href,
+        "link": link,
+        "badge": badge,
         "breakable": breakable,
         "from_json": json_list,
         "plural": plural,
