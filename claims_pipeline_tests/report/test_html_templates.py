@@ -6,6 +6,7 @@ raw markup."""
 
 from __future__ import annotations
 
+import random
 import re
 import tomllib
 from datetime import UTC, datetime
@@ -15,6 +16,7 @@ from pathlib import Path
 import jinja2
 import pandas as pd
 import pytest
+from markupsafe import Markup
 
 from claims_pipeline.common.text_safety import UNSAFE_RE
 from claims_pipeline.config.settings import Settings
@@ -25,8 +27,15 @@ from claims_pipeline.priors import build_prior
 from claims_pipeline.report import write_reports
 from claims_pipeline.report.audit import build_audit
 from claims_pipeline.report.chart import priors_by_scope_svg
+from claims_pipeline.report.escape import url_break_points
 from claims_pipeline.report.history import AuditPoint, history_html, point_of
-from claims_pipeline.report.html_templates import REPORT_PACKAGE, NeutralTemplate, html_environment, shown
+from claims_pipeline.report.html_templates import (
+    REPORT_PACKAGE,
+    NeutralTemplate,
+    breakable,
+    html_environment,
+    shown,
+)
 from claims_pipeline_tests.report.factories import FILLER, claim, page, value
 
 REPO = Path(__file__).resolve().parents[2]
@@ -184,3 +193,14 @@ def test_no_template_opts_out_of_escaping_and_every_one_ships() -> None:
     built = [p for p in (REPO / "claims_pipeline").rglob("*.py")
              if re.search(r"\bMarkup\(|\bmarkupsafe\b", p.read_text(encoding="utf-8"))]
     assert built == [REPO / "claims_pipeline" / "report" / "html_templates.py"]
+
+
+def test_a_url_breaks_where_its_text_does_escaped_whole_as_part_by_part() -> None:
+    """|breakable escapes the text once and finds the break points in the escaped text: the same page as the text
+    split at escape.url_break_points and each part escaped (markup characters and '&#' next to the break points)."""
+    rnd = random.Random(5)
+    alphabet = "/?#&<>\"'ab:.-;\né\u202e"
+    texts = [QUOTE_URL, GOOD_URL, JS_URL, HOSTILE, "a//b", "&#39;/x?&amp;#y", "//", "/", ""]
+    texts += ["".join(rnd.choice(alphabet) for _ in range(rnd.randint(1, 14))) for _ in range(20000)]
+    for text in texts:
+        assert breakable(text) == Markup("<wbr>").join(url_break_points(text)), text
