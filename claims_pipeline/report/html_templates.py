@@ -56,7 +56,7 @@ def shown(value: object) -> object:
 
 # escape.url_break_points' points found in the escaped text: before "/", "?", an "&" (now "&amp;") and a "#" that
 # does not open a character reference ("&#39;"), unless "//" follows; after "//". The text is escaped in one call
-# rather than part by part (half the CPU); test_html_templates holds it to the parts escaped one by one.
+# rather than part by part (benchmarks/README.md); test_html_templates holds it to the parts escaped one by one.
 _ESCAPED_BREAK_RE = re.compile(r"(?<=//)(?=.)|(?<=[^/])(?=[/?]|&amp;|(?<!&)#)(?!//)")
 
 
