@@ -18,7 +18,8 @@ the tables, defs/audit/assets.py); a gc.collect() between those two steps, which
 The peak RSS is read before the benchmark reads report.json back to count its claims.
 Each repetition uses a fresh home (the prepared cache is shared read-only), so every run reports the changes.
 It prints each phase, the total, the peak RSS (the child, and its largest extraction worker), the report files'
-sizes, and the 100k ÷ 10k time ratio of the same run (target: ≤ 11×; 100k under 60 s; RSS under 1.5 GB).
+sizes, the 100k ÷ 10k time ratio of the same run (target: ≤ 11×; 100k under 60 s; RSS under 1.5 GB) and the load
+average at the start and the end.
 
 Run: .venv/bin/python benchmarks/bench_scale.py [--sizes 10000 100000] [--reps 2] [--work /tmp/bench_scale]
 (preparing 100k fetches 20,000 URLs three times: several minutes on 2 cores; a later run reuses it)
@@ -151,6 +152,11 @@ def metadata_bytes(metadata: dict[str, Any]) -> int:
     return len(json.dumps({k: getattr(v, "value", v) for k, v in metadata.items()}, default=str).encode())
 
 
+def load_average() -> str:
+    """1, 5 and 15 minutes: the machine is shared, and another's work lengthens every phase."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def run_child(work: Path, rep: int) -> dict[str, Any]:
     home = work / f"run-home-{rep}"
     shutil.rmtree(home, ignore_errors=True)
@@ -170,7 +176,8 @@ def main() -> int:
     ap.add_argument("--reps", type=int, default=2, help="timed repetitions per size (arms alternate)")
     ap.add_argument("--work", type=Path, default=Path("/tmp/bench_scale"))
     args = ap.parse_args()
-    print(f"machine: {os.cpu_count()} cores (nproc {len(os.sched_getaffinity(0))}), Python {sys.version.split()[0]}")
+    print(f"machine: {os.cpu_count()} cores (nproc {len(os.sched_getaffinity(0))}), Python {sys.version.split()[0]}, "
+          f"load average {load_average()}")
     works = {n: args.work / f"synth-{n}" for n in args.sizes}
     for n, work in works.items():
         print(f"preparing {n} claims in {work}", flush=True)
@@ -199,6 +206,7 @@ def main() -> int:
               f"{p['priors']:.1f} s | {p['audit']:.1f} s | {p['report']:.1f} s | "
               f"{max(r['rss_mb'] for r in rs):.0f} MB | {mb['report.html']:.2f} MB | {mb['report.md']:.2f} MB | "
               f"{mb['report.json']:.1f} MB ({last['report_json_claims']:,}) | {last['ui_metadata_bytes'] / 1e3:.0f} kB |")
+    print(f"load average at the end: {load_average()}")
     sizes = sorted(med)
     for small, big in zip(sizes, sizes[1:], strict=False):
         print(f"time ratio {big:,} ÷ {small:,} claims: {med[big] / med[small]:.2f}× for {big / small:.0f}× the claims "

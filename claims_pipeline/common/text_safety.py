@@ -17,8 +17,9 @@ TERMINAL_UNSAFE_RE = re.compile(f"[\r{_CONTROLS}{_BIDI_CONTROLS}]")
 
 
 def replaced(text: str) -> str:
-    """Every unsafe character shown as U+FFFD (reports)."""
-    return UNSAFE_RE.sub("\ufffd", text)
+    """Every unsafe character shown as U+FFFD (reports). Most text has none: a search is a fraction of a sub's
+    cost on such text, and a report neutralises every cell it shows (benchmarks/README.md)."""
+    return UNSAFE_RE.sub("\ufffd", text) if UNSAFE_RE.search(text) else text
 
 
 def json_escaped(doc: str) -> str:

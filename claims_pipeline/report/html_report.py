@@ -1,5 +1,5 @@
 """report.html: a self-contained page for people (inline CSS and SVG, no JS, no external assets), rendered from
-templates/report.html.j2 in the project's HTML environment (html_templates: autoescaped, every expression's text
+templates/report.html.j2 in the project's HTML environment (html_templates: autoescaped, the whole page's text
 neutralised). The same sections as report.md (report/sections.py)."""
 
 from __future__ import annotations

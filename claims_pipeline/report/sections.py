@@ -4,6 +4,7 @@ content (the changed pages with their claims, the change notes, the times) becau
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -136,13 +137,15 @@ class ScopeCount:
 
 
 def counts_by_scope(rows: pd.DataFrame, labels: pd.Series) -> list[ScopeCount]:
-    """Rows of one section per scope (scope order), each with its three most frequent labels (a file, a note)."""
-    frame = pd.DataFrame({"scope": rows["scope"].astype(str), "label": labels.fillna("").astype(str)})
-    out = []
-    for scope, group in frame.groupby("scope", sort=True):
-        common = group["label"].value_counts(sort=True).head(3)
-        out.append(ScopeCount(str(scope), len(group), [(str(k), int(v)) for k, v in common.items()]))
-    return out
+    """Rows of one section per scope (scope order; a row without a scope is left out), each with its three most
+    frequent labels (a file, a note), equally frequent ones in the order of the rows. Counted in one pass: a
+    group-by with a value_counts per scope costs a frame per scope (1,000 scopes at 100k claims)."""
+    by_scope: dict[str, Counter[str]] = {}
+    for scope, label in zip(rows["scope"].astype(str).tolist(), labels.fillna("").astype(str).tolist(), strict=True):
+        if isinstance(scope, str):  # astype(str) keeps a missing scope missing
+            by_scope.setdefault(scope, Counter())[label] += 1
+    return [ScopeCount(scope, counts.total(), counts.most_common(3))
+            for scope, counts in sorted(by_scope.items())]
 
 
 def unreadable_labels(rows: pd.DataFrame) -> pd.Series:

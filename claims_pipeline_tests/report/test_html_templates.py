@@ -6,6 +6,7 @@ raw markup."""
 
 from __future__ import annotations
 
+import random
 import re
 import tomllib
 from datetime import UTC, datetime
@@ -15,6 +16,7 @@ from pathlib import Path
 import jinja2
 import pandas as pd
 import pytest
+from markupsafe import Markup
 
 from claims_pipeline.common.text_safety import UNSAFE_RE
 from claims_pipeline.config.settings import Settings
@@ -25,8 +27,15 @@ from claims_pipeline.priors import build_prior
 from claims_pipeline.report import write_reports
 from claims_pipeline.report.audit import build_audit
 from claims_pipeline.report.chart import priors_by_scope_svg
+from claims_pipeline.report.escape import url_break_points
 from claims_pipeline.report.history import AuditPoint, history_html, point_of
-from claims_pipeline.report.html_templates import REPORT_PACKAGE, html_environment, shown
+from claims_pipeline.report.html_templates import (
+    REPORT_PACKAGE,
+    NeutralTemplate,
+    breakable,
+    html_environment,
+    shown,
+)
 from claims_pipeline_tests.report.factories import FILLER, claim, page, value
 
 REPO = Path(__file__).resolve().parents[2]
@@ -144,8 +153,9 @@ def test_an_http_url_with_quotes_is_linked_with_its_quotes_escaped(tmp_path: Pat
 
 
 def test_every_expression_is_escaped_and_neutralised_whatever_builds_it() -> None:
-    """Filters and macros that return markup (join, a macro's output, concatenation) still go through finalize:
-    no bidi or control character gets out, and a template gets no way around the escaping."""
+    """Whatever writes it, an expression, a filter or macro returning markup (join, a macro's output), a
+    concatenation: no bidi or control character gets out of a render, and a template gets no way around the
+    escaping."""
     env = html_environment()
     tpl = env.from_string(
         "{% macro m(x) %}<i>{{ x }}</i>{% endmacro %}"
@@ -154,7 +164,10 @@ def test_every_expression_is_escaped_and_neutralised_whatever_builds_it() -> Non
     assert not UNSAFE_RE.search(out) and "<script" not in out and "<img" not in out
     assert out.count("&lt;script&gt;") == 5 and out.endswith("||")  # None and NaN: nothing
     assert "<i>&lt;script&gt;" in out  # the macro's own tag stays, its argument is escaped
-    assert shown(jinja2.filters.Markup(f"<b>{HOSTILE}</b>")).startswith("<b><script>")  # our markup, kept
+    ours = env.from_string("{{ m }}").render(m=jinja2.filters.Markup(f"<b>{HOSTILE}</b>"))
+    assert ours.startswith("<b><script>") and not UNSAFE_RE.search(ours)  # our markup, kept, and neutralised
+    streamed = "".join(tpl.generate(items=[HOSTILE], text=HOSTILE, none_value=None, nan=0.5))
+    assert "&lt;script&gt;" in streamed and not UNSAFE_RE.search(streamed)  # generate() and stream() too
     with pytest.raises(jinja2.UndefinedError):  # a misspelt name fails the render instead of writing nothing
         env.from_string("{{ claim.textt }}").render(claim={"text": "x"})
 
@@ -165,16 +178,29 @@ def test_no_template_opts_out_of_escaping_and_every_one_ships() -> None:
     package_data = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"][
         "package-data"]["claims_pipeline"]
     templates = sorted(p for d in ("report", "judge") for p in (REPO / "claims_pipeline" / d / "templates").iterdir())
-    assert len(templates) >= 9
+    assert len(templates) >= 8
     for path in templates:
         source = path.read_text(encoding="utf-8")
         assert not re.search(r"\|\s*safe\b|autoescape\s+false|Markup", source), path.name
+        assert not UNSAFE_RE.search(source), path.name  # the page is neutralised whole: nothing of ours is lost
         assert any(path.relative_to(REPO / "claims_pipeline").match(pattern) for pattern in package_data), path
     for package in (REPORT_PACKAGE, JUDGE_PACKAGE):
         env = html_environment(package)
         assert env.autoescape is True and env.finalize is shown and env.undefined is jinja2.StrictUndefined
+        assert env.template_class is NeutralTemplate
         for name in env.list_templates():
             assert env.get_template(name).filename.startswith(str(REPO / "claims_pipeline")), name
     built = [p for p in (REPO / "claims_pipeline").rglob("*.py")
              if re.search(r"\bMarkup\(|\bmarkupsafe\b", p.read_text(encoding="utf-8"))]
     assert built == [REPO / "claims_pipeline" / "report" / "html_templates.py"]
+
+
+def test_a_url_breaks_where_its_text_does_escaped_whole_as_part_by_part() -> None:
+    """|breakable escapes the text once and finds the break points in the escaped text: the same page as the text
+    split at escape.url_break_points and each part escaped (markup characters and '&#' next to the break points)."""
+    rnd = random.Random(5)
+    alphabet = "/?#&<>\"'ab:.-;\né\u202e"
+    texts = [QUOTE_URL, GOOD_URL, JS_URL, HOSTILE, "a//b", "&#39;/x?&amp;#y", "//", "/", ""]
+    texts += ["".join(rnd.choice(alphabet) for _ in range(rnd.randint(1, 14))) for _ in range(20000)]
+    for text in texts:
+        assert breakable(text) == Markup("<wbr>").join(url_break_points(text)), text

@@ -5,16 +5,20 @@ in report.md, report.html and report.json, with hostile text escaped in every ne
 from __future__ import annotations
 
 import json
+import random
 import re
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+
+import pandas as pd
 
 from claims_pipeline.config.settings import Settings
 from claims_pipeline.priors import build_prior
 from claims_pipeline.report import write_reports
 from claims_pipeline.report.audit import Audit, build_audit, headline_numbers
 from claims_pipeline.report.escape import ZWSP
+from claims_pipeline.report.sections import ScopeCount, counts_by_scope
 from claims_pipeline_tests.report.factories import FILLER, claim, page, value
 from claims_pipeline_tests.report.test_report import ALLOWED_TAGS, TagCollector, md_rows, unescaped_pipes
 
@@ -208,3 +212,26 @@ def test_the_new_sections_read_back_from_the_parquet_tables(tmp_path: Path) -> N
     paths = write_reports(again, tmp_path / "again", previous_run="2026-06-01T09:00:00.5+00:00")
     assert paths["report.md"].read_text(encoding="utf-8") == md
     assert paths["report.html"].read_text(encoding="utf-8") == html_doc
+
+
+def test_a_counted_section_gives_each_scope_its_three_most_frequent_labels_ties_in_row_order() -> None:
+    """counts_by_scope: scopes in order, a row without a scope left out, equally frequent labels in the order of the
+    rows; the same as a group-by scope with a value_counts per group, on ties and on 40 labels of one count."""
+    rows = pd.DataFrame({"scope": ["zb", "za", "zb", None, "zb", "zb", "za", "é"]})
+    labels = pd.Series(["b.md", "x.md", "a.md", "a.md", "a.md", "c.md", None, "x.md"])
+    assert counts_by_scope(rows, labels) == [
+        ScopeCount("za", 2, [("x.md", 1), ("", 1)]),
+        ScopeCount("zb", 4, [("a.md", 2), ("b.md", 1), ("c.md", 1)]),
+        ScopeCount("é", 1, [("x.md", 1)]),
+    ]
+    rnd = random.Random(7)
+    for n_labels in (2, 17, 40):
+        scopes = [f"s{rnd.randrange(3)}" for _ in range(1200)]
+        names = [f"f{i % n_labels}.md" for i in range(1200)]
+        rnd.shuffle(names)
+        rows, labels = pd.DataFrame({"scope": scopes}), pd.Series(names)
+        frame = pd.DataFrame({"scope": rows["scope"].astype(str), "label": labels.astype(str)})
+        by_group = [ScopeCount(str(scope), len(group), [(str(k), int(v)) for k, v in
+                                                        group["label"].value_counts(sort=True).head(3).items()])
+                    for scope, group in frame.groupby("scope", sort=True)]
+        assert counts_by_scope(rows, labels) == by_group
