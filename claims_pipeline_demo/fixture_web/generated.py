@@ -1,7 +1,10 @@
-"""Bodies the fixture web generates in code: figure pages, shells, walls, charset traps, a PNG, a text PDF."""
+"""Bodies the fixture web generates in code: figure pages, shells, walls, charset traps, a PNG, a text PDF, a
+gzip bomb."""
 
 from __future__ import annotations
 
+import functools
+import gzip
 import hashlib
 import struct
 import zlib
@@ -91,3 +94,19 @@ def text_pdf(lines: tuple[str, ...] = ("Stamp duty schedule 2026", "Residential 
     out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
     out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
     return bytes(out)
+
+
+_ZEROS_MB = 1_000_000
+
+
+@functools.cache
+def gzip_bomb(mb: int) -> bytes:
+    """``<html><body>`` then ``mb`` MB of zeros, gzip-encoded: ~1 KB on the wire per MB decoded.
+
+    One gzip member per MB (RFC 1952 allows a series of members; readers inflate them in turn), the same member
+    repeated: one MB is compressed, once a process, so the first request is answered at once, as a real server
+    answers with a prepared file. Compressing the whole body in the request would spend CPU in proportion to
+    ``mb`` before the first byte, and on a busy machine the client's response deadline would fire first: a
+    slow server to the client, not a bomb."""
+    zeros = gzip.compress(b"\0" * _ZEROS_MB, compresslevel=9, mtime=0)
+    return gzip.compress(b"<html><body>", mtime=0) + zeros * mb

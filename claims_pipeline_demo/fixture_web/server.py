@@ -27,7 +27,7 @@ Built-in behaviours, on ANY host, under ``/_/`` (generated in code, no files nee
   /_/slow?delay=S                    waits S seconds before the status line
   /_/trickle?chunks=N&every=S        headers at once, then N small body pieces S seconds apart
   /_/reset                           reads the request, then resets the TCP connection (RST)
-  /_/gzip-bomb?mb=N                  ~N MB of zeros sent gzip-compressed (Content-Encoding: gzip)
+  /_/gzip-bomb?mb=N                  N MB of zeros sent gzip-compressed (Content-Encoding: gzip), ~N KB
   /_/oversized?mb=N[&chunked=1]      an N MB HTML body (with Content-Length, or streamed without it)
   /_/charset/misstated               says utf-8, is windows-1252      /_/charset/undeclared  no charset at all
   /_/charset/header-only             ISO-8859-2, named by the Content-Type header only
@@ -46,7 +46,6 @@ If-None-Match / If-Modified-Since seen, body bytes sent.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import mimetypes
@@ -66,6 +65,7 @@ from claims_pipeline_demo.fixture_web.generated import (
     FIGURES_PAGE,
     JS_SHELL,
     challenge_page,
+    gzip_bomb,
     header_charset_page,
     misstated_charset_page,
     page_html,
@@ -281,7 +281,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif name == "reset":
             self._reset()
         elif name == "gzip-bomb":
-            body = web.gzip_zeros(int(q.get("mb", "50")))
+            body = gzip_bomb(int(q.get("mb", "50")))
             self._send(200, body, headers={"Content-Encoding": "gzip"})
         elif name == "oversized":
             self._oversized(int(q.get("mb", "8")), bool(q.get("chunked")))
@@ -407,7 +407,6 @@ class FixtureWeb:
         self._log_lock = threading.Lock()
         self._log_entries: list[dict[str, Any]] = []
         self._counts: dict[tuple[str, str], int] = {}
-        self._bombs: dict[int, bytes] = {}
         self.robots_behaviours: dict[str, str] = {}  # host -> built-in path (with query) served as its robots.txt
         self._idle = threading.Condition()
         self._active = 0  # handlers between reading a request line and logging it
@@ -466,11 +465,6 @@ class FixtureWeb:
             if candidate.is_file():
                 return candidate, n
         return (file, 0) if file.is_file() else None
-
-    def gzip_zeros(self, mb: int) -> bytes:
-        if mb not in self._bombs:
-            self._bombs[mb] = gzip.compress(b"<html><body>" + b"\0" * (mb * 1_000_000), compresslevel=9)
-        return self._bombs[mb]
 
     def _count(self, host: str, path: str) -> int:
         with self._log_lock:

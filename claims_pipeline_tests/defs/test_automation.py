@@ -48,12 +48,13 @@ def test_audit_assets_follow_by_an_automation_condition_sensor_running_by_defaul
 
 def test_schedule_requests_one_run_over_every_scope_then_the_audit(instance):
     when = datetime(2026, 12, 1, 6, 0, tzinfo=UTC)
-    ctx = dg.build_schedule_context(instance=instance, scheduled_execution_time=when,
-                                    resources={"claims_config": ClaimsConfig()})  # judge.on_schedule false
-    assert isinstance(monthly_audit_schedule(ctx), dg.SkipReason)  # no partitions yet
-
-    instance.add_dynamic_partitions("scope", ["xa", "xb", "xc", "shared/exit/regional"])
-    req = monthly_audit_schedule(ctx)
+    # a `with`: the instance the context opens (from the test instance's ref) is closed before the test's, so
+    # Dagster's defs-state storage variable is left as it was, not on a storage whose instance is gone
+    with dg.build_schedule_context(instance=instance, scheduled_execution_time=when,
+                                   resources={"claims_config": ClaimsConfig()}) as ctx:  # judge.on_schedule false
+        assert isinstance(monthly_audit_schedule(ctx), dg.SkipReason)  # no partitions yet
+        instance.add_dynamic_partitions("scope", ["xa", "xb", "xc", "shared/exit/regional"])
+        req = monthly_audit_schedule(ctx)
     assert isinstance(req, dg.RunRequest)
     assert req.run_key == "monthly-2026-12"
     assert req.tags["dagster/asset_partition_range_start"] == "xa"

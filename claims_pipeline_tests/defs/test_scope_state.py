@@ -66,9 +66,11 @@ def test_the_per_scope_assets_name_the_scopes_in_trouble_and_the_runs_say_who_ra
 
 def test_schedule_sensor_and_ui_runs_carry_their_trigger(instance):
     instance.add_dynamic_partitions("scope", SCOPES)
-    ctx = dg.build_schedule_context(instance=instance, scheduled_execution_time=datetime(2026, 12, 1, 6, tzinfo=UTC),
-                                    resources={"claims_config": ClaimsConfig()})  # judge.on_schedule false
-    req = monthly_audit_schedule(ctx)
+    # a `with`: the instance the context opens (from the test instance's ref) is closed before the test's, so
+    # Dagster's defs-state storage variable is left as it was, not on a storage whose instance is gone
+    with dg.build_schedule_context(instance=instance, scheduled_execution_time=datetime(2026, 12, 1, 6, tzinfo=UTC),
+                                   resources={"claims_config": ClaimsConfig()}) as ctx:  # judge.on_schedule false
+        req = monthly_audit_schedule(ctx)
     assert isinstance(req, dg.RunRequest)
     assert {k: req.tags[k] for k in (jobs.TRIGGER_TAG, jobs.RUN_NAME_TAG, jobs.MONTH_TAG, jobs.SCOPE_TAG)} == {
         jobs.TRIGGER_TAG: "schedule", jobs.RUN_NAME_TAG: "monthly audit 2026-12", jobs.MONTH_TAG: "2026-12",

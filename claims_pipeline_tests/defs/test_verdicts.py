@@ -139,9 +139,11 @@ def test_the_monthly_schedule_takes_the_verdicts_only_with_judge_on_schedule(ins
 
     config = ClaimsConfig(config_path=str(config_with(demo_config, judge__on_schedule=on_schedule)))
     instance.add_dynamic_partitions("scope", ["xa", "xb"])
-    ctx = dg.build_schedule_context(instance=instance, scheduled_execution_time=datetime(2026, 12, 1, 6, tzinfo=UTC),
-                                    resources={"claims_config": config})
-    requested = {s.job_name: s(ctx) for s in (monthly_audit_schedule, monthly_audit_and_verify_schedule)}
+    # a `with`: the instance the context opens (from the test instance's ref) is closed before the test's, so
+    # Dagster's defs-state storage variable is left as it was, not on a storage whose instance is gone
+    with dg.build_schedule_context(instance=instance, scheduled_execution_time=datetime(2026, 12, 1, 6, tzinfo=UTC),
+                                   resources={"claims_config": config}) as ctx:
+        requested = {s.job_name: s(ctx) for s in (monthly_audit_schedule, monthly_audit_and_verify_schedule)}
     assert [name for name, r in requested.items() if isinstance(r, dg.RunRequest)] == [job]
     skipped = next(r for name, r in requested.items() if name != job)
     assert isinstance(skipped, dg.SkipReason) and f"judge.on_schedule is {str(on_schedule).lower()}" in (skipped.skip_message or "")
