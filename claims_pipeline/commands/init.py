@@ -39,6 +39,7 @@ def run(args: argparse.Namespace) -> int:
     import yaml
 
     from claims_pipeline.commands.inputs import InputError
+    from claims_pipeline.config.corpus_source import corpus_source
     from claims_pipeline.config.settings import DEFAULT_CONFIG_RELPATH, find_config_file, settings_from_dict
     from claims_pipeline.corpus.scopes import nothing_read_message, walk_corpus
 
@@ -57,9 +58,10 @@ def run(args: argparse.Namespace) -> int:
         set_dotted(data, item)
     # validated before anything is written (on a copy: validation makes the relative corpus_dir absolute)
     settings = settings_from_dict(copy.deepcopy(data), source=target, base_dir=target.parent)
-    walk = walk_corpus(settings)
+    corpus = corpus_source(settings)
+    walk = walk_corpus(corpus)
     if not walk.files:
-        raise InputError(nothing_read_message(settings, walk))
+        raise InputError(nothing_read_message(corpus, walk))
     text = HEADER.format(root=root, layout=described) + "\n" + yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(text, encoding="utf-8")
