@@ -152,10 +152,11 @@ BAD_EVIDENCE = {"made_up_quote", "figure_free_quote", "planted_line", "another_f
 
 def demo_items() -> list[JudgeItem]:
     from claims_pipeline.commands.demo import write_runtime_config
+    from claims_pipeline.config.corpus_source import corpus_source
     from claims_pipeline.config.settings import load_settings
     from claims_pipeline.corpus.extract import extract_corpus
     from claims_pipeline.judge.items import corpus_line, judge_item
-    from claims_pipeline.priors import build_prior
+    from claims_pipeline.priors import PriorRules, build_prior
     from claims_pipeline.steps.pages.refresh import refresh_pages
     from claims_pipeline.store.cache import PageCache
     from claims_pipeline_demo.fixture_web.server import FixtureWeb
@@ -164,10 +165,11 @@ def demo_items() -> list[JudgeItem]:
     with FixtureWeb() as web:
         web.set_epoch(2)
         settings = load_settings(write_runtime_config(tmp, f"127.0.0.1:{web.port}"))
-        claims = extract_corpus(settings).claims
+        claims = extract_corpus(corpus_source(settings)).claims
         pages = refresh_pages(settings.page_fetching, sorted({c.source_url for c in claims}), cache=PageCache.at(settings.page_cache))
     corpus = Path(settings.extraction.corpus_dir)
-    return [judge_item(c, pages.get(c.source_url), build_prior(c, pages.get(c.source_url), settings),
+    rules = PriorRules.of(settings.priors, settings.fetch)
+    return [judge_item(c, pages.get(c.source_url), build_prior(c, pages.get(c.source_url), rules),
                        line_text=corpus_line(corpus, c.file, c.line_no)) for c in claims]
 
 

@@ -81,10 +81,11 @@ def plain_library(config: Path) -> dict:
     from datetime import datetime
 
     from claims_pipeline.common.urls import normalize_url
+    from claims_pipeline.config.corpus_source import corpus_source
     from claims_pipeline.config.settings import load_settings
     from claims_pipeline.corpus.extract import extract_corpus
     from claims_pipeline.corpus.linter import lint_corpus
-    from claims_pipeline.priors import build_prior
+    from claims_pipeline.priors import PriorRules, build_prior
     from claims_pipeline.report import write_reports
     from claims_pipeline.report.audit import build_audit
     from claims_pipeline.steps.audit.tables import tables_dir, write_tables
@@ -92,13 +93,14 @@ def plain_library(config: Path) -> dict:
     from claims_pipeline.store.cache import PageCache
 
     s = load_settings(config)
-    ex = extract_corpus(s)
-    lint_corpus(s)
+    corpus = corpus_source(s)
+    ex = extract_corpus(corpus)
+    lint_corpus(corpus, s.linter)
     urls = sorted({c.source_url for c in ex.claims})
     with PageCache.at(s.page_cache) as cache:
         got = refresh_pages(s.page_fetching, urls, cache=cache)
     pages = {u: got[normalize_url(u)] for u in urls if normalize_url(u) in got}
-    priors = {c.id: build_prior(c, pages.get(c.source_url), s) for c in ex.claims}
+    priors = {c.id: build_prior(c, pages.get(c.source_url), PriorRules.of(s.priors, s.fetch)) for c in ex.claims}
     audit = build_audit(ex.claims, pages, priors, run_at=datetime.now(UTC))
     write_tables(audit.to_tables(), tables_dir(s.home_dir))
     write_reports(audit, s.reports_dir / "plain")
@@ -177,9 +179,10 @@ def main() -> int:
         t = time.perf_counter()
         assert audit(load_settings(demo_cfg), quiet=True) == 0
         elapsed = time.perf_counter() - t
+        from claims_pipeline.config.corpus_source import corpus_source
         from claims_pipeline.corpus.extract import extract_corpus
 
-        demo = extract_corpus(load_settings(demo_cfg))
+        demo = extract_corpus(corpus_source(load_settings(demo_cfg)))
         print(f"demo audit ({len({c.scope for c in demo.claims})} scopes, {len(demo.claims)} claims, one run): {elapsed:.2f} s")
         # 2. one scope rematerialized
         t = time.perf_counter()

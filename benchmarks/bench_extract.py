@@ -40,6 +40,7 @@ if mode == "floor":
             n += sum(1 for _ in link_re.finditer(p.read_text(encoding="utf-8", errors="replace")))
     claims = n
 else:
+    from claims_pipeline.config.corpus_source import corpus_source
     from claims_pipeline.corpus.extract import extract_corpus
     from claims_pipeline.config.settings import settings_from_dict
     from claims_pipeline.config.settings import COUNTRIES_PRESET_DIRS, COUNTRIES_PRESET_RULES
@@ -49,7 +50,7 @@ else:
                                                   "scope_rules": COUNTRIES_PRESET_RULES, "primary_only": True}})
     t1 = time.perf_counter()
     import_s = t1 - t0
-    ex = extract_corpus(settings)
+    ex = extract_corpus(corpus_source(settings))
     claims, workers = len(ex.claims), ex.workers
     t0 = t1
 elapsed = time.perf_counter() - t0

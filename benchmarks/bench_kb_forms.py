@@ -20,7 +20,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from claims_pipeline.config.settings import Settings
+from claims_pipeline.config.corpus_source import CorpusSource, corpus_source
+from claims_pipeline.config.settings import ExtractionSettings, LinterSettings
 from claims_pipeline.corpus.extract import ExtractOptions, extract_text
 from claims_pipeline.corpus.linter import lint_text
 from claims_pipeline.corpus.reading import read_markdown
@@ -81,7 +82,8 @@ class Run:
 def extract(corpus: Path, *, include_secondary: bool) -> Run:
     """Every markdown file of the corpus, each read by the extractor (the corpus walk's layout rules are not
     what is measured here: each file is handed over with its corpus-relative name)."""
-    opts = ExtractOptions.from_settings(Settings(), include_secondary=include_secondary)
+    defaults = CorpusSource(corpus, ExtractionSettings())
+    opts = ExtractOptions.of(defaults.extraction, include_secondary=include_secondary)
     out = Extraction()
     lint: list[tuple[str, int, str]] = []
     definition_lines: set[tuple[str, int]] = set()
@@ -93,7 +95,7 @@ def extract(corpus: Path, *, include_secondary: bool) -> Run:
             continue
         out.files.append(rel)
         extract_text(text, scope=rel.split("/", 1)[0], rel=rel, opts=opts, out=out)
-        lint += [(rel, f.line, f.url) for f in lint_text(text, rel=rel, settings=Settings())]
+        lint += [(rel, f.line, f.url) for f in lint_text(text, rel=rel, corpus=defaults, linter=LinterSettings())]
         definition_lines |= {(rel, n) for n, line in enumerate(text.split("\n"), start=1) if _DEFINITION_LINE_RE.match(line)}
     return Run(out, lint, definition_lines)
 
@@ -105,7 +107,7 @@ def extract_as_configured(corpus: Path) -> Run:
     from claims_pipeline.corpus.extract import extract_corpus
 
     settings = settings_from_dict({"extraction": {"corpus_dir": str(corpus)}})
-    out = extract_corpus(settings)
+    out = extract_corpus(corpus_source(settings))
     definition_lines: set[tuple[str, int]] = set()
     for rel in out.files:
         text = (corpus / rel).read_text(encoding="utf-8")

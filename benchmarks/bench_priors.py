@@ -40,8 +40,9 @@ ARMS = ("serial, every gc pass", "serial", "pool of 2")
 def child(work: Path, arm: str) -> dict[str, Any]:
     from bench_scale import bench_settings
 
+    from claims_pipeline.config.corpus_source import corpus_source
     from claims_pipeline.corpus.extract import list_scopes
-    from claims_pipeline.priors import gc_passes, page_index
+    from claims_pipeline.priors import PriorRules, gc_passes, page_index
     from claims_pipeline.steps.corpus import claims_by_scope
     from claims_pipeline.steps.pages.fetched import refresh_scope_pages
     from claims_pipeline.steps.priors import priors_by_scope
@@ -50,24 +51,26 @@ def child(work: Path, arm: str) -> dict[str, Any]:
     home = work / f"priors-bench-home-{os.getpid()}"
     s = bench_settings(work, home)
     s = s.model_copy(update={"priors": s.priors.model_copy(update={"workers": 2 if arm == "pool of 2" else 1})})
+    rules = PriorRules.of(s.priors, s.fetch)
     if arm == "serial, every gc pass":
         gc_passes.fewer_gc_passes = contextlib.nullcontext  # type: ignore[assignment]
     page_index.INDEX_CACHE._size = 10**7  # the warm pass finds every page's index
     out: dict[str, Any] = {}
     try:
-        claims = claims_by_scope(s, sorted(list_scopes(s))).values
+        corpus = corpus_source(s)
+        claims = claims_by_scope(corpus, sorted(list_scopes(corpus))).values
         with PageCache.at(s.page_cache) as cache:
             pages = refresh_scope_pages(s.home_dir, claims, cache, lambda urls: cache.states(urls, with_text=False)).values
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             t, c = time.perf_counter(), time.process_time()
-            priors = priors_by_scope(s, claims, pages, cache)
+            priors = priors_by_scope(rules, claims, pages, cache)
             out["wall"], out["cpu"] = time.perf_counter() - t, time.process_time() - c
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             out["worker_cpu"] = max(0.0, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
             out["builds"] = page_index.INDEX_CACHE.builds
             if arm == "serial":
                 c = time.process_time()
-                priors_by_scope(s, claims, pages, cache)
+                priors_by_scope(rules, claims, pages, cache)
                 out["warm_cpu"] = time.process_time() - c
         out["claims"] = sum(len(v.rows) for v in priors.values.values())
         out["digest"] = hashlib.sha256(json.dumps({s: v.to_json() for s, v in priors.values.items()}).encode()).hexdigest()

@@ -48,7 +48,9 @@ def tables_home(work: Path, size: int) -> Path:
     prepare(synth, size)
     from datetime import UTC, datetime
 
+    from claims_pipeline.config.corpus_source import corpus_source
     from claims_pipeline.corpus.extract import list_scopes
+    from claims_pipeline.priors import PriorRules
     from claims_pipeline.steps.audit.of_scopes import audit_scopes
     from claims_pipeline.steps.corpus import claims_by_scope
     from claims_pipeline.steps.pages.fetched import refresh_scope_pages
@@ -57,12 +59,13 @@ def tables_home(work: Path, size: int) -> Path:
 
     t = time.perf_counter()
     s = bench_settings(synth, home)
-    scopes = sorted(list_scopes(s))
-    extracted = claims_by_scope(s, scopes)
-    with PageCache.from_settings(s) as cache:
-        pages = refresh_scope_pages(s, extracted.values, cache, lambda urls: cache.states(urls, with_text=False))
-        priors = priors_by_scope(s, extracted.values, pages.values, cache)
-        audit_scopes(s, extracted.values, pages.values, priors.values, cache, datetime.now(UTC), scopes)
+    corpus, rules = corpus_source(s), PriorRules.of(s.priors, s.fetch)
+    scopes = sorted(list_scopes(corpus))
+    extracted = claims_by_scope(corpus, scopes)
+    with PageCache.at(s.page_cache) as cache:
+        pages = refresh_scope_pages(s.home_dir, extracted.values, cache, lambda urls: cache.states(urls, with_text=False))
+        priors = priors_by_scope(rules, extracted.values, pages.values, cache)
+        audit_scopes(s.home_dir, rules, extracted.values, pages.values, priors.values, cache, datetime.now(UTC), scopes)
     (home / "tables-ready").write_text(str(home / "audit" / "tables") + "\n")
     print(f"  built the audit tables of {size} claims in {time.perf_counter() - t:.1f} s (untimed)", flush=True)
     return home

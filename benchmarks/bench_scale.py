@@ -69,6 +69,7 @@ def prepare(work: Path, claims: int) -> None:
         return
     from make_synthetic_corpus import generate
 
+    from claims_pipeline.config.corpus_source import corpus_source
     from claims_pipeline.corpus.extract import extract_corpus
     from claims_pipeline.steps.pages.refresh import refresh_pages
     from claims_pipeline.store.cache import PageCache
@@ -80,7 +81,7 @@ def prepare(work: Path, claims: int) -> None:
           f"{m['hosts']} hosts {m['url_kinds']} in {time.perf_counter() - t:.1f} s", flush=True)
     with FixtureWeb(work / "sites") as web:
         s = bench_settings(work, work / "home", f"127.0.0.1:{web.port}")
-        urls = sorted({c.source_url for c in extract_corpus(s).claims})
+        urls = sorted({c.source_url for c in extract_corpus(corpus_source(s)).claims})
         for epoch in (1, 2, 2):
             web.set_epoch(epoch)
             t = time.perf_counter()
@@ -94,8 +95,10 @@ def child(work: Path, home: Path) -> dict[str, Any]:
     """One timed audit in this process; returns the figures."""
     from datetime import UTC, datetime
 
+    from claims_pipeline.config.corpus_source import corpus_source
     from claims_pipeline.corpus.extract import list_scopes
     from claims_pipeline.defs.audit.ui import audit_metadata, report_metadata
+    from claims_pipeline.priors import PriorRules
     from claims_pipeline.steps.audit.of_scopes import audit_scopes
     from claims_pipeline.steps.audit.publish import publish_report
     from claims_pipeline.steps.corpus import claims_by_scope
@@ -117,15 +120,16 @@ def child(work: Path, home: Path) -> dict[str, Any]:
         rss[name] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         t, c = now, now_cpu
 
-    scopes = sorted(list_scopes(s))
-    extracted = claims_by_scope(s, scopes)
+    corpus, rules = corpus_source(s), PriorRules.of(s.priors, s.fetch)
+    scopes = sorted(list_scopes(corpus))
+    extracted = claims_by_scope(corpus, scopes)
     lap("extract")
     with PageCache.at(s.page_cache) as cache:
         pages = refresh_scope_pages(s.home_dir, extracted.values, cache, lambda urls: cache.states(urls, with_text=False))
         lap("pages")
-        priors = priors_by_scope(s, extracted.values, pages.values, cache)
+        priors = priors_by_scope(rules, extracted.values, pages.values, cache)
         lap("priors")
-        done = audit_scopes(s, extracted.values, pages.values, priors.values, cache, datetime.now(UTC), scopes)
+        done = audit_scopes(s.home_dir, rules, extracted.values, pages.values, priors.values, cache, datetime.now(UTC), scopes)
     ui_bytes = metadata_bytes(audit_metadata(done.audit, done.tables["priors"].parent))
     run_at, headline = done.audit.run_at, done.audit.headline
     del extracted, pages, priors, done  # the audit step's inputs and its audit: the report step holds none

@@ -29,10 +29,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from claims_pipeline.config.settings import Settings
+from claims_pipeline.config.settings import FetchSettings, PriorSettings
 from claims_pipeline.corpus.records import ClaimRecord, Value
 from claims_pipeline.corpus.values import extract_values
-from claims_pipeline.priors import TOKENS_ABSENT, build_prior
+from claims_pipeline.priors import TOKENS_ABSENT, PriorRules, build_prior
 from claims_pipeline.store.records import PageState
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -86,7 +86,7 @@ def original_needles(v: Value) -> list[str]:
     return original_date_needles(v.raw) if v.type in ("date", "year") else original_num_needles(v.raw)
 
 
-def original_prior(values: list[Value], text: str, settings: Settings) -> tuple[str, set[int]]:
+def original_prior(values: list[Value], text: str, rules: PriorRules) -> tuple[str, set[int]]:
     """(prior, indexes of values with no needle found) — case-insensitive substring search, no boundaries."""
     low = text.lower()
     found_any = strong_any = False
@@ -100,21 +100,21 @@ def original_prior(values: list[Value], text: str, settings: Settings) -> tuple[
         if not hit:
             missing.add(i)
     if not found_any:
-        if len(text.strip()) < settings.fetch.min_text_chars:
+        if len(text.strip()) < rules.min_text_chars:
             return "SOURCE_UNAVAILABLE", missing
         return TOKENS_ABSENT, missing
     return ("TOKENS_PRESENT" if strong_any else "WEAK_MATCH"), missing
 
 
 # ---- ours ------------------------------------------------------------------------------------------------------
-def our_prior(claim_text: str, values: list[Value], text: str, settings: Settings) -> tuple[str, set[int]]:
+def our_prior(claim_text: str, values: list[Value], text: str, rules: PriorRules) -> tuple[str, set[int]]:
     rec = ClaimRecord(
         id="wice:1:x", scope="wice", section="", line_no=1, claim_text=claim_text, values=tuple(values),
         source_url=URL, source_host="evidence.invalid", source_tier="primary-allowlist", inline_stamp=None,
         link_kind="markdown", last_verified=None, last_verified_origin="none",
     )
     page = PageState(URL, "OK", 200, "html", "", "", None, None, text, False, None, None, None)
-    p = build_prior(rec, page, settings)
+    p = build_prior(rec, page, rules)
     missing_raws = set(p.missing_tokens)
     return p.prior, {i for i, v in enumerate(values) if v.raw.strip() in missing_raws}
 
@@ -141,11 +141,11 @@ def token_spans(text: str, tokens: list[str]) -> list[tuple[int, int]]:
     return spans
 
 
-Prior = Callable[[str, list[Value], str, Settings], tuple[str, set[int]]]
+Prior = Callable[[str, list[Value], str, PriorRules], tuple[str, set[int]]]
 
 
 def run(data: Path) -> None:
-    settings = Settings()
+    rules = PriorRules.of(PriorSettings(), FetchSettings())
     claims = [json.loads(line) for line in (data / "claims_dev.jsonl").read_text(encoding="utf-8").splitlines() if line]
     subs = [json.loads(line) for line in (data / "non_supported_tokens_dev.jsonl").read_text(encoding="utf-8").splitlines() if line]
     impls: dict[str, Prior] = {
@@ -170,7 +170,7 @@ def run(data: Path) -> None:
         priors = Counter()
         false_missing_vals = total_vals = 0
         for c, vals in supported:
-            prior, missing = impl(c["claim"], vals, evidence_text(c), settings)
+            prior, missing = impl(c["claim"], vals, evidence_text(c), rules)
             priors[prior] += 1
             total_vals += len(vals)
             false_missing_vals += len(missing)
@@ -182,7 +182,7 @@ def run(data: Path) -> None:
                 continue
             spans = token_spans(s["claim"], s["claim_tokens"])
             ns = [sp for sp, flag in zip(spans, s["non_supported_spans"]) if flag and sp[0] >= 0]
-            _, missing = impl(s["claim"], vals, evidence_text(s), settings)
+            _, missing = impl(s["claim"], vals, evidence_text(s), rules)
             for i, v in enumerate(vals):
                 inside = any(a < v.end and v.pos < b for a, b in ns)
                 if inside:

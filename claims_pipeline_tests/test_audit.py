@@ -10,7 +10,6 @@ import pandas as pd
 import pytest
 
 from claims_pipeline.config.home import HomeLayout
-from claims_pipeline.config.settings import Settings
 from claims_pipeline.corpus.records import InlineStamp
 from claims_pipeline.priors import build_prior
 from claims_pipeline.report.audit import (
@@ -20,7 +19,7 @@ from claims_pipeline.report.audit import (
     headline_numbers,
     is_stale_changed,
 )
-from claims_pipeline_tests.report.factories import FILLER, claim, page, value
+from claims_pipeline_tests.report.factories import FILLER, claim, page, rules_of, value
 
 RUN_AT = datetime(2026, 7, 1, 9, 0, tzinfo=UTC)
 A = "https://www.impots.gouv.fr/dmto"
@@ -56,7 +55,7 @@ def scenario():
         ),
         C: page(C, None, status="DEAD", note="http 404"),
     }
-    priors = {c.id: build_prior(c, pages.get(c.source_url), Settings()) for c in claims}
+    priors = {c.id: build_prior(c, pages.get(c.source_url), rules_of()) for c in claims}
     return claims, pages, priors
 
 
@@ -106,7 +105,7 @@ def test_flagged_counts_distinct_scope_line_url() -> None:
     c2 = claim("Fee €1,111 and €2,222", [value("money", "€2,222")], url=A, line_no=5)
     c2 = type(c2)(**{**{f: getattr(c2, f) for f in c2.__slots__}, "id": c2.id + "-b"})
     pages = {A: page(A, FILLER * 3, content_changed=True, changed_at="2026-06-30T00:00:00+00:00")}
-    priors = {c.id: build_prior(c, pages[A], Settings()) for c in (c1, c2)}
+    priors = {c.id: build_prior(c, pages[A], rules_of()) for c in (c1, c2)}
     audit = build_audit([c1, c2], pages, priors, run_at=RUN_AT)
     assert audit.headline["tokens_absent"] == 2 and audit.headline["content_changed"] == 2
     assert audit.headline["flagged"] == 1
@@ -247,7 +246,6 @@ def test_a_failed_step_the_report_does_not_need_still_names_this_runs_report(cli
 
 
 def test_combine_scopes_reads_a_claim_again_on_the_newest_fetch_of_its_page() -> None:
-    from claims_pipeline.config.settings import Settings
     from claims_pipeline.report.audit import combine_scopes
     from claims_pipeline.store.recent_changes import ReportedChanges
 
@@ -258,18 +256,18 @@ def test_combine_scopes_reads_a_claim_again_on_the_newest_fetch_of_its_page() ->
     xa = claim("Levy 0.8 %", [value("pct", "0.8 %")], url=url, scope="xa", line_no=18)
     zz = claim("Levy 0.8 %", [value("pct", "0.8 %")], url=url, scope="zz", line_no=8)
     # the claims and priors as their assets store them (to_dict)
-    stored = {xa.id: build_prior(xa, old, Settings()).to_dict(), zz.id: build_prior(zz, new, Settings()).to_dict()}
+    stored = {xa.id: build_prior(xa, old, rules_of()).to_dict(), zz.id: build_prior(zz, new, rules_of()).to_dict()}
     ledger = ReportedChanges("1@x")
     pages, priors, reread = combine_scopes({"xa": [xa.to_dict()], "zz": [zz.to_dict()]},
-                                           {"xa": {url: old}, "zz": {url: new}}, {}, stored, Settings(), ledger, {})
+                                           {"xa": {url: old}, "zz": {url: new}}, {}, stored, rules_of(), ledger, {})
     assert pages[url].text_hash == new.text_hash and reread == 1
     assert (stored[xa.id]["prior"], priors[xa.id]["prior"]) == ("TOKENS_PRESENT", "TOKENS_ABSENT")
     assert priors[zz.id] is stored[zz.id]
     _, priors, reread = combine_scopes({"xa": [xa.to_dict()]}, {"xa": {url: failed}, "zz": {url: old}}, {}, {},
-                                       Settings(), ledger, {})
+                                       rules_of(), ledger, {})
     assert reread == 0 and priors == {}  # the failed fetch is the newest: nothing newer to read it on
     # the page cache's current state (a fetch no scope snapshot holds) wins over every snapshot
-    pages, priors, reread = combine_scopes({"xa": [xa.to_dict()]}, {"xa": {url: old}}, {url: new}, stored, Settings(),
+    pages, priors, reread = combine_scopes({"xa": [xa.to_dict()]}, {"xa": {url: old}}, {url: new}, stored, rules_of(),
                                            ledger, {})
     assert pages[url] is new and reread == 1 and priors[xa.id]["prior"] == "TOKENS_ABSENT"
 
@@ -340,12 +338,12 @@ def test_a_stale_claim_on_a_change_an_earlier_report_showed_carries_that_reports
                            diff="-4.5 %\n+5.5 %"), change_fetch_id=7)
     stale = claim("Rate 4.5 %", [value("pct", "4.5 %")], url=B, line_no=20, last_verified="2026-05-01")
     fresh = claim("Rate 5.5 %", [value("pct", "5.5 %")], url=B, line_no=21, last_verified="2026-06-20")
-    prior_of = {c.id: build_prior(c, changed, Settings()).to_dict() for c in (stale, fresh)}
+    prior_of = {c.id: build_prior(c, changed, rules_of()).to_dict() for c in (stale, fresh)}
     claims = [stale.to_dict(), fresh.to_dict()]
 
     def audit_with(ledger: ReportedChanges) -> Audit:
         pages, priors, _ = combine_scopes({"fr": claims}, {"fr": {B: changed}}, {B: changed}, prior_of,
-                                          Settings(), ledger, {B: B})
+                                          rules_of(), ledger, {B: B})
         return build_audit_of_values(claims, pages, priors, run_at=RUN_AT)
 
     audit = audit_with(ReportedChanges("1@x", {B: (7, shown_on)}))

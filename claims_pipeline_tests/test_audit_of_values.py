@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from claims_pipeline.config.settings import Settings
 from claims_pipeline.priors import build_prior
 from claims_pipeline.report.audit import build_audit, build_audit_of_values
 from claims_pipeline.report.write import write_reports
@@ -17,7 +16,7 @@ from claims_pipeline.steps.audit.tables import load_audit, write_tables
 from claims_pipeline.steps.corpus import ScopeClaims
 from claims_pipeline.steps.pages.fetched import ScopePages, page_to_json
 from claims_pipeline.steps.priors import ScopePriors
-from claims_pipeline_tests.report.factories import FILLER, claim, value
+from claims_pipeline_tests.report.factories import FILLER, claim, rules_of, value
 from claims_pipeline_tests.store.helpers import day, make_cache, ok
 from claims_pipeline_tests.test_audit import scenario
 
@@ -64,11 +63,11 @@ def test_audit_scopes_reads_a_claim_again_on_the_cache_state_and_measures_every_
             cache.record(ok(levy, new_text), now=day(n))
         c_levy = claim("Levy 0.8 %", [value("pct", "0.8 %")], url=levy, scope="xa", line_no=3)
         c_fee = claim("Fee 5 %", [value("pct", "5 %")], url=fee, scope="xa", line_no=4)
-        stored_priors = {"xa": ScopePriors([{"id": c.id, **build_prior(c, snapshot[c.source_url], Settings()).to_dict()}
+        stored_priors = {"xa": ScopePriors([{"id": c.id, **build_prior(c, snapshot[c.source_url], rules_of()).to_dict()}
                                             for c in (c_levy, c_fee)])}
         before = json.dumps(stored_priors["xa"].to_json())
         stored_pages = ScopePages.from_json({u: page_to_json(p) for u, p in snapshot.items()})  # as the IO manager reads
-        done = audit_scopes(Settings(home=tmp_path / "home"), {"xa": ScopeClaims([c_levy.to_dict(), c_fee.to_dict()], [])},
+        done = audit_scopes(tmp_path / "home", rules_of(), {"xa": ScopeClaims([c_levy.to_dict(), c_fee.to_dict()], [])},
                             {"xa": stored_pages}, stored_priors, cache, RUN_AT, ["xa", "xb"])
     finally:
         cache.close()

@@ -15,12 +15,12 @@ import pytest
 import yaml
 
 from claims_pipeline.config.home import HomeLayout
-from claims_pipeline.config.settings import settings_from_dict
+from claims_pipeline.config.settings import LinterSettings
 from claims_pipeline.corpus.extract import extract_corpus, list_scopes
 from claims_pipeline.corpus.linter import lint_corpus
 from claims_pipeline.corpus.reading import read_markdown
 from claims_pipeline.corpus.scopes import walk_corpus
-from claims_pipeline_tests.corpus.conftest import COUNTRIES_LAYOUT
+from claims_pipeline_tests.corpus.conftest import COUNTRIES_LAYOUT, make_corpus
 
 from .hostile import GOOD, HOSTILE_NAME, assert_no_raw_controls, cli_env, run_cli
 
@@ -111,13 +111,13 @@ def test_a_sparse_2_gb_file_is_skipped_unread(corpus_root, tmp_path):
 
 def test_the_size_cap_is_configurable(corpus_root, tmp_path):
     (corpus_root / "countries/xb/long.md").write_text(GOOD + "padding line\n" * 300, encoding="utf-8")  # ~4 KB
-    settings = settings_from_dict({"extraction": {**COUNTRIES_LAYOUT, "corpus_dir": str(corpus_root), "max_file_bytes": 2048}})
-    ex = extract_corpus(settings)
+    corpus = make_corpus(corpus_root, max_file_bytes=2048)
+    ex = extract_corpus(corpus)
     assert [str(w) for w in ex.warnings] == [
         f"countries/xb/long.md: file of {(corpus_root / 'countries/xb/long.md').stat().st_size:,} bytes, over "
         "extraction.max_file_bytes (2,048); skipped unread"]
     assert sorted({c.scope for c in ex.claims}) == ["shared/ok", "xa"]
-    roomy = settings_from_dict({"extraction": {**COUNTRIES_LAYOUT, "corpus_dir": str(corpus_root), "max_file_bytes": 8192}})
+    roomy = make_corpus(corpus_root, max_file_bytes=8192)
     assert "xb" in {c.scope for c in extract_corpus(roomy).claims}
 
 
@@ -166,9 +166,9 @@ def test_a_link_to_a_file_outside_the_corpus_is_skipped_unless_allowed(corpus_ro
         assert run.returncode == 0 and f"warning: countries/xb/notes.md: {OUTSIDE}" in run.err_lines, run.stderr
         assert "secret.gov.xx" not in run.stdout
     assert json.loads(runs["extract"].stdout)["top_scopes"] == {"xa": 2, "xb": 2, "shared/ok": 2}
-    allowed = settings_from_dict({"extraction": {**COUNTRIES_LAYOUT, "corpus_dir": str(corpus_root), "follow_links_out_of_corpus": True}})
+    allowed = make_corpus(corpus_root, follow_links_out_of_corpus=True)
     assert "https://secret.gov.xx/" in {c.source_url for c in extract_corpus(allowed).claims}
-    assert [f.url for f in lint_corpus(allowed) if f.scope == "xb"].count("https://secret.gov.xx/") == 1
+    assert [f.url for f in lint_corpus(allowed, LinterSettings()) if f.scope == "xb"].count("https://secret.gov.xx/") == 1
 
 
 def test_a_scope_folder_that_is_a_link_out_of_the_corpus_is_skipped_too(corpus_root, tmp_path):
@@ -177,7 +177,7 @@ def test_a_scope_folder_that_is_a_link_out_of_the_corpus_is_skipped_too(corpus_r
     (elsewhere / "zz" / "playbook.md").write_text(GOOD, encoding="utf-8")
     shutil.rmtree(corpus_root / "shared")
     (corpus_root / "shared").symlink_to(elsewhere)
-    walk = walk_corpus(settings_from_dict({"extraction": {**COUNTRIES_LAYOUT, "corpus_dir": str(corpus_root)}}))
+    walk = walk_corpus(make_corpus(corpus_root))
     assert [f.rel for f in walk.files] == ["countries/xa/playbook.md"]
     assert [(scope, str(w)) for scope, w in walk.skipped] == [("shared/zz/playbook", f"shared/zz/playbook.md: {OUTSIDE}")]
 
@@ -193,18 +193,18 @@ def test_every_walker_sees_the_same_files(corpus_root, tmp_path):
     with open(xb / "huge.md", "wb") as fh:
         fh.truncate(30_000_000)
     (xb / "fine.md").write_text(GOOD, encoding="utf-8")
-    settings = settings_from_dict({"extraction": {**COUNTRIES_LAYOUT, "corpus_dir": str(corpus_root)}})
-    listed = sorted(p.relative_to(corpus_root).as_posix() for ps in list_scopes(settings).values() for p in ps)
+    corpus = make_corpus(corpus_root)
+    listed = sorted(p.relative_to(corpus_root).as_posix() for ps in list_scopes(corpus).values() for p in ps)
     assert listed == ["countries/xa/playbook.md", "countries/xb/fine.md", "shared/ok.md"]
-    ex = extract_corpus(settings)
+    ex = extract_corpus(corpus)
     assert sorted(ex.files) == listed
     skipped: list = []
-    assert sorted({f.file for f in lint_corpus(settings, skipped=skipped)}) == listed
+    assert sorted({f.file for f in lint_corpus(corpus, LinterSettings(), skipped=skipped)}) == listed
     expected = {"countries/xb/dangling.md", "countries/xb/fifo.md", "countries/xb/huge.md", "countries/xb/out.md",
                 "countries/xb/zero.md"}
     assert {w.file for w in skipped} == expected and {w.file for w in ex.warnings} == expected
     # a scope filter keeps the other scopes' skipped files out of its warnings
-    assert extract_corpus(settings, scopes=["xa"]).warnings == []
+    assert extract_corpus(corpus, scopes=["xa"]).warnings == []
 
 
 def test_hostile_file_names_are_escaped_wherever_they_are_printed(corpus_root, tmp_path):
@@ -248,7 +248,7 @@ def test_an_audit_of_a_hostile_corpus_reports_every_good_scope(tmp_path):
 
     corpus = tmp_path / "corpus"
     shutil.copytree(DEMO_CORPUS_DIR, corpus)
-    good_scopes = set(list_scopes(settings_from_dict({"extraction": {**COUNTRIES_LAYOUT, "corpus_dir": str(corpus)}})))
+    good_scopes = set(list_scopes(make_corpus(corpus)))
     os.mkfifo(corpus / "countries/xb/fifo.md")
     (corpus / "countries/xa/zero.md").symlink_to("/dev/zero")
     with open(corpus / "countries/xa/huge.md", "wb") as fh:
@@ -288,7 +288,7 @@ def test_the_corpus_hashes_take_every_file_the_walker_yields(corpus_root, tmp_pa
     outside = tmp_path / "private.md"
     outside.write_text(GOOD, encoding="utf-8")
     (corpus_root / "countries/xb/private.md").symlink_to(outside)
-    allowed = settings_from_dict({"extraction": {**COUNTRIES_LAYOUT, "corpus_dir": str(corpus_root), "follow_links_out_of_corpus": True}})
+    allowed = make_corpus(corpus_root, follow_links_out_of_corpus=True)
     files = list_scopes(allowed)["xb"]
     fifo = corpus_root / "countries/xb/late.md"
     os.mkfifo(fifo)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from claims_pipeline.config.settings import Settings, settings_from_dict
+from claims_pipeline.config.settings import settings_from_dict
 from claims_pipeline.priors import (
     PDF_NO_TEXT,
     SOURCE_BINARY,
@@ -13,18 +13,19 @@ from claims_pipeline.priors import (
     TOKENS_PRESENT,
     WEAK_MATCH,
     Prior,
+    PriorRules,
     build_prior,
 )
 from claims_pipeline.priors.page_index import INDEX_CACHE
-from claims_pipeline_tests.report.factories import FILLER, claim, page, value
+from claims_pipeline_tests.report.factories import FILLER, claim, page, rules_of, value
 
-S = Settings()
+S = rules_of()
 URL = "https://www.impots.gouv.fr/dmto"
 
 
-def prior_of(claim_text: str, values, page_text: str, *, url: str = URL, settings: Settings = S) -> Prior:
+def prior_of(claim_text: str, values, page_text: str, *, url: str = URL, rules: PriorRules = S) -> Prior:
     c = claim(claim_text, values, url=url)
-    return build_prior(c, page(url, page_text), settings)
+    return build_prior(c, page(url, page_text), rules)
 
 
 # ---- numbers compared as numbers, in local formats ---------------------------------------------------------
@@ -264,8 +265,8 @@ def test_best_hit_is_the_one_near_the_context_words_and_excerpt_is_centred() -> 
     far = "Archive table: 6.32 % was the 1998 interest figure for savings accounts. " + FILLER * 6
     near = "The DMTO département rate is now 6.32 % for every sale. "
     text = far + near + FILLER * 6
-    settings = settings_from_dict({"priors": {"excerpt_window_chars": 120}})
-    p = prior_of("DMTO: 6.32 % default (département + commune)", [value("pct", "6.32 %")], text, settings=settings)
+    rules = rules_of(settings_from_dict({"priors": {"excerpt_window_chars": 120}}))
+    p = prior_of("DMTO: 6.32 % default (département + commune)", [value("pct", "6.32 %")], text, rules=rules)
     hit = p.hits[0]
     assert hit.position == len(far) + near.index("6.32")
     assert {"dmto", "département"} <= set(hit.near_words)
@@ -279,8 +280,8 @@ def test_best_hit_is_the_one_near_the_context_words_and_excerpt_is_centred() -> 
 
 def test_excerpt_count_is_capped_and_each_hit_points_into_its_excerpt() -> None:
     parts = [f"Section {i}: the rate is {v} % in that zone. " + FILLER * 4 for i, v in enumerate(["1.1", "2.2", "3.3"])]
-    settings = settings_from_dict({"priors": {"excerpt_window_chars": 80, "max_excerpts_per_claim": 2}})
-    p = prior_of("rates 1.1 %, 2.2 % and 3.3 %", [value("pct", f"{v} %") for v in ("1.1", "2.2", "3.3")], "".join(parts), settings=settings)
+    rules = rules_of(settings_from_dict({"priors": {"excerpt_window_chars": 80, "max_excerpts_per_claim": 2}}))
+    p = prior_of("rates 1.1 %, 2.2 % and 3.3 %", [value("pct", f"{v} %") for v in ("1.1", "2.2", "3.3")], "".join(parts), rules=rules)
     assert p.prior == TOKENS_PRESENT
     assert len(p.excerpts) == 2
     placed = [h for h in p.hits if h.excerpt_index is not None]

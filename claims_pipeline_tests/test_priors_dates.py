@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from claims_pipeline.config.settings import Settings
 from claims_pipeline.priors import TOKENS_ABSENT, TOKENS_PRESENT, build_prior
 from claims_pipeline.priors.dates import tokenize_dates
-from claims_pipeline_tests.report.factories import FILLER, claim, page, value
+from claims_pipeline_tests.report.factories import FILLER, claim, page, rules_of, value
 
-S = Settings()
+S = rules_of()
 URL = "https://www.example.gov/notice"
 
 

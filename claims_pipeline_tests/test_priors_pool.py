@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from claims_pipeline.config.corpus_source import corpus_source
 from claims_pipeline.config.settings import load_settings
 from claims_pipeline.corpus.extract import list_scopes
+from claims_pipeline.priors import PriorRules
 from claims_pipeline.priors.pool import map_scopes, pool_size
 from claims_pipeline.steps.corpus import claims_by_scope
 from claims_pipeline.steps.pages.fetched import ScopePages
@@ -26,7 +28,8 @@ def test_pool_gives_the_serial_priors_in_scope_order(tmp_path: Path, caplog: pyt
     generator().generate(out, claims=400, files=40, urls=100, hosts=20, scopes=12)
     base = load_settings(out / "synthetic.yaml")
     base = base.model_copy(update={"home": tmp_path / "home"})
-    claims = claims_by_scope(base, sorted(list_scopes(base))).values
+    corpus = corpus_source(base)
+    claims = claims_by_scope(corpus, sorted(list_scopes(corpus))).values
     with PageCache.at(base.page_cache) as cache:
         fetched: dict[str, dict[str, PageState]] = {}
         for scope, v in claims.items():
@@ -39,8 +42,8 @@ def test_pool_gives_the_serial_priors_in_scope_order(tmp_path: Path, caplog: pyt
                 fetched.setdefault(scope, {})[url] = replace(state, text=None)  # as stored: the text in the blobs
         results = {}
         for workers in (1, 2):
-            settings = base.model_copy(update={"priors": base.priors.model_copy(update={"workers": workers})})
-            results[workers] = priors_by_scope(settings, claims, {s: ScopePages(p) for s, p in fetched.items()}, cache)
+            rules = PriorRules.of(base.priors.model_copy(update={"workers": workers}), base.fetch)
+            results[workers] = priors_by_scope(rules, claims, {s: ScopePages(p) for s, p in fetched.items()}, cache)
     assert "priors pool" not in caplog.text  # the pool ran: it did not fall back to the serial loop
     serial, pooled = results[1], results[2]
     assert list(serial.values) == list(pooled.values) == list(claims)

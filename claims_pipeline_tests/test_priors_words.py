@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from claims_pipeline.config.settings import Settings
 from claims_pipeline.corpus.values import extract_values
 from claims_pipeline.priors import TOKENS_ABSENT, TOKENS_PRESENT, build_prior
-from claims_pipeline_tests.report.factories import FILLER, claim, page
+from claims_pipeline_tests.report.factories import FILLER, claim, page, rules_of
 
-S = Settings()
+S = rules_of()
 URL = "https://www.numerique.gouv.fr/fonds"
 
 

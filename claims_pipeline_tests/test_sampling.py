@@ -7,11 +7,11 @@ import json
 import random
 from datetime import UTC, datetime
 
-from claims_pipeline.config.settings import SamplingWeights, Settings
+from claims_pipeline.config.settings import SamplingWeights
 from claims_pipeline.corpus.records import InlineStamp
 from claims_pipeline.priors import build_prior
 from claims_pipeline.steps.worklist.sampling import build_worklist, select_sample, selection_score
-from claims_pipeline_tests.report.factories import FILLER, claim, page, value
+from claims_pipeline_tests.report.factories import FILLER, claim, page, rules_of, value
 
 NOW = datetime(2026, 7, 1, tzinfo=UTC)
 W = SamplingWeights(official_source=0, secondary_source=0)  # the terms below, without the source tier's
@@ -80,7 +80,7 @@ def test_worklist_schema_and_added_fields() -> None:
             diff="\n".join(f"-old {i}\n+new {i}" for i in range(20)),
         )
     }
-    priors = {c.id: build_prior(c, pages.get(c.source_url), Settings()) for c in (c1, c2, c3)}
+    priors = {c.id: build_prior(c, pages.get(c.source_url), rules_of()) for c in (c1, c2, c3)}
     wl = build_worklist([c1, c2, c3], pages, priors, generated_at=NOW)
     json.dumps(wl)  # serialisable
     assert wl["version"] == 1 and wl["generated_at"].startswith("2026-07-01")
@@ -110,7 +110,7 @@ def test_worklist_file_escapes_terminal_and_bidi_controls_from_pages() -> None:
     c = claim("DMTO 6.32 %", [value("pct", "6.32 %")], url=url, line_no=3)
     text = FILLER + "Le taux est de 6,32 % \x1b]0;PWNED\x07 \u202egnp.exe. " + FILLER
     pages = {url: page(url, text)}
-    wl = build_worklist([c], pages, {c.id: build_prior(c, pages[url], Settings())}, generated_at=NOW)
+    wl = build_worklist([c], pages, {c.id: build_prior(c, pages[url], rules_of())}, generated_at=NOW)
     out = worklist_json(wl)
     assert "\x1b" not in out and "\u202e" not in out and "\x07" not in out
     assert "\\u001b]0;PWNED\\u0007" in out and "\\u202e" in out

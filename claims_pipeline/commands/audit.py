@@ -39,16 +39,16 @@ def audit(settings: Settings, *, scope: str | None = None, clock: str = "", fixt
     """Exit code 0 (done), 1 (a run or a blocking check failed). Raises InputError (exit 2 in cli.main) for a
     missing corpus directory, a corpus without markdown files or a --scope that matches nothing. trigger and
     name tag the runs (`demo` and its step for the demo's). The runs take `settings` as they are."""
-    from claims_pipeline.commands.inputs import InputError, check_corpus_dir, chosen_scopes, corpus_origin
+    from claims_pipeline.commands.inputs import InputError, checked_corpus, chosen_scopes, corpus_origin
     from claims_pipeline.corpus.scopes import nothing_read_message, walk_corpus
     from claims_pipeline.orchestration.instance import open_instance
     from claims_pipeline.orchestration.runner import resources_for, run_audit, run_failures
     from claims_pipeline.steps.pages.progress import FetchProgressDisplay, installed, no_progress
 
-    check_corpus_dir(settings, corpus_origin(settings.source_file))
-    walk = walk_corpus(settings)
+    corpus = checked_corpus(settings, corpus_origin(settings.source_file))
+    walk = walk_corpus(corpus)
     if not walk.files:
-        raise InputError(nothing_read_message(settings, walk))
+        raise InputError(nothing_read_message(corpus, walk))
     all_scopes = list(walk.scopes)
     chosen = chosen_scopes(all_scopes, scope)
     instance = open_instance(settings.home_dir)
@@ -85,7 +85,7 @@ def audit(settings: Settings, *, scope: str | None = None, clock: str = "", fixt
         if fresh and summary and summary["headline"].get("total") == 0:
             from claims_pipeline.corpus.explain import no_claim_message
 
-            print(terminal_escaped(f"claims-pipeline: {no_claim_message(settings, len(walk.files))}"), file=sys.stderr)
+            print(terminal_escaped(f"claims-pipeline: {no_claim_message(corpus, len(walk.files))}"), file=sys.stderr)
     for f in failures:
         print(f"claims-pipeline: {f}", file=sys.stderr)
     said = notification_line(results, settings, failures, ok)

@@ -67,7 +67,9 @@ def demo_verdicts(settings: Settings) -> int:
 
     print("[demo] verdicts — the scripted demo judge (the project's figure readers, not a model), every answer checked by code",
           file=sys.stderr)
-    scopes = list(list_scopes(settings))
+    from claims_pipeline.config.corpus_source import corpus_source
+
+    scopes = list(list_scopes(corpus_source(settings)))
     code = verify(settings, scopes, None, quiet=True, trigger="demo", name="demo verify")
     latest = latest_summary(settings.reports_dir)
     verdicts = Path(latest["dir"]) / "verdicts.json" if latest else None

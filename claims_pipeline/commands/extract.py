@@ -10,12 +10,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from claims_pipeline.commands import options
-from claims_pipeline.commands.inputs import check_corpus_dir, chosen_scopes, corpus_origin
+from claims_pipeline.commands.inputs import checked_corpus, chosen_scopes, corpus_origin
 from claims_pipeline.common.text_safety import terminal_escaped
 
 OPTIONS = [options.CORPUS, options.SCOPE, options.SECTION, options.INCLUDE_SECONDARY, options.JSON]
 
 if TYPE_CHECKING:
+    from claims_pipeline.config.corpus_source import CorpusSource
     from claims_pipeline.config.settings import Settings
 
 
@@ -23,44 +24,44 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, metavar="FILE", help="write every claim record to this JSON file")
 
 
-def settings_for(args: argparse.Namespace, settings: Settings) -> Settings:
-    """The command's settings with --corpus applied. Raises InputError when the corpus directory is missing."""
+def corpus_for(args: argparse.Namespace, settings: Settings) -> CorpusSource:
+    """The corpus the command reads: --corpus DIR by the configured rules, else the configured one. Raises
+    InputError when the corpus directory is missing."""
     if args.corpus:
         ex = settings.extraction.model_copy(update={"corpus_dir": Path(args.corpus).expanduser().resolve()})
         settings = settings.model_copy(update={"extraction": ex})
-    check_corpus_dir(settings, corpus_origin(settings.source_file, override=bool(args.corpus)))
-    return settings
+    return checked_corpus(settings, corpus_origin(settings.source_file, override=bool(args.corpus)))
 
 
-def scopes_for(settings, name: str | None) -> list[str] | None:
+def scopes_for(corpus: CorpusSource, name: str | None) -> list[str] | None:
     """The scopes --scope selects (None: every scope). Raises InputError when no file is read (saying why) or
     when no scope matches."""
     from claims_pipeline.commands.inputs import InputError
     from claims_pipeline.corpus.scopes import nothing_read_message, walk_corpus
 
-    walk = walk_corpus(settings)
+    walk = walk_corpus(corpus)
     if not walk.files:
         for _scope, warning in walk.skipped:  # the files it could not read, named before the one-line reason
             print(f"warning: {warning}", file=sys.stderr)
-        raise InputError(nothing_read_message(settings, walk))
+        raise InputError(nothing_read_message(corpus, walk))
     return chosen_scopes(list(walk.scopes), name)
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from claims_pipeline.corpus.extract import extract_corpus, extraction_stats
 
-    settings = settings_for(args, settings)
-    scopes = scopes_for(settings, args.scope)
-    extraction = extract_corpus(settings, scopes=scopes, section=args.section, include_secondary=args.include_secondary)
+    corpus = corpus_for(args, settings)
+    scopes = scopes_for(corpus, args.scope)
+    extraction = extract_corpus(corpus, scopes=scopes, section=args.section, include_secondary=args.include_secondary)
     for warning in extraction.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    official_only = settings.extraction.primary_only and not args.include_secondary
+    official_only = corpus.extraction.primary_only and not args.include_secondary
     mode = "official sources only" if official_only else "every source"
     print(f"[extract] {len(extraction.claims)} claim↔citation pairs ({mode}) from {len(extraction.files)} files", file=sys.stderr)
     if not extraction.claims:
         from claims_pipeline.corpus.explain import no_claim_message
 
-        print(terminal_escaped(no_claim_message(settings, len(extraction.files), scopes=scopes,
+        print(terminal_escaped(no_claim_message(corpus, len(extraction.files), scopes=scopes,
                                                 include_secondary=args.include_secondary)), file=sys.stderr)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

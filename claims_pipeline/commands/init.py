@@ -11,9 +11,13 @@ import shlex
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from claims_pipeline.common.text_safety import terminal_escaped
+
+if TYPE_CHECKING:
+    from claims_pipeline.config.corpus_source import CorpusSource
+    from claims_pipeline.corpus.scopes import CorpusWalk
 
 HEADER = """\
 # claims_pipeline configuration, written by `claims-pipeline init` for {root}.
@@ -39,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
     import yaml
 
     from claims_pipeline.commands.inputs import InputError
+    from claims_pipeline.config.corpus_source import corpus_source
     from claims_pipeline.config.settings import DEFAULT_CONFIG_RELPATH, find_config_file, settings_from_dict
     from claims_pipeline.corpus.scopes import nothing_read_message, walk_corpus
 
@@ -57,14 +62,15 @@ def run(args: argparse.Namespace) -> int:
         set_dotted(data, item)
     # validated before anything is written (on a copy: validation makes the relative corpus_dir absolute)
     settings = settings_from_dict(copy.deepcopy(data), source=target, base_dir=target.parent)
-    walk = walk_corpus(settings)
+    corpus = corpus_source(settings)
+    walk = walk_corpus(corpus)
     if not walk.files:
-        raise InputError(nothing_read_message(settings, walk))
+        raise InputError(nothing_read_message(corpus, walk))
     text = HEADER.format(root=root, layout=described) + "\n" + yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(text, encoding="utf-8")
     print(terminal_escaped(f"wrote {target}"))
-    for line in summary_lines(settings, walk, described):
+    for line in summary_lines(corpus, walk, described):
         print(terminal_escaped(line))
     found = find_config_file(None)
     chosen = found is not None and found.resolve() == target.resolve()
@@ -119,25 +125,25 @@ def choose_layout(root: Path) -> tuple[dict[str, Any], str]:
     return {"scope_depth": depth}, words
 
 
-def summary_lines(settings: Any, walk: Any, described: str) -> list[str]:
+def summary_lines(corpus: CorpusSource, walk: CorpusWalk, described: str) -> list[str]:
     from claims_pipeline.corpus.explain import no_claim_message
     from claims_pipeline.corpus.extract import extract_corpus
 
     left = sum(walk.left_out.values()) + sum(1 for scope, _ in walk.skipped if scope is not None)
-    out = [f"  corpus: {settings.corpus_dir}: {len(walk.files)} markdown file{'s' * (len(walk.files) != 1)} read"
+    out = [f"  corpus: {corpus.root}: {len(walk.files)} markdown file{'s' * (len(walk.files) != 1)} read"
            + (f" ({left} left out)" if left else "")]
     files_of = Counter(f.scope for f in walk.files)
     shown = ", ".join(f"{s} ({n} file{'s' * (n != 1)})" for s, n in files_of.most_common(8))
     more = f", … {len(files_of) - 8} more" if len(files_of) > 8 else ""
     out.append(f"  scopes: {len(files_of)}, {described}: {shown}{more}")
-    extraction = extract_corpus(settings)
+    extraction = extract_corpus(corpus)
     tiers = Counter(c.source_tier for c in extraction.claims)
     official = tiers["primary-gov"] + tiers["primary-allowlist"]
     out.append(f"  claims: {len(extraction.claims)} by source tier: official {official} (government name "
                f"{tiers['primary-gov']}, listed {tiers['primary-allowlist']}), secondary {tiers['secondary']}, "
                f"own pages {tiers['own']}")
     if not extraction.claims:
-        out.append("  " + no_claim_message(settings, len(extraction.files)))
+        out.append("  " + no_claim_message(corpus, len(extraction.files)))
     for w in walk.skipped:
         out.append(f"  warning: {w[1]}")
     return out

@@ -4,10 +4,10 @@ InputError as one line (no traceback) and exits 2. Never imports Dagster (extrac
 
 from __future__ import annotations
 
-from typing import Any
-
+from claims_pipeline.config.corpus_source import CorpusSource, corpus_source
 from claims_pipeline.config.settings import (
     CorpusNotSet,
+    Settings,
     corpus_origin,  # noqa: F401  (the commands import it from here)
 )
 from claims_pipeline.corpus.scopes import no_scope_message
@@ -17,20 +17,15 @@ class InputError(Exception):
     """A missing corpus directory or a --scope that matches nothing; the message names the value and its origin."""
 
 
-def corpus_missing_message(settings: Any, origin: str) -> str | None:
-    """The error for a corpus directory that does not exist (None when it does)."""
-    if settings.corpus_dir.is_dir():
-        return None
-    return f"corpus directory not found: {settings.corpus_dir} ({origin})"
-
-
-def check_corpus_dir(settings: Any, origin: str) -> None:
+def checked_corpus(settings: Settings, origin: str) -> CorpusSource:
+    """The corpus the command reads, its folder known to exist; origin says where the folder was named."""
     try:
-        message = corpus_missing_message(settings, origin)
+        corpus = corpus_source(settings)
     except CorpusNotSet as exc:  # no corpus configured outside the demo: how to set one, in one line
         raise InputError(str(exc)) from None
-    if message:
-        raise InputError(message)
+    if not corpus.root.is_dir():
+        raise InputError(f"corpus directory not found: {corpus.root} ({origin})")
+    return corpus
 
 
 def chosen_scopes(all_scopes: list[str], name: str | None) -> list[str] | None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from claims_pipeline.commands import options
-from claims_pipeline.commands.extract import scopes_for, settings_for
+from claims_pipeline.commands.extract import corpus_for, scopes_for
 from claims_pipeline.common.text_safety import terminal_escaped
 
 OPTIONS = [options.CORPUS, options.SCOPE, options.JSON]
@@ -27,19 +27,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from claims_pipeline.corpus.linter import corpus_files, lint_corpus
 
-    settings = settings_for(args, settings)
+    corpus = corpus_for(args, settings)
     skipped: list = []
-    scopes = scopes_for(settings, args.scope)
+    scopes = scopes_for(corpus, args.scope)
     only = None
     if args.files:
         given = [Path(f) for f in args.files]
-        linted = corpus_files(settings)
+        linted = corpus_files(corpus)
         for path in given:
             if path.resolve() not in linted:
-                print(terminal_escaped(f"note: {path} is not a file of the corpus ({settings.corpus_dir}): not linted"),
+                print(terminal_escaped(f"note: {path} is not a file of the corpus ({corpus.root}): not linted"),
                       file=sys.stderr)
         only = [p for p in given if p.resolve() in linted]
-    findings = lint_corpus(settings, scopes, skipped, only=only)
+    findings = lint_corpus(corpus, settings.linter, scopes, skipped, only=only)
     for warning in skipped:  # files not linted (a FIFO, a link leaving the corpus, over the size cap, binary)
         print(f"warning: {warning}", file=sys.stderr)
     output = options.Result(args.json)
@@ -48,9 +48,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         from claims_pipeline.corpus.explain import no_claim_message
         from claims_pipeline.corpus.extract import extract_corpus
 
-        extraction = extract_corpus(settings, scopes=scopes)
+        extraction = extract_corpus(corpus, scopes=scopes)
         if not extraction.claims:  # nothing to lint is no clean bill: say why
-            message = no_claim_message(settings, len(extraction.files), scopes=scopes)
+            message = no_claim_message(corpus, len(extraction.files), scopes=scopes)
             if args.json:  # the document's empty findings would read as a clean bill: the reason on stderr
                 print(terminal_escaped(message), file=sys.stderr)
             output.line(message)

@@ -29,23 +29,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    from claims_pipeline.commands.inputs import InputError, check_clock, check_corpus_dir, chosen_scopes, corpus_origin
+    from claims_pipeline.commands.inputs import InputError, check_clock, checked_corpus, chosen_scopes, corpus_origin
     from claims_pipeline.corpus.scopes import list_scopes
 
     if args.max_claims < 0:
         raise InputError("--max-claims must be ≥ 0")
     check_clock(args.now)
-    check_corpus_dir(settings, corpus_origin(settings.source_file))
-    all_scopes = list(list_scopes(settings))
+    corpus = checked_corpus(settings, corpus_origin(settings.source_file))
+    all_scopes = list(list_scopes(corpus))
     scopes = chosen_scopes(all_scopes, args.scope) or all_scopes
     now = _now(args.now)
     scripted = demo_judge_replaces(settings)
     if scripted:
         print(SCRIPTED_NOTICE, file=sys.stderr)
     if args.dry_run:
-        from claims_pipeline.steps.verdicts import dry_run
+        from claims_pipeline.steps.verdicts import VerdictSources, dry_run
+        from claims_pipeline.store.cache import PageCache
 
-        plan = dry_run(settings, scopes, now, max_claims=args.max_claims, scripted=scripted)
+        sources = VerdictSources(settings.home_dir, corpus, settings.sampling)
+        with PageCache.at(settings.page_cache) as page_cache:
+            plan = dry_run(sources, settings.judge, page_cache, scopes, now, max_claims=args.max_claims,
+                           scripted=scripted)
         output = options.Result(args.json)
         output.document(plan)
         output.line(

@@ -26,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    from claims_pipeline.commands.inputs import InputError, check_clock, check_corpus_dir, chosen_scopes, corpus_origin
+    from claims_pipeline.commands.inputs import InputError, check_clock, checked_corpus, chosen_scopes, corpus_origin
     from claims_pipeline.config.home import HomeLayout
     from claims_pipeline.corpus.scopes import nothing_read_message, walk_corpus
     from claims_pipeline.orchestration.instance import open_instance
@@ -38,10 +38,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         return 2
     check_clock(args.now)
     # before any run: a missing corpus or an unmatched --scope must not overwrite the last worklist with 0 items
-    check_corpus_dir(settings, corpus_origin(settings.source_file))
-    walk = walk_corpus(settings)
+    corpus = checked_corpus(settings, corpus_origin(settings.source_file))
+    walk = walk_corpus(corpus)
     if not walk.files:  # say which setting left the files out (exit 2), before any run
-        raise InputError(nothing_read_message(settings, walk))
+        raise InputError(nothing_read_message(corpus, walk))
     chosen_scopes(list(walk.scopes), args.scope)
     out = (args.out.expanduser().resolve() if args.out else HomeLayout(settings.home_dir).worklist_file)
     run_config = {

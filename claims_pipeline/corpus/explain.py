@@ -3,21 +3,21 @@ setting left the files out, or what a claim needs. Never imports Dagster."""
 
 from __future__ import annotations
 
-from claims_pipeline.config.settings import Settings
+from claims_pipeline.config.corpus_source import CorpusSource
 
 CLAIM_NEEDS = ("a claim is a line that states a figure (a percentage, an amount, a statute number or a date) and "
                "links the page that gives it, on the same line or by a reference or footnote")
 
 
-def no_claim_message(settings: Settings, files: int, *, scopes: list[str] | None = None,
+def no_claim_message(corpus: CorpusSource, files: int, *, scopes: list[str] | None = None,
                      include_secondary: bool = False) -> str:
     """`files` were read and gave no claim: what a claim needs, and when citations were left out by the
     official-only setting, how many."""
     from claims_pipeline.corpus.extract import extract_corpus
 
     why = CLAIM_NEEDS
-    if settings.extraction.primary_only and not include_secondary:
-        others = len(extract_corpus(settings, scopes=scopes, include_secondary=True).claims)
+    if corpus.extraction.primary_only and not include_secondary:
+        others = len(extract_corpus(corpus, scopes=scopes, include_secondary=True).claims)
         if others:
             why = (f"{others} figure{'s' * (others != 1)} cite{'s' * (others == 1)} sources that are not official, "
                    "left out by extraction.primary_only: true")

@@ -12,12 +12,13 @@ import os
 import re
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from claims_pipeline.common.urls import url_host
-from claims_pipeline.config.settings import Settings
+from claims_pipeline.config.corpus_source import CorpusSource
+from claims_pipeline.config.settings import ExtractionSettings
 from claims_pipeline.corpus.attribution import attribute_values, sentence_ends, sentence_span
 from claims_pipeline.corpus.links import (
     TEMPLATE_RE,
@@ -102,13 +103,14 @@ class ExtractOptions:
         return hit
 
     @classmethod
-    def from_settings(cls, settings: Settings, *, section: str | None = None, include_secondary: bool = False) -> ExtractOptions:
-        ex = settings.extraction
+    def of(cls, ex: ExtractionSettings, primary_hosts: Collection[str] = (), *, section: str | None = None,
+           include_secondary: bool = False) -> ExtractOptions:
+        """primary_hosts: the hosts listed as official (CorpusSource.primary_hosts), beside the built-in ones."""
         words = [re.escape(h.strip()).replace(r"\ ", r"\s+") for h in ex.skip_headings if h.strip()]
         # Whole words: "Sources" skips "Primary sources" but not "Water resources".
         skip_re = re.compile(r"\b(?:" + "|".join(words) + r")\b", re.I) if words else None
         return cls(
-            allowlist=PrimaryHosts(builtin_official_hosts() | settings.primary_allowlist()),
+            allowlist=PrimaryHosts(builtin_official_hosts() | set(primary_hosts)),
             own=PrimaryHosts(ex.own_hosts) if ex.own_hosts else None,
             tier_cache={},
             url_cache={},
@@ -567,19 +569,20 @@ def _span_of(values: list[Value]) -> tuple[int, int] | None:
     return (min(v.pos for v in chosen), max(v.end for v in chosen)) if chosen else None
 
 
-def extract_corpus(settings: Settings, *, scopes: Iterable[str] | None = None, section: str | None = None,
+def extract_corpus(corpus: CorpusSource, *, scopes: Iterable[str] | None = None, section: str | None = None,
                    include_secondary: bool = False) -> Extraction:
     """Claims of every scope (or only the named ones). Bad files give warnings; they never stop the run (a file
     the walker left out, a FIFO, a link leaving the corpus, one over the size cap, is a warning too).
 
     A big corpus is extracted by a fork pool (`extraction.workers`); the output is the serial one.
     """
-    opts = ExtractOptions.from_settings(settings, section=section, include_secondary=include_secondary)
+    opts = ExtractOptions.of(corpus.extraction, corpus.primary_hosts, section=section,
+                             include_secondary=include_secondary)
     wanted = set(scopes) if scopes is not None else None
-    root = settings.corpus_dir
+    root = corpus.root
     out = Extraction()
     jobs: list[FileJob] = []
-    walk = walk_corpus(settings)
+    walk = walk_corpus(corpus)
     out.warnings += [w for scope, w in walk.skipped if wanted is None or scope in wanted]
     for scope, paths in walk.scopes.items():
         if wanted is not None and scope not in wanted:
@@ -593,7 +596,7 @@ def extract_corpus(settings: Settings, *, scopes: Iterable[str] | None = None, s
             out.files.append(rel)
             jobs.append((scope, path, rel, f"{scope}:{path.relative_to(common).as_posix()}" if common else scope))
     parts: list[ChunkResult] | None = None
-    workers = pool_size(settings.extraction.workers, jobs)
+    workers = pool_size(corpus.extraction.workers, jobs)
     if workers > 1:
         try:
             parts = run_in_pool(extract_files, jobs, opts, workers)
@@ -628,9 +631,9 @@ def _rel(path: Path, root: Path) -> str:
         return path.as_posix()
 
 
-def resolve_scope_filter(settings: Settings, name: str) -> list[str]:
+def resolve_scope_filter(corpus: CorpusSource, name: str) -> list[str]:
     """The CLI's `--scope X`: scopes equal to X or ending in '/X'."""
-    return _resolve(list(list_scopes(settings)), name)
+    return _resolve(list(list_scopes(corpus)), name)
 
 
 def extraction_stats(extraction: Extraction) -> dict:

@@ -17,7 +17,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from claims_pipeline.common.urls import url_host
-from claims_pipeline.config.settings import Settings
+from claims_pipeline.config.corpus_source import CorpusSource
+from claims_pipeline.config.settings import ExtractionSettings, LinterSettings
 from claims_pipeline.corpus.extract import ExtractOptions, extract_text
 from claims_pipeline.corpus.links import find_links, is_root_url
 from claims_pipeline.corpus.reading import read_markdown, with_newlines
@@ -55,10 +56,12 @@ class RootAllowlist:
         return self._host(url) in self._hosts
 
 
-def lint_options(settings: Settings, allowlist: Collection[str] | PrimaryHosts | None = None) -> ExtractOptions:
+def lint_options(ex: ExtractionSettings, primary_hosts: Collection[str] = (),
+                 allowlist: Collection[str] | PrimaryHosts | None = None) -> ExtractOptions:
     """Extraction's own rules (links, attribution, pointer links, fences, primary gating), with no skip
-    headings and every section: a root citation is a finding wherever it stands."""
-    opts = ExtractOptions.from_settings(settings)
+    headings and every section: a root citation is a finding wherever it stands. The official hosts: the
+    built-in ones and primary_hosts, or `allowlist` alone when given."""
+    opts = ExtractOptions.of(ex, primary_hosts)
     primary = allowlist if isinstance(allowlist, PrimaryHosts) else PrimaryHosts(allowlist) if allowlist is not None \
         else opts.allowlist
     return replace(opts, allowlist=primary, tier_cache={}, url_cache={}, skip_heading_re=None, primary_only=True,
@@ -96,20 +99,20 @@ def _claim_findings(text: str, out: Extraction, roots: RootAllowlist) -> list[tu
 
 
 def lint_line(line: str, *, allowlist: Collection[str] | PrimaryHosts, root_allowlist: Collection[str],
-              settings: Settings | None = None) -> list[tuple[str, str]]:
+              extraction: ExtractionSettings | None = None) -> list[tuple[str, str]]:
     """(url, label) of every citation on the line of a primary portal's root next to a figure."""
-    opts = lint_options(settings or Settings(), allowlist)
+    opts = lint_options(extraction or ExtractionSettings(), allowlist=allowlist)
     return [(url, label) for _line, url, _context, label in _findings(line, opts, RootAllowlist(root_allowlist))]
 
 
-def lint_text(text: str, *, rel: str, settings: Settings, scope: str = "-") -> list[LintFinding]:
+def lint_text(text: str, *, rel: str, corpus: CorpusSource, linter: LinterSettings, scope: str = "-") -> list[LintFinding]:
     """The findings of one file's text."""
-    opts = lint_options(settings)
-    roots = RootAllowlist(settings.linter.root_url_allowlist)
+    opts = lint_options(corpus.extraction, corpus.primary_hosts)
+    roots = RootAllowlist(linter.root_url_allowlist)
     return [LintFinding(rel, line, url, context[:140], scope) for line, url, context, _label in _findings(text, opts, roots)]
 
 
-def lint_corpus(settings: Settings, scopes: Iterable[str] | None = None,
+def lint_corpus(corpus: CorpusSource, linter: LinterSettings, scopes: Iterable[str] | None = None,
                 skipped: list[ExtractWarning] | None = None, only: Collection[Path] | None = None) -> list[LintFinding]:
     """Every finding under the scope dirs (no skip_files or skip_headings: a root citation is a finding wherever it stands). Files are those
     of the corpus walker (regular files inside the corpus, under the size cap); what it or the reader left out
@@ -117,13 +120,13 @@ def lint_corpus(settings: Settings, scopes: Iterable[str] | None = None,
     files), when given."""
     wanted = set(scopes) if scopes is not None else None
     chosen = {p.resolve() for p in only} if only is not None else None
-    opts = lint_options(settings)
-    roots = RootAllowlist(settings.linter.root_url_allowlist)
-    walk = walk_corpus(settings, honour_skip_files=False)
+    opts = lint_options(corpus.extraction, corpus.primary_hosts)
+    roots = RootAllowlist(linter.root_url_allowlist)
+    walk = walk_corpus(corpus, honour_skip_files=False)
     problems = [w for scope, w in walk.skipped if wanted is None or scope in wanted]
     findings: list[LintFinding] = []
     if chosen is not None:
-        named = {_rel(settings, p) for p in chosen}
+        named = {_rel(corpus.root, p) for p in chosen}
         problems = [w for w in problems if w.file in named]
     for f in walk.files:
         if wanted is not None and f.scope not in wanted:
@@ -141,13 +144,13 @@ def lint_corpus(settings: Settings, scopes: Iterable[str] | None = None,
     return findings
 
 
-def _rel(settings: Settings, path: Path) -> str:
+def _rel(root: Path, path: Path) -> str:
     try:
-        return path.relative_to(settings.corpus_dir.resolve()).as_posix()
+        return path.relative_to(root.resolve()).as_posix()
     except ValueError:
         return str(path)
 
 
-def corpus_files(settings: Settings) -> set[Path]:
+def corpus_files(corpus: CorpusSource) -> set[Path]:
     """The resolved paths of every file the linter reads (the corpus walker's)."""
-    return {f.path.resolve() for f in walk_corpus(settings, honour_skip_files=False).files}
+    return {f.path.resolve() for f in walk_corpus(corpus, honour_skip_files=False).files}

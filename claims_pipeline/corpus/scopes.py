@@ -11,7 +11,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from claims_pipeline.config.settings import SCOPE_PLACEHOLDER_RE, ExtractionSettings, Settings
+from claims_pipeline.config.corpus_source import CorpusSource
+from claims_pipeline.config.settings import SCOPE_PLACEHOLDER_RE, ExtractionSettings
 from claims_pipeline.corpus.records import ExtractWarning
 
 # A scope name is a Dagster partition key and a file name under the home folder (<asset>/<scope>.json): kept
@@ -140,7 +141,7 @@ class CorpusWalk:
         return out
 
 
-def walk_corpus(settings: Settings, *, honour_skip_files: bool = True) -> CorpusWalk:
+def walk_corpus(corpus: CorpusSource, *, honour_skip_files: bool = True) -> CorpusWalk:
     """Every corpus file any step reads, scope dirs in configured order, each folder's files sorted. The one
     walker of the corpus folder (extract, lint, the audit's scopes and hashes): it yields regular files only
     (a FIFO would block its reader, a link to /dev/zero never end), no larger than extraction.max_file_bytes
@@ -148,8 +149,8 @@ def walk_corpus(settings: Settings, *, honour_skip_files: bool = True) -> Corpus
     extraction.follow_links_out_of_corpus allows it. Whatever it leaves out is named in `skipped` (or counted
     in `left_out` when a setting asked for it); no file stops the walk. exclude_dirs is honoured, and skip_files
     unless honour_skip_files is False (the linter: a root citation is a finding in any file). Each file's scope: ScopeNamer."""
-    ex = settings.extraction
-    root = settings.corpus_dir
+    ex = corpus.extraction
+    root = corpus.root
     root_real = os.path.realpath(root)
     skip = set(ex.skip_files) if honour_skip_files else set()
     excluded = set(ex.exclude_dirs)
@@ -186,22 +187,22 @@ def walk_corpus(settings: Settings, *, honour_skip_files: bool = True) -> Corpus
     return walk
 
 
-def nothing_read_message(settings: Settings, walk: CorpusWalk) -> str:
+def nothing_read_message(corpus: CorpusSource, walk: CorpusWalk) -> str:
     """Why a walk read no file, in one line with a hint: no markdown file at all, or which setting left the
     ones there out (the folders walked, exclude_dirs, skip_files, unreadable files)."""
-    root = settings.corpus_dir
+    root = corpus.root
     total = len(markdown_files(root))
     hint = f"hint: `claims-pipeline init {root}` writes a configuration that reads this folder"
     if total == 0:
         return (f"no markdown files (*.md) under {root}: nothing to read; hint: point extraction.corpus_dir (or "
                 "--corpus) at the folder of your notes (hidden folders such as .notes/ are never read)")
-    dirs = settings.extraction.walked_dirs
+    dirs = corpus.extraction.walked_dirs
     considered = len(walk.files) + sum(1 for scope, _ in walk.skipped if scope is not None) + sum(walk.left_out.values())
     why: list[str] = []
     if total > considered and dirs != ["."]:
         missing = f"; {', '.join(walk.missing_dirs)} not found" if walk.missing_dirs else ""
         why.append(f"{total - considered} outside the folders read (extraction.scope_dirs: {', '.join(dirs)}{missing})")
-        where = f" in {settings.source_file}" if settings.source_file else ""
+        where = f" in {corpus.config_file}" if corpus.config_file else ""
         hint = f"hint: leave extraction.scope_dirs out{where} to read the whole folder, or {hint.removeprefix('hint: ')}"
     why += [f"{n} left out by {key}" for key, n in sorted(walk.left_out.items())]
     if unreadable := sum(1 for scope, _ in walk.skipped if scope is not None):
@@ -209,9 +210,9 @@ def nothing_read_message(settings: Settings, walk: CorpusWalk) -> str:
     return f"{total} markdown file{'s' * (total != 1)} under {root}, none read: {'; '.join(why) or 'all left out'}; {hint}"
 
 
-def list_scopes(settings: Settings) -> dict[str, list[Path]]:
+def list_scopes(corpus: CorpusSource) -> dict[str, list[Path]]:
     """scope → its *.md files (sorted), scope dirs in configured order: the files walk_corpus yields."""
-    return walk_corpus(settings).scopes
+    return walk_corpus(corpus).scopes
 
 
 def _inside(real: str, root_real: str) -> bool:

@@ -8,6 +8,7 @@ import json
 
 import dagster as dg
 
+from claims_pipeline.config.corpus_source import corpus_source
 from claims_pipeline.defs import jobs
 from claims_pipeline.defs.partitions import SCOPE_PARTITIONS_NAME, range_tags, scope_partitions
 from claims_pipeline.defs.resources import ClaimsConfig
@@ -87,7 +88,7 @@ def many_due(due: int, scopes: int) -> bool:
 )
 def corpus_sensor(context: dg.SensorEvaluationContext, claims_config: ClaimsConfig) -> dg.SensorResult:
     settings = claims_config.load()
-    current = current_scope_hashes(settings)
+    current = current_scope_hashes(corpus_source(settings))
     seen, tick = _read_cursor(context.cursor)
     existing = list(context.instance.get_dynamic_partitions(SCOPE_PARTITIONS_NAME))  # in partition order
     added = sorted(set(current) - set(existing))

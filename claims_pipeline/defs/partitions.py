@@ -1,7 +1,7 @@
 """One partition per corpus scope (an iso2 such as `fr`, or a shared path such as `shared/exit/nordics`).
 
 Dynamic partitions, so a new country folder becomes a partition without a code change: the corpus sensor
-(automation.py) adds and removes keys to match `list_scopes(settings)`.
+(automation.py) adds and removes keys to match `list_scopes(corpus)`.
 """
 
 from __future__ import annotations

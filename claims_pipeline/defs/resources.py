@@ -137,10 +137,6 @@ class FetcherResource(dg.ConfigurableResource):
     def fetching(self) -> PageFetching:
         return self.config.load().page_fetching
 
-    def settings(self) -> Settings:
-        """The run's settings with this fetcher's fetch section, for a step that takes them whole (the worklist)."""
-        return self.config.load().model_copy(update={"fetch": self.fetching().fetch})
-
     def refresh(self, urls: list[str], cache: PageCache, now: datetime, run_id: str | None = None) -> dict[str, PageState]:
         """Fetch `urls` into the cache; run_id (defs/fetch_runs.py) lets a retry from failure resume where the
         failed or killed run stopped. Without the texts: the priors read each text from the cache."""

@@ -59,10 +59,11 @@ class VerdictCache:
         )
 
     @classmethod
-    def from_settings(cls, settings) -> VerdictCache:
+    def in_home(cls, home: Path) -> VerdictCache:
+        """The verdict cache of this home folder (created on first use)."""
         from claims_pipeline.config.home import HomeLayout
 
-        return cls(HomeLayout(settings.home_dir).judge_cache)
+        return cls(HomeLayout(home).judge_cache)
 
     def get(self, key: str) -> CachedAnswer | None:
         row = self._db.execute(

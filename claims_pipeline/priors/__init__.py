@@ -1,6 +1,7 @@
 """Priors: a deterministic, number-aware first look at whether a cited page still carries a claim's figures.
 
-Public API: ``build_prior(claim, page, settings) -> Prior`` and the prior names. See build.py for the rule.
+Public API: ``build_prior(claim, page, rules) -> Prior`` (rules = ``PriorRules.of(settings.priors, settings.fetch)``)
+and the prior names. See build.py for the rule.
 """
 
 from claims_pipeline.priors.build import (
@@ -13,6 +14,7 @@ from claims_pipeline.priors.build import (
     WEAK_MATCH,
     Hit,
     Prior,
+    PriorRules,
     build_prior,
     match_text,
 )
@@ -27,6 +29,7 @@ __all__ = [
     "WEAK_MATCH",
     "Hit",
     "Prior",
+    "PriorRules",
     "build_prior",
     "match_text",
 ]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from claims_pipeline.config.settings import Settings
+from claims_pipeline.config.settings import FetchSettings, PriorSettings
 from claims_pipeline.corpus.records import ClaimRecord, Value
 from claims_pipeline.priors.context import context_words
 from claims_pipeline.priors.matching import Occurrence, find_occurrences
@@ -34,6 +34,21 @@ SOURCE_UNAVAILABLE = "SOURCE_UNAVAILABLE"
 PRIOR_KINDS = (TOKENS_PRESENT, WEAK_MATCH, TOKENS_ABSENT, SOURCE_BINARY, PDF_NO_TEXT, SOURCE_UNAVAILABLE)
 
 CARRIER_TYPES = ("pct", "money", "number", "statute")
+
+
+@dataclass(frozen=True)
+class PriorRules:
+    """What a prior reads of the settings: the priors section (excerpts; its workers size the step's pool) and
+    the fetch section's two signs of a page not readable as text (a known JS-rendered host, a body thinner than
+    min_text_chars). Derived once at an entry point (PriorRules.of), not the whole Settings."""
+
+    priors: PriorSettings
+    js_spa_hosts: tuple[str, ...]
+    min_text_chars: int
+
+    @classmethod
+    def of(cls, priors: PriorSettings, fetch: FetchSettings) -> PriorRules:
+        return cls(priors, tuple(fetch.js_spa_hosts), fetch.min_text_chars)
 
 
 @dataclass(slots=True)
@@ -104,7 +119,7 @@ def _raws(values: tuple[Value, ...]) -> list[str]:
     return list(dict.fromkeys(v.raw.strip() for v in values))
 
 
-def build_prior(claim: ClaimRecord, page: PageState | None, settings: Settings) -> Prior:
+def build_prior(claim: ClaimRecord, page: PageState | None, rules: PriorRules) -> Prior:
     salient = claim.salient_values
     if page is None:
         return Prior(SOURCE_UNAVAILABLE, missing_tokens=_raws(salient), fetch_note="not fetched")
@@ -121,24 +136,24 @@ def build_prior(claim: ClaimRecord, page: PageState | None, settings: Settings) 
     if page.text is None:  # its text blob went missing or was damaged after the fetch: unknown, not "absent"
         return Prior(SOURCE_UNAVAILABLE, missing_tokens=_raws(salient),
                      fetch_note="cached text blob missing or damaged" + (f" ({page.note})" if page.note else ""))
-    return match_text(claim, page.text, settings, text_hash=page.text_hash, host=claim.source_host)
+    return match_text(claim, page.text, rules, text_hash=page.text_hash, host=claim.source_host)
 
 
-def _is_js_host(host: str, js_hosts: list[str]) -> bool:
+def _is_js_host(host: str, js_hosts: tuple[str, ...]) -> bool:
     host = host.lower()
     return any(host == h or host.endswith("." + h) for h in (x.lower() for x in js_hosts))
 
 
 def match_text(
-    claim: ClaimRecord, text: str, settings: Settings, *, text_hash: str | None = None, host: str = ""
+    claim: ClaimRecord, text: str, rules: PriorRules, *, text_hash: str | None = None, host: str = ""
 ) -> Prior:
     """The prior of a claim against a readable page text (the OK branch of build_prior)."""
     salient = claim.salient_values
     index = page_index(text, text_hash)
     ctx = context_words(claim.claim_text)
-    window = settings.priors.excerpt_window_chars
+    window = rules.priors.excerpt_window_chars
     hits = [_best_hit(v, find_occurrences(v, index), index, ctx, window) for v in salient]
-    excerpts = _excerpts(hits, index.text, window, settings.priors.max_excerpts_per_claim)
+    excerpts = _excerpts(hits, index.text, window, rules.priors.max_excerpts_per_claim)
 
     matched = [h.value for h in hits if h.found]
     strong = [h.value for h in hits if h.strong]
@@ -147,9 +162,9 @@ def match_text(
     note = ""
     if not salient:
         note = "no salient figure to check"
-    elif not matched and (_is_js_host(host, settings.fetch.js_spa_hosts) or len(text.strip()) < settings.fetch.min_text_chars):
-        why = "known JS-rendered host" if _is_js_host(host, settings.fetch.js_spa_hosts) else (
-            f"thin body <{settings.fetch.min_text_chars} chars"
+    elif not matched and (_is_js_host(host, rules.js_spa_hosts) or len(text.strip()) < rules.min_text_chars):
+        why = "known JS-rendered host" if _is_js_host(host, rules.js_spa_hosts) else (
+            f"thin body <{rules.min_text_chars} chars"
         )
         prior = SOURCE_UNAVAILABLE
         note = f"indeterminate ({why}) — page not readable, not a missing figure"

@@ -26,7 +26,6 @@ from typing import Any
 
 import pandas as pd
 
-from claims_pipeline.config.settings import Settings
 from claims_pipeline.corpus.records import ClaimRecord, Value
 from claims_pipeline.priors import (
     PDF_NO_TEXT,
@@ -36,6 +35,7 @@ from claims_pipeline.priors import (
     WEAK_MATCH,
     Hit,
     Prior,
+    PriorRules,
 )
 from claims_pipeline.store.recent_changes import ReportedChanges
 from claims_pipeline.store.records import PageState
@@ -120,7 +120,7 @@ def combine_scopes(
     pages_by_scope: dict[str, dict[str, PageState]],
     current: dict[str, PageState],
     prior_of: dict[str, dict[str, Any]],
-    settings: Settings,
+    rules: PriorRules,
     reported: ReportedChanges,
     keys: dict[str, str],
 ) -> tuple[dict[str, PageState], dict[str, dict[str, Any]], int]:
@@ -139,7 +139,7 @@ def combine_scopes(
             if read_again(own.get(c["source_url"]), newest):
                 if reread == 0:
                     priors = dict(prior_of)
-                priors[c["id"]] = build_prior(ClaimRecord.from_dict(c), newest, settings).to_dict()
+                priors[c["id"]] = build_prior(ClaimRecord.from_dict(c), newest, rules).to_dict()
                 reread += 1
     return pages, priors, reread
 

@@ -9,7 +9,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from claims_pipeline.config.settings import Settings
+from claims_pipeline.config.corpus_source import CorpusSource
+from claims_pipeline.config.settings import LinterSettings
 from claims_pipeline.corpus.hashes import combined_hash, scope_file_hashes
 from claims_pipeline.corpus.linter import LintFinding
 from claims_pipeline.corpus.records import ClaimRecord
@@ -84,23 +85,23 @@ class DocumentsOfScopes:
     empty_scopes: list[str]  # partitions whose folder holds no markdown file (removed meanwhile?)
 
 
-def documents_by_scope(settings: Settings, scopes: list[str]) -> DocumentsOfScopes:
+def documents_by_scope(corpus: CorpusSource, scopes: list[str]) -> DocumentsOfScopes:
     """Each scope's markdown files and their content hashes (the hash is the scope's data version)."""
     from claims_pipeline.corpus.scopes import list_scopes
 
-    listed = list_scopes(settings)
+    listed = list_scopes(corpus)
     values: dict[str, CorpusDocuments] = {}
     for scope in scopes:
-        hashes = scope_file_hashes(listed.get(scope, []), settings.corpus_dir)
-        values[scope] = CorpusDocuments(str(settings.corpus_dir), hashes, combined_hash(hashes))
+        hashes = scope_file_hashes(listed.get(scope, []), corpus.root)
+        values[scope] = CorpusDocuments(str(corpus.root), hashes, combined_hash(hashes))
     return DocumentsOfScopes(values, [s for s in scopes if not listed.get(s)])
 
 
-def current_scope_hashes(settings: Settings) -> dict[str, str]:
+def current_scope_hashes(corpus: CorpusSource) -> dict[str, str]:
     """Every scope of the corpus as it is now -> the hash corpus_documents would store for it."""
     from claims_pipeline.corpus.scopes import list_scopes
 
-    return {s: combined_hash(scope_file_hashes(files, settings.corpus_dir)) for s, files in list_scopes(settings).items()}
+    return {s: combined_hash(scope_file_hashes(files, corpus.root)) for s, files in list_scopes(corpus).items()}
 
 
 def stored_scope_hash(home: Path, scope: str) -> str | None:
@@ -115,19 +116,19 @@ def stored_scope_hash(home: Path, scope: str) -> str | None:
     return stored.hash if stored is not None else None
 
 
-def corpus_drift(settings: Settings, scopes: list[str]) -> list[str]:
-    """Corpus files whose bytes differ from what corpus_documents recorded for `scopes` (or that appeared or
-    vanished): the proof that the pipeline never edits the corpus."""
+def corpus_drift(corpus: CorpusSource, home: Path, scopes: list[str]) -> list[str]:
+    """Corpus files whose bytes differ from what corpus_documents recorded under `home` for `scopes` (or that
+    appeared or vanished): the proof that the pipeline never edits the corpus."""
     from claims_pipeline.corpus.scopes import list_scopes
 
-    now = list_scopes(settings)
+    now = list_scopes(corpus)
     drift: list[str] = []
     for scope in scopes:
-        stored = DOCUMENTS.read(settings.home_dir, scope)
+        stored = DOCUMENTS.read(home, scope)
         if stored is None:
             continue
         recorded = stored.files
-        current = scope_file_hashes(now.get(scope, []), settings.corpus_dir)
+        current = scope_file_hashes(now.get(scope, []), corpus.root)
         for rel in sorted(set(recorded) | set(current)):
             if recorded.get(rel) != current.get(rel):
                 what = "appeared" if rel not in recorded else "vanished" if rel not in current else "bytes differ"
@@ -143,11 +144,11 @@ class ClaimsOfScopes:
     skipped_pointer_links: int
 
 
-def claims_by_scope(settings: Settings, scopes: list[str]) -> ClaimsOfScopes:
+def claims_by_scope(corpus: CorpusSource, scopes: list[str]) -> ClaimsOfScopes:
     """Claims extracted from the scopes' files, with each extraction warning filed under its file's scope."""
     from claims_pipeline.corpus.extract import extract_corpus
 
-    extraction = extract_corpus(settings, scopes=scopes)
+    extraction = extract_corpus(corpus, scopes=scopes)
     values: dict[str, ScopeClaims] = {s: ScopeClaims([], []) for s in scopes}
     records: dict[str, list[ClaimRecord]] = defaultdict(list)
     for c in extraction.claims:
@@ -161,11 +162,11 @@ def claims_by_scope(settings: Settings, scopes: list[str]) -> ClaimsOfScopes:
     return ClaimsOfScopes(values, records, [str(w) for w in extraction.warnings], extraction.skipped_pointer_links)
 
 
-def lint_by_scope(settings: Settings, scopes: list[str]) -> dict[str, LintFindings]:
+def lint_by_scope(corpus: CorpusSource, linter: LinterSettings, scopes: list[str]) -> dict[str, LintFindings]:
     """Citations that point at a primary portal's root next to a figure (advisory)."""
     from claims_pipeline.corpus.linter import lint_corpus
 
     out: dict[str, LintFindings] = {s: LintFindings([]) for s in scopes}
-    for f in lint_corpus(settings, scopes=scopes):
+    for f in lint_corpus(corpus, linter, scopes=scopes):
         out.setdefault(f.scope, LintFindings([])).findings.append(f)
     return out

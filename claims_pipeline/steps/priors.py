@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from claims_pipeline.common import stopping
-from claims_pipeline.config.settings import Settings
+from claims_pipeline.priors.build import PriorRules
 from claims_pipeline.steps.corpus import ScopeClaims
 from claims_pipeline.steps.pages.fetched import ScopePages, with_text
 from claims_pipeline.steps.stored import StoredStep
@@ -49,11 +49,11 @@ class PriorsOfScopes:
         return list(zip(self.claims[scope].claims, self.values[scope].rows, strict=True))
 
 
-def _scope_priors(settings: Settings, claims: ScopeClaims, pages: ScopePages, cache: PageCache) -> ScopePriors:
+def _scope_priors(rules: PriorRules, claims: ScopeClaims, pages: ScopePages, cache: PageCache) -> ScopePriors:
     from claims_pipeline.priors import build_prior
 
     with_texts = {u: with_text(p, cache) for u, p in pages.pages.items()}
-    return ScopePriors([{"id": c.id, **build_prior(c, with_texts.get(c.source_url), settings).to_dict()}
+    return ScopePriors([{"id": c.id, **build_prior(c, with_texts.get(c.source_url), rules).to_dict()}
                         for c in claims.records()])
 
 
@@ -65,7 +65,7 @@ def _local_blobs(cache: PageCache) -> bool:
     return isinstance(getattr(cache, "blobs", None), BlobStore)
 
 
-def priors_by_scope(settings: Settings, claims: dict[str, ScopeClaims], fetched_pages: dict[str, ScopePages],
+def priors_by_scope(rules: PriorRules, claims: dict[str, ScopeClaims], fetched_pages: dict[str, ScopePages],
                     cache: PageCache) -> PriorsOfScopes:
     """Per claim: does the cited page still carry the figure? A big batch is computed by a fork pool
     (`priors.workers`, priors/pool.py); the values are the serial ones, in the same order."""
@@ -74,10 +74,10 @@ def priors_by_scope(settings: Settings, claims: dict[str, ScopeClaims], fetched_
 
     def one_scope(scope: str) -> ScopePriors:
         stopping.check()  # a stop ends the priors at the next scope (in a forked worker it is never set)
-        return _scope_priors(settings, claims[scope], fetched_pages.get(scope, ScopePages({})), cache)
+        return _scope_priors(rules, claims[scope], fetched_pages.get(scope, ScopePages({})), cache)
 
     scopes = list(claims)
-    workers = pool_size(settings.priors.workers, len(scopes), sum(len(v.claims) for v in claims.values()))
+    workers = pool_size(rules.priors.workers, len(scopes), sum(len(v.claims) for v in claims.values()))
     with fewer_gc_passes():  # the forked workers inherit it
         if workers > 1 and _local_blobs(cache):
             try:

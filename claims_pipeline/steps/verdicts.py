@@ -13,8 +13,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from claims_pipeline.config.corpus_source import CorpusSource
 from claims_pipeline.config.home import HomeLayout
-from claims_pipeline.config.settings import JudgeSettings, Settings
+from claims_pipeline.config.settings import JudgeSettings, SamplingSettings
 from claims_pipeline.judge.cache import VerdictCache
 from claims_pipeline.judge.model import JudgeItem, Verdict
 from claims_pipeline.judge.providers.base import JudgeProvider
@@ -27,6 +28,17 @@ from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.records import PageState
 
 
+@dataclass(frozen=True)
+class VerdictSources:
+    """What the verdict step reads besides the stored audit values, picked from the settings at its entry point:
+    the home (stored values, verdict cache, reports), the corpus (each claim's line; only read) and the sampling
+    section (the order the claims are asked in)."""
+
+    home: Path
+    corpus: CorpusSource
+    sampling: SamplingSettings
+
+
 @dataclass
 class AuditedScopes:
     """The stored records the verdict step reads, by scope: a scope absent from `priors` is not audited yet."""
@@ -36,8 +48,8 @@ class AuditedScopes:
     priors: dict[str, ScopePriors]
     page_changes: dict[str, ScopeChanges]
 
-    def items(self, settings: Settings, scope: str, cache: PageCache, now: datetime) -> list[JudgeItem]:
-        return scope_items(settings, self.claims.get(scope, ScopeClaims([], [])),
+    def items(self, sources: VerdictSources, scope: str, cache: PageCache, now: datetime) -> list[JudgeItem]:
+        return scope_items(sources, self.claims.get(scope, ScopeClaims([], [])),
                            self.fetched_pages.get(scope, ScopePages({})), self.priors.get(scope, ScopePriors([])),
                            self.page_changes.get(scope, ScopeChanges([], [])), cache, now)
 
@@ -50,7 +62,7 @@ class AuditedScopes:
         return cls(read(CLAIMS), read(FETCHED_PAGES), read(PRIORS), read(PAGE_CHANGES))
 
 
-def scope_items(settings: Settings, scope_claims: ScopeClaims, scope_pages: ScopePages, scope_priors: ScopePriors,
+def scope_items(sources: VerdictSources, scope_claims: ScopeClaims, scope_pages: ScopePages, scope_priors: ScopePriors,
                 scope_changes: ScopeChanges, cache: PageCache, now: datetime) -> list[JudgeItem]:
     """The scope's claims as judge items, in the worklist's priority order (the runner then puts stale_changed,
     TOKENS_ABSENT and WEAK_MATCH first). Page texts come from the cache; a page without text stays empty, and
@@ -61,19 +73,19 @@ def scope_items(settings: Settings, scope_claims: ScopeClaims, scope_pages: Scop
     claims = scope_claims.records()
     prior_of = {row["id"]: row.get("prior") for row in scope_priors.rows}
     stale = scope_changes.stale_ids()
-    ranked = select_sample(claims, len(claims), settings.sampling.seed, now, settings.sampling.priority_weights)
+    ranked = select_sample(claims, len(claims), sources.sampling.seed, now, sources.sampling.priority_weights)
     pages: dict[str, PageState] = {}
     items = []
     files: dict[str, list[str]] = {}  # each corpus file read once, bounded, as the walker reads it
-    ex = settings.extraction
+    root, ex = sources.corpus.root, sources.corpus.extraction
     for c in ranked:
         if c.source_url not in pages and c.source_url in scope_pages.pages:
             pages[c.source_url] = with_text(scope_pages.pages[c.source_url], cache)
         if c.file not in files:
-            files[c.file] = corpus_lines(settings.corpus_dir, c.file, max_bytes=ex.max_file_bytes,
+            files[c.file] = corpus_lines(root, c.file, max_bytes=ex.max_file_bytes,
                                          follow_links_out=ex.follow_links_out_of_corpus)
         items.append(judge_item(c, pages.get(c.source_url), prior_of.get(c.id), stale_changed=c.id in stale,
-                                line_text=corpus_line(settings.corpus_dir, c.file, c.line_no, lines=files[c.file])))
+                                line_text=corpus_line(root, c.file, c.line_no, lines=files[c.file])))
     return items
 
 
@@ -114,7 +126,7 @@ def judge_scope(items: list[JudgeItem], provider: JudgeProvider, judge: JudgeSet
     return ScopeVerdicts(run.verdicts, info, verdict_counts(run.verdicts))
 
 
-def judge_scopes(settings: Settings, scopes: list[str], audited: AuditedScopes, judge: JudgeSettings,
+def judge_scopes(sources: VerdictSources, scopes: list[str], audited: AuditedScopes, judge: JudgeSettings,
                  new_provider: Callable[[], JudgeProvider], page_cache: PageCache, now: datetime, *,
                  scripted: bool = False) -> dict[str, ScopeVerdicts]:
     """Each scope of a run judged from its stored audit records; a scope not audited yet gets no verdict and says so. new_provider() gives a fresh client per scope (a run closes its own).
@@ -123,9 +135,9 @@ def judge_scopes(settings: Settings, scopes: list[str], audited: AuditedScopes, 
     out = {s: not_judged("scope not audited yet: materialize its audit first", now) for s in scopes
            if s not in audited.priors}
     claims_left, usd_left = judge.max_claims_per_run, judge.max_cost_usd
-    with VerdictCache.from_settings(settings) as verdict_cache:
+    with VerdictCache.in_home(sources.home) as verdict_cache:
         for scope in [s for s in scopes if s in audited.priors]:
-            items = audited.items(settings, scope, page_cache, now)
+            items = audited.items(sources, scope, page_cache, now)
             budget = judge.model_copy(update={"max_claims_per_run": claims_left, "max_cost_usd": usd_left})
             out[scope] = judge_scope(items, new_provider(), budget, verdict_cache, now, scripted=scripted)
             claims_left = max(0, claims_left - int(out[scope].run.get("requests_sent") or 0))
@@ -156,7 +168,7 @@ class PublishedVerdicts:
     appended_to_report: bool
 
 
-def publish_verdict_report(settings: Settings, by_scope: dict[str, ScopeVerdicts]) -> PublishedVerdicts:
+def publish_verdict_report(home_dir: Path, corpus: CorpusSource, by_scope: dict[str, ScopeVerdicts]) -> PublishedVerdicts:
     """verdicts.md / .html / .json and corrections.patch (suggestions, never applied) next to the newest audit
     report (reports/LATEST), and a verdict section appended to its report.html; under the home's audit lock,
     so a report being written meanwhile is never half-annotated. Without an audit report yet: <home>/verdicts/."""
@@ -169,7 +181,7 @@ def publish_verdict_report(settings: Settings, by_scope: dict[str, ScopeVerdicts
     )
     from claims_pipeline.store.files import locked
 
-    home = HomeLayout(settings.home_dir)
+    home = HomeLayout(home_dir)
     verdicts = [v for scope in sorted(by_scope) for v in by_scope[scope].verdicts]
     runs = [by_scope[s].run for s in sorted(by_scope)]
     run = merged_run_info(runs)
@@ -178,8 +190,7 @@ def publish_verdict_report(settings: Settings, by_scope: dict[str, ScopeVerdicts
         if not run.get("judged", True):
             files = no_judge_report(out_dir, str(run.get("reason", "")), run)
             return PublishedVerdicts(out_dir, files, [], verdict_counts([]), run, False)
-        corrections = write_corrections(verdicts, settings.corpus_dir, out_dir,
-                                        max_bytes=settings.extraction.max_file_bytes)
+        corrections = write_corrections(verdicts, corpus.root, out_dir, max_bytes=corpus.extraction.max_file_bytes)
         files = write_verdict_report(verdicts, run, out_dir, corrections=corrections.corrections)
         files["corrections.json"] = corrections.listing
         files["corrections.patch"] = corrections.patch
@@ -211,27 +222,24 @@ def _latest_report_dir(home: HomeLayout) -> Path | None:
     return path if path is not None and path.is_dir() else None
 
 
-def dry_run(settings: Settings, scopes: list[str], now: datetime, *, max_claims: int = 0,
-            scripted: bool = False) -> dict[str, Any]:
+def dry_run(sources: VerdictSources, judge: JudgeSettings, page_cache: PageCache, scopes: list[str], now: datetime, *,
+            max_claims: int = 0, scripted: bool = False) -> dict[str, Any]:
     """What `verify` would send, from the scopes' stored audit values: the prompts and a token and cost
     estimate, after the verdict cache (an answer it holds is reused, not sent; the rerun of an unchanged run
     sends nothing). Direction-B asks are counted: the TOKENS_PRESENT claims sent, and the cached MATCHes whose
-    second answer is not cached. No request is made, so no key is needed."""
+    second answer is not cached. No request is made, so no key is needed. page_cache: the pages' texts, opened
+    and closed by the caller."""
     from claims_pipeline.judge.providers import make_provider
     from claims_pipeline.judge.runner import run_judge
 
-    home = HomeLayout(settings.home_dir)
-    judge = limited(settings.judge, max_claims)
+    home = HomeLayout(sources.home)
+    judge = limited(judge, max_claims)
     if judge.provider == "none":  # estimate as the default provider would be asked
         judge = judge.model_copy(update={"provider": "anthropic"})
 
-    audited = AuditedScopes.stored(settings.home_dir, scopes)
+    audited = AuditedScopes.stored(sources.home, scopes)
     missing = [s for s in scopes if s not in audited.priors]
-    cache = PageCache.at(settings.page_cache)
-    try:
-        items = [item for s in scopes if s not in missing for item in audited.items(settings, s, cache, now)]
-    finally:
-        cache.close()
+    items = [item for s in scopes if s not in missing for item in audited.items(sources, s, page_cache, now)]
     provider = make_provider(judge, environ={judge.effective_api_key_env: "dry-run: never sent"})
     if scripted:  # the demo's verdicts are cached under the scripted judge's model name
         from claims_pipeline.judge.model import SCRIPTED_MODEL

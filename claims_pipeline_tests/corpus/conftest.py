@@ -6,7 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from claims_pipeline.config.settings import COUNTRIES_PRESET_DIRS, COUNTRIES_PRESET_RULES, Settings, settings_from_dict
+from claims_pipeline.config.corpus_source import CorpusSource, corpus_source
+from claims_pipeline.config.settings import (
+    COUNTRIES_PRESET_DIRS,
+    COUNTRIES_PRESET_RULES,
+    settings_from_dict,
+)
 from claims_pipeline.corpus.extract import ExtractOptions, extract_corpus, extract_text
 from claims_pipeline.corpus.records import Extraction
 
@@ -15,10 +20,11 @@ COUNTRIES_LAYOUT = {"scope_dirs": list(COUNTRIES_PRESET_DIRS), "scope_rules": li
                     "skip_files": ["test-fixtures.md", "output-template.md", "sections.md"]}
 
 
-def make_settings(corpus: Path, **extraction) -> Settings:
-    """Settings of a corpus in the countries layout (`layout={}` for the defaults: scopes from the folder tree)."""
+def make_corpus(corpus: Path, **extraction) -> CorpusSource:
+    """A corpus in the countries layout (`layout={}` for the defaults: scopes from the folder tree), as an entry
+    point derives it from its settings."""
     layout = extraction.pop("layout", COUNTRIES_LAYOUT)
-    return settings_from_dict({"extraction": {"corpus_dir": str(corpus), **layout, **extraction}})
+    return corpus_source(settings_from_dict({"extraction": {"corpus_dir": str(corpus), **layout, **extraction}}))
 
 
 @pytest.fixture
@@ -39,11 +45,11 @@ def corpus(tmp_path: Path):
 
 def extract_lines(text: str, *, scope: str = "xx", include_secondary: bool = False, **extraction) -> Extraction:
     """Claims of one in-memory file (no disk)."""
-    settings = settings_from_dict({"extraction": extraction}) if extraction else Settings()
-    opts = ExtractOptions.from_settings(settings, include_secondary=include_secondary)
+    settings = settings_from_dict({"extraction": extraction})
+    opts = ExtractOptions.of(settings.extraction, settings.primary_allowlist(), include_secondary=include_secondary)
     out = Extraction()
     extract_text(text, scope=scope, rel=f"countries/{scope}/playbook.md", opts=opts, out=out)
     return out
 
 
-__all__ = ["make_settings", "extract_lines", "extract_corpus"]
+__all__ = ["make_corpus", "extract_lines", "extract_corpus"]

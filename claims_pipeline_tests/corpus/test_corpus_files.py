@@ -6,7 +6,7 @@ from datetime import UTC
 
 from claims_pipeline.corpus.extract import extract_corpus, list_scopes, resolve_scope_filter
 
-from .conftest import make_settings
+from .conftest import make_corpus
 
 GOOD = "## Tax\n- VAT **18 %** ([t](https://tax.gov.xx/v))\n"
 
@@ -17,7 +17,7 @@ def test_scopes_countries_first_and_shared_keep_subfolders(corpus):
     corpus("shared/western-balkans.md", GOOD)
     corpus("countries/fr/test-fixtures.md", GOOD)  # skip_files
     corpus("countries/fr/node_modules/x.md", GOOD)  # exclude_dirs
-    scopes = list_scopes(make_settings(root))
+    scopes = list_scopes(make_corpus(root))
     assert list(scopes) == ["fr", "shared/exit/western-balkans", "shared/western-balkans"]
     assert [p.name for p in scopes["fr"]] == ["playbook.md"]
 
@@ -25,7 +25,7 @@ def test_scopes_countries_first_and_shared_keep_subfolders(corpus):
 def test_scope_filter_exact_or_suffix(corpus):
     root = corpus("countries/fr/playbook.md", GOOD)
     corpus("shared/exit/western-balkans.md", GOOD)
-    s = make_settings(root)
+    s = make_corpus(root)
     assert resolve_scope_filter(s, "western-balkans") == ["shared/exit/western-balkans"]
     assert resolve_scope_filter(s, "fr") == ["fr"]
     ex = extract_corpus(s, scopes=resolve_scope_filter(s, "exit/western-balkans"))
@@ -34,14 +34,14 @@ def test_scope_filter_exact_or_suffix(corpus):
 
 def test_section_filter(corpus):
     root = corpus("countries/fr/playbook.md", GOOD + "## Rent\n- cap **3.5 %** ([r](https://rent.gouv.xx/c))\n")
-    ex = extract_corpus(make_settings(root), section="rent")
+    ex = extract_corpus(make_corpus(root), section="rent")
     assert [c.section for c in ex.claims] == ["Rent"]
 
 
 def test_binary_md_skipped_with_warning(corpus):
     root = corpus("countries/aa/playbook.md", b"\x89PNG\r\n\x1a\n\x00\x00junk")
     corpus("countries/bb/playbook.md", GOOD)
-    ex = extract_corpus(make_settings(root))
+    ex = extract_corpus(make_corpus(root))
     assert [c.scope for c in ex.claims] == ["bb"]
     (w,) = ex.warnings
     assert w.file == "countries/aa/playbook.md" and "binary" in w.message and "countries/aa/playbook.md:3" in str(w)  # the first NUL byte is on line 3
@@ -50,7 +50,7 @@ def test_binary_md_skipped_with_warning(corpus):
 def test_non_utf8_decoded_with_replacement(corpus):
     text = ("## Tax\n- caf\xe9 tax note\n- VAT **18 %** ([t](https://tax.gov.xx/v))\n").encode("latin-1")
     root = corpus("countries/aa/playbook.md", text)
-    ex = extract_corpus(make_settings(root))
+    ex = extract_corpus(make_corpus(root))
     assert [c.line_no for c in ex.claims] == [3]
     (w,) = ex.warnings
     assert (w.line_no, "UTF-8" in w.message) == (2, True)
@@ -59,7 +59,7 @@ def test_non_utf8_decoded_with_replacement(corpus):
 def test_huge_single_line_cut_with_warning(corpus):
     big = "- " + "figure 12 % and text " * 600_000 + "([t](https://tax.gov.xx/v))\n"  # ~12 MB on one line
     root = corpus("countries/aa/playbook.md", "## Tax\n" + big + GOOD)
-    ex = extract_corpus(make_settings(root, max_line_chars=200_000))
+    ex = extract_corpus(make_corpus(root, max_line_chars=200_000))
     assert any(w.line_no == 2 and "cut" in w.message for w in ex.warnings)
     assert [c.line_no for c in ex.claims] == [4]  # the cut line lost its link; the next line still counts
 
@@ -69,7 +69,7 @@ def test_unbalanced_brackets_and_unsafe_schemes_warn(corpus):
             "- PIT **10 %** ([x](javascript:alert(1))) and [y](file:///etc/passwd) and [z](data:text/html,hi)\n"
             "- CIT **22 %** ([c](https://tax.gov.xx/c))\n")
     root = corpus("countries/aa/playbook.md", text)
-    ex = extract_corpus(make_settings(root))
+    ex = extract_corpus(make_corpus(root))
     msgs = [(w.line_no, w.message.split(" ")[0]) for w in ex.warnings]
     assert (1, "unbalanced") in msgs
     assert sorted(m for n, m in [(w.line_no, w.message) for w in ex.warnings] if n == 2 and "target" in m).__len__() == 3
@@ -83,7 +83,7 @@ def test_link_warnings_kept_on_lines_without_any_digit(corpus):
             "- Bare portal https://tax.gov.xx/portal\n"
             "- CIT **22 %** ([c](https://tax.gov.xx/c))\n")
     root = corpus("countries/aa/playbook.md", text)
-    ex = extract_corpus(make_settings(root))
+    ex = extract_corpus(make_corpus(root))
     assert [(w.line_no, w.message.split(" ")[0]) for w in ex.warnings] == [(1, "unbalanced"), (2, "link")]
     assert [c.line_no for c in ex.claims] == [4]
 
@@ -99,7 +99,7 @@ def test_digitless_bare_url_lines_left_out_keep_long_line_warning_and_sections(c
             "## Sources\n- Portal https://tax.gov.xx/list\n- CIT **22 %** ([c](https://tax.gov.xx/c))\n"
             "### Rates https://rates.gov.xx/ (see https://tax.gov.xx/)\n- PIT **10 %** ([p](https://tax.gov.xx/p))\n")
     root = corpus("countries/aa/playbook.md", text)
-    ex = extract_corpus(make_settings(root, max_line_chars=1000))
+    ex = extract_corpus(make_corpus(root, max_line_chars=1000))
     assert [(w.line_no, w.message) for w in ex.warnings] == [(2, f"line of {len(long_line) - 1:,} chars cut to 1,000")]
     assert [(c.line_no, c.section) for c in ex.claims] == [(4, "Tax https://tax.gov.xx/"),
                                                            (9, "Rates https://rates.gov.xx/ (see https://tax.gov.xx/)")]
@@ -110,7 +110,7 @@ def test_configured_scope_dirs_skip_files_and_exclude_dirs(corpus):
     corpus("regions/north/draft.md", GOOD)
     corpus("regions/north/archive/old.md", GOOD)
     corpus("countries/fr/playbook.md", GOOD)  # not a configured scope dir any more
-    s = make_settings(root, scope_dirs=["regions"], skip_files=["draft.md"], exclude_dirs=["archive"])
+    s = make_corpus(root, scope_dirs=["regions"], skip_files=["draft.md"], exclude_dirs=["archive"])
     scopes = list_scopes(s)
     assert {k: [p.relative_to(root).as_posix() for p in v] for k, v in scopes.items()} == {
         "regions/north/playbook": ["regions/north/playbook.md"]}
@@ -124,12 +124,12 @@ def test_files_sharing_a_scope_never_share_a_claim_id(corpus):
 
     from claims_pipeline.priors import build_prior
     from claims_pipeline.report.audit import build_audit
-    from claims_pipeline_tests.report.factories import page
+    from claims_pipeline_tests.report.factories import page, rules_of
 
     root = corpus("countries/fr/playbook.md", "## Tax\n- Rate **5 %** ([x](https://tax.gouv.fr/r))\n")
     corpus("countries/fr/notes/extra.md", "## Tax\n- Rate **7 %** ([x](https://tax.gouv.fr/r))\n")
     corpus("countries/de/playbook.md", GOOD)  # a scope of one file keeps the earlier verifier's id form
-    s = make_settings(root)
+    s = make_corpus(root)
     ex = extract_corpus(s)
     assert sorted(c.id for c in ex.claims) == [
         "de:2:" + ex.claims[0].id.rsplit(":", 1)[1], "fr:notes/extra.md:2:" + ex.claims[1].id.rsplit(":", 1)[1],
@@ -137,7 +137,7 @@ def test_files_sharing_a_scope_never_share_a_claim_id(corpus):
     url = "https://tax.gouv.fr/r"
     text = "The transfer tax rate is 5 % of the price. " * 20
     pages = {url: page(url, text), "https://tax.gov.xx/v": page("https://tax.gov.xx/v", "VAT is 18 %. " * 30)}
-    priors = {c.id: build_prior(c, pages[c.source_url], s) for c in ex.claims}
+    priors = {c.id: build_prior(c, pages[c.source_url], rules_of()) for c in ex.claims}
     audit = build_audit(ex.claims, pages, priors, run_at=datetime(2026, 7, 1, tzinfo=UTC))
     by_file = dict(zip(audit.priors["file"], audit.priors["prior"]))
     assert audit.headline["total"] == 3 and audit.headline["flagged"] == 1
@@ -151,11 +151,11 @@ def test_hidden_files_are_skipped_and_any_case_of_md_is_read(corpus):
     corpus("countries/.obsidian/x.md", GOOD)  # would have become scope ".obsidian"
     corpus("countries/fr/.drafts/draft.md", GOOD)
     corpus("countries/fr/.hidden.md", GOOD)
-    scopes = list_scopes(make_settings(root))
+    scopes = list_scopes(make_corpus(root))
     assert {k: [p.name for p in v] for k, v in scopes.items()} == {"fr": ["NOTES.MD", "playbook.md"]}
 
 
 def test_overlapping_scope_dirs_read_each_file_once(corpus):
     root = corpus("countries/fr/playbook.md", GOOD)
-    ex = extract_corpus(make_settings(root, scope_dirs=["countries", "countries"]))
+    ex = extract_corpus(make_corpus(root, scope_dirs=["countries", "countries"]))
     assert len(ex.claims) == 1 and ex.files == ["countries/fr/playbook.md"]

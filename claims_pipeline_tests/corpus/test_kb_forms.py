@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from claims_pipeline.config.settings import Settings
+from claims_pipeline.config.corpus_source import CorpusSource
+from claims_pipeline.config.settings import ExtractionSettings, LinterSettings
 from claims_pipeline.corpus.extract import extraction_stats
 from claims_pipeline.corpus.linter import lint_corpus, lint_text
 from claims_pipeline.corpus.values import extract_values
 
-from .conftest import extract_lines, make_settings
+from .conftest import extract_lines, make_corpus
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_kb_forms.py"
 
@@ -134,10 +135,11 @@ def test_a_row_whose_only_link_is_a_named_home_page_is_a_lint_finding_not_a_clai
             "| CIU (CAP. 293) | `https://cip.gov.ag/` |\n")
     assert got(text) == [(5, "https://cip.gov.ag/", ["CAP. 293"])]  # a home page written as a URL names a source
     root = corpus("countries/xx/playbook.md", text)
-    findings = lint_corpus(make_settings(root))
+    findings = lint_corpus(make_corpus(root), LinterSettings())
     assert [(f.line, f.url) for f in findings] == [(3, "https://rentencheck.example/"), (4, "https://www.fitnesshut.pt/")]
-    assert [(f.line, f.url) for f in lint_text(text, rel="x.md", settings=Settings())] == [(3, "https://rentencheck.example/"),
-                                                                                            (4, "https://www.fitnesshut.pt/")]
+    defaults = CorpusSource(root, ExtractionSettings())
+    assert [(f.line, f.url) for f in lint_text(text, rel="x.md", corpus=defaults, linter=LinterSettings())] == [
+        (3, "https://rentencheck.example/"), (4, "https://www.fitnesshut.pt/")]
 
 
 def test_no_figure_from_tags_attributes_or_image_file_names():
@@ -206,8 +208,8 @@ def test_hostile_lines_of_the_new_forms_are_read_in_linear_time():
     code = (
         "from claims_pipeline.corpus.extract import ExtractOptions, extract_text\n"
         "from claims_pipeline.corpus.records import Extraction\n"
-        "from claims_pipeline.config.settings import Settings\n"
-        "opts = ExtractOptions.from_settings(Settings(), include_secondary=True)\n"
+        "from claims_pipeline.config.settings import ExtractionSettings\n"
+        "opts = ExtractOptions.of(ExtractionSettings(), include_secondary=True)\n"
         "cases = [\n"
         "  ('x' + '5 %[^1]. ' * 20000 + '\\n\\n[^1]: [a](https://a.gov.xx/a) (May 2025)\\n', 1),\n"
         "  ('5 % [a](https://a.gov.xx/a) ' + '{{' * 100000 + '\\n' + '{%' * 100000 + '\\n', 1),\n"

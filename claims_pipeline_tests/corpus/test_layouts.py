@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from claims_pipeline.config.corpus_source import CorpusSource, corpus_source
 from claims_pipeline.config.settings import ConfigError, settings_from_dict
 from claims_pipeline.corpus.extract import extract_corpus, list_scopes
 from claims_pipeline.corpus.scopes import clean_scope, front_matter_scope, glob_regex, nothing_read_message, walk_corpus
@@ -26,18 +27,18 @@ def tree(root: Path, files: dict[str, str]) -> Path:
     return root
 
 
-def settings_of(root: Path, **extraction):
-    return settings_from_dict({"extraction": {"corpus_dir": str(root), **extraction}})
+def corpus_of(root: Path, **extraction) -> CorpusSource:
+    return corpus_source(settings_from_dict({"extraction": {"corpus_dir": str(root), **extraction}}))
 
 
 def scopes_of(root: Path, **extraction) -> dict[str, list[str]]:
-    return {s: [p.relative_to(root).as_posix() for p in ps] for s, ps in list_scopes(settings_of(root, **extraction)).items()}
+    return {s: [p.relative_to(root).as_posix() for p in ps] for s, ps in list_scopes(corpus_of(root, **extraction)).items()}
 
 
 def test_a_flat_folder_is_one_root_scope(tmp_path):
     root = tree(tmp_path, {"a.md": LINE, "b.md": LINE, "notes.txt": LINE})
     assert scopes_of(root) == {"root": ["a.md", "b.md"]}
-    ex = extract_corpus(settings_of(root))
+    ex = extract_corpus(corpus_of(root))
     assert [(c.file, c.scope) for c in ex.claims] == [("a.md", "root"), ("b.md", "root")]
     assert len({c.id for c in ex.claims}) == 2  # two files of one scope: ids name the file
 
@@ -74,7 +75,7 @@ def test_front_matter_names_a_files_scope_over_rules_and_tree(tmp_path):
     scopes = scopes_of(root, scope_rules=[{"glob": "guides/**", "scope": "handbook"}])
     assert scopes == {"Tax guide": ["guides/a.md"], "handbook": ["guides/b.md", "guides/c.md", "guides/d.md"],
                       "guides/etc": ["other/e.md"], "with a BOM": ["other/f.md"]}
-    claims = extract_corpus(settings_of(root)).claims
+    claims = extract_corpus(corpus_of(root)).claims
     assert {c.scope for c in claims} == {"Tax guide", "guides", "guides/etc", "with a BOM"}
 
 
@@ -100,7 +101,7 @@ def test_the_countries_preset_is_the_demos_layout(tmp_path):
     assert scopes_of(root, **preset) == {"xa": ["countries/xa/more/x.md", "countries/xa/playbook.md"],
                                          "shared/exit/regional": ["shared/exit/regional.md"]}
     # the bundled demo corpus, in the demo deployment with no configuration at all, keeps its scopes
-    assert list(list_scopes(settings_from_dict({}, deployment="demo"))) == ["xa", "xb", "xc", "shared/exit/regional"]
+    assert list(list_scopes(corpus_source(settings_from_dict({}, deployment="demo")))) == ["xa", "xb", "xc", "shared/exit/regional"]
 
 
 @pytest.mark.parametrize(("name", "clean"), [
@@ -130,15 +131,15 @@ def test_bad_scope_settings_are_refused_at_load_naming_the_key(data, key):
 def test_why_nothing_was_read(tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
-    s = settings_of(empty)
+    s = corpus_of(empty)
     assert nothing_read_message(s, walk_corpus(s)).startswith(f"no markdown files (*.md) under {empty}: nothing to read")
     flat = tree(tmp_path / "flat", {"a.md": LINE, "b.md": LINE, "drafts/c.md": LINE})
-    s = settings_of(flat, scope_dirs=["countries", "shared"])
+    s = corpus_of(flat, scope_dirs=["countries", "shared"])
     msg = nothing_read_message(s, walk_corpus(s))
     assert msg.startswith(f"3 markdown files under {flat}, none read: 3 outside the folders read "
                           "(extraction.scope_dirs: countries, shared; countries, shared not found); hint: ")
     assert "[" not in msg and "\n" not in msg  # no Python list, one line
-    s = settings_of(flat, exclude_dirs=["drafts"], skip_files=["a.md", "b.md"])
+    s = corpus_of(flat, exclude_dirs=["drafts"], skip_files=["a.md", "b.md"])
     assert "1 left out by extraction.exclude_dirs; 2 left out by extraction.skip_files" in nothing_read_message(s, walk_corpus(s))
 
 

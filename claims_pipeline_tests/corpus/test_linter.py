@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from claims_pipeline.config.settings import LinterSettings
 from claims_pipeline.corpus.linter import lint_corpus, lint_line
 
-from .conftest import make_settings
+from .conftest import make_corpus
 
 
 def test_root_citation_next_to_figure_flagged():
@@ -33,7 +34,7 @@ def test_allowlists():
 def test_lint_corpus_names_file_line_scope(corpus):
     root = corpus("countries/xa/playbook.md", "# T\n\n- median **€185,000** ([stats.gov.xa](https://stats.gov.xa/))\n"
                   "```\n- **5 %** ([tax.gov.xa](https://tax.gov.xa/))\n```\n")
-    (f,) = lint_corpus(make_settings(root))
+    (f,) = lint_corpus(make_corpus(root), LinterSettings())
     assert (f.file, f.line, f.url, f.scope) == ("countries/xa/playbook.md", 3, "https://stats.gov.xa/", "xa")
 
 
@@ -61,10 +62,10 @@ def test_root_allowlist_ignores_www_and_trailing_slash():
 def test_lint_corpus_reads_fences_like_extraction(corpus):
     root = corpus("countries/xa/playbook.md", "# T\n```curl -s https://x.gov.xa/api``` returns JSON\n"
                   "- median **€185,000** ([stats.gov.xa](https://stats.gov.xa/))\n")
-    (f,) = lint_corpus(make_settings(root))
+    (f,) = lint_corpus(make_corpus(root), LinterSettings())
     assert (f.line, f.url) == (3, "https://stats.gov.xa/")
 
 
 def test_overlapping_scope_dirs_lint_each_file_once(corpus):
     root = corpus("countries/xa/playbook.md", "# T\n- median **€185,000** ([stats.gov.xa](https://stats.gov.xa/))\n")
-    assert len(lint_corpus(make_settings(root, scope_dirs=["countries", "countries"]))) == 1
+    assert len(lint_corpus(make_corpus(root, scope_dirs=["countries", "countries"]), LinterSettings())) == 1

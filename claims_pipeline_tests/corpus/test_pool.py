@@ -15,7 +15,7 @@ import claims_pipeline.corpus.extract as extract_mod
 import claims_pipeline.corpus.pool as pool
 from claims_pipeline.corpus.extract import extract_corpus
 
-from .conftest import make_settings
+from .conftest import make_corpus
 
 
 def _playbook(i: int) -> str:
@@ -55,8 +55,8 @@ def small_pool_gate(monkeypatch):
 @pytest.mark.parametrize("include_secondary", [False, True])
 def test_pool_gives_the_serial_output(tmp_path, small_pool_gate, include_secondary):
     root = _write_corpus(tmp_path, 40)
-    serial = extract_corpus(make_settings(root, workers=1), include_secondary=include_secondary)
-    pooled = extract_corpus(make_settings(root, workers=2), include_secondary=include_secondary)
+    serial = extract_corpus(make_corpus(root, workers=1), include_secondary=include_secondary)
+    pooled = extract_corpus(make_corpus(root, workers=2), include_secondary=include_secondary)
     assert (serial.workers, pooled.workers) == (1, 2)
     assert len(serial.claims) > 40 and serial.skipped_pointer_links == 40
     assert _dump(pooled) == _dump(serial)
@@ -67,7 +67,7 @@ def test_bad_files_in_workers_warn_and_the_others_give_claims(tmp_path, small_po
     root = _write_corpus(tmp_path, 12)
     (root / "countries" / "c004" / "playbook.md").write_bytes(b"# x\n\x00binary")
     (root / "countries" / "c008" / "playbook.md").write_bytes(_playbook(8).encode("utf-8").replace(b"Tax", b"T\xe9x"))
-    pooled = extract_corpus(make_settings(root, workers=3))
+    pooled = extract_corpus(make_corpus(root, workers=3))
     assert pooled.workers == 3
     assert [str(w) for w in pooled.warnings] == [
         "countries/c004/playbook.md:2: binary content (NUL byte) in a .md file; file skipped",
@@ -75,12 +75,12 @@ def test_bad_files_in_workers_warn_and_the_others_give_claims(tmp_path, small_po
     ]
     scopes = {c.scope for c in pooled.claims}
     assert "c004" not in scopes and "c008" in scopes and len(scopes) == 11
-    assert _dump(pooled) == _dump(extract_corpus(make_settings(root, workers=1)))
+    assert _dump(pooled) == _dump(extract_corpus(make_corpus(root, workers=1)))
 
 
 def test_small_inputs_and_workers_1_never_fork(tmp_path):
     root = _write_corpus(tmp_path, 40)  # 40 files but a few kB: below the real byte gate
-    assert extract_corpus(make_settings(root, workers=0)).workers == 1
+    assert extract_corpus(make_corpus(root, workers=0)).workers == 1
     jobs = [("s", p, str(p)) for p in sorted(root.rglob("*.md"))]
     assert pool.pool_size(0, jobs[:3]) == 1 and pool.pool_size(1, jobs) == 1
 
@@ -164,18 +164,18 @@ def test_broken_pool_raises_and_extraction_falls_back_to_serial(tmp_path, small_
         pool.run_in_pool(_die, jobs, None, 2)
     real = pool.run_in_pool
     monkeypatch.setattr(extract_mod, "run_in_pool", lambda fn, jobs, opts, n: real(_die, jobs, opts, n))
-    fallback = extract_corpus(make_settings(root, workers=2))
+    fallback = extract_corpus(make_corpus(root, workers=2))
     assert fallback.workers == 1
-    assert _dump(fallback) == _dump(extract_corpus(make_settings(root, workers=1)))
+    assert _dump(fallback) == _dump(extract_corpus(make_corpus(root, workers=1)))
 
 
 def test_records_pickle_round_trip(tmp_path):
     """What a worker sends back: every record type rebuilt equal (fields in __reduce__ order)."""
     import pickle
 
-    ex = extract_corpus(make_settings(_write_corpus(tmp_path, 3), workers=1), include_secondary=True)
+    ex = extract_corpus(make_corpus(_write_corpus(tmp_path, 3), workers=1), include_secondary=True)
     (tmp_path / "countries" / "c001" / "playbook.md").write_bytes(b"\x00")
-    ex.warnings += extract_corpus(make_settings(tmp_path, workers=1)).warnings
+    ex.warnings += extract_corpus(make_corpus(tmp_path, workers=1)).warnings
     assert any(c.inline_stamp for c in ex.claims) and any(v.number for c in ex.claims for v in c.values) and ex.warnings
     back = pickle.loads(pickle.dumps((ex.claims, ex.warnings)))
     assert back == (ex.claims, ex.warnings)

@@ -93,6 +93,7 @@ def test_bad_corpus_file_is_named_and_others_continue(instance, demo_config, hom
 def test_corpus_untouched_fails_when_a_corpus_file_changes_after_its_scope_was_read(instance, demo_config, tmp_path):
     import shutil
 
+    from claims_pipeline.config.corpus_source import corpus_source
     from claims_pipeline.config.settings import DEMO_CORPUS_DIR, load_settings
     from claims_pipeline.steps.corpus import corpus_drift
     from claims_pipeline_tests.defs.conftest import config_with
@@ -102,11 +103,13 @@ def test_corpus_untouched_fails_when_a_corpus_file_changes_after_its_scope_was_r
     config = config_with(demo_config, extraction__corpus_dir=str(corpus))
     sync_scope_partitions(instance, ["xa", "xb", "xc", "shared/exit/regional"])
     assert _materialize(instance, config, "xb").success
-    assert corpus_drift(load_settings(config), ["xa", "xb", "xc", "shared/exit/regional"]) == []
+    settings = load_settings(config)
+    assert corpus_drift(corpus_source(settings), settings.home_dir, ["xa", "xb", "xc", "shared/exit/regional"]) == []
 
     play = corpus / "countries" / "xb" / "playbook.md"  # someone (or a buggy tool) re-stamps a date
     play.write_text(play.read_text(encoding="utf-8").replace("2025-12-01", "2026-11-29"), encoding="utf-8")
-    assert corpus_drift(load_settings(config), ["xa", "xb", "xc", "shared/exit/regional"]) == ["countries/xb/playbook.md: bytes differ"]
+    assert corpus_drift(corpus_source(settings), settings.home_dir, ["xa", "xb", "xc", "shared/exit/regional"]) == [
+        "countries/xb/playbook.md: bytes differ"]
     rerun = dg.materialize([*ALL_ASSETS, *ALL_CHECKS], instance=instance, resources=resources_for(config),
                            selection=dg.AssetSelection.checks_for_assets("audit_report"), run_config=QUIET,
                            raise_on_error=False)

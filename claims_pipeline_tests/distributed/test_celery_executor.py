@@ -21,6 +21,7 @@ import pytest
 import yaml
 
 from claims_pipeline.commands.demo import write_runtime_config
+from claims_pipeline.config.corpus_source import corpus_source
 from claims_pipeline.config.home import HomeLayout
 from claims_pipeline.config.settings import DEMO_CORPUS_DIR, ENV_CONFIG, load_settings
 from claims_pipeline.corpus.scopes import list_scopes
@@ -96,7 +97,7 @@ def test_celery_run_gives_the_in_process_tables_with_steps_in_the_workers(tmp_pa
         address = f"127.0.0.1:{web.port}"
         config_local = _config(tmp_path / "home_local", corpus, address)
         config_celery = _config(tmp_path / "home_celery", corpus, address)
-        scopes = list(list_scopes(load_settings(config_celery)))
+        scopes = list(list_scopes(corpus_source(load_settings(config_celery))))
         assert len(scopes) == 3
         with dg.DagsterInstance.get() as instance:
             sync_scope_partitions(instance, scopes)

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from claims_pipeline.commands.demo import write_runtime_config
+from claims_pipeline.config.corpus_source import corpus_source
 from claims_pipeline.config.settings import load_settings
 from claims_pipeline.corpus.extract import extract_corpus
 from claims_pipeline.judge.corrections import write_corrections
@@ -29,7 +30,7 @@ from claims_pipeline.judge.report import (
     write_verdict_report,
 )
 from claims_pipeline.judge.runner import run_judge
-from claims_pipeline.priors import build_prior
+from claims_pipeline.priors import PriorRules, build_prior
 from claims_pipeline.report import write_reports
 from claims_pipeline.report.audit import build_audit
 from claims_pipeline.steps.pages.refresh import refresh_pages
@@ -50,11 +51,11 @@ def test_demo_corpus_verdicts_report_and_corrections(tmp_path: Path):
     with FixtureWeb() as web:
         web.set_epoch(2)
         settings = load_settings(write_runtime_config(tmp_path, f"127.0.0.1:{web.port}"))
-        claims = extract_corpus(settings).claims
+        claims = extract_corpus(corpus_source(settings)).claims
         pages = refresh_pages(settings.page_fetching, sorted({c.source_url for c in claims}), cache=PageCache.at(settings.page_cache))
     corpus = Path(settings.extraction.corpus_dir)
     corpus_before = _tree_digest(corpus)
-    priors = {c.id: build_prior(c, pages.get(c.source_url), settings) for c in claims}
+    priors = {c.id: build_prior(c, pages.get(c.source_url), PriorRules.of(settings.priors, settings.fetch)) for c in claims}
     items = [judge_item(c, pages.get(c.source_url), priors[c.id], line_text=corpus_line(corpus, c.file, c.line_no))
              for c in claims]
     with ScriptedJudgeServer() as srv:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from claims_pipeline.config.corpus_source import corpus_source
 from claims_pipeline.config.settings import settings_from_dict
 from claims_pipeline.corpus.extract import extract_corpus
 from claims_pipeline.judge.items import corpus_line, judge_item
@@ -19,7 +20,7 @@ def _page(url: str, text: str) -> PageState:
 
 def test_items_from_corpus_records_and_the_demo_judge_on_them():
     settings = settings_from_dict({}, deployment="demo")  # the bundled demo corpus
-    claim = next(c for c in extract_corpus(settings).claims if any(v.type == "pct" for v in c.values))
+    claim = next(c for c in extract_corpus(corpus_source(settings)).claims if any(v.type == "pct" for v in c.values))
     line = corpus_line(settings.corpus_dir, claim.file, claim.line_no)
     carrying = next(v for v in claim.values if v.salient and v.type in ("pct", "money", "statute"))
     page = _page(claim.source_url, f"Rates\nThe duty is {carrying.raw} of the declared price.\n")

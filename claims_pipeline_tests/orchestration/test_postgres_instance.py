@@ -23,6 +23,7 @@ from sqlalchemy import create_engine, func, select
 from sqlalchemy.engine import make_url
 
 from claims_pipeline.commands.demo import write_runtime_config
+from claims_pipeline.config.corpus_source import corpus_source
 from claims_pipeline.config.home import HomeLayout
 from claims_pipeline.config.settings import DEMO_CORPUS_DIR, ENV_CONFIG, load_settings
 from claims_pipeline.corpus.scopes import list_scopes
@@ -81,7 +82,7 @@ def test_a_backfill_of_three_scopes_runs_as_separate_runs_two_at_once_each_row_o
             monkeypatch.setenv(key, env[key])
 
         settings = load_settings(config)
-        assert sorted(list_scopes(settings)) == SCOPES
+        assert sorted(list_scopes(corpus_source(settings))) == SCOPES
         instance = open_instance(settings.home_dir)
         assert (tmp_path / "dagster" / "dagster.yaml").read_bytes() == INSTANCE_TEMPLATES["postgres"].read_bytes()
         started: list[subprocess.Popen[bytes]] = []

@@ -23,6 +23,7 @@ import dagster as dg
 from dagster_graphql import DagsterGraphQLClient
 
 from claims_pipeline.commands.demo import write_runtime_config
+from claims_pipeline.config.corpus_source import corpus_source
 from claims_pipeline.config.settings import ENV_CONFIG, load_settings
 from claims_pipeline.corpus.scopes import list_scopes
 from claims_pipeline.defs.jobs import CROSS_SCOPE_TAGS
@@ -120,7 +121,7 @@ def test_the_default_instances_queue_keeps_one_run_per_scope_and_one_cross_scope
         monkeypatch.delenv("DAGSTER_HOME", raising=False)
         monkeypatch.setenv(ENV_CONFIG, str(config))
         settings = load_settings(config)
-        assert sorted(list_scopes(settings)) == sorted(HOSTS)
+        assert sorted(list_scopes(corpus_source(settings))) == sorted(HOSTS)
         instance = open_instance(settings.home_dir)  # as the CLI and `make dev` make it: <home>/dagster, SQLite template
         dagster_home = home / "dagster"
         assert (dagster_home / "dagster.yaml").read_bytes() == INSTANCE_TEMPLATES["sqlite"].read_bytes()

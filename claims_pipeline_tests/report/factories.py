@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import hashlib
 
+from claims_pipeline.config.settings import Settings
 from claims_pipeline.corpus.records import ClaimRecord, InlineStamp, Value
+from claims_pipeline.priors import PriorRules
+
+
+def rules_of(settings: Settings | None = None) -> PriorRules:
+    """The prior rules of these settings (of the defaults when None), as an entry point derives them."""
+    s = settings or Settings()
+    return PriorRules.of(s.priors, s.fetch)
 
 
 def value(type_: str, raw: str, *, number: float | None = None, salient: bool = True, needles: tuple[str, ...] = ()) -> Value:

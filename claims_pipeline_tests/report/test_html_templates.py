@@ -19,7 +19,6 @@ import pytest
 from markupsafe import Markup
 
 from claims_pipeline.common.text_safety import UNSAFE_RE
-from claims_pipeline.config.settings import Settings
 from claims_pipeline.judge.corrections import Correction
 from claims_pipeline.judge.model import Downgrade, DraftVerdict, Verdict
 from claims_pipeline.judge.report import JUDGE_PACKAGE, append_verdict_section, write_verdict_report
@@ -36,7 +35,7 @@ from claims_pipeline.report.html_templates import (
     html_environment,
     shown,
 )
-from claims_pipeline_tests.report.factories import FILLER, claim, page, value
+from claims_pipeline_tests.report.factories import FILLER, claim, page, rules_of, value
 
 REPO = Path(__file__).resolve().parents[2]
 # markup, an attribute break-out in both quotes, a script URL, terminal controls and every kind of bidi control
@@ -109,7 +108,7 @@ def hostile_audit():
         JS_URL: page(JS_URL, None, status="REFUSED", note=f"refused {HOSTILE}"),
         QUOTE_URL: page(QUOTE_URL, f"{FILLER} the rate is 6 % {HOSTILE} {FILLER}"),
     }
-    priors = {c.id: build_prior(c, pages[c.source_url], Settings()) for c in claims}
+    priors = {c.id: build_prior(c, pages[c.source_url], rules_of()) for c in claims}
     return build_audit(claims, pages, priors, run_at=datetime(2026, 7, 1, 9, 0, tzinfo=UTC))
 
 

@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from claims_pipeline.config.settings import Settings
 from claims_pipeline.priors import build_prior
 from claims_pipeline.report import write_reports
 from claims_pipeline.report.audit import Audit, build_audit, headline_numbers
 from claims_pipeline.report.escape import ZWSP, url_break_points
-from claims_pipeline_tests.report.factories import FILLER, claim, page, value
+from claims_pipeline_tests.report.factories import FILLER, claim, page, rules_of, value
 
 RUN_AT = datetime(2026, 7, 1, 9, 0, tzinfo=UTC)
 GOOD = "https://www.impots.gouv.fr/dmto"
@@ -53,7 +52,7 @@ def hostile_audit() -> tuple[Audit, list]:
         GOOD: page(GOOD, FILLER * 3),
         JS_URL: page(JS_URL, None, status="REFUSED", note='refused <img src=x onerror=alert(7)>'),
     }
-    priors = {c.id: build_prior(c, pages.get(c.source_url), Settings()) for c in claims}
+    priors = {c.id: build_prior(c, pages.get(c.source_url), rules_of()) for c in claims}
     return build_audit(claims, pages, priors, run_at=RUN_AT), claims
 
 
@@ -162,7 +161,7 @@ def test_markdown_sections_tables_and_escaping(tmp_path: Path) -> None:
 def test_markdown_empty_tables(tmp_path: Path) -> None:
     c = claim("DMTO 6.32 %", [value("pct", "6.32 %")], url=GOOD)
     pages = {GOOD: page(GOOD, FILLER + "6,32 %" + FILLER)}
-    audit = build_audit([c], pages, {c.id: build_prior(c, pages[GOOD], Settings())}, run_at=RUN_AT)
+    audit = build_audit([c], pages, {c.id: build_prior(c, pages[GOOD], rules_of())}, run_at=RUN_AT)
     md = write_reports(audit, tmp_path)["report.md"].read_text(encoding="utf-8")
     assert md.count("_(none)_") == 5  # stale, changed, absent, weak, unreadable
     assert "previous run: (none)" in md and "flagged: 0" in md
@@ -192,7 +191,7 @@ def test_no_report_carries_a_raw_control_or_bidi_override(tmp_path: Path) -> Non
     claims = [claim(f"DMTO 6.32 % {nasty}", [value("pct", "6.32 %")], url=url, line_no=3)]
     pages = {url: page(url, FILLER + f" the rate is 7 % {nasty} " + FILLER, content_changed=True,
                        changed_at="2026-06-15T00:00:00+00:00", diff=f"-old {nasty}\n+new")}
-    priors = {c.id: build_prior(c, pages.get(c.source_url), Settings()) for c in claims}
+    priors = {c.id: build_prior(c, pages.get(c.source_url), rules_of()) for c in claims}
     paths = write_reports(build_audit(claims, pages, priors, run_at=RUN_AT), tmp_path)
     unsafe = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
     for name in ("report.md", "report.html", "report.json"):
@@ -222,7 +221,7 @@ def test_two_files_of_one_scope_citing_a_changed_page_on_the_same_line_are_two_r
               for f in ("countries/zz/a.md", "countries/zz/sub/b.md")]
     pages = {url: page(url, FILLER + "The levy is 1.1 %. " + FILLER, content_changed=True,
                        changed_at="2026-06-15T00:00:00+00:00", diff="-0.8 %\n+1.1 %")}
-    priors = {c.id: build_prior(c, pages[url], Settings()) for c in claims}
+    priors = {c.id: build_prior(c, pages[url], rules_of()) for c in claims}
     audit = build_audit(claims, pages, priors, run_at=RUN_AT)
     assert audit.headline["content_changed"] == 2 and audit.headline["flagged"] == 2
     md = write_reports(audit, tmp_path)["report.md"].read_text(encoding="utf-8")
@@ -235,7 +234,7 @@ def test_binary_sources_are_listed(tmp_path: Path) -> None:
     url = "https://www.tax.gov.zz/form.zip"
     c = claim("Form fee 1.5 %", [value("pct", "1.5 %")], url=url, scope="zz", line_no=3)
     pages = {url: page(url, None, status="BINARY", note="application/zip")}
-    audit = build_audit([c], pages, {c.id: build_prior(c, pages[url], Settings())}, run_at=RUN_AT)
+    audit = build_audit([c], pages, {c.id: build_prior(c, pages[url], rules_of())}, run_at=RUN_AT)
     paths = write_reports(audit, tmp_path)
     md = paths["report.md"].read_text(encoding="utf-8")
     assert "Binary source (1)" in md

@@ -13,13 +13,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from claims_pipeline.config.settings import Settings
 from claims_pipeline.priors import build_prior
 from claims_pipeline.report import write_reports
 from claims_pipeline.report.audit import Audit, build_audit, headline_numbers
 from claims_pipeline.report.escape import ZWSP
 from claims_pipeline.report.sections import ScopeCount, counts_by_scope
-from claims_pipeline_tests.report.factories import FILLER, claim, page, value
+from claims_pipeline_tests.report.factories import FILLER, claim, page, rules_of, value
 from claims_pipeline_tests.report.test_report import ALLOWED_TAGS, TagCollector, md_rows, unescaped_pipes
 
 # a run clock two hours east of UTC, with microseconds: every rendering shows 09:00:05 UTC
@@ -58,7 +57,7 @@ def scenario() -> tuple[Audit, dict]:
                           diff=OLD_DIFF), change_fetch_id=4, change_reported_at=SHOWN_ON),
         WEAK: page(WEAK, FILLER + "The fee is 2,5 %. " + FILLER),
     }
-    priors = {x.id: build_prior(x, pages[x.source_url], Settings()) for x in c.values()}
+    priors = {x.id: build_prior(x, pages[x.source_url], rules_of()) for x in c.values()}
     audit = build_audit(list(c.values()), pages, priors, run_at=RUN_AT)
     assert audit.priors.set_index("claim_id").loc[c["weak"].id, "prior"] == "WEAK_MATCH"  # the scenario holds
     return audit, c
@@ -122,7 +121,7 @@ def test_cited_page_changed_0_beside_two_stale_claims_is_explained(tmp_path: Pat
                                diff=OLD_DIFF), change_fetch_id=4, change_reported_at=SHOWN_ON),
              url2: replace(page(url2, FILLER + "It is 4 %. " + FILLER, changed_at="2026-04-11T10:00:00+00:00",
                                 diff="-3 %\n+4 %"), change_fetch_id=6)}  # shown by a version before the ledger
-    audit = build_audit(claims, pages, {x.id: build_prior(x, pages[x.source_url], Settings()) for x in claims},
+    audit = build_audit(claims, pages, {x.id: build_prior(x, pages[x.source_url], rules_of()) for x in claims},
                         run_at=RUN_AT)
     assert audit.headline["content_changed"] == 0 and audit.headline["stale_changed"] == 2
     paths = write_reports(audit, tmp_path)

@@ -7,11 +7,10 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from claims_pipeline.config.settings import Settings
 from claims_pipeline.priors import build_prior
 from claims_pipeline.report import write_reports
 from claims_pipeline.report.audit import build_audit
-from claims_pipeline_tests.report.factories import FILLER, claim, page, value
+from claims_pipeline_tests.report.factories import FILLER, claim, page, rules_of, value
 
 URL = "https://www.tax.gov.zz/fees"
 BLOG = "https://blog.example.net/fees"
@@ -22,7 +21,7 @@ def reports(tmp_path: Path, tiers: dict[str, str]) -> tuple[str, str]:
     claims = [replace(claim(f"Fee €{n},700", [value("money", f"€{n},700")], url=url, scope="yy", line_no=n), source_tier=t)
               for n, (url, t) in enumerate(tiers.items(), 1)]
     pages = {u: page(u, FILLER + "The fee is 2,5 %. " + FILLER) for u in tiers}
-    priors = {c.id: build_prior(c, pages[c.source_url], Settings()) for c in claims}
+    priors = {c.id: build_prior(c, pages[c.source_url], rules_of()) for c in claims}
     audit = build_audit(claims, pages, priors, run_at=datetime(2026, 7, 1, tzinfo=UTC))
     paths = write_reports(audit, tmp_path)
     return paths["report.md"].read_text(encoding="utf-8"), paths["report.html"].read_text(encoding="utf-8")

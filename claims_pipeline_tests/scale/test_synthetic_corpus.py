@@ -11,9 +11,10 @@ import urllib.request
 from pathlib import Path
 from types import ModuleType
 
+from claims_pipeline.config.corpus_source import corpus_source
 from claims_pipeline.config.settings import load_settings
 from claims_pipeline.corpus.extract import extract_corpus, list_scopes
-from claims_pipeline.priors import TOKENS_ABSENT, TOKENS_PRESENT, build_prior
+from claims_pipeline.priors import TOKENS_ABSENT, TOKENS_PRESENT, PriorRules, build_prior
 from claims_pipeline.web.html_text import html_to_text
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.report.factories import page
@@ -49,10 +50,11 @@ def test_the_corpus_has_the_asked_shape_and_its_pages_behave_by_kind(tmp_path: P
                             walled=0.05, absent=0.05)
     assert json.loads((out / "manifest.json").read_text()) == manifest
     settings = load_settings(out / "synthetic.yaml")
-    extraction = extract_corpus(settings)
+    corpus, rules = corpus_source(settings), PriorRules.of(settings.priors, settings.fetch)
+    extraction = extract_corpus(corpus)
     assert len(extraction.claims) == manifest["claims"] == 600 and not extraction.warnings
     assert len({c.source_url for c in extraction.claims}) == manifest["urls"] == 150
-    assert len(list_scopes(settings)) == 20 and sum(1 for _ in (out / "corpus").rglob("*.md")) == 60
+    assert len(list_scopes(corpus)) == 20 and sum(1 for _ in (out / "corpus").rglob("*.md")) == 60
     assert {c.source_host for c in extraction.claims} <= set(manifest["all_hosts"])
     assert len(manifest["all_hosts"]) == 30
     hosts_of = [set(r["hosts"]) for r in manifest["regions"]]  # regions share no host
@@ -68,7 +70,7 @@ def test_the_corpus_has_the_asked_shape_and_its_pages_behave_by_kind(tmp_path: P
             status, body = get(web, url)
             text = html_to_text(body)
             assert status == 200
-            assert all(build_prior(c, page(url, text), settings).prior == TOKENS_PRESENT for c in claims_of[url])
+            assert all(build_prior(c, page(url, text), rules).prior == TOKENS_PRESENT for c in claims_of[url])
         changed = kinds["changed"][0]
         before = get(web, changed)[1]
         web.set_epoch(2)
@@ -79,5 +81,5 @@ def test_the_corpus_has_the_asked_shape_and_its_pages_behave_by_kind(tmp_path: P
         assert status == 403 and "Just a moment" in body
         absent = kinds["absent"][0]
         text = html_to_text(get(web, absent)[1])
-        priors = [build_prior(c, page(absent, text), settings).prior for c in claims_of[absent]]
+        priors = [build_prior(c, page(absent, text), rules).prior for c in claims_of[absent]]
         assert TOKENS_ABSENT in priors

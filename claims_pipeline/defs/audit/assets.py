@@ -22,11 +22,12 @@ def audit_tables(context: dg.AssetExecutionContext, claims_config: ClaimsConfig,
     TOKENS_ABSENT, CONTENT_CHANGED, stale_changed, flagged) and each scope's findings. Checked by a blocking
     check before the report. Which scopes to look at: the by_scope table below, and the result line of each
     failed (warning) check on the Checks tab, e.g. "xa: 1 stale_changed"."""
+    from claims_pipeline.priors import PriorRules
     from claims_pipeline.steps.audit.of_scopes import audit_scopes
 
     settings = claims_config.load()
     with page_cache.open() as cache:
-        done = audit_scopes(settings, claims, fetched_pages, priors, cache, claims_config.now(),
+        done = audit_scopes(settings.home_dir, PriorRules.of(settings.priors, settings.fetch), claims, fetched_pages, priors, cache, claims_config.now(),
                             list(context.instance.get_dynamic_partitions(SCOPE_PARTITIONS_NAME)))
     if done.reread:
         context.log.info(f"{done.reread} claims read again on a newer fetch of their page by another scope")

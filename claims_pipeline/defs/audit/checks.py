@@ -88,9 +88,12 @@ _UNTOUCHED = ("Every corpus file is byte-identical to what corpus_documents hash
     dg.AssetCheckSpec("corpus_untouched", asset="verdict_report", description=_UNTOUCHED),
 ])
 def corpus_untouched(context: dg.AssetCheckExecutionContext, claims_config: ClaimsConfig) -> Iterator[dg.AssetCheckResult]:
+    from claims_pipeline.config.corpus_source import corpus_source
     from claims_pipeline.steps.corpus import corpus_drift
 
-    drift = corpus_drift(claims_config.load(), context.instance.get_dynamic_partitions(SCOPE_PARTITIONS_NAME))
+    settings = claims_config.load()
+    drift = corpus_drift(corpus_source(settings), settings.home_dir,
+                         context.instance.get_dynamic_partitions(SCOPE_PARTITIONS_NAME))
     for key in sorted(context.selected_asset_check_keys, key=lambda k: k.asset_key.to_user_string()):
         yield dg.AssetCheckResult(asset_key=key.asset_key, check_name=key.name, passed=not drift,
                                   severity=dg.AssetCheckSeverity.ERROR, metadata={"changed_files": md_list(drift)})

@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 
 from claims_pipeline.config.home import HomeLayout
-from claims_pipeline.config.settings import Settings
+from claims_pipeline.priors.build import PriorRules
 from claims_pipeline.report.audit import Audit
 from claims_pipeline.steps.audit.tables import write_tables
 from claims_pipeline.steps.corpus import ScopeClaims
@@ -30,7 +30,7 @@ class AuditOfScopes:
     tables: dict[str, Path]
 
 
-def audit_scopes(settings: Settings, claims: dict[str, ScopeClaims], fetched_pages: dict[str, ScopePages],
+def audit_scopes(home: Path, rules: PriorRules, claims: dict[str, ScopeClaims], fetched_pages: dict[str, ScopePages],
                  priors: dict[str, ScopePriors], cache: PageCache, now: datetime, known_scopes: list[str]) -> AuditOfScopes:
     """Every scope's claims, pages and priors as one audit, written as parquet tables under <home>/audit/tables.
 
@@ -38,7 +38,7 @@ def audit_scopes(settings: Settings, claims: dict[str, ScopeClaims], fetched_pag
     again on a newer state of its page (combine_scopes) becomes a record, for build_prior.
     known_scopes: every scope the corpus has; those with no stored value are listed as missing, not hidden."""
     with _inputs_out_of_gc():
-        return _audit_scopes(settings, claims, fetched_pages, priors, cache, now, known_scopes)
+        return _audit_scopes(home, rules, claims, fetched_pages, priors, cache, now, known_scopes)
 
 
 @contextmanager
@@ -54,7 +54,7 @@ def _inputs_out_of_gc() -> Iterator[None]:
         gc.unfreeze()
 
 
-def _audit_scopes(settings: Settings, claims: dict[str, ScopeClaims], fetched_pages: dict[str, ScopePages],
+def _audit_scopes(home: Path, rules: PriorRules, claims: dict[str, ScopeClaims], fetched_pages: dict[str, ScopePages],
                   priors: dict[str, ScopePriors], cache: PageCache, now: datetime, known_scopes: list[str]) -> AuditOfScopes:
     from claims_pipeline.common.urls import normalize_url
     from claims_pipeline.report.audit import build_audit_of_values, combine_scopes
@@ -66,9 +66,9 @@ def _audit_scopes(settings: Settings, claims: dict[str, ScopeClaims], fetched_pa
     stored_priors = {row["id"]: row for scope in priors.values() for row in scope.rows}
     identity = cache.identity()
     current, text_chars = _current_states(cache, keys, _own_states(claims, by_scope))
-    reported = load_reported(settings.home_dir, identity)
+    reported = load_reported(home, identity)
     pages, prior_of, reread = combine_scopes({scope: claims[scope].claims for scope in sorted(claims)}, by_scope,
-                                             current, stored_priors, settings, reported, keys)
+                                             current, stored_priors, rules, reported, keys)
     pages = with_diffs_since_report(pages, keys, reported, cache)  # a page changed twice: both in its diff
     audit = build_audit_of_values(all_claims, pages, prior_of, run_at=now, text_chars=text_chars)
     audit.scopes_missing = sorted(set(known_scopes) - set(claims))
@@ -76,7 +76,7 @@ def _audit_scopes(settings: Settings, claims: dict[str, ScopeClaims], fetched_pa
     audit.covered_changes = {keys[u]: p.change_fetch_id for u, p in current.items() if p.change_fetch_id is not None}
     audit.shown_changes = sorted(keys[u] for u, p in pages.items() if p.content_changed and u in current)
     audit.cache_identity = identity
-    tables = write_tables(audit.to_tables(), HomeLayout(settings.home_dir).tables_dir)
+    tables = write_tables(audit.to_tables(), HomeLayout(home).tables_dir)
     return AuditOfScopes(audit, reread, tables)
 
 
