@@ -333,3 +333,18 @@ def test_a_quote_from_the_part_of_a_long_page_never_sent_does_not_ship():
     shipped = run.verdicts[0]
     assert shipped.verdict == "INDETERMINATE"
     assert any(d.check == "quote_verbatim" for d in shipped.downgrades)
+
+
+def test_a_secondary_sources_direction_b_ask_is_estimated_reserved_and_sent():
+    """A secondary source's MATCH ships as PARTIAL with its quote, so it is asked direction B like any other: the
+    dry run counts that second ask, and the run sends it."""
+    items = [item(1, tier="secondary")]
+    with ScriptedJudgeServer() as srv:
+        js = settings_for(srv)
+        dry = run_judge(items, provider_for(js), js, None, dry_run=True)
+        run = run_judge(items, provider_for(js), js, None)
+        kinds = [r.kind for r in srv.requests()]
+    assert dry.est_b_requests == 1 and [p.kind for p in dry.prompts] == ["verdict", "direction_b"]
+    assert kinds == ["verdict", "direction_b"] and run.b_requests_sent == 1
+    v = run.verdicts[0]
+    assert v.verdict == "PARTIAL" and v.quote and (v.direction_b.by, v.direction_b.result) == ("ask", "pass")
