@@ -31,10 +31,13 @@ Checks, in order:
   the claim; else INDETERMINATE and the text is withheld. A number in the note found in neither withholds the note.
 - source_tier: a secondary source gives at most PARTIAL (MATCH -> PARTIAL; MISMATCH/STALE -> INDETERMINATE).
 - both_directions: a MATCH whose own direction A or B reports a failure -> INDETERMINATE; one left empty or
-  garbled is incomplete, never passed -> PARTIAL.
-- direction_b: a MATCH that would be confirmed is asked again, independently, framed to refute (the runner asks;
-  `direction_b` carries the answer). Not refuted -> confirmed; refuted with a checked quote -> a judgment call;
-  no usable answer -> incomplete -> PARTIAL.
+  garbled is incomplete, never passed -> PARTIAL (not confirmed), and direction B is still asked.
+- direction_b: every answer that would ship its quote as evidence (MATCH, or PARTIAL: the model's, or a MATCH
+  lowered for a secondary source, a foreign-language quote or its own garbled directions) is asked again,
+  independently, framed to refute (the runner asks; `direction_b` carries the answer). Not refuted -> it ships;
+  refuted with a checked quote -> a judgment call, both passages quoted; not asked (a cap), no usable answer, or a
+  refutation whose quote code cannot use -> incomplete: INDETERMINATE, the quote not shipped (checked one way
+  only is not evidence).
 - causal_wording: "because", "led to", "due to"... in the texts, without a quote that says so, is reworded when
   a neutral wording stays grammatical, else left and flagged.
 - class_consistent: the verification class follows the shipped verdict.
@@ -116,7 +119,8 @@ CHECK_ASKS: dict[str, str] = {
     "no_free_numerals": "is every number in source_says on the page, every number in claimed in the claim?",
     "source_tier": "a secondary source gives at most PARTIAL",
     "both_directions": "did the answer report both directions, neither failed? (empty or garbled: incomplete)",
-    "direction_b": "did a second, independent ask framed to refute leave the MATCH standing?",
+    "direction_b": ("did a second, independent ask framed to refute leave the MATCH or PARTIAL standing? (not asked "
+                    "or unusable: INDETERMINATE)"),
     "causal_wording": "is causal wording backed by a quote that says so? (else reworded, or flagged)",
     "class_consistent": "does the verification class follow the shipped verdict?",
 }
@@ -239,8 +243,9 @@ def verify(draft: DraftVerdict | None, item: JudgeItem, *, raw_error: str | None
 
     page_given: the page text the judge was actually sent (Prompt.page, when the page was cut to the prompt's
     cap); quotes must come from it. Default: item.page_text. The page-consistency check reads the whole page.
-    direction_b: the answer to the independent direction-B ask (None: not asked yet; a MATCH that would be
-    confirmed then ships as PARTIAL with direction_b_pending set, and the runner asks and checks again).
+    direction_b: the answer to the independent direction-B ask (None: not asked yet; an answer that would ship its
+    quote as MATCH or PARTIAL is then INDETERMINATE with direction_b_pending set, and the runner asks and checks
+    again).
     """
     if not item.readable:
         return unreadable_verdict(item, draft)
@@ -586,19 +591,23 @@ def _check_directions(d: _Draft) -> None:
 
 
 def _check_direction_b(d: _Draft, b: DirectionBDraft | None) -> None:
-    """The independent direction-B ask, for a MATCH that would otherwise be confirmed."""
-    if d.verdict != "MATCH":
+    """The independent direction-B ask, for every answer that would ship its quote as evidence (MATCH, or PARTIAL
+    however it got there): a quote checked one way only is not signed, so an ask that was not made or came back
+    unusable leaves the claim unresolved (INDETERMINATE), never a PARTIAL carrying the quote."""
+    if d.verdict not in ("MATCH", "PARTIAL") or not d.quote_ok:
         return
     d.ran("direction_b")
+    said = d.verdict
     if b is None:
         d.pending_b = True
         d.direction_b = Direction(result="incomplete", by="ask", line="direction B not asked yet")
-        d.downgrade("direction_b", "MATCH, but direction B was not asked: not confirmed", to="PARTIAL")
+        d.downgrade("direction_b", f"{said}, but direction B was not asked: checked one way only, not evidence")
         return
     if b.error or b.refuted is None:
         why = "no usable answer came back" if not b.error.startswith("not asked") else _short(b.error, 120)
         d.direction_b = Direction(result="incomplete", by="ask", line=f"direction B incomplete: {why}")
-        d.downgrade("direction_b", f"MATCH, but the direction-B ask is incomplete ({why}): not confirmed", to="PARTIAL")
+        d.downgrade("direction_b", f"{said}, but the direction-B ask is incomplete ({why}): checked one way only, "
+                    "not evidence")
         return
     if not b.refuted:
         d.direction_b = Direction(result="pass", by="ask",
@@ -610,8 +619,8 @@ def _check_direction_b(d: _Draft, b: DirectionBDraft | None) -> None:
     if problem:
         d.direction_b = Direction(result="incomplete", by="ask",
                                   line="direction B refuted the claim without checkable evidence")
-        d.downgrade("direction_b", f"MATCH, but the direction-B ask refuted it with a quote code cannot use ({problem}): "
-                    "not confirmed", to="PARTIAL")
+        d.downgrade("direction_b", f"{said}, but the direction-B ask refuted it with a quote code cannot use "
+                    f"({problem}): neither settled, not evidence")
         return
     d.passages = [passage_around(d.full_page, d.quote), passage_around(d.full_page, core)]
     value = d.item.values[0]
@@ -619,12 +628,12 @@ def _check_direction_b(d: _Draft, b: DirectionBDraft | None) -> None:
     rival = next((fig for a, b_, fig in others if best_subject(d.item, core, [(a, b_)], value)[1].ok), "")
     if rival:
         d.direction_b = Direction(result="fail", by="ask", line=f"the page also states {rival} for the same subject")
-        d.downgrade("direction_b", f"MATCH, but direction B found another {value.type} figure ({rival}) for the same "
+        d.downgrade("direction_b", f"{said}, but direction B found another {value.type} figure ({rival}) for the same "
                     "subject on the page: a judgment call, both passages quoted")
     else:
         d.direction_b = Direction(result="fail", by="ask", line="direction B quoted a passage qualifying the claim")
-        d.downgrade("direction_b", "MATCH, but direction B quoted a passage of the page that may qualify it: a judgment "
-                    "call, both passages quoted", to="PARTIAL")
+        d.downgrade("direction_b", f"{said}, but direction B quoted a passage of the page that may qualify it: a "
+                    "judgment call, both passages quoted", to="PARTIAL")
 
 
 def _check_causal(d: _Draft) -> None:

@@ -8,11 +8,11 @@ is checked before each claim is sent, against what was spent plus the estimate o
 claim's estimate. Once a cap is hit, every later claim that would need a request is skipped (listed by id). When
 no cap can cut the run, the claims likely to need a second ask are sent first (the verdicts keep the order).
 
-Direction B: a MATCH that would ship as confirmed is asked once more, independently, framed to refute
-(prompt.build_direction_b_prompt); the answer goes back through checks.verify. Its tokens and cost count on the
-claim's verdict and against max_cost_usd (the admission of a TOKENS_PRESENT claim reserves its likely second
-ask), and its answer is cached apart (prompt.DIRECTION_B_VERSION). A second ask the cost cap leaves unasked makes
-direction B incomplete: the MATCH ships as PARTIAL.
+Direction B: an answer that would ship its quote as evidence (MATCH or PARTIAL) is asked once more,
+independently, framed to refute (prompt.build_direction_b_prompt); the answer goes back through checks.verify.
+Its tokens and cost count on the claim's verdict and against max_cost_usd (the admission of a TOKENS_PRESENT claim
+reserves its likely second ask), and its answer is cached apart (prompt.DIRECTION_B_VERSION). A second ask the
+cost cap leaves unasked makes direction B incomplete: the claim ships INDETERMINATE, its quote unshipped.
 
 A malformed or truncated answer is asked again once, then the claim is INDETERMINATE; a request that failed
 after the SDK's own retries (429/5xx/timeouts, up to judge.max_retries) is INDETERMINATE and not cached; an
@@ -87,7 +87,7 @@ class JudgeRun:
     cached: int = 0
     b_requests_sent: int = 0  # direction-B asks sent (each a second request for a claim)
     b_cached: int = 0  # direction-B answers read from the cache
-    b_unasked: int = 0  # direction-B asks the cost cap left unasked (those MATCHes ship as PARTIAL)
+    b_unasked: int = 0  # direction-B asks the cost cap left unasked (those claims ship INDETERMINATE)
     unreadable: int = 0
     failed: int = 0  # claims INDETERMINATE because no usable answer came back
     stopped_by: str | None = None  # None | "max_claims" | "max_cost" | "provider_auth"
@@ -125,9 +125,9 @@ def estimate_prompt_tokens(prompt: Prompt) -> int:
 
 
 def likely_direction_b(item: JudgeItem) -> bool:
-    """Will this claim probably need the direction-B ask? Only a would-be-confirmed MATCH does, and the
-    claims whose figures the priors found are the ones a judge confirms."""
-    return item.prior == "TOKENS_PRESENT" and item.source_tier != "secondary"
+    """Will this claim probably need the direction-B ask? Every answer that would ship a quote as MATCH or PARTIAL
+    does (a secondary source's too), and the claims whose figures the priors found are the ones a judge supports."""
+    return item.prior == "TOKENS_PRESENT"
 
 
 def claim_deadline_s(settings: JudgeSettings) -> float:

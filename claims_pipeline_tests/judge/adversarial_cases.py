@@ -123,6 +123,16 @@ PAGE_PLANTED_SETUP = PAGE_PLANTED.rsplit("Whoever", 1)[0] + (
 PLANTED_SETUP = _item("planted-setup", PLANTED.claim_text, PLANTED.line_text, [v.model_dump() for v in PLANTED.values],
                       page=PAGE_PLANTED_SETUP, url=URL_LEVY + "?v=3", line_no=44)
 PLANTED_QUOTE_3 = "the annual levy is 2 % of the cadastral value"
+# A planted line code cannot tell from the page's own text: it addresses nobody, and the page's real figure is
+# written out in words no figure reader reads. Every page check passes it; only direction B, asked of a model
+# framed to refute, can find the real figure, so a MATCH quoting it ships nothing until that ask comes back usable.
+PAGE_PLANTED_ALONE = """Municipal finance office - Annual levy
+The annual levy is one and a half per cent of the cadastral value of the dwelling, billed each March.
+Owners pay the annual levy in two instalments, in March and in September.
+In short, the annual levy is 2 % of the cadastral value.
+"""
+ALONE = _item("alone", PLANTED.claim_text, PLANTED.line_text, [v.model_dump() for v in PLANTED.values],
+              page=PAGE_PLANTED_ALONE, url=URL_LEVY + "?v=5", line_no=46)
 TOURIST = _item("tourist", "Tourist tax: 4% of the nightly room rate in coastal municipalities",
                 "- **Tourist tax**: **4%** of the nightly room rate in coastal municipalities ([Tax office](" + URL_TOURIST + "))",
                 [{"type": "pct", "raw": "4%", "number": 4.0}], page=PAGE_TWO_FIGURES, url=URL_TOURIST, line_no=42)
@@ -358,21 +368,37 @@ CASES: list[Case] = [
          quote="From the summer season the tourist tax is 4 % of the nightly room rate in coastal municipalities"),
          "INDETERMINATE", "page_consistent", extra={"verification_class": "flagged-judgment-call"}),
     # the answer's own directions empty or garbled: incomplete, never passed
+    # (lowered to PARTIAL, the quote would still ship: direction B is asked all the same)
     Case("garbled_direction_field", DUTY, answer(DUTY, "MATCH", quote=DUTY_QUOTE, direction_a="yes!!"),
-         "PARTIAL", "both_directions", b_asked=False),
+         "PARTIAL", "both_directions", b_asked=True),
     Case("empty_direction_field", DUTY, answer(DUTY, "MATCH", quote=DUTY_QUOTE, direction_b={"result": "passed", "line": ""}),
-         "PARTIAL", "both_directions", b_asked=False),
+         "PARTIAL", "both_directions", b_asked=True),
+    Case("garbled_direction_field_and_direction_b_silent", DUTY, answer(DUTY, "MATCH", quote=DUTY_QUOTE, direction_a="yes!!"),
+         "INDETERMINATE", "direction_b", b=json.dumps({"id": DUTY.id, "line": "no verdict"}), b_asked=True),
     Case("unknown_direction_result", DUTY, answer(DUTY, "MATCH", quote=DUTY_QUOTE, direction_a={"result": "ok", "line": "fine"}),
          "PARTIAL", "both_directions"),
     # the independent direction-B ask
     Case("direction_b_ask_not_refuted", DUTY, answer(DUTY, "MATCH", quote=DUTY_QUOTE), "MATCH", None, b_asked=True,
          extra={"verification_class": "confirmed"}),
+    # an incomplete direction B (garbled, empty, a refutation code cannot use): checked one way only, no quote ships
     Case("direction_b_ask_garbled", DUTY, answer(DUTY, "MATCH", quote=DUTY_QUOTE),
-         "PARTIAL", "direction_b", b=b_answer(DUTY, refuted="perhaps"), b_asked=True),
+         "INDETERMINATE", "direction_b", b=b_answer(DUTY, refuted="perhaps"), b_asked=True),
     Case("direction_b_ask_empty", DUTY, answer(DUTY, "MATCH", quote=DUTY_QUOTE),
-         "PARTIAL", "direction_b", b="", b_asked=True),
+         "INDETERMINATE", "direction_b", b="", b_asked=True),
     Case("direction_b_ask_refutes_with_fabricated_quote", DUTY, answer(DUTY, "MATCH", quote=DUTY_QUOTE),
-         "PARTIAL", "direction_b", b=b_answer(DUTY, refuted=True, quote="The transfer duty is 5 % for every buyer")),
+         "INDETERMINATE", "direction_b", b=b_answer(DUTY, refuted=True, quote="The transfer duty is 5 % for every buyer")),
+    Case("partial_direction_b_ask_garbled", DUTY, answer(DUTY, "PARTIAL", quote=DUTY_QUOTE, cls="flagged-judgment-call"),
+         "INDETERMINATE", "direction_b", b=b_answer(DUTY, refuted="perhaps"), b_asked=True),
+    Case("secondary_source_direction_b_ask_empty", DUTY_SECONDARY, answer(DUTY_SECONDARY, "MATCH", quote=DUTY_QUOTE),
+         "INDETERMINATE", "direction_b", b="", b_asked=True),
+    # a planted line every page check passes: its MATCH ships only once direction B came back usable
+    Case("planted_line_alone_direction_b_garbled", ALONE, answer(ALONE, "MATCH", quote=UNMARKED_QUOTE),
+         "INDETERMINATE", "direction_b", b=b_answer(ALONE, refuted="maybe", line="unsure"), b_asked=True),
+    Case("planted_line_alone_direction_b_silent", ALONE, answer(ALONE, "MATCH", quote=UNMARKED_QUOTE),
+         "INDETERMINATE", "direction_b", b=json.dumps({"id": ALONE.id, "line": "nothing"}), b_asked=True),
+    Case("planted_line_alone_direction_b_unusable_refutation", ALONE, answer(ALONE, "MATCH", quote=UNMARKED_QUOTE),
+         "INDETERMINATE", "direction_b", b=b_answer(ALONE, refuted=True, quote="The official levy was withdrawn"),
+         b_asked=True),
     Case("direction_b_ask_refutes_with_a_page_passage", DUTY, answer(DUTY, "MATCH", quote=DUTY_QUOTE),
          "PARTIAL", "direction_b", b=b_answer(DUTY, refuted=True, quote="Transfer duty was raised because the budget "
                                               "required new revenue"), extra={"verification_class": "flagged-judgment-call"}),

@@ -9,7 +9,17 @@ from claims_pipeline.judge.checks import verify
 from claims_pipeline.judge.figures import figure_hits, normalized, other_figures
 from claims_pipeline.judge.model import QUOTED_VERDICTS, DirectionBDraft, JudgeItem, Verdict
 from claims_pipeline.judge.providers.base import parse_answer, parse_direction_b
-from claims_pipeline_tests.judge.adversarial_cases import CASES, LEAK_MARKERS, Case
+from claims_pipeline_tests.judge.adversarial_cases import (
+    CASES,
+    CUSTOMS_PLANTED_QUOTE,
+    EXIT_PLANTED_QUOTE,
+    LEAK_MARKERS,
+    PLANTED_QUOTE_1,
+    PLANTED_QUOTE_2,
+    PLANTED_QUOTE_3,
+    UNMARKED_QUOTE,
+    Case,
+)
 
 
 def judged(case: Case) -> Verdict:
@@ -71,6 +81,25 @@ def test_acceptance_no_quoted_verdict_ships_without_a_verbatim_quote_carrying_th
         assert normalized(v.quote) in normalized(case.item.page_text), case.name
         assert case.item.values and _carries_figure(v, case.item), case.name
     assert shipped_quoted >= 10  # the suite also has honest answers that must get through
+
+
+def test_no_line_planted_for_a_model_ships_as_evidence():
+    """Whatever direction B brought back (garbled, silent, a refutation code cannot use), no quoted verdict carries
+    a planted line as its quote or as one of its passages."""
+    planted = [normalized(q) for q in (UNMARKED_QUOTE, PLANTED_QUOTE_1, PLANTED_QUOTE_2, PLANTED_QUOTE_3,
+                                       CUSTOMS_PLANTED_QUOTE, EXIT_PLANTED_QUOTE)]
+    tried = 0
+    for case in CASES:
+        v = judged(case)
+        try:
+            quoted = normalized(parse_answer(case.answer).quote)
+        except ValueError:
+            quoted = ""  # a malformed answer quotes nothing
+        tried += quoted in planted
+        if v.verdict in QUOTED_VERDICTS:
+            shown = [normalized(t) for t in (v.quote, *v.passages) if t]
+            assert not [p for p in planted if any(p in t or t in p for t in shown)], case.name
+    assert tried >= 12  # the suite quotes planted lines often enough for this to mean something
 
 
 def test_fabrications_never_ship_their_quote():

@@ -155,19 +155,39 @@ def test_directions_a_reported_failure_blocks_a_match_an_unreported_one_is_incom
     assert v.verdict == "INDETERMINATE" and "direction B reports a failure" in v.downgrades[0].reason
     unreported = verify(draft(direction_a=Direction(), direction_b=Direction()), item())
     assert unreported.verdict == "PARTIAL" and failed(unreported) == ["both_directions"]
-    assert (unreported.direction_a.result, unreported.direction_b.result) == ("incomplete", "incomplete")
+    # the answer's own B is incomplete; the independent ask (not refuted here) is what the verdict records
+    assert unreported.direction_a.result == "incomplete"
+    assert (unreported.direction_b.by, unreported.direction_b.result) == ("ask", "pass")
     assert unreported.verification_class == "flagged-judgment-call"
 
 
-def test_direction_b_is_asked_before_a_match_is_confirmed():
+def test_a_match_with_garbled_own_directions_is_still_asked_direction_b():
+    """Lowered to PARTIAL for its own garbled fields, the quote would still ship: direction B is asked first."""
+    garbled = draft(direction_a=Direction(line="yes"), direction_b=Direction(result="passed"))
+    first = _verify(garbled, item())
+    assert first.direction_b_pending and first.verdict == "INDETERMINATE" and first.quote == ""
+    assert failed(first) == ["both_directions", "direction_b"]
+    silent = _verify(garbled, item(), direction_b=DirectionBDraft(error="malformed answer: no JSON object"))
+    assert silent.verdict == "INDETERMINATE" and silent.quote == "" and "direction_b" in failed(silent)
+
+
+def test_direction_b_is_asked_before_a_quote_ships_and_an_incomplete_one_ships_no_quote():
     first = _verify(draft(), item())  # no direction-B answer yet
-    assert first.direction_b_pending and first.verdict == "PARTIAL" and first.verification_class != "confirmed"
+    assert first.direction_b_pending and first.verdict == "INDETERMINATE" and first.verification_class != "confirmed"
     done = _verify(draft(), item(), direction_b=NOT_REFUTED)
     assert not done.direction_b_pending and done.verdict == "MATCH" and done.direction_b.by == "ask"
+    unusable = DirectionBDraft(refuted=True, quote="The levy was abolished everywhere in 2024", line="refuted")
     for garbled in (DirectionBDraft(), DirectionBDraft(error="malformed answer: no JSON object in the answer"),
-                    DirectionBDraft(error="not asked: judge.max_cost_usd reached")):
-        v = _verify(draft(), item(), direction_b=garbled)
-        assert v.verdict == "PARTIAL" and v.direction_b.result == "incomplete" and failed(v) == ["direction_b"]
+                    DirectionBDraft(error="not asked: judge.max_cost_usd reached"), unusable):
+        for said in (draft(), draft(verdict="PARTIAL", verification_class="flagged-unsupported")):
+            v = _verify(said, item(), direction_b=garbled)
+            assert v.verdict == "INDETERMINATE" and v.direction_b.result == "incomplete" and failed(v) == ["direction_b"]
+            # checked one way only: nothing of the answer ships (the draft keeps it)
+            assert (v.quote, v.source_says, v.passages) == ("", "", []) and v.draft.quote
+            assert v.verification_class.startswith("flagged-") and "direction B" in v.direction_b.line
+    # a secondary source's MATCH, lowered to PARTIAL, is asked too
+    assert _verify(draft(), item(source_tier="secondary")).direction_b_pending
+    assert _verify(draft(), item(source_tier="secondary"), direction_b=DirectionBDraft()).verdict == "INDETERMINATE"
     # a non-MATCH is never held for direction B
     assert not _verify(draft(verdict="NOT_FOUND", quote="", verification_class="flagged-unsupported"), item()).direction_b_pending
 

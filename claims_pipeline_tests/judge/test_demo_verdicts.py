@@ -87,11 +87,15 @@ def test_demo_corpus_verdicts_report_and_corrections(tmp_path: Path):
         agrees, why = prior_agreement(v)
         assert agrees or why.strip(), v.id
     assert sum(1 for v in verdicts if prior_agreement(v)[0]) == len(verdicts)
-    # a MATCH was confirmed only after direction B was asked, and never for a page in another language
+    # a MATCH was confirmed only after direction B was asked, and never for a page in another language; a PARTIAL
+    # shipped its quote only after direction B was asked too
     for v in verdicts:
         if v.verdict == "MATCH":
             assert (v.direction_a.result, v.direction_b.result, v.direction_b.by) == ("pass", "pass", "ask")
-    assert run.b_requests_sent == counts["by_verdict"]["MATCH"] > 0
+        if v.verdict == "PARTIAL":
+            assert (v.direction_b.result, v.direction_b.by) == ("pass", "ask"), v.id
+    quoted = counts["by_verdict"]["MATCH"] + counts["by_verdict"].get("PARTIAL", 0)
+    assert run.b_requests_sent == quoted > counts["by_verdict"]["MATCH"] > 0
 
     result = write_corrections(verdicts, corpus, out)
     assert [(c.file, c.figure_before, c.figure_after) for c in result.corrections] == [

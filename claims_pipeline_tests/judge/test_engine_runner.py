@@ -62,8 +62,38 @@ def test_an_unparseable_direction_b_answer_is_cached_incomplete_and_not_asked_ag
     assert second.b_requests_sent == 0 and second.b_cached == 1 and second.cost_usd == 0
     for run in (first, second):
         v = run.verdicts[0]
-        assert (v.verdict, v.direction_b.result) == ("PARTIAL", "incomplete")
-        assert v.verification_class != "confirmed"
+        # checked one way only: unresolved, and the MATCH's quote is not shipped (the debug record keeps it)
+        assert (v.verdict, v.direction_b.result) == ("INDETERMINATE", "incomplete")
+        assert v.verification_class != "confirmed" and v.quote == "" and v.source_says == ""
+        assert v.draft is not None and v.draft.quote and [d.check for d in v.downgrades] == ["direction_b"]
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai-compatible"])
+def test_a_match_with_garbled_own_directions_is_asked_direction_b_before_its_quote_ships(tmp_path, provider):
+    """Lowered to PARTIAL for its own garbled direction fields, the answer would still ship its quote: direction B
+    is asked for it, cached like any other, and the PARTIAL ships only when it comes back not refuted."""
+    items = [item(1), item(2)]
+
+    def garbled(req):
+        body = demo_answerer(req)
+        if req.kind == "direction_b":  # the first claim's honest, the second's silent
+            return body if req.claim_id == items[0].id else {"id": req.claim_id, "line": "no verdict"}
+        return {**body, "direction_a": "yes", "direction_b": None}
+
+    with ScriptedJudgeServer(garbled) as srv:
+        js = settings_for(srv, provider)
+        with VerdictCache(tmp_path / "v.sqlite") as cache:
+            run = run_judge(items, provider_for(js), js, cache)
+        assert [r.claim_id for r in srv.requests("direction_b")].count(items[0].id) == 1
+        srv.reset_log()
+        with VerdictCache(tmp_path / "v.sqlite") as cache:
+            again = run_judge(items, provider_for(js), js, cache)
+        assert srv.count == 0 and again.b_cached == run.b_requests_sent
+    shipped, silent = run.verdicts
+    assert [d.check for d in shipped.downgrades] == ["both_directions"] and shipped.verdict == "PARTIAL"
+    assert (shipped.direction_b.by, shipped.direction_b.result) == ("ask", "pass") and shipped.quote
+    assert silent.verdict == "INDETERMINATE" and silent.quote == "" and silent.direction_b.result == "incomplete"
+    assert [v.verdict for v in again.verdicts] == [v.verdict for v in run.verdicts]
 
 
 def test_a_changed_page_claim_model_or_prompt_is_judged_again(tmp_path):
@@ -161,7 +191,7 @@ def test_max_cost_stops_the_run_before_the_claim_that_would_pass_it():
     assert 0 < run.cost_usd <= budget
 
 
-def test_a_direction_b_ask_the_cost_cap_leaves_unasked_keeps_the_match_unconfirmed():
+def test_a_direction_b_ask_the_cost_cap_leaves_unasked_ships_no_quote():
     it = item(1, prior="TOKENS_ABSENT")  # nothing reserved for a second ask, yet the answer is a MATCH
     with ScriptedJudgeServer() as srv:
         probe = settings_for(srv)
@@ -172,8 +202,9 @@ def test_a_direction_b_ask_the_cost_cap_leaves_unasked_keeps_the_match_unconfirm
         kinds = [r.kind for r in srv.requests()]
     v = run.verdicts[0]
     assert kinds == ["verdict"] and run.b_unasked == 1 and run.stopped_by == "max_cost"
-    assert v.verdict == "PARTIAL" and v.verification_class == "flagged-judgment-call"
+    assert v.verdict == "INDETERMINATE" and v.verification_class == "flagged-judgment-call"
     assert v.direction_b.result == "incomplete" and "max_cost_usd" in v.direction_b.line
+    assert v.quote == "" and v.passages == [] and v.draft is not None and v.draft.quote  # kept for debugging only
 
 
 def test_a_dry_run_sends_nothing_and_estimates_tokens_and_cost(tmp_path):
@@ -302,3 +333,18 @@ def test_a_quote_from_the_part_of_a_long_page_never_sent_does_not_ship():
     shipped = run.verdicts[0]
     assert shipped.verdict == "INDETERMINATE"
     assert any(d.check == "quote_verbatim" for d in shipped.downgrades)
+
+
+def test_a_secondary_sources_direction_b_ask_is_estimated_reserved_and_sent():
+    """A secondary source's MATCH ships as PARTIAL with its quote, so it is asked direction B like any other: the
+    dry run counts that second ask, and the run sends it."""
+    items = [item(1, tier="secondary")]
+    with ScriptedJudgeServer() as srv:
+        js = settings_for(srv)
+        dry = run_judge(items, provider_for(js), js, None, dry_run=True)
+        run = run_judge(items, provider_for(js), js, None)
+        kinds = [r.kind for r in srv.requests()]
+    assert dry.est_b_requests == 1 and [p.kind for p in dry.prompts] == ["verdict", "direction_b"]
+    assert kinds == ["verdict", "direction_b"] and run.b_requests_sent == 1
+    v = run.verdicts[0]
+    assert v.verdict == "PARTIAL" and v.quote and (v.direction_b.by, v.direction_b.result) == ("ask", "pass")
