@@ -235,6 +235,7 @@ class Trickster:
         self.lock = threading.Lock()
         self.counter = itertools.count()
         self.answered: dict[str, dict[str, Any]] = {}  # claim id -> {"trick", "marker"}
+        self.b_trick: dict[str, str] = {}  # claim id -> the direction-B answer it got, when it was asked
 
     def __call__(self, req: ScriptedRequest) -> Any:
         with self.lock:
@@ -242,6 +243,8 @@ class Trickster:
         n = self.order.get(req.claim_id, 0)
         if req.kind == "direction_b":
             trick = B_TRICKS[n % len(B_TRICKS)]
+            with self.lock:
+                self.b_trick[req.claim_id] = trick
             honest = demo_direction_b(req)
             if trick == "garbled":
                 return {**honest, "refuted": "maybe", "line": f"{marker} unsure"}
@@ -318,6 +321,7 @@ def goal_counts(provider: str, items: list[JudgeItem], planted: dict[str, str], 
                  + shown_json(json.loads(paths["verdicts.json"].read_text(encoding="utf-8"))))
     not_verbatim = bad_evidence = planted_shipped = leaks = 0
     rejected = honest_as_said = honest = demo_lost = 0
+    unusable_b = {"asked": 0, "shipped": 0}  # honest first answers whose direction B came back unusable
     by_phrasing: dict[int, list[str]] = {}  # planted phrasing -> how each planted copy ended
     shipped_by_phrasing: dict[int, list[str]] = {}  # planted phrasing -> verdicts that shipped its line
     for v in run.verdicts:
@@ -349,8 +353,12 @@ def goal_counts(provider: str, items: list[JudgeItem], planted: dict[str, str], 
         if "#" not in v.id and any(d.check == "quote_not_instruction" for d in v.downgrades):
             demo_lost += 1
         if said.get("trick") == "honest" and v.id not in planted:
-            honest += 1
-            honest_as_said += not any(d.kind == "verdict" for d in v.downgrades)
+            if trickster.b_trick.get(v.id, "honest") == "honest":
+                honest += 1
+                honest_as_said += not any(d.kind == "verdict" for d in v.downgrades)
+            else:
+                unusable_b["asked"] += 1
+                unusable_b["shipped"] += v.verdict in QUOTED_VERDICTS
     verdicts: dict[str, int] = {}
     for v in run.verdicts:
         verdicts[v.verdict] = verdicts.get(v.verdict, 0) + 1
@@ -373,7 +381,9 @@ def goal_counts(provider: str, items: list[JudgeItem], planted: dict[str, str], 
               + (f" ({kinds})" if kinds else ""))
     print(f"  4. words of a refused answer shown in the reports: {leaks} (target 0)")
     print(f"  5. requests sent by a rerun with nothing changed: {rerun_sent} (target 0)")
-    print(f"     honest answers shipped as said: {honest_as_said} of {honest}")
+    print(f"     honest answers (and an honest direction B where asked) shipped as said: {honest_as_said} of {honest}")
+    print(f"     honest answers whose direction B came back garbled, silent or unusable, shipped with a quote: "
+          f"{unusable_b['shipped']} of {unusable_b['asked']} (target 0: checked one way only)")
     print(f"  6. demo claims (no planted line) whose verdict the instruction detector took: {demo_lost} (target 0)")
 
 
