@@ -1,4 +1,4 @@
-"""The fetch path and the store take the sections of the settings they need, never the whole Settings: read with
+"""Below the entry points, every part takes the sections of the settings it needs, never the whole Settings: read with
 benchmarks/design_metrics.py's call graph (ast, nothing imported), the same reading its --settings-path figures
 come from."""
 
@@ -60,10 +60,12 @@ def test_the_reading_follows_the_settings_from_the_fetch_resource() -> None:
     assert [s.split(" ")[1] for s in found.signatures] == ["refresh_pages", "reread", "open_cache"]
 
 
-def test_no_signature_of_the_fetch_path_or_the_store_takes_the_whole_settings() -> None:
+def test_no_signature_below_the_entry_points_takes_the_whole_settings() -> None:
+    """The entry points (defs/, commands/, cli.py, definitions.py, orchestration/, config/) read the settings once
+    and pick sections; the steps, the core libraries and the basics take only those."""
     found = settings_path(_package_sources())
-    whole = [s for s in found.signatures if s.startswith(SECTIONS_ONLY)]
-    assert whole == [], "these take the whole Settings; give them the section they need: " + ", ".join(whole)
+    assert found.signatures == [], ("these take the whole Settings; give them the section they need: "
+                                    + ", ".join(found.signatures))
 
 
 def test_the_settings_from_the_fetch_resource_reach_nothing_of_the_fetch_path() -> None:
