@@ -25,7 +25,7 @@ from claims_pipeline.priors.context import claim_prose, context_words
 from claims_pipeline.priors.dates import tokenize_dates
 from claims_pipeline.priors.matching import find_occurrences
 from claims_pipeline.priors.numbers import tokenize_numbers
-from claims_pipeline.priors.page_index import build_index, search_form
+from claims_pipeline.priors.page_index import build_index, search_form, word_stem
 
 SAME_THING_WORDS = 2  # words a quote's clause must share with the claim's clause (one when the claim has one)
 MAX_PASSAGE_CHARS = 400
@@ -144,11 +144,92 @@ def other_figure_spans(value: ItemValue, text: str, claimed: list[ItemValue]) ->
     return sorted(set(out))
 
 
-_MONEY_LIKE_RE = re.compile(r"[$€£¥]|\b(?:EUR|USD|XCD|GBP|euros?|dollars?|pesos?|million|billion|thousand)\b|\d[\d,. \u00a0\u202f]{2,}\d",
-                            re.I)
+NEAR_WORDS = 8  # words of the claim either side of its figure, within its clause, that say what the figure is
+PASSAGE_NEAR_WORDS = 12  # the same for a competing figure on the page, whose sentence may name its subject first
 
 
-_CURRENCY_REACH = 5  # characters either side of an amount where its currency is written ("USD 550", "550 €")
+def near_window(text: str, start: int, end: int, reach: int = NEAR_WORDS) -> str:
+    """The text of text[start:end]'s clause within reach words either side of it, the figure itself left out."""
+    lo, hi = clause_at(text, start, end)
+    before = [m.start() for m in _WORD_RE.finditer(text, lo, start)]
+    after = [m.end() for m in _WORD_RE.finditer(text, end, hi)]
+    a = before[-reach] if len(before) >= reach else lo
+    b = after[reach - 1] if len(after) >= reach else hi
+    return text[a:start] + " " + text[end:b]
+
+
+def claim_near_words(item: JudgeItem, value: ItemValue) -> list[str]:
+    """The claim's words near its figure ("... a donation worth $2 million to the legal defense fund" of a long
+    sentence): what the figure is; the whole clause's words when the figure is not found in the claim."""
+    at = item.claim_text.find(value.raw) if value.raw else -1
+    if at < 0:
+        return claim_subject_words(item, value)
+    return context_words(near_window(item.claim_text, at, at + len(value.raw))) or claim_subject_words(item, value)
+
+
+def _near_subject(item: JudgeItem, seg: str, start: int, end: int, value: ItemValue) -> bool:
+    """Do the words near seg's figure share enough of the claim's words near its own figure, and state it in the
+    same role (per month or per year, a total or an amount per head, a level or a change in points), to be about
+    the claim's subject? Words far from both figures in long sentences say little about what either figure is."""
+    words = claim_near_words(item, value)
+    near = near_window(seg, start, end, PASSAGE_NEAR_WORDS)
+    if len(shared_words(words, near)) < min(SAME_THING_WORDS, len(words)):
+        return False
+    at = item.claim_text.find(value.raw)
+    mine = near_window(item.claim_text, at, at + len(value.raw)) if at >= 0 else item.claim_text
+    return not _other_roles(mine, near)
+
+
+_PERIOD_RE = re.compile(r"\b(?:per|a|an|each|every|/)\s*(day|week|month|year|annum|hour|night)\b|"
+                        r"\b(dai|week|month|year|annual|hour|night)(?:ly)\b", re.I)
+_PERIOD = {"dai": "day", "annual": "year", "annum": "year"}
+_TOTAL_RE = re.compile(r"\b(?:total|combined|overall|altogether|in all|cumulative|to date)\b", re.I)
+_EACH_RE = re.compile(r"\b(?:per|each|every|apiece|for an?|a head)\b", re.I)
+_POINTS_RE = re.compile(r"^\W{0,3}(?:percentage )?points?\b|^\s*pp\b", re.I)
+
+
+def _periods(text: str) -> set[str]:
+    return {_PERIOD.get(p, p) for m in _PERIOD_RE.finditer(text) for p in m.groups() if p}
+
+
+def _other_roles(mine: str, theirs: str) -> bool:
+    """Do two figures' surroundings give them different roles: a rate per month and one per year; a total and an
+    amount per unit ("a total of €76 million" ~ "€7.5m for a team")?"""
+    a, b = _periods(mine), _periods(theirs)
+    if a and b and a.isdisjoint(b):
+        return True
+    return bool(_TOTAL_RE.search(mine)) != bool(_TOTAL_RE.search(theirs)) and bool(_EACH_RE.search(mine) or _EACH_RE.search(theirs))
+
+
+_CURRENCY_REACH = 12  # characters either side of an amount where its currency is written ("USD 550", "550 euros")
+# The currency an amount is written in, by family: "$" alone does not say which dollar.
+_CURRENCIES = {
+    **dict.fromkeys(["€", "eur", "euro", "euros"], "EUR"),
+    **dict.fromkeys(["£", "gbp", "pound", "pounds", "pfund"], "GBP"),
+    **dict.fromkeys(["$", "usd", "us$", "dollar", "dollars", "xcd", "cad", "aud", "nzd", "hkd", "sgd", "kyd", "bmd",
+                     "twd"], "$"),
+    **dict.fromkeys(["¥", "jpy", "yen", "cny", "rmb", "yuan"], "¥"),
+    **dict.fromkeys(["₹", "inr", "rs", "rupee", "rupees"], "INR"),
+    **dict.fromkeys(["chf", "fr", "franc", "francs", "franken"], "CHF"),
+}
+_CURRENCY_RE = re.compile(r"us\$|[€£$¥₹]|\b(?:" + "|".join(sorted((k for k in _CURRENCIES if k.isalpha()), key=len,
+                                                                  reverse=True)) + r")\b", re.I)
+
+
+def _currency_of(text: str, start: int, end: int) -> str | None:
+    """The currency written beside text[start:end] (the nearest mark), or None."""
+    near = [(abs(m.start() - end) if m.start() >= end else abs(start - m.end()), m.group(0).casefold())
+            for m in _CURRENCY_RE.finditer(text, max(0, start - _CURRENCY_REACH), end + _CURRENCY_REACH)]
+    return _CURRENCIES.get(min(near)[1]) if near else None
+
+
+def _same_currency(currency: str | None, seg: str, start: int, end: int) -> bool:
+    """Is seg[start:end] an amount of money (read as the priors read one: its currency beside it) in the claim's
+    currency (a bare number, "Figure 1", "35,512 square feet", is no amount; "£5" is not a rival of "$20")?"""
+    if not any(t.unit == "money" and t.start <= start < t.end for t in tokenize_numbers(search_form(seg))):
+        return False
+    theirs = _currency_of(seg, start, end)
+    return currency is None or theirs is None or theirs == currency
 
 
 # How code placed a competing passage on the claim's subject (the downgrade's reason names it).
@@ -251,6 +332,7 @@ def competing(item: JudgeItem, page: str, quote: str) -> list[Competing]:
     if not words and not anchors:
         return []  # a claim naming no subject ("fee €1,300"): no passage can be said to speak of the same one
     needle = normalized(quote)
+    currency = _currency_of(value.raw, 0, len(value.raw)) if value.type == "money" else None
     quote_placed = bool(quote) and anchored(anchors, quote)
     claim_langs = languages_of(item.claim_text)
     bare_words = [_without_accents(w) for w in words]
@@ -259,15 +341,14 @@ def competing(item: JudgeItem, page: str, quote: str) -> list[Competing]:
         seg = page[lo:hi]
         if needle and (needle in normalized(seg) or normalized(seg.strip()) in needle):
             continue  # the quoted passage itself
-        # a bare small number ("Figure 1", "(2)") is no amount: a money figure shows its currency or its size
         rivals = [(a, b, fig) for a, b, fig in other_figure_spans(value, seg, item.values)
-                  if value.type != "money" or _MONEY_LIKE_RE.search(seg, max(0, a - _CURRENCY_REACH), b + _CURRENCY_REACH)]
-        if not rivals:
-            continue
+                  if value.type != "money" or _same_currency(currency, seg, a, b)]
+        if not rivals or claim_figure_spans(value, seg, strong_only=True):
+            continue  # no rival; or the passage states the claim's figure too: the page tells the two apart
         placed = anchored(anchors, seg)
         foreign = not quote_placed and bool(claim_langs) and written_in_another(seg, claim_langs)
         for start, end, fig in rivals:
-            by = ("words" if subject_of(item, seg, start, end, value).ok else "figures" if placed
+            by = ("words" if _near_subject(item, seg, start, end, value) else "figures" if placed
                   else "cognate" if foreign and _shares_bare(bare_words, seg, start, end) else "")
             if by:
                 found.append(Competing(" ".join(seg.split())[:MAX_PASSAGE_CHARS], fig, by))
