@@ -25,7 +25,7 @@ from claims_pipeline.priors.context import claim_prose, context_words
 from claims_pipeline.priors.dates import tokenize_dates
 from claims_pipeline.priors.matching import find_occurrences
 from claims_pipeline.priors.numbers import tokenize_numbers
-from claims_pipeline.priors.page_index import build_index, search_form, word_stem
+from claims_pipeline.priors.page_index import build_index, search_form
 
 SAME_THING_WORDS = 2  # words a quote's clause must share with the claim's clause (one when the claim has one)
 MAX_PASSAGE_CHARS = 400
