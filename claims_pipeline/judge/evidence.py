@@ -7,7 +7,10 @@ Two questions a fact-checker asks of a quote before signing a verdict on it:
 - does the page state another figure of the same kind for the same subject elsewhere (`competing`)? A passage of
   the page outside the quote, holding a different pct/money figure in a clause about the claim's subject, is a
   competing reading: the verdict is a judgment call, never confirmed. This is direction B done by code; an
-  injected line repeating the claim's figure cannot remove the page's real one. Words alone do not place the
+  injected line repeating the claim's figure cannot remove the page's real one. A passage is placed by words only
+  where they say what its figure is: near the figure, near the claim's own, and in the same role (`_near_subject`);
+  the page's topic words recur everywhere on a long page. Nothing here compares a passage with the quote, which a
+  hostile page or model chooses. Words alone do not place the
   page's real figure when the page is in another language than the claim or names the subject otherwise: a
   passage also stating another of the claim's figures or numbers (`claim_anchors`) is placed by them.
 """
@@ -176,20 +179,52 @@ def _near_subject(item: JudgeItem, seg: str, start: int, end: int, value: ItemVa
     if len(shared_words(words, near)) < min(SAME_THING_WORDS, len(words)):
         return False
     at = item.claim_text.find(value.raw)
-    mine = near_window(item.claim_text, at, at + len(value.raw)) if at >= 0 else item.claim_text
+    if at < 0:
+        return not _other_roles(item.claim_text, near)
+    mine = near_window(item.claim_text, at, at + len(value.raw))
+    if _points(item.claim_text[at:]) != _points(seg[start:]):
+        return False  # a change in percentage points is no rival of a level in per cent
+    if _other_labels(words, (item.claim_text, at, at + len(value.raw)), (seg, start, end)):
+        return False
     return not _other_roles(mine, near)
 
 
 _PERIOD_RE = re.compile(r"\b(?:per|a|an|each|every|/)\s*(day|week|month|year|annum|hour|night)\b|"
-                        r"\b(dai|week|month|year|annual|hour|night)(?:ly)\b", re.I)
-_PERIOD = {"dai": "day", "annual": "year", "annum": "year"}
+                        r"\b(daily|weekly|monthly|yearly|annual|annually|hourly|nightly)\b", re.I)
+_PERIOD = {"daily": "day", "weekly": "week", "monthly": "month", "yearly": "year", "annual": "year",
+           "annually": "year", "annum": "year", "hourly": "hour", "nightly": "night"}
 _TOTAL_RE = re.compile(r"\b(?:total|combined|overall|altogether|in all|cumulative|to date)\b", re.I)
 _EACH_RE = re.compile(r"\b(?:per|each|every|apiece|for an?|a head)\b", re.I)
-_POINTS_RE = re.compile(r"^\W{0,3}(?:percentage )?points?\b|^\s*pp\b", re.I)
+_POINTS_RE = re.compile(r"^[^\s]*\s*(?:percentage points?|points?|pp)\b", re.I)
+# An item's label in a list or table: the letter or small number right after a word ("League B", "Decile 2",
+# "Zone 3:"), not the start of an amount ("VAT 20 %")
+_LABEL_RE = re.compile(r"[ \u00a0]([A-Z]|\d{1,2})(?![\w.,%€$£¥]|\s*(?:%|per ?cent|pc\b|[€$£¥]))")
+
+
+def _points(after: str) -> bool:
+    """Is the figure at the start of after written in percentage points (a change, not a level)?"""
+    return bool(_POINTS_RE.match(after[:40]))
+
+
+def _labels(words: list[str], text: str, figure: tuple[int, int]) -> dict[str, str]:
+    """{claim word: the label right after it in text} ("decile" -> "2" of "Decile 2 = 45.3%")."""
+    out: dict[str, str] = {}
+    for m in _WORD_RE.finditer(text):
+        w = m.group(0).casefold()
+        label = _LABEL_RE.match(text, m.end())
+        if label and w in words and not (label.start(1) < figure[1] and figure[0] < label.end(1)):
+            out.setdefault(w, label.group(1))
+    return out
+
+
+def _other_labels(words: list[str], mine: tuple[str, int, int], theirs: tuple[str, int, int]) -> bool:
+    """Do the claim and the passage name two items of one list ("League B: €1m" ~ "League A: €1.5m")?"""
+    a, b = _labels(words, mine[0], mine[1:]), _labels(words, theirs[0], theirs[1:])
+    return any(b.get(w, label) != label for w, label in a.items())
 
 
 def _periods(text: str) -> set[str]:
-    return {_PERIOD.get(p, p) for m in _PERIOD_RE.finditer(text) for p in m.groups() if p}
+    return {_PERIOD.get(p.casefold(), p.casefold()) for m in _PERIOD_RE.finditer(text) for p in m.groups() if p}
 
 
 def _other_roles(mine: str, theirs: str) -> bool:
@@ -234,7 +269,7 @@ def _same_currency(currency: str | None, seg: str, start: int, end: int) -> bool
 
 # How code placed a competing passage on the claim's subject (the downgrade's reason names it).
 PLACED_BY = {
-    "words": "its clause shares the claim's words",
+    "words": "the words near its figure share the claim's words near the claim's figure",
     "figures": "it also states another of the claim's figures",
     "cognate": "in another language than the claim, its clause shares a name or cognate of the claim's words",
 }
@@ -318,8 +353,8 @@ def competing(item: JudgeItem, page: str, quote: str) -> list[Competing]:
     """Passages of the page, outside every place of the quote, stating another pct/money figure of the claim's
     kind for the claim's subject. Empty for dates and statutes (no competing figure is read for them).
 
-    A passage is about the claim's subject when its clause around the figure shares two of the claim's words
-    (subject_of), or when it also states another of the claim's figures or numbers (claim_anchors: that places
+    A passage is about the claim's subject when the words near its figure share two of the claim's words near
+    the claim's figure, in the same role (_near_subject), or when it also states another of the claim's figures or numbers (claim_anchors: that places
     it whatever its language or wording). Code cannot read a passage in another language than the claim's
     beyond a name or a cognate ("servicio" ~ "service", "résident" ~ "residents"), so there one such word is
     enough, unless the quote itself carries another of the claim's figures (placed as firmly as code can place

@@ -424,3 +424,18 @@ def test_a_rate_per_month_or_an_amount_per_head_does_not_compete_with_a_rate_per
     it = item(claim_text=claim, values=[ItemValue(type="pct", raw="6%", number=6.0)], page_text=page)
     assert competing(it, page, "Late payment interest on the property levy is 6 % per year") == []
     assert competing(it, page.replace("per month", "per year"), "Late payment interest on the property levy is 6 % per year")
+
+
+def test_two_items_of_one_list_or_a_change_in_points_do_not_compete_but_the_same_item_does():
+    from claims_pipeline.judge.evidence import competing
+
+    page = ("Prize money\nWinners of League B receive €1m.\nWinners of League A receive €1.5m.\n"
+            "The annual levy rose by 0.5 percentage points.\n")
+    it = item(claim_text="Winners of League B receive €1m", values=[ItemValue(type="money", raw="€1m", number=1e6)],
+              page_text=page)
+    assert competing(it, page, "Winners of League B receive €1m") == []
+    assert competing(it, page.replace("League A", "League B"), "Winners of League B receive €1m")
+    levy = item(claim_text="The annual levy is 0.8% of the cadastral value",
+                values=[ItemValue(type="pct", raw="0.8%", number=0.8)], page_text=page)
+    assert competing(levy, page, "") == []
+    assert competing(levy, page.replace("rose by 0.5 percentage points", "is 0.5 %"), "")
