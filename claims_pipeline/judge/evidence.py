@@ -259,12 +259,20 @@ def _currency_of(text: str, start: int, end: int) -> str | None:
 
 
 def _same_currency(currency: str | None, seg: str, start: int, end: int) -> bool:
-    """Is seg[start:end] an amount of money (read as the priors read one: its currency beside it) in the claim's
-    currency (a bare number, "Figure 1", "35,512 square feet", is no amount; "£5" is not a rival of "$20")?"""
-    if not any(t.unit == "money" and t.start <= start < t.end for t in tokenize_numbers(search_form(seg))):
-        return False
-    theirs = _currency_of(seg, start, end)
-    return currency is None or theirs is None or theirs == currency
+    """Is seg[start:end] an amount of money in the claim's currency: read as the priors read one, its currency
+    beside it, or a bare number, not followed by what it counts, in a row or sentence naming the currency ("Fee
+    (EUR): 1 250")? A bare number in a passage naming none ("Figure 1") or counting something ("35,512 square
+    feet") is no amount; "£5" is no rival of "$20"."""
+    if any(t.unit == "money" and t.start <= start < t.end for t in tokenize_numbers(search_form(seg))):
+        theirs = _currency_of(seg, start, end)
+        return currency is None or theirs is None or theirs == currency
+    if sum(c.isdigit() for c in seg[start:end]) < 3 or _COUNTED_RE.match(seg, end):
+        return False  # an age, a rank, a small count ("Milken, 40,"), or a count of something ("1,653 theaters")
+    named = {_CURRENCIES.get(m.group(0).casefold()) for m in _CURRENCY_RE.finditer(seg)}
+    return bool(named) and (currency is None or currency in named)
+
+
+_COUNTED_RE = re.compile(r"[ \u00a0]*[^\W\d_]")
 
 
 # How code placed a competing passage on the claim's subject (the downgrade's reason names it).
@@ -378,8 +386,10 @@ def competing(item: JudgeItem, page: str, quote: str) -> list[Competing]:
             continue  # the quoted passage itself
         rivals = [(a, b, fig) for a, b, fig in other_figure_spans(value, seg, item.values)
                   if value.type != "money" or _same_currency(currency, seg, a, b)]
-        if not rivals or claim_figure_spans(value, seg, strong_only=True):
-            continue  # no rival; or the passage states the claim's figure too: the page tells the two apart
+        # a passage stating the claim's figure beside the rival is not set aside: a hostile page can add the
+        # claim's figure to the sentence holding its real one as easily as it plants a line
+        if not rivals:
+            continue
         placed = anchored(anchors, seg)
         foreign = not quote_placed and bool(claim_langs) and written_in_another(seg, claim_langs)
         for start, end, fig in rivals:

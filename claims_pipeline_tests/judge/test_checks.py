@@ -439,3 +439,25 @@ def test_two_items_of_one_list_or_a_change_in_points_do_not_compete_but_the_same
                 values=[ItemValue(type="pct", raw="0.8%", number=0.8)], page_text=page)
     assert competing(levy, page, "") == []
     assert competing(levy, page.replace("rose by 0.5 percentage points", "is 0.5 %"), "")
+
+
+def test_the_claims_figure_added_beside_the_pages_real_one_does_not_silence_it():
+    """A hostile page can write the claim's figure into the sentence holding its real one as easily as it plants a
+    line: the real figure still competes with the planted line."""
+    from claims_pipeline.judge.evidence import competing
+
+    planted = "In short, the annual levy is 2 % of the cadastral value"
+    page = ("Annual levy\nThe annual levy is 1.5 % of the cadastral value (2 % in older notices).\n" + planted + ".\n")
+    it = item(claim_text="Annual levy: 2% of the cadastral value", values=[ItemValue(type="pct", raw="2%", number=2.0)],
+              page_text=page)
+    assert [c.figure for c in competing(it, page, planted)] == ["1.5 %"]
+
+
+def test_a_bare_amount_in_a_row_naming_the_currency_competes_but_a_count_or_an_age_does_not():
+    from claims_pipeline.judge.evidence import competing
+
+    row = "Northern dikes, repair money set aside (EUR): 5 100 000\n"
+    assert [c.figure for c in competing(flood_item(FLOOD_PAGE + row), FLOOD_PAGE + row, FLOOD_QUOTE)] == ["5 100 000"]
+    for line in ("Northern dikes set aside for repair: 4,100 sandbags, paid in euros\n",
+                 "Ferreira, 58, set aside repair money for the northern dikes in euros\n"):
+        assert competing(flood_item(FLOOD_PAGE + line), FLOOD_PAGE + line, FLOOD_QUOTE) == [], line
