@@ -233,7 +233,8 @@ def _other_roles(mine: str, theirs: str) -> bool:
     a, b = _periods(mine), _periods(theirs)
     if a and b and a.isdisjoint(b):
         return True
-    return bool(_TOTAL_RE.search(mine)) != bool(_TOTAL_RE.search(theirs)) and bool(_EACH_RE.search(mine) or _EACH_RE.search(theirs))
+    total_here, total_there = bool(_TOTAL_RE.search(mine)), bool(_TOTAL_RE.search(theirs))
+    return total_here != total_there and bool(_EACH_RE.search(mine) or _EACH_RE.search(theirs))
 
 
 _CURRENCY_REACH = 12  # characters either side of an amount where its currency is written ("USD 550", "550 euros")
@@ -247,6 +248,7 @@ _CURRENCIES = {
     **dict.fromkeys(["₹", "inr", "rs", "rupee", "rupees"], "INR"),
     **dict.fromkeys(["chf", "fr", "franc", "francs", "franken"], "CHF"),
 }
+_COUNTED_RE = re.compile(r"[ \u00a0]*[^\W\d_]")  # a word right after a number: what it counts
 _CURRENCY_RE = re.compile(r"us\$|[€£$¥₹]|\b(?:" + "|".join(sorted((k for k in _CURRENCIES if k.isalpha()), key=len,
                                                                   reverse=True)) + r")\b", re.I)
 
@@ -271,8 +273,6 @@ def _same_currency(currency: str | None, seg: str, start: int, end: int) -> bool
     named = {_CURRENCIES.get(m.group(0).casefold()) for m in _CURRENCY_RE.finditer(seg)}
     return bool(named) and (currency is None or currency in named)
 
-
-_COUNTED_RE = re.compile(r"[ \u00a0]*[^\W\d_]")
 
 
 # How code placed a competing passage on the claim's subject (the downgrade's reason names it).
@@ -362,11 +362,11 @@ def competing(item: JudgeItem, page: str, quote: str) -> list[Competing]:
     kind for the claim's subject. Empty for dates and statutes (no competing figure is read for them).
 
     A passage is about the claim's subject when the words near its figure share two of the claim's words near
-    the claim's figure, in the same role (_near_subject), or when it also states another of the claim's figures or numbers (claim_anchors: that places
-    it whatever its language or wording). Code cannot read a passage in another language than the claim's
-    beyond a name or a cognate ("servicio" ~ "service", "résident" ~ "residents"), so there one such word is
-    enough, unless the quote itself carries another of the claim's figures (placed as firmly as code can place
-    it: a word-level hint against it is no competing reading)."""
+    the claim's figure, in the same role (_near_subject), or when it also states another of the claim's figures
+    or numbers (claim_anchors: that places it whatever its language or wording). Code cannot read a passage in
+    another language than the claim's beyond a name or a cognate ("servicio" ~ "service", "résident" ~
+    "residents"), so there one such word is enough, unless the quote itself carries another of the claim's
+    figures (placed as firmly as code can place it: a word-level hint against it is no competing reading)."""
     if not item.values or item.values[0].type not in ("pct", "money"):
         return []
     value = item.values[0]
