@@ -7,7 +7,10 @@ Two questions a fact-checker asks of a quote before signing a verdict on it:
 - does the page state another figure of the same kind for the same subject elsewhere (`competing`)? A passage of
   the page outside the quote, holding a different pct/money figure in a clause about the claim's subject, is a
   competing reading: the verdict is a judgment call, never confirmed. This is direction B done by code; an
-  injected line repeating the claim's figure cannot remove the page's real one. Words alone do not place the
+  injected line repeating the claim's figure cannot remove the page's real one. A passage is placed by words only
+  where they say what its figure is: near the figure, near the claim's own, and in the same role (`_near_subject`);
+  the page's topic words recur everywhere on a long page. Nothing here compares a passage with the quote, which a
+  hostile page or model chooses. Words alone do not place the
   page's real figure when the page is in another language than the claim or names the subject otherwise: a
   passage also stating another of the claim's figures or numbers (`claim_anchors`) is placed by them.
 """
@@ -144,16 +147,137 @@ def other_figure_spans(value: ItemValue, text: str, claimed: list[ItemValue]) ->
     return sorted(set(out))
 
 
-_MONEY_LIKE_RE = re.compile(r"[$€£¥]|\b(?:EUR|USD|XCD|GBP|euros?|dollars?|pesos?|million|billion|thousand)\b|\d[\d,. \u00a0\u202f]{2,}\d",
-                            re.I)
+NEAR_WORDS = 8  # words of the claim either side of its figure, within its clause, that say what the figure is
+PASSAGE_NEAR_WORDS = 12  # the same for a competing figure on the page, whose sentence may name its subject first
 
 
-_CURRENCY_REACH = 5  # characters either side of an amount where its currency is written ("USD 550", "550 €")
+def near_window(text: str, start: int, end: int, reach: int = NEAR_WORDS) -> str:
+    """The text of text[start:end]'s clause within reach words either side of it, the figure itself left out."""
+    lo, hi = clause_at(text, start, end)
+    before = [m.start() for m in _WORD_RE.finditer(text, lo, start)]
+    after = [m.end() for m in _WORD_RE.finditer(text, end, hi)]
+    a = before[-reach] if len(before) >= reach else lo
+    b = after[reach - 1] if len(after) >= reach else hi
+    return text[a:start] + " " + text[end:b]
+
+
+def claim_near_words(item: JudgeItem, value: ItemValue) -> list[str]:
+    """The claim's words near its figure ("... a donation worth $2 million to the legal defense fund" of a long
+    sentence): what the figure is; the whole clause's words when the figure is not found in the claim."""
+    at = item.claim_text.find(value.raw) if value.raw else -1
+    if at < 0:
+        return claim_subject_words(item, value)
+    return context_words(near_window(item.claim_text, at, at + len(value.raw))) or claim_subject_words(item, value)
+
+
+def _near_subject(item: JudgeItem, seg: str, start: int, end: int, value: ItemValue) -> bool:
+    """Do the words near seg's figure share enough of the claim's words near its own figure, and state it in the
+    same role (per month or per year, a total or an amount per head, a level or a change in points), to be about
+    the claim's subject? Words far from both figures in long sentences say little about what either figure is."""
+    words = claim_near_words(item, value)
+    near = near_window(seg, start, end, PASSAGE_NEAR_WORDS)
+    if len(shared_words(words, near)) < min(SAME_THING_WORDS, len(words)):
+        return False
+    at = item.claim_text.find(value.raw)
+    if at < 0:
+        return not _other_roles(item.claim_text, near)
+    mine = near_window(item.claim_text, at, at + len(value.raw))
+    if _points(item.claim_text[at:]) != _points(seg[start:]):
+        return False  # a change in percentage points is no rival of a level in per cent
+    if _other_labels(words, (item.claim_text, at, at + len(value.raw)), (seg, start, end)):
+        return False
+    return not _other_roles(mine, near)
+
+
+_PERIOD_RE = re.compile(r"\b(?:per|a|an|each|every|/)\s*(day|week|month|year|annum|hour|night)\b|"
+                        r"\b(daily|weekly|monthly|yearly|annual|annually|hourly|nightly)\b", re.I)
+_PERIOD = {"daily": "day", "weekly": "week", "monthly": "month", "yearly": "year", "annual": "year",
+           "annually": "year", "annum": "year", "hourly": "hour", "nightly": "night"}
+_TOTAL_RE = re.compile(r"\b(?:total|combined|overall|altogether|in all|cumulative|to date)\b", re.I)
+_EACH_RE = re.compile(r"\b(?:per|each|every|apiece|for an?|a head)\b", re.I)
+_POINTS_RE = re.compile(r"^[^\s]*\s*(?:percentage points?|points?|pp)\b", re.I)
+# An item's label in a list or table: the letter or small number right after a word ("League B", "Decile 2",
+# "Zone 3:"), not the start of an amount ("VAT 20 %")
+_LABEL_RE = re.compile(r"[ \u00a0]([A-Z]|\d{1,2})(?![\w.,%€$£¥]|\s*(?:%|per ?cent|pc\b|[€$£¥]))")
+
+
+def _points(after: str) -> bool:
+    """Is the figure at the start of after written in percentage points (a change, not a level)?"""
+    return bool(_POINTS_RE.match(after[:40]))
+
+
+def _labels(words: list[str], text: str, figure: tuple[int, int]) -> dict[str, str]:
+    """{claim word: the label right after it in text} ("decile" -> "2" of "Decile 2 = 45.3%")."""
+    out: dict[str, str] = {}
+    for m in _WORD_RE.finditer(text):
+        w = m.group(0).casefold()
+        label = _LABEL_RE.match(text, m.end())
+        if label and w in words and not (label.start(1) < figure[1] and figure[0] < label.end(1)):
+            out.setdefault(w, label.group(1))
+    return out
+
+
+def _other_labels(words: list[str], mine: tuple[str, int, int], theirs: tuple[str, int, int]) -> bool:
+    """Do the claim and the passage name two items of one list ("League B: €1m" ~ "League A: €1.5m")?"""
+    a, b = _labels(words, mine[0], mine[1:]), _labels(words, theirs[0], theirs[1:])
+    return any(b.get(w, label) != label for w, label in a.items())
+
+
+def _periods(text: str) -> set[str]:
+    return {_PERIOD.get(p.casefold(), p.casefold()) for m in _PERIOD_RE.finditer(text) for p in m.groups() if p}
+
+
+def _other_roles(mine: str, theirs: str) -> bool:
+    """Do two figures' surroundings give them different roles: a rate per month and one per year; a total and an
+    amount per unit ("a total of €76 million" ~ "€7.5m for a team")?"""
+    a, b = _periods(mine), _periods(theirs)
+    if a and b and a.isdisjoint(b):
+        return True
+    total_here, total_there = bool(_TOTAL_RE.search(mine)), bool(_TOTAL_RE.search(theirs))
+    return total_here != total_there and bool(_EACH_RE.search(mine) or _EACH_RE.search(theirs))
+
+
+_CURRENCY_REACH = 12  # characters either side of an amount where its currency is written ("USD 550", "550 euros")
+# The currency an amount is written in, by family: "$" alone does not say which dollar.
+_CURRENCIES = {
+    **dict.fromkeys(["€", "eur", "euro", "euros"], "EUR"),
+    **dict.fromkeys(["£", "gbp", "pound", "pounds", "pfund"], "GBP"),
+    **dict.fromkeys(["$", "usd", "us$", "dollar", "dollars", "xcd", "cad", "aud", "nzd", "hkd", "sgd", "kyd", "bmd",
+                     "twd"], "$"),
+    **dict.fromkeys(["¥", "jpy", "yen", "cny", "rmb", "yuan"], "¥"),
+    **dict.fromkeys(["₹", "inr", "rs", "rupee", "rupees"], "INR"),
+    **dict.fromkeys(["chf", "fr", "franc", "francs", "franken"], "CHF"),
+}
+_COUNTED_RE = re.compile(r"[ \u00a0]*[^\W\d_]")  # a word right after a number: what it counts
+_CURRENCY_RE = re.compile(r"us\$|[€£$¥₹]|\b(?:" + "|".join(sorted((k for k in _CURRENCIES if k.isalpha()), key=len,
+                                                                  reverse=True)) + r")\b", re.I)
+
+
+def _currency_of(text: str, start: int, end: int) -> str | None:
+    """The currency written beside text[start:end] (the nearest mark), or None."""
+    near = [(abs(m.start() - end) if m.start() >= end else abs(start - m.end()), m.group(0).casefold())
+            for m in _CURRENCY_RE.finditer(text, max(0, start - _CURRENCY_REACH), end + _CURRENCY_REACH)]
+    return _CURRENCIES.get(min(near)[1]) if near else None
+
+
+def _same_currency(currency: str | None, seg: str, start: int, end: int) -> bool:
+    """Is seg[start:end] an amount of money in the claim's currency: read as the priors read one, its currency
+    beside it, or a bare number, not followed by what it counts, in a row or sentence naming the currency ("Fee
+    (EUR): 1 250")? A bare number in a passage naming none ("Figure 1") or counting something ("35,512 square
+    feet") is no amount; "£5" is no rival of "$20"."""
+    if any(t.unit == "money" and t.start <= start < t.end for t in tokenize_numbers(search_form(seg))):
+        theirs = _currency_of(seg, start, end)
+        return currency is None or theirs is None or theirs == currency
+    if sum(c.isdigit() for c in seg[start:end]) < 3 or _COUNTED_RE.match(seg, end):
+        return False  # an age, a rank, a small count ("Milken, 40,"), or a count of something ("1,653 theaters")
+    named = {_CURRENCIES.get(m.group(0).casefold()) for m in _CURRENCY_RE.finditer(seg)}
+    return bool(named) and (currency is None or currency in named)
+
 
 
 # How code placed a competing passage on the claim's subject (the downgrade's reason names it).
 PLACED_BY = {
-    "words": "its clause shares the claim's words",
+    "words": "the words near its figure share the claim's words near the claim's figure",
     "figures": "it also states another of the claim's figures",
     "cognate": "in another language than the claim, its clause shares a name or cognate of the claim's words",
 }
@@ -237,12 +361,12 @@ def competing(item: JudgeItem, page: str, quote: str) -> list[Competing]:
     """Passages of the page, outside every place of the quote, stating another pct/money figure of the claim's
     kind for the claim's subject. Empty for dates and statutes (no competing figure is read for them).
 
-    A passage is about the claim's subject when its clause around the figure shares two of the claim's words
-    (subject_of), or when it also states another of the claim's figures or numbers (claim_anchors: that places
-    it whatever its language or wording). Code cannot read a passage in another language than the claim's
-    beyond a name or a cognate ("servicio" ~ "service", "résident" ~ "residents"), so there one such word is
-    enough, unless the quote itself carries another of the claim's figures (placed as firmly as code can place
-    it: a word-level hint against it is no competing reading)."""
+    A passage is about the claim's subject when the words near its figure share two of the claim's words near
+    the claim's figure, in the same role (_near_subject), or when it also states another of the claim's figures
+    or numbers (claim_anchors: that places it whatever its language or wording). Code cannot read a passage in
+    another language than the claim's beyond a name or a cognate ("servicio" ~ "service", "résident" ~
+    "residents"), so there one such word is enough, unless the quote itself carries another of the claim's
+    figures (placed as firmly as code can place it: a word-level hint against it is no competing reading)."""
     if not item.values or item.values[0].type not in ("pct", "money"):
         return []
     value = item.values[0]
@@ -251,6 +375,7 @@ def competing(item: JudgeItem, page: str, quote: str) -> list[Competing]:
     if not words and not anchors:
         return []  # a claim naming no subject ("fee €1,300"): no passage can be said to speak of the same one
     needle = normalized(quote)
+    currency = _currency_of(value.raw, 0, len(value.raw)) if value.type == "money" else None
     quote_placed = bool(quote) and anchored(anchors, quote)
     claim_langs = languages_of(item.claim_text)
     bare_words = [_without_accents(w) for w in words]
@@ -259,15 +384,16 @@ def competing(item: JudgeItem, page: str, quote: str) -> list[Competing]:
         seg = page[lo:hi]
         if needle and (needle in normalized(seg) or normalized(seg.strip()) in needle):
             continue  # the quoted passage itself
-        # a bare small number ("Figure 1", "(2)") is no amount: a money figure shows its currency or its size
         rivals = [(a, b, fig) for a, b, fig in other_figure_spans(value, seg, item.values)
-                  if value.type != "money" or _MONEY_LIKE_RE.search(seg, max(0, a - _CURRENCY_REACH), b + _CURRENCY_REACH)]
+                  if value.type != "money" or _same_currency(currency, seg, a, b)]
+        # a passage stating the claim's figure beside the rival is not set aside: a hostile page can add the
+        # claim's figure to the sentence holding its real one as easily as it plants a line
         if not rivals:
             continue
         placed = anchored(anchors, seg)
         foreign = not quote_placed and bool(claim_langs) and written_in_another(seg, claim_langs)
         for start, end, fig in rivals:
-            by = ("words" if subject_of(item, seg, start, end, value).ok else "figures" if placed
+            by = ("words" if _near_subject(item, seg, start, end, value) else "figures" if placed
                   else "cognate" if foreign and _shares_bare(bare_words, seg, start, end) else "")
             if by:
                 found.append(Competing(" ".join(seg.split())[:MAX_PASSAGE_CHARS], fig, by))

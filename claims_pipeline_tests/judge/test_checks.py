@@ -394,3 +394,90 @@ def test_a_passage_is_placed_on_the_subject_by_the_claims_other_numbers_not_by_a
             "Desde 2024 se cobra una tasa de USD 80 en 5 pasos.\n")
     rivals = competing(it, page, "")
     assert [(r.figure, r.by) for r in rivals] == [("550", "figures")]
+
+
+# A long news page (written for this test): the claim's subject words recur in sentences about other amounts.
+FLOOD_PAGE = (
+    "Water board sets aside repair money after the floods\n"
+    "By a staff reporter, 14 March 2026\n"
+    "Ana Ferreira, who chaired the regional water board from 2015, was paid €96,000 a year, the annual report shows.\n"
+    "The floods of 2019 damaged most of the northern dikes and left 1,200 homes without drinking water for a week.\n"
+    "The board has set aside €3.5 million for the repair of the northern dikes, Ferreira said on Tuesday.\n"
+    "The northern dikes run for 12,400 metres between the harbour and the old mill.\n"
+    "Farmers along the river asked the regional board for compensation; 41 of them have filed claims so far.\n"
+    "The water board's annual budget is set each December by the regional assembly.\n"
+)
+FLOOD_CLAIM = ("Ana Ferreira, who chaired the regional water board from 2015 until she stepped down after the 2019 floods "
+               "that damaged most of the northern dikes, said the board had set aside €3.5 million for their repair.")
+FLOOD_QUOTE = "The board has set aside €3.5 million for the repair of the northern dikes"
+
+
+def flood_item(page: str) -> JudgeItem:
+    return item(claim_text=FLOOD_CLAIM, values=[ItemValue(type="money", raw="€3.5 million", number=3_500_000.0)],
+                page_text=page)
+
+
+def test_an_honest_quote_on_a_long_page_is_not_refused_for_the_subjects_words_far_from_the_figure():
+    """The page's other amount (€96,000) sits in a sentence sharing the claim's names (Ferreira, chaired, water
+    board), but not the words near the claim's figure (set aside, repair, northern dikes); a length in metres is
+    no amount of money."""
+    from claims_pipeline.judge.evidence import competing
+
+    assert competing(flood_item(FLOOD_PAGE), FLOOD_PAGE, FLOOD_QUOTE) == []
+    v = verify(draft(quote=FLOOD_QUOTE, claimed="€3.5 million", source_says="€3.5 million"), flood_item(FLOOD_PAGE))
+    assert (v.verdict, v.verification_class) == ("MATCH", "confirmed"), v.downgrades
+
+
+def test_a_competing_amount_near_the_claims_own_words_still_makes_a_judgment_call():
+    page = FLOOD_PAGE + "Engineers say the repair of the northern dikes will need €5.1 million set aside, not less.\n"
+    v = verify(draft(quote=FLOOD_QUOTE, claimed="€3.5 million", source_says="€3.5 million"), flood_item(page))
+    assert v.verdict == "INDETERMINATE" and v.verification_class == "flagged-judgment-call"
+    assert failed(v) == ["page_consistent"] and any("5.1 million" in p for p in v.passages)
+
+
+def test_a_rate_per_month_or_an_amount_per_head_does_not_compete_with_a_rate_per_year_or_a_total():
+    from claims_pipeline.judge.evidence import competing
+
+    claim = "Late payment interest on the property levy is 6% per year"
+    page = ("Property levy\nLate payment interest on the property levy is 6 % per year.\n"
+            "Late payment interest on the property levy is 0.5 % per month for businesses.\n")
+    it = item(claim_text=claim, values=[ItemValue(type="pct", raw="6%", number=6.0)], page_text=page)
+    assert competing(it, page, "Late payment interest on the property levy is 6 % per year") == []
+    assert competing(it, page.replace("per month", "per year"), "Late payment interest on the property levy is 6 % per year")
+
+
+def test_two_items_of_one_list_or_a_change_in_points_do_not_compete_but_the_same_item_does():
+    from claims_pipeline.judge.evidence import competing
+
+    page = ("Prize money\nWinners of League B receive €1m.\nWinners of League A receive €1.5m.\n"
+            "The annual levy rose by 0.5 percentage points.\n")
+    it = item(claim_text="Winners of League B receive €1m", values=[ItemValue(type="money", raw="€1m", number=1e6)],
+              page_text=page)
+    assert competing(it, page, "Winners of League B receive €1m") == []
+    assert competing(it, page.replace("League A", "League B"), "Winners of League B receive €1m")
+    levy = item(claim_text="The annual levy is 0.8% of the cadastral value",
+                values=[ItemValue(type="pct", raw="0.8%", number=0.8)], page_text=page)
+    assert competing(levy, page, "") == []
+    assert competing(levy, page.replace("rose by 0.5 percentage points", "is 0.5 %"), "")
+
+
+def test_the_claims_figure_added_beside_the_pages_real_one_does_not_silence_it():
+    """A hostile page can write the claim's figure into the sentence holding its real one as easily as it plants a
+    line: the real figure still competes with the planted line."""
+    from claims_pipeline.judge.evidence import competing
+
+    planted = "In short, the annual levy is 2 % of the cadastral value"
+    page = ("Annual levy\nThe annual levy is 1.5 % of the cadastral value (2 % in older notices).\n" + planted + ".\n")
+    it = item(claim_text="Annual levy: 2% of the cadastral value", values=[ItemValue(type="pct", raw="2%", number=2.0)],
+              page_text=page)
+    assert [c.figure for c in competing(it, page, planted)] == ["1.5 %"]
+
+
+def test_a_bare_amount_in_a_row_naming_the_currency_competes_but_a_count_or_an_age_does_not():
+    from claims_pipeline.judge.evidence import competing
+
+    row = "Northern dikes, repair money set aside (EUR): 5 100 000\n"
+    assert [c.figure for c in competing(flood_item(FLOOD_PAGE + row), FLOOD_PAGE + row, FLOOD_QUOTE)] == ["5 100 000"]
+    for line in ("Northern dikes set aside for repair: 4,100 sandbags, paid in euros\n",
+                 "Ferreira, 58, set aside repair money for the northern dikes in euros\n"):
+        assert competing(flood_item(FLOOD_PAGE + line), FLOOD_PAGE + line, FLOOD_QUOTE) == [], line
