@@ -230,8 +230,9 @@ def suite_items() -> tuple[list[JudgeItem], dict[str, str]]:
 class Trickster:
     """Answers each request with the next trick; records what each answer was."""
 
-    def __init__(self, planted: dict[str, str], suite: dict[str, str], order: dict[str, int]):
-        self.planted, self.suite, self.order = planted, suite, order
+    def __init__(self, planted: dict[str, str], suite: dict[str, str], order: dict[str, int],
+                 b_tricks: tuple[str, ...] = B_TRICKS):
+        self.planted, self.suite, self.order, self.b_tricks = planted, suite, order, b_tricks
         self.lock = threading.Lock()
         self.counter = itertools.count()
         self.answered: dict[str, dict[str, Any]] = {}  # claim id -> {"trick", "marker"}
@@ -242,7 +243,7 @@ class Trickster:
             marker = f"MKR{next(self.counter):04d}zq"
         n = self.order.get(req.claim_id, 0)
         if req.kind == "direction_b":
-            trick = B_TRICKS[n % len(B_TRICKS)]
+            trick = self.b_tricks[n % len(self.b_tricks)]
             with self.lock:
                 self.b_trick[req.claim_id] = trick
             honest = demo_direction_b(req)
@@ -302,8 +303,8 @@ def shown_json(doc: dict[str, Any]) -> str:
 
 
 def goal_counts(provider: str, items: list[JudgeItem], planted: dict[str, str], wording_of: dict[str, int],
-                suite: dict[str, str]) -> None:
-    trickster = Trickster(planted, suite, {it.id: n for n, it in enumerate(items)})
+                suite: dict[str, str], b_tricks: tuple[str, ...] = B_TRICKS) -> None:
+    trickster = Trickster(planted, suite, {it.id: n for n, it in enumerate(items)}, b_tricks)
     page_of = {i.id: i.page_text for i in items}
     with ScriptedJudgeServer(trickster) as srv, tempfile.TemporaryDirectory() as tmp:
         base = srv.anthropic_url if provider == "anthropic" else srv.openai_url
@@ -507,6 +508,9 @@ def main() -> None:
     ap.add_argument("--provider", choices=["anthropic", "openai-compatible", "both"], default="both")
     ap.add_argument("--wice", type=Path, default=REPO.parent / "shared" / "data" / "wice",
                     help="the WiCE dev split (default: ../shared/data/wice beside the checkout)")
+    ap.add_argument("--direction-b", choices=["rotate", "honest"], default="rotate",
+                    help="direction-B answers: the four tricks in turn (default), or always the honest scripted one "
+                         "(then a planted line is stopped by the page checks alone, not by a refused second ask)")
     args = ap.parse_args()
     demo = demo_items()
     false_flags(demo, args.wice)
@@ -515,7 +519,8 @@ def main() -> None:
     suite, answers = suite_items()
     items = demo + planted_items + suite
     for provider in (["anthropic", "openai-compatible"] if args.provider == "both" else [args.provider]):
-        goal_counts(provider, items, planted, wording_of, answers)
+        goal_counts(provider, items, planted, wording_of, answers,
+                    B_TRICKS if args.direction_b == "rotate" else ("honest",))
 
 
 if __name__ == "__main__":
