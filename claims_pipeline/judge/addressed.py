@@ -6,7 +6,8 @@ defence, not the only one: a phrasing this module misses still cannot remove the
 page-consistency check (checks.page_consistent) and the direction-B ask find.
 
 A page that states a fact has no reason to talk about checking it. So a sentence counts as addressed when it
-matches a known instruction pattern, or when it carries two of four kinds of words, in English, French, German,
+matches a known instruction pattern or names software as its audience ("for digital helpers", "asistentes
+virtuales", "KI-Assistenten"), or when it carries two of four kinds of words, in English, French, German,
 Spanish, Portuguese and Italian:
 - someone addressed: the second person, a request ("please", "merci de"), an unnamed reader ("whoever", "anyone
   who", "quiconque", "wer", "chiunque"), a note to someone, an imperative to answer or conclude;
@@ -181,6 +182,23 @@ _SETUP_RE = re.compile(
     re.I,
 )
 
+# Software named as the page's audience: a virtual assistant, digital helpers, AI agents, language models, indexing
+# robots. A tax office states a rate for people; a sentence that tells software a figure is written for the check
+# (with no figure in it, it is the page's own help text: "ask our virtual assistant").
+# Only agent nouns count ("digital services tax", "machine tools duty" are things, not an audience).
+_MACHINE_AUDIENCE_RE = re.compile(
+    r"\b(?:digital|virtual|automated|automatic|AI|A\.I\.|machine|software|indexing|search|smart|robotic)\s+"
+    r"(?:helpers?|assistants?|readers?|agents?|bots?|robots?|crawlers?|summari[sz]ers?|models?|reviewers?|checkers?)\b"
+    r"|\b(?:language|foundation)\s+models?\b|\bchat\s?bots?\b|\bLLMs?\b"
+    r"|\b(?:assistants?|agents?|robots?|outils?|modèles?)\s+(?:virtuels?|numériques|conversationnels?|d'IA|IA|"
+    r"d'indexation|de\s+langage)\b"
+    r"|\b(?:asistentes?|agentes?|robots?|herramientas?|modelos?|assistentes?|ferramentas?)\s+(?:virtuais|virtuales?|"
+    r"digitais|digitales?|de\s+IA|de\s+(?:lenguaje|linguagem)|de\s+(?:búsqueda|indexação|indexación))\b"
+    r"|\b(?:assistenti|agenti|strumenti|modelli)\s+(?:virtuali|digitali|IA|di\s+IA|linguistici|di\s+linguaggio)\b"
+    r"|\bKI-\w+|\bSprachmodell\w*|\b(?:digitale[nr]?|virtuelle[nr]?)\s+(?:Assistent\w*|Helfer\w*|Agent\w*)",
+    re.I,
+)
+
 _KINDS = (_ADDRESS_RE, _CHECK_RE, _FINAL_RE, _SETUP_RE)
 
 # A sentence runs to a full stop, ! or ? followed by a space or the end (not the point of "5.80" or "$1.2"), or a line end.
@@ -191,6 +209,8 @@ def is_addressed(sentence: str) -> bool:
     """Is this one sentence addressed to a reader or model about the check (see the module doc)?"""
     if _INSTRUCTION_RE.search(sentence):
         return True
+    if _MACHINE_AUDIENCE_RE.search(sentence) and any(ch.isdigit() for ch in sentence):
+        return True  # a figure told to software; "use our virtual assistant" alone is a page's own help text
     return sum(1 for kind in _KINDS if kind.search(sentence)) >= 2
 
 
