@@ -59,6 +59,16 @@ def module_name(path: str) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def import_base(here: str, node: ast.ImportFrom) -> str:
+    """The absolute module a `from ... import` names, from the package `here` (a relative import resolved)."""
+    base = node.module or ""
+    if node.level:
+        anchor = here.split(".")
+        anchor = anchor[: len(anchor) - (node.level - 1)]
+        base = ".".join(anchor + ([base] if base else []))
+    return base
+
+
 def imports_of(name: str, is_package: bool, tree: ast.AST, known: set[str]) -> set[str]:
     """The package's own modules this module imports (anywhere in it), each named as the module it resolves to."""
     out: set[str] = set()
@@ -68,11 +78,7 @@ def imports_of(name: str, is_package: bool, tree: ast.AST, known: set[str]) -> s
         if isinstance(node, ast.Import):
             targets = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = here.split(".")
-                anchor = anchor[: len(anchor) - (node.level - 1)]
-                base = ".".join(anchor + ([base] if base else []))
+            base = import_base(here, node)
             targets = [f"{base}.{a.name}" for a in node.names] + [base]
         for t in targets:
             while t and t not in known:
@@ -261,11 +267,7 @@ class CallGraph:
                 for a in node.names:
                     out[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
             elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    anchor = here.split(".")
-                    anchor = anchor[: len(anchor) - (node.level - 1)]
-                    base = ".".join(anchor + ([base] if base else []))
+                base = import_base(here, node)
                 for a in node.names:
                     out[a.asname or a.name] = f"{base}.{a.name}"
         return out
