@@ -100,9 +100,11 @@ class ClaimsConfig(dg.ConfigurableResource):
     def load(self) -> Settings:
         """The run's settings, read once (a resource lives for one run)."""
         if self._settings is None:
-            settings = _ENTRY_SETTINGS.get(self.entry_key) or load_settings(
-                self.config_file(), deployment=deployment_named(self.deployment, "the claims_config resource's deployment"))
-            check_deployment(settings)  # production: before the run uses anything, every missing setting named
+            settings = _ENTRY_SETTINGS.get(self.entry_key)
+            if settings is None:  # an entry point checked its settings where it read them (cli.command_settings)
+                settings = load_settings(self.config_file(), deployment=deployment_named(
+                    self.deployment, "the claims_config resource's deployment"))
+                check_deployment(settings)  # production: before the run uses anything, every missing setting named
             self._settings = settings
         return self._settings
 
