@@ -30,7 +30,7 @@ _HIDDEN = re.compile(
     re.IGNORECASE,
 )
 _MARKER = re.compile(
-    r"\]\(\s*(?:https?:|www\.)|\]\[|\[\^|\{cite|href\s*=|https?://|\[\[|<sup|#fn"
+    r"\]\(\s*(?:https?:|www\.)|\]\[|\[\^|\{cite|\[@link\(|href\s*=|https?://|\[\[|<sup|#fn"
     r"|^\s*[*_>-]*\s*(?:sources?|quellen?|bronn?e?n?|fuentes?)\s*[*_]*\s*:",
     re.IGNORECASE,
 )
@@ -115,6 +115,27 @@ def kb_lines(kb: Path) -> tuple[list[Line], list[Line]]:
     return digit, marked
 
 
+_LIST_NUMBER = re.compile(r"^\s*(?:#+\s*)?(?:[-*+]\s+)?(?:\*\*)?\d+[.)]\s")
+FIRST_POOL = 70  # pool lines walked before the figure pool is used (see figure_pool)
+
+
+def figure_pool(kb: Path, drawn: list[Line], pool: list[Line]) -> list[Line]:
+    """Where the claim pool's first FIRST_POOL lines are mostly numbered lists (one KB: a list item per
+    organisation, each with its home page), the labeller goes on with the pool's later lines that hold a digit
+    besides a list or heading number, in their own seeded order."""
+    seen = set(drawn) | set(pool[:FIRST_POOL])
+    out = []
+    for ln in pool:
+        if ln in seen:
+            continue
+        raw = (kb / ln.file).read_text(encoding="utf-8", errors="replace").split("\n")
+        vis = visible_lines("\n".join(raw))[ln.no - 1] or ""
+        if re.search(r"\d", _LIST_NUMBER.sub(" ", vis, count=1)):
+            out.append(ln)
+    random.Random(f"realkb:{kb.name}:figure-pool").shuffle(out)
+    return out
+
+
 def sample(kb: Path) -> tuple[list[Line], list[Line]]:
     """(the digit sample, the claim pool in walking order)."""
     digit, marked = kb_lines(kb)
@@ -132,6 +153,7 @@ def main() -> None:
     ap.add_argument("--kb", action="append", help="only this KB (repeatable)")
     ap.add_argument("--show", action="store_true", help="print each line's block (terminal only)")
     ap.add_argument("--pool", type=int, default=60, help="pool lines to list (default 60)")
+    ap.add_argument("--figure-pool", type=int, default=0, help="figure-pool lines to list (default 0)")
     args = ap.parse_args()
     if not args.data.is_dir():
         raise SystemExit(f"{args.data}: no such folder (the realkb development set is kept beside the repository)")
@@ -140,14 +162,16 @@ def main() -> None:
         drawn, pool = sample(kb)
         digit, marked = kb_lines(kb)
         print(f"=== {kb.name}: {len(digit)} digit lines, {len(marked)} with a source marker in their block")
-        for tag, lines in (("digit", drawn), ("pool", pool[: args.pool])):
+        extra = figure_pool(kb, drawn, pool)[: args.figure_pool] if args.figure_pool else []
+        for tag, lines in (("digit", drawn), ("pool", pool[: args.pool]), ("figure-pool", extra)):
             for i, ln in enumerate(lines, 1):
                 print(f"--- {tag} {i}: {ln.file}:{ln.no} (block {ln.block[0]}-{ln.block[1]})")
                 if args.show:
                     raw = (kb / ln.file).read_text(encoding="utf-8", errors="replace").split("\n")
-                    lo, hi = max(ln.block[0], ln.no - 8), min(ln.block[1], ln.no + 8)
+                    lo, hi = max(ln.block[0], ln.no - 3), min(ln.block[1], ln.no + 3)
                     for k in range(lo, hi + 1):
-                        print(f"{'>' if k == ln.no else ' '}{k:5d}| {raw[k - 1][:400]}")
+                        width = 2000 if k == ln.no else 160
+                        print(f"{'>' if k == ln.no else ' '}{k:5d}| {raw[k - 1][:width]}")
 
 
 if __name__ == "__main__":
