@@ -20,7 +20,8 @@ every other setting at its default, through the public `extract_corpus`. Matchin
   positive. A second extracted claim matching the same label counts as matched and is reported as a duplicate.
 
 Prints per KB, overall, per form and per figure kind; `--explain` lists misses and false positives by file:line
-(their text goes to the terminal only). Always exits 0: it is a benchmark, not a test.
+(their text goes to the terminal only); `--json` prints the figures as one JSON object. Always exits 0: it is a
+benchmark, not a test.
 """
 
 from __future__ import annotations
@@ -300,12 +301,24 @@ def explain(scores: dict[str, Score], data: Path) -> None:
             print(f"     | {text(name, c.file, c.line)}")
 
 
+def as_json(scores: dict[str, Score], total: Score, imports: float) -> dict:
+    def one(s: Score) -> dict:
+        return {"recall": [s.found, s.labelled], "precision": [s.matched, s.in_scope], "duplicates": s.duplicates,
+                "citations_without_url": [s.cite_found, s.cite_labelled], "extracted": s.extracted,
+                "seconds": round(s.seconds, 3)}
+    return {"knowledge_bases": {name: one(s) for name, s in scores.items()}, "overall": one(total),
+            "recall_by_form": {k: [total.by_form_found[k], n] for k, n in total.by_form.items()},
+            "recall_by_kind": {k: [total.by_kind_found[k], n] for k, n in total.by_kind.items()},
+            "false_positives_by_cause": dict(total.fp_why), "import_seconds": round(imports, 3)}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the realkb-dev folder (default: %(default)s)")
     ap.add_argument("--labels", type=Path, default=DEFAULT_LABELS, help="the labels folder (default: %(default)s)")
     ap.add_argument("--kb", action="append", help="only this knowledge base (repeatable)")
     ap.add_argument("--explain", action="store_true", help="list misses and false positives with file:line")
+    ap.add_argument("--json", action="store_true", help="print the figures as one JSON object instead of tables")
     args = ap.parse_args()
     if not args.data.is_dir():
         print(f"{args.data}: no such folder: the realkb development set is kept beside the repository "
@@ -342,7 +355,9 @@ def main() -> int:
         s.seconds = seconds
         scores[path.stem] = s
         total.add(s)
-    if scores:
+    if scores and args.json:
+        print(json.dumps(as_json(scores, total, imports), indent=1, ensure_ascii=False))
+    elif scores:
         print_tables(scores, total)
         print(f"\nextraction time: {total.seconds:.2f} s for {len(scores)} knowledge bases (importing the extractor: "
               f"{imports:.2f} s, not counted)")
