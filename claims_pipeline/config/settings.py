@@ -228,6 +228,11 @@ class ExtractionSettings(_Strict):
     )
     skip_files: list[str] = Field(default_factory=list)
     exclude_dirs: list[str] = Field(default_factory=lambda: ["node_modules", "_local", ".git"])
+    max_depth: int = Field(
+        64, ge=1, le=1000,
+        description="Folders more than this many levels below a walked folder are not entered (a warning names "
+        "each): a tree nested without end costs no more than this.",
+    )
     skip_headings: list[str] = Field(
         default_factory=lambda: ["Data sources", "Sources", "Where to verify", "Primary sources"]
     )
