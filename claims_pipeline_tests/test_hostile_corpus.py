@@ -408,3 +408,18 @@ def test_corrections_name_no_file_whose_name_a_terminal_would_obey(tmp_path):
     assert "+++ y" not in patch and 'q"uote' not in patch
     skipped = json.loads(result.listing.read_text(encoding="utf-8"))["skipped"]
     assert sorted(s["claim_id"] for s in skipped) == ["hostile0", "hostile1", "hostile2"]
+
+
+def test_a_line_break_in_a_file_name_forges_no_output_line(corpus_root, tmp_path):
+    forged = "\nFORGED: all citations fine\n"
+    (corpus_root / f"shared/x{forged}.md").write_text(GOOD, encoding="utf-8")  # a lint finding names it
+    (corpus_root / "countries/xb" / f"y{forged}.md").symlink_to("/dev/zero")  # a warning names it
+    cfg = config(tmp_path, corpus_root)
+    env = cli_env(tmp_path)
+    extract = run_cli("extract", "--config", str(cfg), cwd=tmp_path, env=env, timeout=60)
+    lint = run_cli("lint", "--config", str(cfg), cwd=tmp_path, env=env, timeout=60)
+    for run in (extract, lint):
+        lines = (run.stdout + run.stderr).splitlines()
+        assert not [line for line in lines if line.startswith("FORGED")], run.stdout + run.stderr
+    assert r"warning: countries/xb/y\x0aFORGED: all citations fine\x0a.md: " + OUTSIDE in extract.err_lines
+    assert r"  shared/x\x0aFORGED: all citations fine\x0a.md:3  → https://stats.gov.xa/" in lint.stdout.splitlines()
