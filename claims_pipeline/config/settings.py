@@ -768,6 +768,8 @@ class NotifySettings(_Strict):
             for name in ENV_REF_RE.findall(url):
                 if not _ENV_NAME_RE.fullmatch(name):
                     raise ValueError(f"entry {i + 1}: ${{{name}}} is not the name of an environment variable")
+            if "${" in ENV_REF_RE.sub("", url):  # `${TOKEN` would be sent as it is, the secret never read
+                raise ValueError(f"entry {i + 1}: a '${{' without its closing '}}' (write each secret part as ${{ENV_VAR}})")
         return v
 
     @field_validator("urls_env")
