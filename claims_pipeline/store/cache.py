@@ -266,8 +266,9 @@ class PageCache:
         # How this version turns stored bytes into text (pages.py passes the web layer's reader; the store does
         # not import it). With it, a new text is first checked against the stable fetch's bytes read anew.
         self.reread = reread
-        self.engine: Engine = make_engine(db_url)
         self.blobs = open_blob_store(blob_dir)  # a folder, or a URL: file://, s3://, gs://
+        _refuse_an_emptied_index(db_url, self.blobs)
+        self.engine: Engine = make_engine(db_url)
         self._fast304 = NotModifiedWriter(self.engine) if is_sqlite(self.engine) else None
         self.diff_context_lines = diff_context_lines
         self.max_diff_lines = max_diff_lines
@@ -677,6 +678,31 @@ def _change_state(row: RowMapping | None) -> ChangeState:
         changed_at=row["changed_at"],
         change_confirmed_at=row["change_confirmed_at"],
     )
+
+
+def _refuse_an_emptied_index(db_url: str, blobs: object) -> None:
+    """A SQLite index file of 0 bytes beside stored pages was cut short (a full disk, an interrupted copy or
+    restore): SQLite would take it for a new, empty database, and the cache would start again without a word,
+    the pages' history lost and every page's next text taken as its baseline. Refused, naming the file and
+    what to do. A 0-byte file with no stored page is a first run that stopped early: used as it is."""
+    from sqlalchemy.engine import make_url
+
+    url = make_url(db_url)
+    if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
+        return
+    index = Path(url.database).expanduser()
+    try:
+        if index.stat().st_size != 0:
+            return
+    except OSError:  # absent (a new cache), or not to be looked at here: opening it says what is wrong
+        return
+    iter_blobs = getattr(blobs, "iter_blobs", None)
+    if iter_blobs is not None and next(iter(iter_blobs()), None) is None:
+        return
+    raise CacheError(f"page cache index {index} is empty (0 bytes) while the page cache holds stored pages: it was "
+                     "cut short (a full disk, an interrupted copy?), and a new index would lose every page's history "
+                     f"without a word. Restore it from a backup, or move it aside (mv {index} {index}.damaged) to "
+                     "start a new index (the next audit takes every page as new)")
 
 
 def _create_tables(engine: Engine) -> None:
