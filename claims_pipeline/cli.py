@@ -259,7 +259,7 @@ def check_home_writable(args: argparse.Namespace, settings: Settings) -> None:
         return
     from claims_pipeline.orchestration.instance import dagster_home_for
 
-    check_writable(home_folders(settings.home_dir, settings.page_cache, dagster_home_for(settings.home_dir)))
+    check_writable(home_folders(settings.home_dir, settings.page_cache, dagster_home_for(settings.home_dir), outputs=True))
     from claims_pipeline.store.cache import PageCache
 
     # the page cache's database answers and is whole (CacheError: one line) before a run starts, not in its steps
