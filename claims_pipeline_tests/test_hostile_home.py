@@ -303,3 +303,24 @@ def test_a_read_only_output_folder_is_refused_before_the_fetch(web, home, tmp_pa
         assert (run.returncode, run.err_lines) == (
             1, [f"claims-pipeline: cannot write {label} {folder}: {why} ({folder})"]), run.stderr[-3000:]
         assert home.snapshot() == before  # no page fetched, nothing written
+
+
+def _file_size_limit(kb: int):
+    def limit() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_FSIZE, (kb * 1024, resource.RLIM_INFINITY))
+    return limit
+
+
+def test_a_file_size_limit_is_told_as_one_not_as_a_damaged_cache(web, tmp_path):
+    """Under `ulimit -f`, SQLite says "disk I/O error": the advice was to move a healthy database aside."""
+    home = tmp_path / "home"
+    cfg = write_config(web, home, tmp_path / "c.yaml")
+    env = {**cli_env(tmp_path), "DAGSTER_HOME": str(tmp_path / "dagster")}
+    done = subprocess.run([sys.executable, "-m", "claims_pipeline.cli", "audit", "--config", str(cfg)], cwd=tmp_path,
+                          env=env, capture_output=True, text=True, timeout=300, preexec_fn=_file_size_limit(40))
+    assert done.returncode in (1, 2), done.stderr[-3000:]
+    last = done.stderr.strip().splitlines()[-1]
+    assert "this process may not write files larger than 40,960 bytes (ulimit -f)" in last, done.stderr[-3000:]
+    assert "damaged" not in last and "move it aside" not in last

@@ -48,7 +48,7 @@ from claims_pipeline.store.blobs import text_hash as text_hash_of
 from claims_pipeline.store.clock import iso, to_utc, utc_now
 from claims_pipeline.store.diffs import text_diff
 from claims_pipeline.store.engine import is_sqlite, lock_schema, make_engine, write_transaction
-from claims_pipeline.store.errors import CacheError, database_problem, unreachable
+from claims_pipeline.store.errors import CacheError, database_problem, unreachable, write_failure_advice
 from claims_pipeline.store.fast304 import NotModifiedGroup, NotModifiedWriter
 from claims_pipeline.store.records import Basis, PageState
 from claims_pipeline.store.settle import ChangeState, Settlement, settle
@@ -733,6 +733,8 @@ def _cache_database_message(where: str, engine: Engine, problem: str) -> str:
     if unreachable(problem):
         return (f"page cache database {where} (cache.db_url) does not answer: {problem}; check that the server "
                 "runs and accepts connections from here, and the URL's host, port, database and user")
+    if is_sqlite(engine) and (advice := write_failure_advice(problem, engine.url.database or where)) is not None:
+        return f"page cache index {where} cannot be written: {problem}; {advice}"
     if is_sqlite(engine):
         return (f"page cache index {where} (cache.db_url, by default <home>/cache/index.sqlite) is damaged: {problem}; "
                 "check it with `python -m claims_pipeline.store.consistency`, or move it aside with its blob folder "

@@ -64,8 +64,14 @@ def replace_atomically(path: Path, write: Callable[[Path], object]) -> None:
                 os.fchmod(fd, mode)
         finally:
             os.close(fd)
-        write(tmp)
-        os.replace(tmp, path)
+        try:
+            write(tmp)
+            os.replace(tmp, path)
+        except OSError as exc:
+            if exc.filename is not None or exc.errno is None:
+                raise
+            # a write() that failed (a full disk, a file size limit) says no file: the one it was writing is named
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
     except BaseException:
         with contextlib.suppress(OSError):
             tmp.unlink()
