@@ -104,3 +104,4 @@ def test_a_damaged_ledger_line_of_any_shape_is_left_out_and_named(tmp_path: Path
     assert f"{reports / HISTORY_FILE}:2 and {len(damaged) - 1} more: not an audit's record" in caplog.text
     record(reports, current)  # the next report rewrites the ledger without them
     assert len((reports / HISTORY_FILE).read_text(encoding="utf-8").splitlines()) == 3
+
