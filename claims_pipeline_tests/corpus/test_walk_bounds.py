@@ -49,7 +49,7 @@ def test_a_folder_nested_1000_levels_deep_is_walked_to_the_bound_and_named(tmp_p
     assert len(walk_corpus(corpus_of(shallow, max_depth=20)).files) == 1
 
 
-def test_extract_and_init_survive_a_folder_nested_1000_levels_deep(tmp_path):
+def test_init_extract_and_audit_survive_a_folder_nested_1000_levels_deep(tmp_path):
     root = tree(tmp_path / "kb", {"guides/a.md": LINE})
     nest(root / "deep", 1000)
     env = cli_env(tmp_path)
@@ -61,6 +61,10 @@ def test_extract_and_init_survive_a_folder_nested_1000_levels_deep(tmp_path):
     assert "RecursionError" not in extract.stderr
     assert any(line.endswith("/d: folder more than extraction.max_depth (64) levels deep; not entered")
                for line in extract.err_lines)
+    cfg = tmp_path / "config" / "claims_pipeline.yaml"  # the cited host excluded: the audit fetches nothing
+    cfg.write_text(cfg.read_text(encoding="utf-8") + "fetch: {excluded_hosts: [www.tax.gov.xa]}\n", encoding="utf-8")
+    audit = run_cli("audit", cwd=tmp_path, env=env, timeout=300)
+    assert "RecursionError" not in audit.stderr and "audit done → " in audit.stderr, audit.stderr[-2000:]
 
 
 def test_exclude_dirs_are_never_entered(tmp_path):
