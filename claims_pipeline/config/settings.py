@@ -667,7 +667,9 @@ class JudgeSettings(_Strict):
     concurrency: int = Field(8, ge=1, le=64, description="Requests in flight at once.")
     request_timeout_s: float = Field(60.0, gt=0, le=900, description="Deadline of one HTTP attempt.")
     max_retries: int = Field(
-        2, ge=0, le=10, description="Retries by the SDK of a 429/5xx/timeout (the first attempt not counted).")
+        2, ge=0, le=10, description="Retries by the SDK of a 429/5xx/timeout (the first attempt not counted). A "
+        "429 whose Retry-After does not fit the claim's deadline (nor a minute) is not retried: the claim is "
+        "INDETERMINATE at once, 'rate limited (429), retry after N s'.")
     max_claims_per_run: int = Field(
         40, ge=1, le=100_000, description="Claims sent to the provider in one run (cached answers not counted).")
     max_cost_usd: float = Field(
