@@ -10,7 +10,9 @@ import time
 import unicodedata
 from pathlib import Path
 
+from claims_pipeline.config.settings import LinterSettings
 from claims_pipeline.corpus.extract import extract_corpus
+from claims_pipeline.corpus.linter import lint_corpus
 from claims_pipeline.corpus.scopes import GlobRule, _dp_match, _glob_tokens, glob_regex, walk_corpus
 from claims_pipeline_tests.corpus.test_layouts import LINE, corpus_of, tree
 from claims_pipeline_tests.hostile import cli_env, run_cli
@@ -125,6 +127,9 @@ def test_folder_names_that_clean_to_one_scope_are_named(tmp_path):
     assert scope == "a-b" and "'a,b' (a,b/x.md) and 'a|b' and 1 more are one scope, 'a-b'" in note.message
     assert "rename a folder" in note.message
     assert str(note) in {str(w) for w in extract_corpus(corpus).warnings}
+    said: list = []
+    lint_corpus(corpus, LinterSettings(), skipped=said)
+    assert str(note) in {str(w) for w in said}
 
 
 def test_a_folder_name_in_nfc_and_nfd_is_one_scope_and_said(tmp_path):
