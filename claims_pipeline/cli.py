@@ -131,18 +131,23 @@ def main(argv: list[str] | None = None) -> int:
         if settings is not None and (unread := _corpus_unreadable(settings, exc)) is not None:
             say(f"claims-pipeline: {unread}")
             return 2
+        from claims_pipeline.store.errors import write_failure_advice
+
         verb = "cannot write" if exc.errno in _WRITE_ERRNOS else "cannot use"
-        say(f"claims-pipeline: {verb} {exc.filename or 'a file'}: {exc.strerror or exc}")
+        where = exc.filename or (f"a file under {settings.home_dir}" if settings is not None else "a file")
+        advice = write_failure_advice(f"{exc.strerror} [errno {exc.errno}]", str(where))
+        say(f"claims-pipeline: {verb} {where}: {exc.strerror or exc}" + (f"; {advice}" if advice else ""))
         return 1
     except Exception as exc:
         if type(exc).__module__.split(".")[0] != "sqlalchemy":
             raise
         # the disk filled or the folder turned read-only after the check: the database's own words, one line
-        from claims_pipeline.store.errors import database_problem, unreachable
+        from claims_pipeline.store.errors import database_problem, unreachable, write_failure_advice
 
         problem = database_problem(exc)
+        home = str(settings.home_dir) if settings is not None else "the home folder"
         check = ("is the database server running, and reachable from here?" if unreachable(problem)
-                 else "is the home folder writable, with free space?")
+                 else write_failure_advice(problem, home) or f"is {home} writable, with free space?")
         say(f"claims-pipeline: database error: {problem} ({check})")
         return 1
     finally:
@@ -213,7 +218,7 @@ def _corpus_unreadable(settings: Settings, exc: OSError) -> str | None:
     return f"cannot read {failed}: {exc.strerror or exc} (the corpus folder is only read: check its permissions)"
 
 
-_WRITE_ERRNOS = {errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM}
+_WRITE_ERRNOS = {errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM, errno.EFBIG}
 # commands that write the page cache under the home folder; audit and worklist also Dagster's instance
 _WRITES_HOME = ("fetch", "audit", "worklist", "verify")
 _OWN_CONFIG = ("init", "demo")  # commands that read no configuration of the user's
@@ -259,7 +264,7 @@ def check_home_writable(args: argparse.Namespace, settings: Settings) -> None:
         return
     from claims_pipeline.orchestration.instance import dagster_home_for
 
-    check_writable(home_folders(settings.home_dir, settings.page_cache, dagster_home_for(settings.home_dir)))
+    check_writable(home_folders(settings.home_dir, settings.page_cache, dagster_home_for(settings.home_dir), outputs=True))
     from claims_pipeline.store.cache import PageCache
 
     # the page cache's database answers and is whole (CacheError: one line) before a run starts, not in its steps

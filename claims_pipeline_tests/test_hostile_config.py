@@ -247,3 +247,15 @@ def test_a_judge_base_url_the_http_client_cannot_parse_is_refused_at_load(tmp_pa
     assert len(run.err_lines) == 2 and run.err_lines[1].startswith(f"{p}: judge.base_url: "), run.stderr[-2000:]
     assert_no_raw_controls(run.stderr)
     assert "Traceback" not in run.stderr and not (tmp_path / "home").exists()
+
+
+@pytest.mark.parametrize("url", ["json://${TOKEN", "slack://${SLACK_TOKEN/#audits", "json://${A}/${B"])
+def test_an_unclosed_variable_reference_is_a_config_error_naming_the_key(tmp_path, url):
+    """`${TOKEN` was accepted and sent as it is: the secret never read, the literal text at the channel."""
+    config = tmp_path / "c.yaml"
+    config.write_text(yaml.safe_dump({"notify": {"urls": ["json://ok.example/x", url]}}))
+    with pytest.raises(ConfigError) as exc:
+        load_settings(config)
+    assert "notify.urls: entry 2: a '${' without its closing '}'" in str(exc.value)
+    run = run_cli("extract", "--config", str(config), cwd=tmp_path, env=cli_env(tmp_path), timeout=60)
+    assert run.returncode == 2 and "notify.urls: entry 2: a '${' without its closing '}'" in run.stderr

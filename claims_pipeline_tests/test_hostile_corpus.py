@@ -165,7 +165,10 @@ def test_a_link_to_a_file_outside_the_corpus_is_skipped_unless_allowed(corpus_ro
     for run in runs.values():
         assert run.returncode == 0 and f"warning: countries/xb/notes.md: {OUTSIDE}" in run.err_lines, run.stderr
         assert "secret.gov.xx" not in run.stdout
-    assert json.loads(runs["extract"].stdout)["top_scopes"] == {"xa": 2, "xb": 2, "shared/ok": 2}
+    # the link inside the corpus is the same file as countries/xa/playbook.md: read once, under its own name
+    assert json.loads(runs["extract"].stdout)["top_scopes"] == {"xa": 2, "shared/ok": 2}
+    assert ("warning: countries/xb/inside.md: the same file as countries/xa/playbook.md (a link to it, or a hard "
+            "link); read once, as countries/xa/playbook.md, so that its claims count once") in runs["extract"].err_lines
     allowed = make_corpus(corpus_root, follow_links_out_of_corpus=True)
     assert "https://secret.gov.xx/" in {c.source_url for c in extract_corpus(allowed).claims}
     assert [f.url for f in lint_corpus(allowed, LinterSettings()) if f.scope == "xb"].count("https://secret.gov.xx/") == 1
@@ -405,3 +408,18 @@ def test_corrections_name_no_file_whose_name_a_terminal_would_obey(tmp_path):
     assert "+++ y" not in patch and 'q"uote' not in patch
     skipped = json.loads(result.listing.read_text(encoding="utf-8"))["skipped"]
     assert sorted(s["claim_id"] for s in skipped) == ["hostile0", "hostile1", "hostile2"]
+
+
+def test_a_line_break_in_a_file_name_forges_no_output_line(corpus_root, tmp_path):
+    forged = "\nFORGED: all citations fine\n"
+    (corpus_root / f"shared/x{forged}.md").write_text(GOOD, encoding="utf-8")  # a lint finding names it
+    (corpus_root / "countries/xb" / f"y{forged}.md").symlink_to("/dev/zero")  # a warning names it
+    cfg = config(tmp_path, corpus_root)
+    env = cli_env(tmp_path)
+    extract = run_cli("extract", "--config", str(cfg), cwd=tmp_path, env=env, timeout=60)
+    lint = run_cli("lint", "--config", str(cfg), cwd=tmp_path, env=env, timeout=60)
+    for run in (extract, lint):
+        lines = (run.stdout + run.stderr).splitlines()
+        assert not [line for line in lines if line.startswith("FORGED")], run.stdout + run.stderr
+    assert r"warning: countries/xb/y\x0aFORGED: all citations fine\x0a.md: " + OUTSIDE in extract.err_lines
+    assert r"  shared/x\x0aFORGED: all citations fine\x0a.md:3  → https://stats.gov.xa/" in lint.stdout.splitlines()

@@ -7,6 +7,7 @@ what is free)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -267,3 +268,59 @@ def test_a_worklist_that_cannot_be_written_mid_run_is_one_line_exit_1(tmp_path):
                   env=cli_env(tmp_path), timeout=120)
     assert run.returncode == 1 and run.stdout == "", run.stderr[-3000:]
     assert run.err_lines == [f"claims-pipeline: worklist: FileExistsError: [Errno 17] File exists: '{cfg}'"], run.stderr[-3000:]
+
+
+@contextlib.contextmanager
+def read_only_folder(folder: Path) -> Iterator[str]:
+    """folder read-only on its own (a read-only bind mount as root, whom no mode stops; else mode 0555); yields
+    what the check then says of it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() == 0:
+        subprocess.run(["mount", "--bind", str(folder), str(folder)], check=True, timeout=30)
+        try:
+            subprocess.run(["mount", "-o", "remount,ro,bind", str(folder)], check=True, timeout=30)
+            yield "Read-only file system"
+        finally:
+            subprocess.run(["umount", "-l", str(folder)], capture_output=True, timeout=30)
+    else:
+        folder.chmod(0o555)
+        try:
+            yield "Permission denied"
+        finally:
+            folder.chmod(0o755)
+
+
+@pytest.mark.parametrize(("sub", "label"), [("reports", "the reports folder"), ("assets", "the per-scope values folder"),
+                                            ("assets/priors", "the per-scope values folder of priors")])
+def test_a_read_only_output_folder_is_refused_before_the_fetch(web, home, tmp_path, sub, label):
+    """A read-only reports/ or assets/ under a writable home was found after every page had been fetched."""
+    cfg, _ = fetched_home(web, home, tmp_path)
+    folder = home.path / sub
+    with read_only_folder(folder) as why:
+        before = home.snapshot()
+        run = run_cli("audit", "--config", str(cfg), cwd=tmp_path,
+                      env={**cli_env(tmp_path), "DAGSTER_HOME": str(home.path / "dagster")}, timeout=120)
+        assert (run.returncode, run.err_lines) == (
+            1, [f"claims-pipeline: cannot write {label} {folder}: {why} ({folder})"]), run.stderr[-3000:]
+        assert home.snapshot() == before  # no page fetched, nothing written
+
+
+def _file_size_limit(kb: int):
+    def limit() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_FSIZE, (kb * 1024, resource.RLIM_INFINITY))
+    return limit
+
+
+def test_a_file_size_limit_is_told_as_one_not_as_a_damaged_cache(web, tmp_path):
+    """Under `ulimit -f`, SQLite says "disk I/O error": the advice was to move a healthy database aside."""
+    home = tmp_path / "home"
+    cfg = write_config(web, home, tmp_path / "c.yaml")
+    env = {**cli_env(tmp_path), "DAGSTER_HOME": str(tmp_path / "dagster")}
+    done = subprocess.run([sys.executable, "-m", "claims_pipeline.cli", "audit", "--config", str(cfg)], cwd=tmp_path,
+                          env=env, capture_output=True, text=True, timeout=300, preexec_fn=_file_size_limit(40))
+    assert done.returncode in (1, 2), done.stderr[-3000:]
+    last = done.stderr.strip().splitlines()[-1]
+    assert "this process may not write files larger than 40,960 bytes (ulimit -f)" in last, done.stderr[-3000:]
+    assert "damaged" not in last and "move it aside" not in last

@@ -202,3 +202,22 @@ def test_a_corpus_folder_that_cannot_be_read_is_cannot_read_and_exit_2(tmp_path)
     finally:
         (base / "corpus").chmod(0o755)
         shutil.rmtree(base, ignore_errors=True)
+
+
+def test_a_cache_index_cut_to_nothing_is_refused_not_replaced(audited, tmp_path):
+    """A 0-byte index.sqlite (a full disk, an interrupted copy) was opened by SQLite as a new database: the cache
+    started again without a word, the pages' history lost and every page re-baselined."""
+    cfg, _ = copy_of(audited, tmp_path)
+    index = tmp_path / "home" / "cache" / "index.sqlite"
+    for leftover in index.parent.glob("index.sqlite-*"):
+        leftover.unlink()
+    index.write_bytes(b"")
+    for command in (["audit"], ["fetch", LEVY]):
+        run = run_cli(*command, "--config", str(cfg), cwd=tmp_path, env=cli_env(tmp_path), timeout=300)
+        assert run.returncode == 2, (command, run.stderr[-3000:])
+        line = one_error_line(run)
+        assert line == (f"claims-pipeline: page cache index {index} is empty (0 bytes) while the page cache holds stored "
+                        "pages: it was cut short (a full disk, an interrupted copy?), and a new index would lose every "
+                        f"page's history without a word. Restore it from a backup, or move it aside (mv {index} "
+                        f"{index}.damaged) to start a new index (the next audit takes every page as new)"), line
+        assert index.stat().st_size == 0  # left as it was found

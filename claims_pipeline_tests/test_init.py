@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import yaml
@@ -30,6 +32,7 @@ KB = {
     "housing/rents.md": "---\ntitle: Rents\nscope: Housing market\n---\n\nRents rose **4.1 %** in a year "
     "([a statistics blog](http://stats.example.net/rents.html)).\n",
 }
+LINE = "Unemployment benefit is **60 %** of net pay ([BA](http://www.arbeitsagentur.de/leistungen.html)).\n"
 
 
 def write_tree(root: Path, files: dict[str, str]) -> None:
@@ -116,3 +119,59 @@ def test_init_chooses_the_countries_preset_for_that_layout(tmp_path):
     assert data["scope_dirs"] == ["countries", "shared"] and data["scope_rules"][0] == {"glob": "countries/*/**", "scope": "{1}"}
     assert "scopes: 2, the countries preset" in r.stdout and "fr (1 file), shared/exit/nordics (1 file)" in r.stdout
     assert f"claims-pipeline audit --config {tmp_path / 'kb.yaml'}" in r.stdout  # not the file found by default
+
+
+def as_nobody(base: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """init run as an unprivileged user (root reads every folder whatever its mode), from base."""
+    prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
+    env = {**os.environ, "CLAIMS_PIPELINE_HOME": str(base / "home"), "DAGSTER_HOME": str(base / "dagster")}
+    env.pop("CLAIMS_PIPELINE_CONFIG", None)
+    return subprocess.run([*prefix, sys.executable, "-m", "claims_pipeline.cli", "init", *args], cwd=base,
+                          capture_output=True, text=True, timeout=300, env=env)
+
+
+def test_init_says_cannot_read_a_folder_it_cannot_read_and_names_an_unreadable_file(tmp_path):
+    base = Path(tempfile.mkdtemp(prefix="init-unreadable-", dir="/tmp"))  # pytest's tmp_path is root's alone
+    try:
+        base.chmod(0o777)
+        write_tree(base / "kb", {"guides/a.md": LINE, "guides/secret.md": LINE, "more/b.md": LINE})
+        (base / "kb/guides/secret.md").chmod(0o000)
+        unreadable = as_nobody(base, "kb")
+        assert unreadable.returncode == 0, unreadable.stderr
+        assert "  warning: guides/secret.md: cannot read file: Permission denied" in unreadable.stdout.splitlines()
+        (base / "config/claims_pipeline.yaml").unlink()
+        (base / "kb").chmod(0o000)
+        refused = as_nobody(base, "kb")
+        assert refused.returncode == 2 and refused.stderr.strip().splitlines()[-1] == (
+            f"claims-pipeline: cannot read {base / 'kb'}: Permission denied (the knowledge base is only read: check "
+            "its permissions)"), refused.stderr
+        assert "cannot write" not in refused.stderr and not (base / "config/claims_pipeline.yaml").exists()
+    finally:
+        (base / "kb").chmod(0o755)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_init_never_writes_through_a_link(tmp_path):
+    write_tree(tmp_path / "kb", {"a.md": LINE})
+    (tmp_path / "config").mkdir()
+    config = tmp_path / "config" / "claims_pipeline.yaml"
+    elsewhere = tmp_path / "elsewhere.yaml"
+    config.symlink_to(elsewhere)  # dangling: a write through it creates a file outside ./config
+    for force in ([], ["--force"]):
+        r = cli(tmp_path, "init", "kb", *force)
+        assert r.returncode == 2 and r.stderr.strip() == (
+            f"claims-pipeline: {config} is a symbolic link (to {elsewhere}): init never writes through a link; "
+            "remove the link, or name the file to write with --config"), r.stderr
+        assert not elsewhere.exists()
+    elsewhere.write_text("# someone else's\n", encoding="utf-8")  # with --force, the link's target was replaced
+    assert cli(tmp_path, "init", "kb", "--force").returncode == 2
+    assert elsewhere.read_text(encoding="utf-8") == "# someone else's\n" and config.is_symlink()
+
+
+def test_init_where_config_is_a_file_says_so_and_exits_2(tmp_path):
+    write_tree(tmp_path / "kb", {"a.md": LINE})
+    (tmp_path / "config").write_text("not a folder\n", encoding="utf-8")
+    r = cli(tmp_path, "init", "kb")
+    assert r.returncode == 2 and r.stderr.strip() == (
+        f"claims-pipeline: {tmp_path / 'config'} is not a folder: init writes {tmp_path / 'config/claims_pipeline.yaml'} "
+        "there; move it aside, or name another file with --config"), r.stderr

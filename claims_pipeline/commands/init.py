@@ -13,7 +13,7 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from claims_pipeline.common.text_safety import terminal_escaped
+from claims_pipeline.common.text_safety import name_escaped, terminal_escaped
 
 if TYPE_CHECKING:
     from claims_pipeline.config.corpus_source import CorpusSource
@@ -51,9 +51,11 @@ def run(args: argparse.Namespace) -> int:
     if not root.is_dir():
         raise InputError(f"not a folder: {root}")
     target = Path(args.config).expanduser().absolute() if args.config else Path.cwd() / DEFAULT_CONFIG_RELPATH
-    if target.exists() and not args.force:
-        raise InputError(f"{target} exists and is left as it is (--force replaces it)")
-    layout, described = choose_layout(root)
+    check_target(target, force=args.force)
+    try:
+        layout, described = choose_layout(root)
+    except OSError as exc:  # the knowledge base is only read: a folder that cannot be listed is "cannot read"
+        raise InputError(unreadable(exc, root)) from None
     # relative when the file sits in or beside the knowledge base (the two move together), else absolute
     near = target.parent.is_relative_to(root) or root.is_relative_to(target.parent.parent)
     data: dict[str, Any] = {"extraction": {"corpus_dir": os.path.relpath(root, target.parent) if near else str(root),
@@ -63,15 +65,17 @@ def run(args: argparse.Namespace) -> int:
     # validated before anything is written (on a copy: validation makes the relative corpus_dir absolute)
     settings = settings_from_dict(copy.deepcopy(data), source=target, base_dir=target.parent)
     corpus = corpus_source(settings)
-    walk = walk_corpus(corpus)
+    try:
+        walk = walk_corpus(corpus)
+    except OSError as exc:
+        raise InputError(unreadable(exc, root)) from None
     if not walk.files:
         raise InputError(nothing_read_message(corpus, walk))
     text = HEADER.format(root=root, layout=described) + "\n" + yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(text, encoding="utf-8")
-    print(terminal_escaped(f"wrote {target}"))
+    write_config(target, text, force=args.force)
+    print(name_escaped(f"wrote {target}"))
     for line in summary_lines(corpus, walk, described):
-        print(terminal_escaped(line))
+        print(name_escaped(line))
     found = find_config_file(None)
     chosen = found is not None and found.resolve() == target.resolve()
     print("next:")
@@ -80,6 +84,50 @@ def run(args: argparse.Namespace) -> int:
     if os.environ.get("CLAIMS_PIPELINE_CONFIG") and not chosen:
         print("note: $CLAIMS_PIPELINE_CONFIG names another file; the commands above name this one", file=sys.stderr)
     return 0
+
+
+def unreadable(exc: OSError, root: Path) -> str:
+    where = os.fsdecode(exc.filename) if exc.filename is not None else str(root)
+    return f"cannot read {where}: {exc.strerror or exc} (the knowledge base is only read: check its permissions)"
+
+
+def check_target(target: Path, *, force: bool) -> None:
+    """The configuration file may be written: not a link (writing through one would create or replace a file
+    elsewhere, outside ./config), its folder a folder, and no file there unless --force."""
+    from claims_pipeline.commands.inputs import InputError
+
+    if target.is_symlink():
+        raise InputError(f"{target} is a symbolic link (to {os.readlink(target)}): init never writes through a link; "
+                         "remove the link, or name the file to write with --config")
+    for folder in (target.parent, *target.parent.parents):
+        if folder.exists() or folder.is_symlink():
+            if not folder.is_dir():
+                raise InputError(f"{folder} is not a folder: init writes {target} there; move it aside, or name "
+                                 "another file with --config")
+            break
+    if target.exists() and not force:
+        raise InputError(f"{target} exists and is left as it is (--force replaces it)")
+
+
+def write_config(target: Path, text: str, *, force: bool) -> None:
+    """Write the file, never through a link: O_NOFOLLOW refuses one made since check_target looked, and O_EXCL
+    (without --force) a file made since."""
+    from claims_pipeline.commands.inputs import InputError
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags |= os.O_TRUNC if force else os.O_EXCL
+    try:
+        fd = os.open(target, flags, 0o644)
+    except FileExistsError:
+        raise InputError(f"{target} exists and is left as it is (--force replaces it)") from None
+    except OSError:
+        if target.is_symlink():  # ELOOP
+            raise InputError(f"{target} is a symbolic link: init never writes through a link; remove the link, or "
+                             "name the file to write with --config") from None
+        raise
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
 
 
 def set_dotted(data: dict[str, Any], item: str) -> None:
@@ -108,10 +156,12 @@ def choose_layout(root: Path) -> tuple[dict[str, Any], str]:
     """The scope keys for this tree, and the rule in words: the countries preset when the files are under
     countries/<code>/ or shared/ (a README at the root aside), else one scope per folder at the shallowest depth
     that gives more than one."""
-    from claims_pipeline.config.settings import COUNTRIES_PRESET_DIRS, COUNTRIES_PRESET_RULES
+    from claims_pipeline.config.settings import COUNTRIES_PRESET_DIRS, COUNTRIES_PRESET_RULES, ExtractionSettings
     from claims_pipeline.corpus.scopes import markdown_files
 
-    rels = [p.relative_to(root).parts for p in markdown_files(root)]
+    defaults = ExtractionSettings()  # the folders the walk will leave out, left out of the choice too
+    rels = [p.relative_to(root).parts
+            for p in markdown_files(root, None, root, excluded=defaults.exclude_dirs, max_depth=defaults.max_depth)]
     if rels and any(r[0] == "countries" and len(r) > 2 for r in rels) and all(r[0] in COUNTRIES_PRESET_DIRS or len(r) == 1 for r in rels):
         return ({"scope_dirs": list(COUNTRIES_PRESET_DIRS), "scope_rules": list(COUNTRIES_PRESET_RULES)},
                 "the countries preset: countries/<code>/ is the scope <code>, each file under shared/ a scope of its own")
@@ -144,9 +194,16 @@ def summary_lines(corpus: CorpusSource, walk: CorpusWalk, described: str) -> lis
                f"own pages {tiers['own']}")
     if not extraction.claims:
         out.append("  " + no_claim_message(corpus, len(extraction.files)))
-    for w in walk.skipped:
-        out.append(f"  warning: {w[1]}")
+    # the walk's (files left out, scopes merged) and the reading's (a file that cannot be opened, bad UTF-8)
+    for w in extraction.warnings[:WARNINGS_SHOWN]:
+        out.append(f"  warning: {w}")
+    if len(extraction.warnings) > WARNINGS_SHOWN:
+        out.append(f"  … {len(extraction.warnings) - WARNINGS_SHOWN} more warnings (`claims-pipeline extract` lists "
+                   "them all)")
     return out
+
+
+WARNINGS_SHOWN = 20  # init is a summary; extract lists every warning
 
 
 def next_commands(settings: Any, config: Path, *, explicit: bool) -> list[str]:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from claims_pipeline.commands import options
 from claims_pipeline.commands.extract import corpus_for, scopes_for
-from claims_pipeline.common.text_safety import terminal_escaped
+from claims_pipeline.common.text_safety import name_escaped, terminal_escaped
 
 OPTIONS = [options.CORPUS, options.SCOPE, options.JSON]
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         linted = corpus_files(corpus)
         for path in given:
             if path.resolve() not in linted:
-                print(terminal_escaped(f"note: {path} is not a file of the corpus ({corpus.root}): not linted"),
+                print(name_escaped(f"note: {path} is not a file of the corpus ({corpus.root}): not linted"),
                       file=sys.stderr)
         only = [p for p in given if p.resolve() in linted]
     findings = lint_corpus(corpus, settings.linter, scopes, skipped, only=only)
@@ -61,6 +61,6 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     output.line(f"⚠️  {len(findings)} citation(s) point at a PRIMARY-SOURCE domain ROOT next to a figure "
                 "(cite the page that holds the figure):")
     for f in findings:  # file names, URLs and lines are the corpus's own text: Result.line escapes them
-        output.line(f"  {f.file}:{f.line}  → {f.url}\n      {f.context}")
+        output.line(f"  {name_escaped(f.file)}:{f.line}  → {f.url}\n      {f.context}")
     output.line("(advisory: add deep links, or list deliberate roots in linter.root_url_allowlist)")
     return 1 if args.strict else 0

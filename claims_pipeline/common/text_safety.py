@@ -32,6 +32,16 @@ def terminal_escaped(text: str) -> str:
     return TERMINAL_UNSAFE_RE.sub(_written_out, text)
 
 
+# a file name in a one-line message: line breaks and tabs too (a name holding "\n" would print a forged line of
+# its own: "warning: x.md: ...\nall clean"), and the Unicode line and paragraph separators
+NAME_UNSAFE_RE = re.compile(f"[\t\n\r\u2028\u2029{_CONTROLS}{_BIDI_CONTROLS}]")
+
+
+def name_escaped(text: str) -> str:
+    """A one-line message that may quote file names: terminal_escaped, and line breaks written out (\x0a)."""
+    return NAME_UNSAFE_RE.sub(_written_out, text)
+
+
 def _written_out(m: re.Match[str]) -> str:
     code = ord(m.group())
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"

@@ -43,7 +43,7 @@ class HomeLayout:
 
     def scope_file(self, asset: str, scope: str) -> Path:
         # scope keys such as "shared/exit/nordics" become nested folders; ".." never occurs in a scope name
-        return self.assets_dir / asset / f"{scope}.json"
+        return self.assets_dir / asset / f"{bounded_file_name(scope)}.json"
 
     @property
     def audit_dir(self) -> Path:
@@ -124,3 +124,37 @@ def latest_report_dir(latest_file: Path, home: Path) -> Path | None:
         return None
     path = Path(text)
     return path if path.is_absolute() else home / path
+
+
+# A scope name is a legal folder name of up to 255 bytes, or a front matter's `scope:` of any length; the file
+# named after it gets '.json' and its temp file '.<name>.XXXXXXXX.tmp' (14 bytes more), over NAME_MAX (255). A
+# part longer than this, or a name longer than _MAX_NAME_BYTES in all, is cut and given a hash of the whole name,
+# so two long names never share a file. Shorter names stay as they are (the files of an existing home too).
+_MAX_PART_BYTES = 160
+_MAX_NAME_BYTES = 1024
+
+
+def bounded_file_name(name: str) -> str:
+    """`name` as a relative file path whose every part fits any file system's name limit, its whole within a
+    path limit: unchanged when it already does, else cut (on a character boundary) with '~' and 12 hex digits
+    of the name's sha256."""
+    parts = name.split("/")
+    if len(name.encode()) <= _MAX_NAME_BYTES and all(len(p.encode()) <= _MAX_PART_BYTES for p in parts):
+        return name
+    import hashlib
+
+    digest = hashlib.sha256(name.encode()).hexdigest()[:12]
+    if len(name.encode()) > _MAX_NAME_BYTES:  # too many parts: the first ones, then one part for the rest
+        kept: list[str] = []
+        for part in parts:
+            if len("/".join([*kept, part]).encode()) > _MAX_NAME_BYTES // 2:
+                break
+            kept.append(part)
+        parts = [*kept, "~"]
+    cut = [_cut(p, _MAX_PART_BYTES - 13) if len(p.encode()) > _MAX_PART_BYTES - 13 else p for p in parts]
+    cut[-1] = f"{cut[-1]}~{digest}"
+    return "/".join(cut)
+
+
+def _cut(text: str, limit: int) -> str:
+    return text.encode()[:limit].decode("utf-8", "ignore")

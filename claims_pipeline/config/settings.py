@@ -228,6 +228,11 @@ class ExtractionSettings(_Strict):
     )
     skip_files: list[str] = Field(default_factory=list)
     exclude_dirs: list[str] = Field(default_factory=lambda: ["node_modules", "_local", ".git"])
+    max_depth: int = Field(
+        64, ge=1, le=1000,
+        description="Folders more than this many levels below a walked folder are not entered (a warning names "
+        "each): a tree nested without end costs no more than this.",
+    )
     skip_headings: list[str] = Field(
         default_factory=lambda: ["Data sources", "Sources", "Where to verify", "Primary sources"]
     )
@@ -662,7 +667,9 @@ class JudgeSettings(_Strict):
     concurrency: int = Field(8, ge=1, le=64, description="Requests in flight at once.")
     request_timeout_s: float = Field(60.0, gt=0, le=900, description="Deadline of one HTTP attempt.")
     max_retries: int = Field(
-        2, ge=0, le=10, description="Retries by the SDK of a 429/5xx/timeout (the first attempt not counted).")
+        2, ge=0, le=10, description="Retries by the SDK of a 429/5xx/timeout (the first attempt not counted). A "
+        "429 whose Retry-After does not fit the claim's deadline (nor a minute) is not retried: the claim is "
+        "INDETERMINATE at once, 'rate limited (429), retry after N s'.")
     max_claims_per_run: int = Field(
         40, ge=1, le=100_000, description="Claims sent to the provider in one run (cached answers not counted).")
     max_cost_usd: float = Field(
@@ -763,6 +770,8 @@ class NotifySettings(_Strict):
             for name in ENV_REF_RE.findall(url):
                 if not _ENV_NAME_RE.fullmatch(name):
                     raise ValueError(f"entry {i + 1}: ${{{name}}} is not the name of an environment variable")
+            if "${" in ENV_REF_RE.sub("", url):  # `${TOKEN` would be sent as it is, the secret never read
+                raise ValueError(f"entry {i + 1}: a '${{' without its closing '}}' (write each secret part as ${{ENV_VAR}})")
         return v
 
     @field_validator("urls_env")

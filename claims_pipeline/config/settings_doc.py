@@ -41,7 +41,7 @@ MEANINGS: dict[str, str] = {
     "(when `$DAGSTER_HOME` is unset) the Dagster instance: see docs/operations.md, \"The home folder\".",
     "extraction.corpus_dir": "A relative path is read against the config file's folder.",
     "extraction.skip_files": "File names (anywhere under the scope folders) never read for claims.",
-    "extraction.exclude_dirs": "Folder names never walked.",
+    "extraction.exclude_dirs": "Folder names never entered, at any depth (their files are not even listed).",
     "extraction.skip_headings": "A section whose heading holds one of these as whole words yields no claims.",
     "extraction.min_salient_values": "Salient figures (percentage, money, statute, specific date) a line needs "
     "to be a claim.",

@@ -583,7 +583,7 @@ def extract_corpus(corpus: CorpusSource, *, scopes: Iterable[str] | None = None,
     out = Extraction()
     jobs: list[FileJob] = []
     walk = walk_corpus(corpus)
-    out.warnings += [w for scope, w in walk.skipped if wanted is None or scope in wanted]
+    out.warnings += [w for scope, w in walk.warnings if wanted is None or scope in wanted]
     for scope, paths in walk.scopes.items():
         if wanted is not None and scope not in wanted:
             continue

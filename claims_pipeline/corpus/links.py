@@ -14,8 +14,10 @@ from urllib.parse import urlsplit
 
 from claims_pipeline.corpus.records import LinkKind
 
-# One URL: no spaces/brackets/backticks, parentheses allowed only in balanced pairs (one level deep).
-_URL = r"https?://(?:[^\s()<>\[\]`\"]|\([^\s()<>\[\]`\"]*\))+"
+# One URL: no spaces/brackets/backticks, parentheses allowed only in balanced pairs (one level deep); brackets
+# only around an IPv6 literal host ('http://[2001:db8::1]/x': a claim like any other, the fetcher's guard decides).
+_URL_CHARS = r"(?:[^\s()<>\[\]`\"]|\([^\s()<>\[\]`\"]*\))"
+_URL = rf"https?://(?:\[[0-9A-Fa-f:.]{{2,45}}(?:%25[\w.~-]{{1,32}})?\]{_URL_CHARS}*|{_URL_CHARS}+)"
 # A link's label holds no bracket but the "![" of one image ("[![logo](src)](page)"): tried from every "[" of a
 # line, a label that may hold "[" would run on to the line's end each time (quadratic in the line's "[").
 _LABEL = r"[^\[\]\n]*(?:!\[[^\[\]\n]*)?"
@@ -29,7 +31,7 @@ LINK_RE = re.compile(
 # case-insensitive 'h' branch, so the engine tries the whole pattern at every position of the line; here the
 # first character comes from a plain set ('[', '`', 'h', 'H': all that LINK_RE's first character matches, even
 # ignoring case), and a lookbehind on it picks the branch. A bare URL is then the whole match (it has no group).
-_URL_REST = r"(?:[^\s()<>\[\]`\"]|\([^\s()<>\[\]`\"]*\))+"
+_URL_REST = _URL.removeprefix("https?://")
 assert _URL == "https?://" + _URL_REST
 _LINK_FAST = re.compile(
     r"[\[`hH](?:"

@@ -123,7 +123,7 @@ def lint_corpus(corpus: CorpusSource, linter: LinterSettings, scopes: Iterable[s
     opts = lint_options(corpus.extraction, corpus.primary_hosts)
     roots = RootAllowlist(linter.root_url_allowlist)
     walk = walk_corpus(corpus, honour_skip_files=False)
-    problems = [w for scope, w in walk.skipped if wanted is None or scope in wanted]
+    problems = [w for scope, w in walk.warnings if wanted is None or scope in wanted]
     findings: list[LintFinding] = []
     if chosen is not None:
         named = {_rel(corpus.root, p) for p in chosen}

@@ -1,8 +1,9 @@
 """Reading one corpus file defensively: bounded in size, binary files are skipped, bad UTF-8 is decoded with
-replacement."""
+replacement, UTF-16 and UTF-32 with a byte-order mark are read as text."""
 
 from __future__ import annotations
 
+import codecs
 import errno
 import os
 import stat
@@ -39,12 +40,19 @@ def read_markdown(path: Path, rel: str, max_bytes: int = DEFAULT_MAX_FILE_BYTES)
                 return None, [ExtractWarning(rel, 0, f"file of {st.st_size:,} bytes, over extraction.max_file_bytes "
                                                      f"({max_bytes:,}); skipped unread")]
             data = fh.read(min(HEAD_BYTES, max_bytes + 1))
-            if b"\x00" not in data and len(data) == HEAD_BYTES:
+            if (b"\x00" not in data or _wide_bom(data)) and len(data) == HEAD_BYTES:
                 data += fh.read(max_bytes + 1 - len(data))
     except OSError as exc:
         return None, [ExtractWarning(rel, 0, f"cannot read file: {exc.strerror or exc}")]
     if len(data) > max_bytes:  # grew since it was looked at
         return None, [ExtractWarning(rel, 0, f"file over extraction.max_file_bytes ({max_bytes:,}); skipped")]
+    if (codec := _wide_bom(data)) is not None:  # UTF-16/32 text (Windows editors save it): its NULs are not binary
+        text = data.decode(codec, "replace")
+        if "\ufffd" in text:
+            bad = text.index("\ufffd")
+            return text, [ExtractWarning(rel, text.count("\n", 0, bad) + 1,
+                                         f"not valid {codec.upper()}; decoded with replacement characters")]
+        return text, []
     nul = data.find(b"\x00")
     if nul >= 0:
         line = data.count(b"\n", 0, nul) + 1
@@ -55,6 +63,16 @@ def read_markdown(path: Path, rel: str, max_bytes: int = DEFAULT_MAX_FILE_BYTES)
         line = data.count(b"\n", 0, exc.start) + 1
         msg = f"not valid UTF-8 (byte 0x{data[exc.start]:02x}); decoded with replacement characters"
         return data.decode("utf-8-sig", "replace"), [ExtractWarning(rel, line, msg)]
+
+
+def _wide_bom(data: bytes) -> str | None:
+    """The codec a UTF-16 or UTF-32 byte-order mark names (the codec then drops the mark), or None. UTF-32's
+    marks first: UTF-32-LE's begins with UTF-16-LE's."""
+    if data.startswith((codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)):
+        return "utf-32"
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
+    return None
 
 
 def open_regular(path: Path) -> tuple[BinaryIO, os.stat_result]:

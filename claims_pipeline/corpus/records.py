@@ -128,11 +128,12 @@ class ExtractWarning:
 
     def __str__(self) -> str:
         """As printed and logged: a file name is as hostile as a page (ESC sequences, bidi controls), so
-        whatever a terminal would obey is written out (\\x1b)."""
-        from claims_pipeline.common.text_safety import terminal_escaped
+        whatever a terminal would obey is written out (\\x1b), and so is a line break (a name holding one would
+        print a forged line of its own)."""
+        from claims_pipeline.common.text_safety import name_escaped
 
         where = f"{self.file}:{self.line_no}" if self.line_no else self.file
-        return terminal_escaped(f"{where}: {self.message}")
+        return name_escaped(f"{where}: {self.message}")
 
 
 @dataclass(slots=True)

@@ -9,8 +9,9 @@ from its own report.json, when that file is small enough to read in passing.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,8 @@ from claims_pipeline.report.chart import Swatch, legend
 from claims_pipeline.report.html_templates import render
 from claims_pipeline.report.sections import utc_time
 from claims_pipeline.store.files import write_text_atomically
+
+log = logging.getLogger(__name__)
 
 HISTORY_FILE = "history.jsonl"
 MAX_AUDITS = 12  # audits the chart shows, this one included
@@ -36,6 +39,9 @@ class AuditPoint:
     unreadable: int
 
 
+_FIELDS = {f.name for f in fields(AuditPoint)}
+
+
 def point_of(run_at: str, headline: Mapping[str, Any]) -> AuditPoint:
     by_prior = headline.get("by_prior") or {}
     return AuditPoint(run_at=str(run_at), total=int(headline.get("total") or 0), flagged=int(headline.get("flagged") or 0),
@@ -49,13 +55,35 @@ def _ledger_points(reports_dir: Path) -> dict[str, AuditPoint]:
         lines = (reports_dir / HISTORY_FILE).read_text(encoding="utf-8").splitlines()
     except OSError:
         return out
-    for line in lines:
+    damaged: list[int] = []
+    for no, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
         try:
-            point = AuditPoint(**json.loads(line))
-        except (ValueError, TypeError):
-            continue  # a damaged line: the others still count
+            point = _point_record(json.loads(line))
+        except ValueError:  # JSONDecodeError is one
+            point = None
+        if point is None:  # a damaged line: the others still count
+            damaged.append(no)
+            continue
         out[point.run_at] = point
+    if damaged:
+        more = f" and {len(damaged) - 1} more" if len(damaged) > 1 else ""
+        log.warning("%s:%d%s: not an audit's record (damaged?); left out of the audits side by side (the next report "
+                    "rewrites the file without it)", reports_dir / HISTORY_FILE, damaged[0], more)
     return out
+
+
+def _point_record(data: object) -> AuditPoint | None:
+    """The line's AuditPoint, or None when it is not one: every field present, of its type (a run time that is a
+    number, or a count that is a string, would stop the sorting or the chart of every later report)."""
+    if not isinstance(data, dict) or set(data) != _FIELDS:
+        return None
+    if not isinstance(data["run_at"], str):
+        return None
+    if any(type(data[key]) is not int or data[key] < 0 for key in _FIELDS - {"run_at"}):
+        return None
+    return AuditPoint(**data)
 
 
 def _report_points(reports_dir: Path, known: set[str]) -> dict[str, AuditPoint]:
@@ -71,7 +99,7 @@ def _report_points(reports_dir: Path, known: set[str]) -> dict[str, AuditPoint]:
             run_at = str(data["run_at"])
             if run_at not in known:
                 out[run_at] = point_of(run_at, data.get("headline") or {})
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):  # AttributeError: a headline not a mapping
             continue
     return out
 

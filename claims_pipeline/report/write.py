@@ -15,6 +15,7 @@ from claims_pipeline.report.html_report import render_html
 from claims_pipeline.report.markdown import render_markdown
 from claims_pipeline.report.sections import LISTED_MAX
 from claims_pipeline.report.summary import report_json
+from claims_pipeline.store.files import naming
 
 
 def write_reports(audit: Audit, out_dir: Path, *, previous_run: str | None = None,
@@ -25,6 +26,12 @@ def write_reports(audit: Audit, out_dir: Path, *, previous_run: str | None = Non
     copied beside the report when it has the audit's columns, instead of written again from the frames (at 100k
     claims a second and 0.3 GB): the same frames when read back."""
     out_dir = Path(out_dir)
+    with naming(out_dir):  # a full disk says which folder
+        return _write(audit, out_dir, previous_run, tables_dir, history)
+
+
+def _write(audit: Audit, out_dir: Path, previous_run: str | None, tables_dir: Path | None,
+           history: list[AuditPoint] | None) -> dict[str, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {
         "report.md": out_dir / "report.md",

@@ -48,7 +48,7 @@ from claims_pipeline.store.blobs import text_hash as text_hash_of
 from claims_pipeline.store.clock import iso, to_utc, utc_now
 from claims_pipeline.store.diffs import text_diff
 from claims_pipeline.store.engine import is_sqlite, lock_schema, make_engine, write_transaction
-from claims_pipeline.store.errors import CacheError, database_problem, unreachable
+from claims_pipeline.store.errors import CacheError, database_problem, unreachable, write_failure_advice
 from claims_pipeline.store.fast304 import NotModifiedGroup, NotModifiedWriter
 from claims_pipeline.store.records import Basis, PageState
 from claims_pipeline.store.settle import ChangeState, Settlement, settle
@@ -266,8 +266,9 @@ class PageCache:
         # How this version turns stored bytes into text (pages.py passes the web layer's reader; the store does
         # not import it). With it, a new text is first checked against the stable fetch's bytes read anew.
         self.reread = reread
-        self.engine: Engine = make_engine(db_url)
         self.blobs = open_blob_store(blob_dir)  # a folder, or a URL: file://, s3://, gs://
+        _refuse_an_emptied_index(db_url, self.blobs)
+        self.engine: Engine = make_engine(db_url)
         self._fast304 = NotModifiedWriter(self.engine) if is_sqlite(self.engine) else None
         self.diff_context_lines = diff_context_lines
         self.max_diff_lines = max_diff_lines
@@ -679,6 +680,31 @@ def _change_state(row: RowMapping | None) -> ChangeState:
     )
 
 
+def _refuse_an_emptied_index(db_url: str, blobs: object) -> None:
+    """A SQLite index file of 0 bytes beside stored pages was cut short (a full disk, an interrupted copy or
+    restore): SQLite would take it for a new, empty database, and the cache would start again without a word,
+    the pages' history lost and every page's next text taken as its baseline. Refused, naming the file and
+    what to do. A 0-byte file with no stored page is a first run that stopped early: used as it is."""
+    from sqlalchemy.engine import make_url
+
+    url = make_url(db_url)
+    if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
+        return
+    index = Path(url.database).expanduser()
+    try:
+        if index.stat().st_size != 0:
+            return
+    except OSError:  # absent (a new cache), or not to be looked at here: opening it says what is wrong
+        return
+    iter_blobs = getattr(blobs, "iter_blobs", None)
+    if iter_blobs is not None and next(iter(iter_blobs()), None) is None:
+        return
+    raise CacheError(f"page cache index {index} is empty (0 bytes) while the page cache holds stored pages: it was "
+                     "cut short (a full disk, an interrupted copy?), and a new index would lose every page's history "
+                     f"without a word. Restore it from a backup, or move it aside (mv {index} {index}.damaged) to "
+                     "start a new index (the next audit takes every page as new)")
+
+
 def _create_tables(engine: Engine) -> None:
     # In a write transaction from the start: two processes opening a fresh SQLite file at once would otherwise
     # both read "no table" in deferred transactions and deadlock upgrading to write; on Postgres an advisory
@@ -707,6 +733,8 @@ def _cache_database_message(where: str, engine: Engine, problem: str) -> str:
     if unreachable(problem):
         return (f"page cache database {where} (cache.db_url) does not answer: {problem}; check that the server "
                 "runs and accepts connections from here, and the URL's host, port, database and user")
+    if is_sqlite(engine) and (advice := write_failure_advice(problem, engine.url.database or where)) is not None:
+        return f"page cache index {where} cannot be written: {problem}; {advice}"
     if is_sqlite(engine):
         return (f"page cache index {where} (cache.db_url, by default <home>/cache/index.sqlite) is damaged: {problem}; "
                 "check it with `python -m claims_pipeline.store.consistency`, or move it aside with its blob folder "

@@ -64,12 +64,25 @@ def replace_atomically(path: Path, write: Callable[[Path], object]) -> None:
                 os.fchmod(fd, mode)
         finally:
             os.close(fd)
-        write(tmp)
-        os.replace(tmp, path)
+        with naming(path):  # a write() refused (a full disk, a file size limit) names the file it was writing
+            write(tmp)
+            os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
+
+
+@contextlib.contextmanager
+def naming(where: Path) -> Iterator[None]:
+    """Within the block, an OSError that names no file (a write() refused by a full disk or a file size limit)
+    names `where`: one line then says which folder to free, not "No space left on device" alone."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is not None or exc.errno is None:
+            raise
+        raise OSError(exc.errno, exc.strerror, str(where)) from exc
 
 
 def write_text_atomically(path: Path, text: str) -> None:

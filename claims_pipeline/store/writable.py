@@ -52,12 +52,26 @@ def check_writable(folders: dict[str, Path], min_free: int = MIN_FREE_BYTES) -> 
                                f"({free // 1024:,} KB free, a run needs at least {min_free // (1024 * 1024)} MB)")
 
 
-def home_folders(home: Path, cache: PageCacheSpec, dagster_home: Path | None = None) -> dict[str, Path]:
+def home_folders(home: Path, cache: PageCacheSpec, dagster_home: Path | None = None, *,
+                 outputs: bool = False) -> dict[str, Path]:
     """What a run of the pipeline writes: the home folder (reports, tables, the worklist), the page cache
-    (its SQLite index's folder and the blob folder) and, for the Dagster commands, Dagster's instance folder."""
+    (its SQLite index's folder and the blob folder) and, for the Dagster commands, Dagster's instance folder.
+    With outputs, each folder under the home the run writes into (the reports, the per-scope values and each
+    asset's folder that exists, the audit tables): a read-only reports/ was otherwise found after the fetch."""
     from sqlalchemy.engine import make_url
 
+    from claims_pipeline.config.home import HomeLayout
+
     folders = {"the home folder": home}
+    if outputs:
+        layout = HomeLayout(home)
+        folders |= {"the reports folder": layout.reports_dir, "the per-scope values folder": layout.assets_dir,
+                    "the audit folder": layout.audit_dir, "the audit tables folder": layout.tables_dir}
+        try:
+            assets = sorted(p for p in layout.assets_dir.iterdir() if p.is_dir() and not p.is_symlink())
+        except OSError:  # absent (made by the run), or unlistable: checked as the folder itself above
+            assets = []
+        folders |= {f"the per-scope values folder of {p.name}": p for p in assets}
     url = make_url(cache.db_url)
     if url.get_backend_name() == "sqlite" and url.database and url.database != ":memory:":
         folders["the page cache index"] = Path(url.database).expanduser().parent

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import codecs
 from datetime import UTC
+
+import pytest
 
 from claims_pipeline.corpus.extract import extract_corpus, list_scopes, resolve_scope_filter
 
@@ -159,3 +162,20 @@ def test_overlapping_scope_dirs_read_each_file_once(corpus):
     root = corpus("countries/fr/playbook.md", GOOD)
     ex = extract_corpus(make_corpus(root, scope_dirs=["countries", "countries"]))
     assert len(ex.claims) == 1 and ex.files == ["countries/fr/playbook.md"]
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-be", "utf-32", "utf-32-le"])
+def test_utf16_and_utf32_with_a_byte_order_mark_are_text_not_binary(codec, tmp_path):
+    """A Windows editor's "Unicode" save: NUL bytes throughout, after a byte-order mark (issue 35: "binary")."""
+    from claims_pipeline.corpus.reading import read_markdown
+
+    text = "## Tax\n- VAT **18 %** ([t](https://tax.gov.xx/v)) — café\n" * 2000  # past the first 8 KB
+    bom = {"utf-16-be": codecs.BOM_UTF16_BE, "utf-32-le": codecs.BOM_UTF32_LE}.get(codec, b"")
+    path = tmp_path / "wide.md"
+    path.write_bytes(bom + text.encode(codec))
+    assert read_markdown(path, "wide.md") == (text, [])
+    # a broken tail is repaired and named, as bad UTF-8 is
+    bad = {"utf-16": b"\x00\xd8A\x00", "utf-16-be": b"\xd8\x00\x00A"}.get(codec, b"\xff\xff\xff\xff")  # a lone surrogate
+    path.write_bytes(bom + text.encode(codec) + bad)
+    got, warnings = read_markdown(path, "wide.md")
+    assert got is not None and got.startswith(text) and [w.line_no for w in warnings] == [4001]

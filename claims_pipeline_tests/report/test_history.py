@@ -79,3 +79,29 @@ def test_report_html_shows_the_last_audits_after_the_headline():
     assert html.index("<h2>Over time: the last 2 audits</h2>") < html.index("<h2>Priors by scope</h2>")
     assert f"<td>{audit.headline['flagged']}</td>" in html.split("Over time")[1].split("Priors by scope")[0]
     assert "Over time" not in render_html(audit, None)
+
+
+def test_a_damaged_ledger_line_of_any_shape_is_left_out_and_named(tmp_path: Path, caplog):
+    """Valid JSON of the wrong shape stopped every later report (a run time that is a number: TypeError when sorted
+    beside the others; a count that is a string: in the chart's maximum)."""
+    reports = tmp_path / "reports"
+    record(reports, AuditPoint("2026-06-01T00:00:00+00:00", 10, 4, 2, 3))
+    good = {"run_at": "2026-06-02T00:00:00+00:00", "total": 10, "flagged": 1, "stale_changed": 0, "unreadable": 0}
+    damaged = [{**good, "run_at": 20260603}, {**good, "flagged": "4"}, {**good, "total": None}, [1, 2], None, 7,
+               {**good, "extra": 1}, {"run_at": "2026-06-04T00:00:00+00:00"}, {**good, "flagged": True}]
+    with (reports / HISTORY_FILE).open("a", encoding="utf-8") as f:
+        for doc in damaged:
+            f.write(json.dumps(doc) + "\n")
+        f.write(json.dumps(good) + "\n")
+    _report(reports, "20260505T000000", "2026-05-05T00:00:00+00:00", 5)
+    (reports / "20260505T000000" / "report.json").write_text(json.dumps({"run_at": "x", "headline": [1]}), encoding="utf-8")
+    current = AuditPoint("2026-07-01T00:00:00+00:00", 10, 2, 1, 3)
+    with caplog.at_level("WARNING", logger="claims_pipeline.report.history"):
+        history = audit_history(reports, current)
+        svg = history_svg(history)
+    assert [(p.run_at[:10], p.flagged) for p in history] == [("2026-06-01", 4), ("2026-06-02", 1), ("2026-07-01", 2)]
+    assert "<svg" in svg
+    assert f"{reports / HISTORY_FILE}:2 and {len(damaged) - 1} more: not an audit's record" in caplog.text
+    record(reports, current)  # the next report rewrites the ledger without them
+    assert len((reports / HISTORY_FILE).read_text(encoding="utf-8").splitlines()) == 3
+

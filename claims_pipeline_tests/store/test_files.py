@@ -144,3 +144,27 @@ def test_a_replaced_file_keeps_a_mode_its_owner_set(tmp_path: Path) -> None:
     private.chmod(0o640)
     write_text_atomically(private, "new")
     assert private.read_text(encoding="utf-8") == "new" and oct(private.stat().st_mode & 0o777) == "0o640"
+
+
+_OVER_THE_LIMIT = """
+import resource, sys
+from pathlib import Path
+from claims_pipeline.store.files import write_text_atomically
+resource.setrlimit(resource.RLIMIT_FSIZE, (65536, resource.RLIM_INFINITY))
+try:
+    write_text_atomically(Path(sys.argv[1]), "x" * 200_000)
+except OSError as exc:
+    print(exc.errno, exc.filename)
+"""
+
+
+def test_a_write_that_fails_for_want_of_room_names_the_file(tmp_path: Path) -> None:
+    """A write() refused (a file size limit here; a full disk alike) said "[Errno 27] File too large" and no file:
+    the file being replaced is named, and no temp file is left."""
+    import errno
+
+    target = tmp_path / "reports" / "report.json"
+    done = subprocess.run([sys.executable, "-c", _OVER_THE_LIMIT, str(target)], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert done.stdout.split() == [str(errno.EFBIG), str(target)], done.stderr
+    assert list(target.parent.iterdir()) == []

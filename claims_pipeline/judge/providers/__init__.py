@@ -40,8 +40,12 @@ def make_provider(judge: JudgeSettings, *, environ: Mapping[str, str] | None = N
                   timeout_s=judge.request_timeout_s, max_retries=judge.max_retries)
     if judge.provider == "anthropic":
         from claims_pipeline.judge.providers.anthropic import AnthropicJudge
+        from claims_pipeline.judge.runner import claim_deadline_s
 
-        return AnthropicJudge(**common)
+        # a Retry-After is waited out only when an answer can still come within the claim's deadline (and, as
+        # the OpenAI SDK has it, never over a minute); longer, the 429 is told at once
+        cap = min(60.0, max(0.0, claim_deadline_s(judge) / 2 - judge.request_timeout_s - 2.0))
+        return AnthropicJudge(**common, retry_after_cap_s=cap)
     from claims_pipeline.judge.providers.openai_compatible import OpenAICompatibleJudge
 
     return OpenAICompatibleJudge(**common)
