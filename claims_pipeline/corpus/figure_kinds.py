@@ -1,0 +1,408 @@
+"""The figure kinds read after money, percentages, dates and statutes (docs/decisions/0004), in English, German,
+French, Spanish, Italian and Dutch:
+
+- duration: a number and a unit of time: "30 days", "7.7 years", "30-day", "30 Tage", "6 mois", "3 jaar",
+  "thirty days", "drei Jahre". Salient: a period a source states (a deadline, a term, a span).
+- measure: a number and a unit of measure: "1,5 Grad Celsius", "12 kWh", "3 GW", "40 Mt CO2", "5 km". Salient.
+- index: a named index's value: "a Gini coefficient of 0,29", "HDI of 0.921". Salient.
+- rank: "Platz 13 von 35", "ranked 13th", "13th of 35". Salient.
+- ratio: "one in 20", "40 von 100", "1 op de 5", "two thirds", "zwei Drittel". Salient.
+- decade: "the 1950s", "die 1990er Jahre", "les années 1980", "the '80s". Salient, as a date is: it supports
+  a claim's figures but is not a carrier in the priors (priors/build.py).
+- count: a number and the plural noun it counts: "155 individuals", "203 Bürgerdialoge", "700.000 Menschen".
+  Salient only when it states a quantity a source would be cited for: the number is at least 10, and the noun is
+  not one of a how-to's ("3 steps", "5 tips", "10 ways", "12 pages"). "3 steps" is read (its kind is known) but
+  is no claim on its own.
+- numbers in words (number_words.py) are read where a unit, a percent word or a fraction word follows them:
+  "thirty days", "fünf Prozent", "two thirds". A count in words ("three people") is not read.
+
+Each reader returns Values of its kind; the caller (values.extract_values) runs them after the other figures and
+before bare years, and no reader takes a span another took first.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from dataclasses import dataclass
+from functools import lru_cache
+
+from claims_pipeline.corpus.number_words import LAST_WORDS, number_of, trailing_number
+from claims_pipeline.corpus.numbers import digit_groups, group_variants, parse_number
+from claims_pipeline.corpus.records import Value
+
+# ---- vocabularies (casefolded) --------------------------------------------------------------------------------
+DURATION_UNITS: dict[str, str] = {}
+for _canon, _forms in {
+    "second": "second seconds sec secs sekunde sekunden seconde secondes segundo segundos secondo secondi seconden",
+    "minute": "minute minutes min mins minuten minuto minutos minuti minuut",
+    "hour": "hour hours hrs stunde stunden std heure heures hora horas ora ore uur uren",
+    "day": "day days tag tage tagen tages werktage werktagen arbeitstage kalendertage jour jours día días dia dias "
+           "giorno giorni dag dagen werkdagen",
+    "week": "week weeks woche wochen semaine semaines semana semanas settimana settimane weken",
+    "month": "month months monat monate monaten monats mois mes meses mese mesi maand maanden",
+    "year": "year years yr yrs jahr jahre jahren jahres an ans année années año años anno anni jaar jaren",
+    "decade": "decade decades jahrzehnt jahrzehnte jahrzehnten décennie décennies década décadas decennio decenni "
+              "decennium decennia",
+}.items():
+    for _f in _forms.split():
+        DURATION_UNITS[_f] = _canon
+# Equal spans in another unit: a claim's "2 weeks" is a page's "14 days".
+DURATION_FACTORS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 7 * 86400}
+MONTH_FACTORS = {"month": 1, "year": 12, "decade": 120}
+
+# Measures: written form -> canonical unit. Symbols keep their case ('GW' is no 'gw'); words are casefolded.
+_SYMBOLS: dict[str, str] = {}
+for _canon, _forms in {
+    "°C": "°C|° C|ºC", "°F": "°F|° F",
+    "Wh": "Wh", "kWh": "kWh|KWh", "MWh": "MWh", "GWh": "GWh", "TWh": "TWh",
+    "kW": "kW|KW", "MW": "MW", "GW": "GW", "TW": "TW", "kWp": "kWp", "MWp": "MWp", "GWp": "GWp",
+    "t": "t", "kt": "kt", "Mt": "Mt", "Gt": "Gt", "kg": "kg", "mg": "mg", "µg": "µg|μg",
+    "km": "km", "cm": "cm", "mm": "mm", "km²": "km²|km2|qkm", "m²": "m²|m2|qm", "m³": "m³|m3", "ha": "ha",
+    "km/h": "km/h|kmh", "mph": "mph", "ppm": "ppm", "ppb": "ppb", "dB": "dB", "Hz": "Hz", "kHz": "kHz",
+    "MHz": "MHz", "GHz": "GHz", "GB": "GB", "MB": "MB", "TB": "TB", "Mbit/s": "Mbit/s|Mbps", "Gbit/s": "Gbit/s|Gbps",
+    "kcal": "kcal", "l": "l|L", "µg/m³": "µg/m³|µg/m3|μg/m³", "mg/l": "mg/l|mg/L",
+}.items():
+    for _f in _forms.split("|"):
+        _SYMBOLS[_f] = _canon
+_WORD_UNITS: dict[str, str] = {}
+for _canon, _forms in {
+    "°C": "grad celsius|degrees celsius|degree celsius|degrés celsius|degré celsius|grados celsius|grados centígrados"
+          "|gradi celsius|gradi centigradi|graden celsius|celsius|grad|degrees|degrés|grados|gradi|graden",
+    "°F": "degrees fahrenheit|fahrenheit",
+    "kWh": "kilowattstunden|kilowatt-hours|kilowatt hours|kilowattheures|kilovatios hora|kilowattora|kilowattuur",
+    "MWh": "megawattstunden|megawatt-hours|megawatt hours|mégawattheures", "GWh": "gigawattstunden|gigawatt-hours",
+    "TWh": "terawattstunden|terawatt-hours|térawattheures", "kW": "kilowatt|kilowatts", "MW": "megawatt|megawatts|mégawatts",
+    "GW": "gigawatt|gigawatts", "t": "tonnen|tonnes|tonne|tons|ton|toneladas|tonnellate",
+    "kg": "kilogramm|kilograms|kilogrammes|kilogramos|chilogrammi|kilogram|kilo|kilos",
+    "km": "kilometer|kilometers|kilometres|kilomètres|kilómetros|chilometri",
+    "m": "meter|metres|meters|mètres|metros|metri", "km²": "quadratkilometer|square kilometres|square kilometers",
+    "ha": "hektar|hectares|hectare|hectáreas|ettari", "l": "liter|litres|liters|litros|litri",
+    "mi": "miles", "kcal": "kilokalorien|kilocalories",
+}.items():
+    for _f in _forms.split("|"):
+        _WORD_UNITS[_f] = _canon
+_SYMBOL_ALT = "|".join(re.escape(s) for s in sorted(_SYMBOLS, key=len, reverse=True))
+_WORD_UNIT_ALT = "|".join(re.escape(s) for s in sorted(_WORD_UNITS, key=len, reverse=True))
+# '40 Mt CO2', '12 t CO₂e', '3 Mt CO2-Äq.': the gas named after a mass is part of the unit
+_CO2 = r"(?:\s?(?:CO2|CO₂)(?:e|eq|-?äq\.?|-equivalent)?)?"
+_MEASURE_AFTER_RE = re.compile(
+    rf"[ \u00a0\u202f-]?(?:(?P<sym>{_SYMBOL_ALT})(?![\w²³])|(?i:(?P<word>{_WORD_UNIT_ALT}))(?![\w]))(?P<co2>{_CO2})")
+
+# Words that can follow a number without being the noun it counts (function words, verbs, adjectives).
+_NOT_NOUNS = frozenset("""
+a an and or to of in on at by for from with per the than as is are was were be been being has have had will
+would can could may might must should more less about over under up into out after before between since
+so that this these those which who each every all both only also not no nor new other such
+different major small large big additional young old further many few times hundred thousand
+k m mn mln bn mio mrd md mds tn million millions billion billions trillion milliard milliards millionen milliarde
+milliarden tausend lakh lakhs lac crore crores millones mil
+und oder bis von vom zum zur im in am an auf aus für mit pro je der die das den dem des ein eine einer einem
+ist sind war waren wurde wurden hat haben mehr weniger als um über unter bei nach vor seit zu zwischen neue
+neuen weitere weiteren andere anderen große kleine
+et ou à au aux de des du la le les en pour par sur avec est sont était étaient plus moins que qui dans entre
+nouveaux nouvelles autres
+y o al del el los las para por con es son fue fueron más menos que entre nuevos nuevas otros otras
+e di da della dello degli delle il lo gli per con su è sono era erano più meno che tra fra nuovi nuove altri altre
+of tot van het een op voor met zijn meer minder dan tussen nieuwe andere
+""".split())
+# Nouns of a how-to, a list or a document's own structure: counted, never a claim on their own.
+HOWTO_NOUNS = frozenset("""
+step steps tip tips way ways thing things reason reasons idea ideas example examples question questions option
+options rule rules lesson lessons mistake mistakes trick tricks page pages chapter chapters section sections
+item items point points slide slides minute minutes times time click clicks line lines word words character
+characters comment comments reply replies star stars
+schritt schritte schritten tipp tipps tipps seiten seite kapitel punkte beispiele fragen regeln ideen gründe
+étapes étape conseils astuces pages chapitres exemples questions raisons idées
+pasos paso consejos trucos páginas capítulos ejemplos preguntas razones ideas
+passi passo consigli trucchi pagine capitoli esempi domande ragioni idee
+stappen stap tips pagina's hoofdstukken voorbeelden vragen redenen ideeën
+""".split())
+# A number after one of these labels is the label's number, not a count: "Table 3 shows", "Schritt 2 erklärt".
+_LABELS = frozenset("""
+table figure fig chapter step page version level phase stage part appendix annex item line note footnote tier
+tabelle abbildung abb kapitel schritt seite stufe teil anhang anlage punkt
+tableau chapitre étape niveau partie annexe
+tabla figura capítulo paso página nivel parte anexo
+tabella capitolo passo pagina livello allegato
+tabel figuur hoofdstuk stap bijlage deel
+""".split())
+_MONTH_WORDS = frozenset("""january february march april may june july august september october november december
+jan feb mar apr jun jul aug sep sept oct nov dec janvier février mars avril mai juin juillet août septembre octobre
+novembre décembre januar februar märz april mai juni juli august september oktober november dezember
+enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre gennaio febbraio
+aprile maggio giugno luglio settembre ottobre dicembre januari februari maart mei augustus""".split())
+
+_FRACTIONS = {
+    **dict.fromkeys("half halves hälfte halb demi demie mitad medio mezzo metà helft".split(), 2),
+    **dict.fromkeys("third thirds drittel tiers tercio tercios terzo terzi derde derden".split(), 3),
+    **dict.fromkeys("quarter quarters viertel quart quarts cuarto cuartos quarto quarti kwart".split(), 4),
+    **dict.fromkeys("fifth fifths fünftel cinquième cinquièmes quinto quintos quinti vijfde".split(), 5),
+}
+# The articles that are a fraction's "one": 'a third', 'ein Drittel', 'un tiers', 'un tercio', 'een derde'
+_ONE_ARTICLES = frozenset("a one ein eine un une uno una een één".split())
+PCT_WORDS = ("percent", "per cent", "prozent", "pour cent", "por ciento", "per cento", "procent", "percento")
+_PCT_WORD_FIRST = frozenset(w.split()[0] for w in PCT_WORDS)
+
+_RANK_WORDS = r"platz|rang|rank|ranked|ranking|place|placed|position|posición|puesto|posto|posizione|plaats|positie|classé|classée"
+_RANK_BEFORE_RE = re.compile(rf"(?i:\b(?:{_RANK_WORDS}))\s(?:(?i:no\.|nr\.)\s?)?$")
+_ORDINAL_RE = re.compile(r"(?:st|nd|rd|th|e|er|ème|º|°|\.)(?![^\W\d_])")
+_OF_RE = re.compile(r"\s(?i:out of|von|of|sur|de|su|van|uit|among)\s(\d{1,7})(?![\d.,]\d)")
+_RATIO_AFTER_RE = re.compile(r"\s(?i:in|von|sur|su|op de|op|de cada|van de|out of|uit|sobre|auf)\s(\d{1,7})(?![\d.,]\d)")
+_RATIO_BEFORE_RE = re.compile(r"(?i:\b([^\W\d_]+(?:[ -][^\W\d_]+)?)\s(?:in|out of|sur|su|op de|de cada|von|van de|auf))\s$")
+_PLACE_AFTER_RE = re.compile(r"\s(?i:place|platz|rang|rank|position|plaats)\b")
+_INDEX_BEFORE_RE = re.compile(
+    r"(?i:(?P<name>\b[^\W\d_][\w-]*[ -])?(?P<kw>[\w-]*(?:index|indice|índice|koeffizient|coefficient|coefficiente"
+    r"|coeficiente|coëfficiënt|score|rating))(?:\s(?:de|di|van|von|of)\s(?P<of>[A-Z][\w-]*))?"
+    r"(?:\s(?:of|von|de|du|di|del|della|van|at|is|was|bei|lag bei|liegt bei|est de|était de|es de|è di|ist|war))?)"
+    r"\s?[:=]?\s?$")
+_DECADE_AFTER_RE = re.compile(r"(?:'?s|’s|er)(?:[ -](?:Jahren?|Jahre))?(?![^\W\d_])")
+_DECADE_WORD_BEFORE_RE = re.compile(r"(?i:\b(?:années|jaren|años|anni|decennio degli anni|anni)\s['’]?)$")
+_TWO_DIGIT_DECADE_BEFORE_RE = re.compile(r"['’]$")
+SUBJECT_VERB_RE = re.compile(
+    r"\s(?:was|were|is|saw|marked|brought|became|war|wurde|brachte|markierte|était|fut|a été|a vu|fue|fu|è stato"
+    r"|è stata|werd|bracht)\b")
+SENTENCE_START_RE = re.compile(r"(?:^|[.!?:;]\s|^\s*(?:[-*+]|\d+\.)\s)\W{0,3}$")
+_WORD_RE = re.compile(r"[^\W\d_]+")
+_NUM_AT_RE = re.compile(r"\d(?:[\d.,]|['’\u00a0\u202f\u2009](?=\d{3})|(?<!\d{4}) (?=\d{3}(?!\d))){0,40}")
+_NUM_BEFORE_UNIT = r"(?:[ \u00a0\u202f]|-(?=[^\W\d_]))?"
+_NOUN_AFTER_RE = re.compile(r"[ \u00a0]([^\W\d_][^\W\d_'’-]{2,})(?:[ \u00a0]([^\W\d_]+))?")
+_DURATION_AFTER_RE = re.compile(
+    rf"{_NUM_BEFORE_UNIT}(?i:(business|working|calendar|consecutive|full)[ \u00a0])?([^\W\d_]+)(?![\w])")
+
+
+@dataclass(frozen=True, slots=True)
+class KindReading:
+    """What the page reader needs of a value of a new kind: its number(s) and unit, as the claim reader read them."""
+
+    number: float | None
+    unit: str  # duration: second/minute/…/year; measure: its canonical unit; count: the noun; index: its name;
+    # rank/ratio: ''; decade: ''
+    second: float | None = None  # the 35 of 'Platz 13 von 35', the 20 of 'one in 20', the 3 of 'two thirds'
+
+
+def _free(starts: list[int], ends: list[int], s: int, e: int) -> bool:
+    i = bisect_left(starts, e)
+    return not (i > 0 and ends[i - 1] > s)
+
+
+def _reserve(starts: list[int], ends: list[int], s: int, e: int) -> None:
+    i = bisect_left(starts, e)
+    starts.insert(i, s)
+    ends.insert(i, e)
+
+
+def _number(num: str) -> float | None:
+    groups = digit_groups(num)
+    return parse_number(groups[0]) if groups else None
+
+
+def _needles(num: str, raw: str) -> tuple[str, ...]:
+    out = [raw]
+    for g in digit_groups(num):
+        out += group_variants(g)
+    return tuple(dict.fromkeys(n for n in out if n))
+
+
+def _is_year_like(num: str) -> bool:
+    return len(num) == 4 and num.isdigit() and 1800 <= int(num) <= 2100
+
+
+def _word_before(text: str, pos: int) -> str:
+    m = re.search(r"([^\W\d_]+)\.?\s?$", text[max(0, pos - 20):pos])
+    return m.group(1).casefold() if m else ""
+
+
+def read_kinds(text: str, starts: list[int], ends: list[int]) -> list[Value]:
+    """Values of the new kinds in text, none overlapping the reserved spans (starts/ends, sorted); each value
+    found reserves its own span."""
+    out: list[Value] = []
+    for m in _NUM_AT_RE.finditer(text):
+        s = m.start()
+        if s and (text[s - 1].isalnum() or text[s - 1] in "._"):
+            continue
+        num = m.group().rstrip(".,'’ \u00a0\u202f\u2009")
+        e = s + len(num)
+        if not num or not _free(starts, ends, s, e):
+            continue
+        v = _read_at(text, s, e, num)
+        if v is not None and _free(starts, ends, v.pos, v.end):
+            _reserve(starts, ends, v.pos, v.end)
+            out.append(v)
+    if _may_have_number_words(text):
+        for v in _word_kinds(text):
+            if _free(starts, ends, v.pos, v.end):
+                _reserve(starts, ends, v.pos, v.end)
+                out.append(v)
+    return out
+
+
+def _read_at(text: str, s: int, e: int, num: str) -> Value | None:
+    """The kind of the figure num (text[s:e]) from its neighbours, or None."""
+    after = text[e:e + 40]
+    n = _number(num)
+    if n is None:
+        return None
+    # decades: '1950s', "1950's", '1990er Jahre', 'années 1980', "the '80s", 'anni 80'
+    if (len(num) == 4 and num[3] == "0" and num[:2] in ("18", "19", "20")) or (len(num) == 2 and num[1] == "0"):
+        d = _DECADE_AFTER_RE.match(text, e)
+        before_word = _DECADE_WORD_BEFORE_RE.search(text, max(0, s - 30), s)
+        if d is not None or before_word is not None:
+            if len(num) == 4 or before_word is not None or _TWO_DIGIT_DECADE_BEFORE_RE.search(text, max(0, s - 1), s):
+                start = before_word.start() if before_word is not None else s - (1 if len(num) == 2 and s and text[s - 1] in "'’" else 0)
+                end = d.end() if d is not None else e
+                year = n if len(num) == 4 else 1900 + n
+                return Value("decade", text[start:end], (num, str(int(year))), True, start, end, year)
+    # a named index's value: 'a Gini coefficient of 0,29'
+    if (ix := _INDEX_BEFORE_RE.search(text, max(0, s - 60), s)) is not None and not _is_year_like(num):
+        start = ix.start("kw") if ix.group("name") is None or ix.group("name").strip().casefold() in _NOT_NOUNS else ix.start("name")
+        n = _decimal(num)
+        return Value("index", text[start:e], _needles(num, num), True, start, e, n)
+    # ranks: 'Platz 13 von 35', 'ranked 13th', '13th of 35', '13e place'
+    rank_kw = _RANK_BEFORE_RE.search(text, max(0, s - 16), s)
+    ordinal = _ORDINAL_RE.match(text, e) if text[e:e + 1] and not text[e:e + 1].isspace() else None
+    if rank_kw is not None or (ordinal is not None and (_PLACE_AFTER_RE.match(text, ordinal.end())
+                                                       or _OF_RE.match(text, ordinal.end()))):
+        end = ordinal.end() if ordinal is not None else e
+        if rank_kw is not None and ordinal is not None and ordinal.group() == "." and not (
+                _OF_RE.match(text, end) or _PLACE_AFTER_RE.match(text, end)):
+            end = e  # 'position 8.': the sentence's full stop
+        of = _OF_RE.match(text, end)
+        start = rank_kw.start() if rank_kw is not None else s
+        if of is not None and int(of.group(1)) >= n:
+            end = of.end()
+        elif (p := _PLACE_AFTER_RE.match(text, end)) is not None:
+            end = p.end()
+        return Value("rank", text[start:end], _needles(num, num), True, start, end, n)
+    # ratios: '40 von 100', '1 op de 5', '1 in 5'; 'one in 20' (the first number in words)
+    if (r := _RATIO_AFTER_RE.match(text, e)) is not None and not _is_year_like(num) and n.is_integer():
+        second = int(r.group(1))
+        if second > n and not _is_year_like(r.group(1)):
+            return Value("ratio", text[s:r.end()], _needles(num, num), True, s, r.end(), n)
+    if (b := _RATIO_BEFORE_RE.search(text, max(0, s - 30), s)) is not None and not _is_year_like(num):
+        first = number_of(b.group(1)) or (1 if b.group(1).casefold() in _ONE_ARTICLES else None)
+        if first is not None and first < n:
+            return Value("ratio", text[b.start():e], _needles(num, num), True, b.start(), e, float(first))
+    # measures: '12 kWh', '1,5 Grad Celsius', '40 Mt CO2', '5 km'
+    if (u := _MEASURE_AFTER_RE.match(text, e)) is not None:
+        return Value("measure", text[s:u.end()], _needles(num, num), True, s, u.end(), _decimal(num))
+    # durations: '30 days', '30-day', '7.7 years', '30 Tage', '6 mois', '3 jaar'
+    if (d := _DURATION_AFTER_RE.match(text, e)) is not None and d.group(2).casefold() in DURATION_UNITS:
+        if not (d.group(2) in ("an", "min", "ore", "mes") and not _is_latin_unit_context(d.group(2), text, d.end())):
+            return Value("duration", text[s:d.end()], _needles(num, num), True, s, d.end(), _decimal(num))
+    # counts: '155 individuals', '203 Bürgerdialoge', '700.000 Menschen'
+    if _is_year_like(num) or "\n" in after[:2] or (s >= 2 and text[s - 1] in "-–—/" and text[s - 2].isdigit()):
+        return None  # a year, or the end of a range of years ('the 2018–19 academic year')
+    c = _NOUN_AFTER_RE.match(text, e)
+    if c is None:
+        return None
+    noun = c.group(1)
+    folded = noun.casefold()
+    if (folded in _NOT_NOUNS or folded in _MONTH_WORDS or folded in _PCT_WORD_FIRST or folded in DURATION_UNITS
+            or _word_before(text, s) in _LABELS):
+        return None
+    if noun[0].isupper() and c.group(2) and c.group(2)[0].isupper():
+        return None  # '155 Main Street': a name, not a counted thing
+    end = c.start(1) + len(noun.rstrip("'’-"))
+    salient = n >= 10 and folded not in HOWTO_NOUNS
+    return Value("count", text[s:end], _needles(num, num), salient, s, end, n)
+
+
+def _is_latin_unit_context(unit: str, text: str, end: int) -> bool:
+    """'an', 'min', 'ore', 'mes' are units only where no other word reads them as one: '5 ans', '30 min.'"""
+    return unit != "an" or not re.match(r"\s(?:hour|increase|estimated|additional|average)", text[end:end + 12], re.I)
+
+
+def _decimal(num: str) -> float | None:
+    """A measure's, duration's or index's number: '0,29' and '1,5' are decimals; '1,500' groups thousands."""
+    return parse_number(digit_groups(num)[0]) if digit_groups(num) else None
+
+
+# ---- numbers in words: 'thirty days', 'fünf Prozent', 'two thirds' ----------------------------------------------
+_FRACTION_WORDS = frozenset(_FRACTIONS)
+_WORD_UNIT_WORDS = frozenset(DURATION_UNITS) | _FRACTION_WORDS | _PCT_WORD_FIRST
+
+
+_SHARE_OF_RE = re.compile(r"\s(?i:of|der|des|aller|de|du|d['’]|di|del|della|dei|degli|delle|van)\b")
+
+
+def _may_have_number_words(text: str) -> bool:
+    """A word that can end a number phrase and a word that can follow one: two set tests over the line's words."""
+    words = set(_WORD_RE.findall(text.casefold()))
+    return not words.isdisjoint(_WORD_UNIT_WORDS) and not (words.isdisjoint(LAST_WORDS) and words.isdisjoint(_ONE_ARTICLES))
+
+
+def _word_kinds(text: str) -> list[Value]:
+    out: list[Value] = []
+    words = list(_WORD_RE.finditer(text))
+    folded = [w.group().casefold() for w in words]
+    for k in range(1, len(words)):
+        unit = folded[k]
+        if unit not in _WORD_UNIT_WORDS:
+            continue
+        gap = text[words[k - 1].end():words[k].start()]
+        if gap not in (" ", "-", "\u00a0"):
+            continue
+        prior = [w.group() for w in words[max(0, k - 4):k]]
+        # the words before must be joined by spaces or hyphens only ('twenty-five', 'treinta y cinco')
+        got = trailing_number(prior)
+        if (got is None and unit in _FRACTION_WORDS and folded[k - 1] in _ONE_ARTICLES
+                and _SHARE_OF_RE.match(text, words[k].end()) is not None):
+            got = (1, 1)  # 'a third of voters', 'ein Drittel der'; not 'a third term'
+
+        if got is None:
+            continue
+        value, taken = got
+        first = words[k - taken]
+        if any(text[words[j].end():words[j + 1].start()] not in (" ", "-") for j in range(k - taken, k - 1)):
+            continue
+        start = first.start()
+        if unit in _FRACTION_WORDS:
+            if unit in ("half", "halves", "hälfte", "halb", "demi", "demie", "mitad", "medio", "mezzo", "metà", "helft"):
+                continue  # 'one half', 'la moitié': too often a manner of speaking
+            if value >= _FRACTIONS[unit] or _FRACTIONS[unit] <= 1:
+                continue
+            end = words[k].end()
+            out.append(Value("ratio", text[start:end], (text[start:end],), True, start, end, float(value)))
+        elif unit in _PCT_WORD_FIRST:
+            m = re.compile(r"(?i:percent|per cent|prozent|pour cent|por ciento|per cento|procent|percento)\b").match(text, words[k].start())
+            if m is None:
+                continue
+            out.append(Value("pct", text[start:m.end()], (str(value),), True, start, m.end(), float(value)))
+        else:
+            end = words[k].end()
+            out.append(Value("duration", text[start:end], (str(value), text[start:end]), True, start, end, float(value)))
+    return out
+
+
+# ---- reading a value back (for the page reader) ------------------------------------------------------------------
+_OF_ANY_RE = re.compile(r"(?i:out of|von|of|sur|de|su|van|uit|among|in|op de|op|de cada|van de|sobre|auf)\s(\d{1,7})\s*$")
+
+
+@lru_cache(maxsize=8192)
+def kind_reading(vtype: str, raw: str, number: float | None) -> KindReading:
+    """The number(s) and unit of a value of a new kind, read from its raw text."""
+    low = raw.casefold()
+    if vtype == "duration":
+        unit_word = _WORD_RE.findall(low)[-1] if _WORD_RE.findall(low) else ""
+        return KindReading(number, DURATION_UNITS.get(unit_word, unit_word))
+    if vtype == "measure":
+        digits = re.search(r"\d[\d.,]*", raw)
+        tail = raw[digits.end():] if digits else raw
+        u = _MEASURE_AFTER_RE.match(tail)
+        unit = (_SYMBOLS.get(u.group("sym") or "") or _WORD_UNITS.get((u.group("word") or "").casefold(), "")) if u else ""
+        return KindReading(number, unit)
+    if vtype == "count":
+        words = _WORD_RE.findall(raw)
+        return KindReading(number, words[-1] if words else "")
+    if vtype == "index":
+        words = [w for w in _WORD_RE.findall(raw) if w.casefold() not in _NOT_NOUNS]
+        return KindReading(number, words[0] if words else "")
+    if vtype in ("rank", "ratio"):
+        m = _OF_ANY_RE.search(raw)
+        second: float | None = float(m.group(1)) if m else None
+        frac = _WORD_RE.findall(low)
+        if second is None and frac and frac[-1] in _FRACTIONS:
+            second = float(_FRACTIONS[frac[-1]])
+        return KindReading(number, "", second)
+    return KindReading(number, "")
