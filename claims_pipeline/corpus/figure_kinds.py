@@ -27,7 +27,7 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
 
-from claims_pipeline.corpus.number_words import LAST_WORDS, number_of, trailing_number
+from claims_pipeline.corpus.number_words import number_of, trailing_number
 from claims_pipeline.corpus.numbers import digit_groups, group_variants, parse_number
 from claims_pipeline.corpus.records import Value
 
@@ -164,7 +164,16 @@ SUBJECT_VERB_RE = re.compile(
     r"|è stata|werd|bracht)\b")
 SENTENCE_START_RE = re.compile(r"(?:^|[.!?:;]\s|^\s*(?:[-*+]|\d+\.)\s)\W{0,3}$")
 _WORD_RE = re.compile(r"[^\W\d_]+")
-_NUM_AT_RE = re.compile(r"\d(?:[\d.,]|['’\u00a0\u202f\u2009](?=\d{3})|(?<!\d{4}) (?=\d{3}(?!\d))){0,40}")
+_NUM_REST = r"(?:[\d.,]|['’\u00a0\u202f\u2009](?=\d{3})|(?<!\d{4}) (?=\d{3}(?!\d))){0,40}"
+# A figure that can be of these kinds: not inside a word or a longer number, with a word or a unit's sign right
+# after it ('30 days', '12kWh', '1950s', "'80s", '13th', '1,5 °C') or a word right before it ('Platz 13', 'of
+# 0,29', 'one in 20', "anni '80"). Most figures left after money, percentages and dates (list numbers, years in
+# brackets, range bounds) are neither, and the scan skips them in C.
+# A year ('in 2019 the', '2024 Amendment') is none of them, but as a decade ('1950s', '1990er', "1950's"). The
+# number is read whole (atomic: no shorter reading of it is tried against the neighbours).
+_CANDIDATE_RE = re.compile(
+    rf"\d(?<![\w.]\d)(?!(?<=1)[89]\d\d(?![\d.,'’se])|(?<=2)0\d\d(?![\d.,'’se]))(?:(?<=[^\W\d_][ \u00a0\u202f-]\d)(?>{_NUM_REST})"
+    rf"|(?<=['’]\d)(?>{_NUM_REST})|(?>{_NUM_REST})(?=[^\W\d_]|[°µμ'’]|[ \u00a0\u202f-](?:[^\W\d_]|[°µμ])))")
 _NUM_BEFORE_UNIT = r"(?:[ \u00a0\u202f]|-(?=[^\W\d_]))?"
 _NOUN_AFTER_RE = re.compile(r"[ \u00a0]([^\W\d_][^\W\d_'’-]{2,})(?:[ \u00a0]([^\W\d_]+))?")
 _DURATION_AFTER_RE = re.compile(
@@ -198,6 +207,10 @@ def _number(num: str) -> float | None:
 
 
 def _needles(num: str, raw: str) -> tuple[str, ...]:
+    """The figure's digits and their separator variants (the page reader of these kinds reads numbers, not
+    needles: these are for the reports and the reference forms)."""
+    if num.isdigit():
+        return (num,)
     out = [raw]
     for g in digit_groups(num):
         out += group_variants(g)
@@ -208,19 +221,12 @@ def _is_year_like(num: str) -> bool:
     return len(num) == 4 and num.isdigit() and 1800 <= int(num) <= 2100
 
 
-def _word_before(text: str, pos: int) -> str:
-    m = re.search(r"([^\W\d_]+)\.?\s?$", text[max(0, pos - 20):pos])
-    return m.group(1).casefold() if m else ""
-
-
 def read_kinds(text: str, starts: list[int], ends: list[int]) -> list[Value]:
     """Values of the new kinds in text, none overlapping the reserved spans (starts/ends, sorted); each value
     found reserves its own span."""
     out: list[Value] = []
-    for m in _NUM_AT_RE.finditer(text):
+    for m in _CANDIDATE_RE.finditer(text):
         s = m.start()
-        if s and (text[s - 1].isalnum() or text[s - 1] in "._"):
-            continue
         num = m.group().rstrip(".,'’ \u00a0\u202f\u2009")
         e = s + len(num)
         if not num or not _free(starts, ends, s, e):
@@ -229,38 +235,74 @@ def read_kinds(text: str, starts: list[int], ends: list[int]) -> list[Value]:
         if v is not None and _free(starts, ends, v.pos, v.end):
             _reserve(starts, ends, v.pos, v.end)
             out.append(v)
-    if _may_have_number_words(text):
-        for v in _word_kinds(text):
+    # numbers in words: only where a unit, percent or fraction word stands alone on the line (a C-speed split and
+    # one set intersection: most lines have none, and no number in words is read without one)
+    present = _GATE_TOKENS.intersection(text.split())
+    if present:
+        for v in _word_kinds(text, present):
             if _free(starts, ends, v.pos, v.end):
                 _reserve(starts, ends, v.pos, v.end)
                 out.append(v)
     return out
 
 
+# The words that must stand right before a figure for a backward-looking reader to apply: a set look-up on the
+# few words before each figure is far cheaper than a regex search ending there (most figures have none).
+_RANK_WORD_SET = frozenset(_RANK_WORDS.split("|")) | {"no.", "nr."}
+_RATIO_CONNECTOR_SET = frozenset("in of sur su de von van auf cada".split())
+_DECADE_WORD_SET = frozenset("années jaren años anni".split())
+_INDEX_HINT_RE = re.compile("index|indice|índice|koeffizient|coefficient|coefficiente|coeficiente|coëfficiënt|score|rating")
+
+
+_SIGNS = frozenset("°µμ")
+_INDEX_LINKS = frozenset("of von de du di del della van at is was bei ist war est es è : =".split())
+_BACKWARD_WORDS = _RANK_WORD_SET | _RATIO_CONNECTOR_SET | _DECADE_WORD_SET | _INDEX_LINKS
+_SEPS = frozenset(" \u00a0\u202f-")
+
+
 def _read_at(text: str, s: int, e: int, num: str) -> Value | None:
     """The kind of the figure num (text[s:e]) from its neighbours, or None."""
-    after = text[e:e + 40]
-    n = _number(num)
+    n = float(num) if num.isdigit() else _number(num)
     if n is None:
         return None
+    year_like = len(num) == 4 and 1800 <= n <= 2100 and num.isdigit()
+    # the words before: only where a word ends right before the figure ('Platz 13', "anni '80")
+    if s >= 2 and text[s - 1] in " \u00a0'’" and not text[s - 2].isdigit():
+        before = text[max(0, s - 48):s].casefold().split()[-5:]
+        last = before[-1].lstrip("'’") if before else ""
+    else:
+        before, last = [], ""
+    nxt = text[e:e + 1]
+    after = text[e + 1:e + 2]
+    forward = (nxt.isalpha() or nxt in _SIGNS or nxt in "'’" or (nxt in _SEPS and (after.isalpha() or after in _SIGNS))
+               or (nxt == "." and after == " " and text[e + 2:e + 3].isalpha()))
+    if not forward and last not in _BACKWARD_WORDS and _INDEX_HINT_RE.search(last) is None:
+        return None  # no word after it, and none before it that a rank, ratio, index or decade needs
     # decades: '1950s', "1950's", '1990er Jahre', 'années 1980', "the '80s", 'anni 80'
     if (len(num) == 4 and num[3] == "0" and num[:2] in ("18", "19", "20")) or (len(num) == 2 and num[1] == "0"):
         d = _DECADE_AFTER_RE.match(text, e)
-        before_word = _DECADE_WORD_BEFORE_RE.search(text, max(0, s - 30), s)
+        before_word = _DECADE_WORD_BEFORE_RE.search(text, max(0, s - 30), s) if last in _DECADE_WORD_SET or (
+            len(before) > 1 and last == "" and before[-2] in _DECADE_WORD_SET) else None
         if d is not None or before_word is not None:
             if len(num) == 4 or before_word is not None or _TWO_DIGIT_DECADE_BEFORE_RE.search(text, max(0, s - 1), s):
                 start = before_word.start() if before_word is not None else s - (1 if len(num) == 2 and s and text[s - 1] in "'’" else 0)
                 end = d.end() if d is not None else e
                 year = n if len(num) == 4 else 1900 + n
                 return Value("decade", text[start:end], (num, str(int(year))), True, start, end, year)
-    # a named index's value: 'a Gini coefficient of 0,29'
-    if (ix := _INDEX_BEFORE_RE.search(text, max(0, s - 60), s)) is not None and not _is_year_like(num):
-        start = ix.start("kw") if ix.group("name") is None or ix.group("name").strip().casefold() in _NOT_NOUNS else ix.start("name")
-        n = _decimal(num)
-        return Value("index", text[start:e], _needles(num, num), True, start, e, n)
+    if not year_like and before:
+        # a named index's value: 'a Gini coefficient of 0,29'
+        if _INDEX_HINT_RE.search(" ".join(before[-3:])) is not None and (
+                ix := _INDEX_BEFORE_RE.search(text, max(0, s - 60), s)) is not None:
+            start = ix.start("kw") if ix.group("name") is None or ix.group("name").strip().casefold() in _NOT_NOUNS else ix.start("name")
+            return Value("index", text[start:e], _needles(num, num), True, start, e, _decimal(num))
+        # 'one in 20' (the first number in words)
+        if last in _RATIO_CONNECTOR_SET and (b := _RATIO_BEFORE_RE.search(text, max(0, s - 30), s)) is not None:
+            first = number_of(b.group(1)) or (1 if b.group(1).casefold() in _ONE_ARTICLES else None)
+            if first is not None and first < n:
+                return Value("ratio", text[b.start():e], _needles(num, num), True, b.start(), e, float(first))
     # ranks: 'Platz 13 von 35', 'ranked 13th', '13th of 35', '13e place'
-    rank_kw = _RANK_BEFORE_RE.search(text, max(0, s - 16), s)
-    ordinal = _ORDINAL_RE.match(text, e) if text[e:e + 1] and not text[e:e + 1].isspace() else None
+    rank_kw = _RANK_BEFORE_RE.search(text, max(0, s - 16), s) if last in _RANK_WORD_SET and not year_like else None
+    ordinal = _ORDINAL_RE.match(text, e) if nxt and not nxt.isspace() and not year_like else None
     if rank_kw is not None or (ordinal is not None and (_PLACE_AFTER_RE.match(text, ordinal.end())
                                                        or _OF_RE.match(text, ordinal.end()))):
         end = ordinal.end() if ordinal is not None else e
@@ -274,24 +316,22 @@ def _read_at(text: str, s: int, e: int, num: str) -> Value | None:
         elif (p := _PLACE_AFTER_RE.match(text, end)) is not None:
             end = p.end()
         return Value("rank", text[start:end], _needles(num, num), True, start, end, n)
-    # ratios: '40 von 100', '1 op de 5', '1 in 5'; 'one in 20' (the first number in words)
-    if (r := _RATIO_AFTER_RE.match(text, e)) is not None and not _is_year_like(num) and n.is_integer():
+    if year_like or not (nxt.isalpha() or nxt in _SIGNS or (nxt in _SEPS and (after.isalpha() or after in _SIGNS))):
+        return None  # a year ('2000 km' is not read), or nothing that can be a unit, a noun or a connector follows
+    # ratios: '40 von 100', '1 op de 5', '1 in 5'
+    if not year_like and n.is_integer() and (r := _RATIO_AFTER_RE.match(text, e)) is not None:
         second = int(r.group(1))
         if second > n and not _is_year_like(r.group(1)):
             return Value("ratio", text[s:r.end()], _needles(num, num), True, s, r.end(), n)
-    if (b := _RATIO_BEFORE_RE.search(text, max(0, s - 30), s)) is not None and not _is_year_like(num):
-        first = number_of(b.group(1)) or (1 if b.group(1).casefold() in _ONE_ARTICLES else None)
-        if first is not None and first < n:
-            return Value("ratio", text[b.start():e], _needles(num, num), True, b.start(), e, float(first))
-    # measures: '12 kWh', '1,5 Grad Celsius', '40 Mt CO2', '5 km'
-    if (u := _MEASURE_AFTER_RE.match(text, e)) is not None:
-        return Value("measure", text[s:u.end()], _needles(num, num), True, s, u.end(), _decimal(num))
-    # durations: '30 days', '30-day', '7.7 years', '30 Tage', '6 mois', '3 jaar'
+    # durations: '30 days', '30-day', '7.7 years', '30 Tage', '6 mois', '3 jaar' (a dictionary look-up: first)
     if (d := _DURATION_AFTER_RE.match(text, e)) is not None and d.group(2).casefold() in DURATION_UNITS:
         if not (d.group(2) in ("an", "min", "ore", "mes") and not _is_latin_unit_context(d.group(2), text, d.end())):
             return Value("duration", text[s:d.end()], _needles(num, num), True, s, d.end(), _decimal(num))
+    # measures: '12 kWh', '1,5 Grad Celsius', '40 Mt CO2', '5 km'
+    if (u := _MEASURE_AFTER_RE.match(text, e)) is not None:
+        return Value("measure", text[s:u.end()], _needles(num, num), True, s, u.end(), _decimal(num))
     # counts: '155 individuals', '203 Bürgerdialoge', '700.000 Menschen'
-    if _is_year_like(num) or "\n" in after[:2] or (s >= 2 and text[s - 1] in "-–—/" and text[s - 2].isdigit()):
+    if year_like or nxt not in " \u00a0" or (s >= 2 and text[s - 1] in "-–—/" and text[s - 2].isdigit()):
         return None  # a year, or the end of a range of years ('the 2018–19 academic year')
     c = _NOUN_AFTER_RE.match(text, e)
     if c is None:
@@ -299,7 +339,7 @@ def _read_at(text: str, s: int, e: int, num: str) -> Value | None:
     noun = c.group(1)
     folded = noun.casefold()
     if (folded in _NOT_NOUNS or folded in _MONTH_WORDS or folded in _PCT_WORD_FIRST or folded in DURATION_UNITS
-            or _word_before(text, s) in _LABELS):
+            or (last.rstrip(".") in _LABELS)):
         return None
     if noun[0].isupper() and c.group(2) and c.group(2)[0].isupper():
         return None  # '155 Main Street': a name, not a counted thing
@@ -315,7 +355,10 @@ def _is_latin_unit_context(unit: str, text: str, end: int) -> bool:
 
 def _decimal(num: str) -> float | None:
     """A measure's, duration's or index's number: '0,29' and '1,5' are decimals; '1,500' groups thousands."""
-    return parse_number(digit_groups(num)[0]) if digit_groups(num) else None
+    if num.isdigit():
+        return float(num)
+    groups = digit_groups(num)
+    return parse_number(groups[0]) if groups else None
 
 
 # ---- numbers in words: 'thirty days', 'fünf Prozent', 'two thirds' ----------------------------------------------
@@ -326,53 +369,69 @@ _WORD_UNIT_WORDS = frozenset(DURATION_UNITS) | _FRACTION_WORDS | _PCT_WORD_FIRST
 _SHARE_OF_RE = re.compile(r"\s(?i:of|der|des|aller|de|du|d['’]|di|del|della|dei|degli|delle|van)\b")
 
 
-def _may_have_number_words(text: str) -> bool:
-    """A word that can end a number phrase and a word that can follow one: two set tests over the line's words."""
-    words = set(_WORD_RE.findall(text.casefold()))
-    return not words.isdisjoint(_WORD_UNIT_WORDS) and not (words.isdisjoint(LAST_WORDS) and words.isdisjoint(_ONE_ARTICLES))
+# The words after a number in words that make it a figure, as a line's whitespace-split tokens hold them: in three
+# cases, and with the punctuation that may follow ('days.', 'Jahre,', 'percent)'). Percent words of two words are
+# found by their second ('per cent', 'pour cent', 'por ciento', 'per cento'); words common in prose with no number
+# before them ('an', 'tag', 'half', 'per') are left out: a line holding none of these needs no look at its words.
+_GATE_WORDS = (frozenset(DURATION_UNITS) - {"an", "tag", "min", "mins", "sec", "secs", "std", "ore", "mes", "yr", "yrs"}
+               | (_FRACTION_WORDS - {w for w, d in _FRACTIONS.items() if d == 2})
+               | {"percent", "prozent", "procent", "percento", "cent", "cento", "ciento"})
+_GATE_VARIANTS = frozenset(x for w in _GATE_WORDS for x in (w, w.capitalize(), w.upper()))
+_GATE_TOKENS = frozenset(v + p for v in _GATE_VARIANTS for p in ("", ".", ",", ";", ":", ")", "!", "?", "*", "**"))
+_PCT_LEAD_RE = re.compile(r"(?i:per|pour|por)\s$")
 
 
-def _word_kinds(text: str) -> list[Value]:
+@lru_cache(maxsize=512)
+def _unit_word_re(word: str) -> re.Pattern[str]:
+    # the word first, its boundary checked after: a pattern that opens with a literal is found by a fast search
+    return re.compile(rf"{re.escape(word)}(?<![^\W\d_]{re.escape(word)})(?![^\W\d_])")
+
+
+def _word_kinds(text: str, tokens: set[str]) -> list[Value]:
+    """Durations, percentages and ratios written with a number in words, found from the gate's tokens."""
     out: list[Value] = []
-    words = list(_WORD_RE.finditer(text))
-    folded = [w.group().casefold() for w in words]
-    for k in range(1, len(words)):
-        unit = folded[k]
-        if unit not in _WORD_UNIT_WORDS:
-            continue
-        gap = text[words[k - 1].end():words[k].start()]
-        if gap not in (" ", "-", "\u00a0"):
-            continue
-        prior = [w.group() for w in words[max(0, k - 4):k]]
-        # the words before must be joined by spaces or hyphens only ('twenty-five', 'treinta y cinco')
-        got = trailing_number(prior)
-        if (got is None and unit in _FRACTION_WORDS and folded[k - 1] in _ONE_ARTICLES
-                and _SHARE_OF_RE.match(text, words[k].end()) is not None):
-            got = (1, 1)  # 'a third of voters', 'ein Drittel der'; not 'a third term'
-
-        if got is None:
-            continue
-        value, taken = got
-        first = words[k - taken]
-        if any(text[words[j].end():words[j + 1].start()] not in (" ", "-") for j in range(k - taken, k - 1)):
-            continue
-        start = first.start()
-        if unit in _FRACTION_WORDS:
-            if unit in ("half", "halves", "hälfte", "halb", "demi", "demie", "mitad", "medio", "mezzo", "metà", "helft"):
-                continue  # 'one half', 'la moitié': too often a manner of speaking
-            if value >= _FRACTIONS[unit] or _FRACTIONS[unit] <= 1:
-                continue
-            end = words[k].end()
-            out.append(Value("ratio", text[start:end], (text[start:end],), True, start, end, float(value)))
-        elif unit in _PCT_WORD_FIRST:
-            m = re.compile(r"(?i:percent|per cent|prozent|pour cent|por ciento|per cento|procent|percento)\b").match(text, words[k].start())
-            if m is None:
-                continue
-            out.append(Value("pct", text[start:m.end()], (str(value),), True, start, m.end(), float(value)))
-        else:
-            end = words[k].end()
-            out.append(Value("duration", text[start:end], (str(value), text[start:end]), True, start, end, float(value)))
+    for word in {t.rstrip(".,;:)!?*") for t in tokens}:
+        unit = word.casefold()
+        for w in _unit_word_re(word).finditer(text):
+            ustart = w.start()
+            if unit in ("cent", "cento", "ciento"):
+                lead = _PCT_LEAD_RE.search(text, max(0, ustart - 5), ustart)
+                if lead is None:
+                    continue
+                ustart = lead.start()
+            if ustart >= 2 and text[ustart - 2].isdigit():
+                continue  # '5 years': the figure in digits, read already
+            v = _word_figure(text, ustart, w.end(), unit)
+            if v is not None:
+                out.append(v)
+    out.sort(key=lambda v: v.pos)
     return out
+
+
+def _word_figure(text: str, ustart: int, uend: int, unit: str) -> Value | None:
+    """The figure a number in words before the unit word text[ustart:uend] makes, or None."""
+    # the words before it: only spaces and hyphens between them ('twenty-five', 'treinta y cinco')
+    words = list(_WORD_RE.finditer(text, max(0, ustart - 48), ustart))
+    if not words or text[words[-1].end():ustart] not in (" ", "-", "\u00a0"):
+        return None
+    got = trailing_number([x.group() for x in words[-4:]])
+    if (got is None and unit in _FRACTION_WORDS and words[-1].group().casefold() in _ONE_ARTICLES
+            and _SHARE_OF_RE.match(text, uend) is not None):
+        got = (1, 1)  # 'a third of voters', 'ein Drittel der'; not 'a third term'
+    if got is None:
+        return None
+    value, taken = got
+    if any(text[words[j].end():words[j + 1].start()] not in (" ", "-") for j in range(len(words) - taken, len(words) - 1)):
+        return None
+    start = words[-taken].start()
+    raw = text[start:uend]
+    if unit in _FRACTION_WORDS:
+        if value >= _FRACTIONS[unit]:
+            return None  # 'four thirds': no share
+        return Value("ratio", raw, (raw,), True, start, uend, float(value))
+    if unit in DURATION_UNITS:
+        return Value("duration", raw, (str(value), raw), True, start, uend, float(value))
+    return Value("pct", raw, (str(value),), True, start, uend, float(value))
 
 
 # ---- reading a value back (for the page reader) ------------------------------------------------------------------
