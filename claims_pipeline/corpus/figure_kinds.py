@@ -387,7 +387,7 @@ def _unit_word_re(word: str) -> re.Pattern[str]:
     return re.compile(rf"{re.escape(word)}(?<![^\W\d_]{re.escape(word)})(?![^\W\d_])")
 
 
-def _word_kinds(text: str, tokens: set[str]) -> list[Value]:
+def _word_kinds(text: str, tokens: frozenset[str]) -> list[Value]:
     """Durations, percentages and ratios written with a number in words, found from the gate's tokens."""
     out: list[Value] = []
     for word in {t.rstrip(".,;:)!?*") for t in tokens}:
