@@ -1,4 +1,6 @@
-"""Figures in a (masked) claim line: money, percentages, statutes, dates (salient) and bare years (not salient).
+"""Figures in a (masked) claim line: money, percentages, statutes, dates (salient) and bare years (not salient);
+then the other kinds of corpus/figure_kinds.py (durations, measures, counts, ranks, ratios, decades, index values,
+numbers in words: docs/decisions/0004), read before bare years. extract_values is the entry point.
 
 Follows the reference rules (docs/decisions/0001: regexes applied in a fixed order, each match reserving its span
 so later types cannot overlap it) without their false positives (docs/decisions/0002): statute keywords need a word
