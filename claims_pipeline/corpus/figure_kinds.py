@@ -255,6 +255,7 @@ _INDEX_HINT_RE = re.compile("index|indice|índice|koeffizient|coefficient|coeffi
 
 
 _SIGNS = frozenset("°µμ")
+_FILE_SIZES = frozenset(("kB", "MB", "GB", "TB"))
 _INDEX_LINKS = frozenset("of von de du di del della van at is was bei ist war est es è : =".split())
 _BACKWARD_WORDS = _RANK_WORD_SET | _RATIO_CONNECTOR_SET | _DECADE_WORD_SET | _INDEX_LINKS
 _SEPS = frozenset(" \u00a0\u202f-")
@@ -329,7 +330,9 @@ def _read_at(text: str, s: int, e: int, num: str) -> Value | None:
             return Value("duration", text[s:d.end()], _needles(num, num), True, s, d.end(), _decimal(num))
     # measures: '12 kWh', '1,5 Grad Celsius', '40 Mt CO2', '5 km'
     if (u := _MEASURE_AFTER_RE.match(text, e)) is not None:
-        return Value("measure", text[s:u.end()], _needles(num, num), True, s, u.end(), _decimal(num))
+        # a file's size ('the PDF (~27 MB)') is the link's, not a figure the source states
+        salient = u.group("sym") not in _FILE_SIZES
+        return Value("measure", text[s:u.end()], _needles(num, num), salient, s, u.end(), _decimal(num))
     # counts: '155 individuals', '203 Bürgerdialoge', '700.000 Menschen'
     if year_like or nxt not in " \u00a0" or (s >= 2 and text[s - 1] in "-–—/" and text[s - 2].isdigit()):
         return None  # a year, or the end of a range of years ('the 2018–19 academic year')
@@ -379,6 +382,12 @@ _GATE_WORDS = (frozenset(DURATION_UNITS) - {"an", "tag", "min", "mins", "sec", "
 _GATE_VARIANTS = frozenset(x for w in _GATE_WORDS for x in (w, w.capitalize(), w.upper()))
 _GATE_TOKENS = frozenset(v + p for v in _GATE_VARIANTS for p in ("", ".", ",", ";", ":", ")", "!", "?", "*", "**"))
 _PCT_LEAD_RE = re.compile(r"(?i:per|pour|por)\s$")
+
+
+def has_number_words(text: str) -> bool:
+    """Can text hold a figure written only in words ('thirty days', 'fünf Prozent', 'two thirds')? A necessary
+    condition, as cheap as read_kinds' own gate: a line with no digit and no such word holds no figure."""
+    return not _GATE_TOKENS.isdisjoint(text.split())
 
 
 @lru_cache(maxsize=512)

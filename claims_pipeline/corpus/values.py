@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from functools import lru_cache
 
-from claims_pipeline.corpus.figure_kinds import SENTENCE_START_RE, SUBJECT_VERB_RE, read_kinds
+from claims_pipeline.corpus.figure_kinds import SENTENCE_START_RE, SUBJECT_VERB_RE, has_number_words, read_kinds
 from claims_pipeline.corpus.numbers import (
     MAGNITUDES,
     MYRIAD_CHARS,
@@ -554,6 +554,16 @@ def extract_values(text: str) -> list[Value]:
         if v.type == "year" and _is_subject_year(text, v):
             values[k] = replace(v, salient=True)
     return values
+
+
+def may_hold_figure(text: str) -> bool:
+    """Can extract_values find a figure in text? False only when it can find none: no digit, and no unit, percent
+    or fraction word that a number in words could stand before ('thirty days'). For callers that skip text before
+    reading it (most lines of a corpus hold no figure)."""
+    return _ANY_DIGIT_RE.search(text) is not None or has_number_words(text)
+
+
+_ANY_DIGIT_RE = re.compile(r"\d")
 
 
 def _is_subject_year(text: str, v: Value) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from claims_pipeline.corpus.records import ClaimRecord, Value
-from claims_pipeline.corpus.values import extract_values
+from claims_pipeline.corpus.values import extract_values, may_hold_figure
 
 
 def kinds(text: str) -> list[tuple[str, str, float | None, bool]]:
@@ -95,6 +95,10 @@ def test_ranks_and_ratios(text, kind, raw, number):
     assert [k for k in kinds(text) if k[0] in ("rank", "ratio")] == [(kind, raw, number, True)]
 
 
+def test_a_file_size_is_read_but_makes_no_claim():
+    assert kinds("Vienne: the traffic PDF (~27 MB)") == [("measure", "27 MB", 27.0, False)]
+
+
 def test_an_article_before_a_fraction_word_is_a_ratio_only_as_a_share():
     assert kinds("She won a third term.") == []
 
@@ -179,3 +183,13 @@ def test_stored_values_from_before_still_load_and_new_kinds_round_trip():
     import pickle
 
     assert pickle.loads(pickle.dumps(v)) == v
+
+
+@pytest.mark.parametrize("text, holds", [
+    ("You have thirty days to appeal.", True), ("Zwei Drittel der Befragten.", True), ("Le taux: vingt pour cent.", True),
+    ("a rate of 5 %", True), ("See the guide for details.", False), ("Read it per the rules.", False),
+])
+def test_may_hold_figure_says_which_text_the_values_reader_needs(text, holds):
+    assert may_hold_figure(text) is holds
+    if not holds:
+        assert extract_values(text) == []
