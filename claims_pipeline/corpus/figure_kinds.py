@@ -255,6 +255,8 @@ _INDEX_HINT_RE = re.compile("index|indice|índice|koeffizient|coefficient|coeffi
 
 
 _SIGNS = frozenset("°µμ")
+_NAME_BEFORE_RE = re.compile(r"\b[A-Z\u00c0-\u00de][^\W\d_]*\s$|\b[a-z]+[A-Z][^\W\d_]*\s$")
+_SENTENCE_START_RE = re.compile(r"(?:^|[.!?:;(\[*|]\s*|^\s*[-*+]\s)$")
 _FILE_SIZES = frozenset(("kB", "MB", "GB", "TB"))
 _INDEX_LINKS = frozenset("of von de du di del della van at is was bei ist war est es è : =".split())
 _BACKWARD_WORDS = _RANK_WORD_SET | _RATIO_CONNECTOR_SET | _DECADE_WORD_SET | _INDEX_LINKS
@@ -339,6 +341,11 @@ def _read_at(text: str, s: int, e: int, num: str) -> Value | None:
     c = _NOUN_AFTER_RE.match(text, e)
     if c is None:
         return None
+    if s >= 2 and text[s - 1] == "-" and text[s - 2].isalpha():
+        return None  # 'COVID-19 cases', 'G-20 members': the number is part of a name
+    if (name := _NAME_BEFORE_RE.search(text, max(0, s - 40), s)) is not None and not _SENTENCE_START_RE.search(
+            text, max(0, name.start() - 4), name.start()):
+        return None  # 'Windows 10 users', 'iPhone 12 owners': a capitalised word inside a sentence names a thing
     noun = c.group(1)
     folded = noun.casefold()
     if (folded in _NOT_NOUNS or folded in _MONTH_WORDS or folded in _PCT_WORD_FIRST or folded in DURATION_UNITS

@@ -71,6 +71,8 @@ def test_counts_of_a_named_thing_are_salient(text, raw, number):
     ("Only 4 countries replied.", [("count", "4 countries", 4.0, False)]),  # below 10: not a claim alone
     ("Table 3 shows the rates.", []),
     ("Write to 155 Main Street.", []),
+    ("Only Windows 10 users can upgrade.", []),  # a capitalised word inside a sentence names a thing
+    ("COVID-19 cases rose.", []),
     ("In 2019 elections were held.", [("year", "2019", None, False)]),
     ("during the 2018–19 academic year", [("year", "2018", None, False)]),
     ("There were 12 and 14 in total.", []),
