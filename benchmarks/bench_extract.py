@@ -11,12 +11,19 @@ not pay; `extract s` is extract_corpus alone. `ratio` = extract / floor, `+impor
 is the peak of the main process; `wRSS` the largest worker's peak (0 when serial).
 
     .venv/bin/python benchmarks/bench_extract.py [--source ../shared/corpus] [--sizes 1 10 100] [--repeat 3]
+
+--against TREE: serial extraction of this checkout and of another one (a checkout of main, say), in alternate
+subprocesses each round (each imports its own tree: PYTHONPATH, run from a neutral folder), and the ratio of the
+best times; the floor and the pool are not run.
+
+    .venv/bin/python benchmarks/bench_extract.py --against ../main --sizes 30 --repeat 5
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -31,6 +38,7 @@ import json, re, resource, sys, time
 from pathlib import Path
 mode, root = sys.argv[1], Path(sys.argv[2])
 t0 = time.perf_counter()
+c0 = time.process_time()
 import_s, workers = 0.0, 1
 if mode == "floor":
     link_re = re.compile(r"\[([^\]]+)\]\((https?://[^)\s]+)\)")
@@ -50,11 +58,12 @@ else:
                                                   "scope_rules": COUNTRIES_PRESET_RULES, "primary_only": True}})
     t1 = time.perf_counter()
     import_s = t1 - t0
+    c0 = time.process_time()
     ex = extract_corpus(corpus_source(settings))
     claims, workers = len(ex.claims), ex.workers
     t0 = t1
 elapsed = time.perf_counter() - t0
-print(json.dumps({"seconds": elapsed, "import_s": import_s, "claims": claims, "workers": workers,
+print(json.dumps({"seconds": elapsed, "cpu_s": time.process_time() - c0, "import_s": import_s, "claims": claims, "workers": workers,
                   "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "worker_rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}))
 """
@@ -78,11 +87,38 @@ def build(source: Path, dest: Path, copies: int) -> int:
     return total
 
 
-def run_once(mode: str, root: Path, allowlist: Path, workers: int = 1) -> dict:
+REPO = Path(__file__).resolve().parents[1]
+
+
+def run_once(mode: str, root: Path, allowlist: Path, workers: int = 1, tree: Path = REPO) -> dict:
+    """One child run importing the package from `tree` (from the corpus's folder: `python -c` puts the current
+    folder first on the path)."""
     t = time.perf_counter()
+    env = {**os.environ, "PYTHONPATH": str(tree)}
     out = subprocess.run([sys.executable, "-c", CHILD, mode, str(root), str(allowlist), str(workers)],
-                         capture_output=True, text=True, check=True)
+                         capture_output=True, text=True, check=True, env=env, cwd=root.parent)
     return {**json.loads(out.stdout), "wall": time.perf_counter() - t}
+
+
+def compare(source: Path, allowlist: Path, other: Path, sizes: list[int], repeat: int) -> None:
+    """Serial extraction here and in `other`, interleaved round by round: best times and their ratio."""
+    with tempfile.TemporaryDirectory(prefix="bench_extract_") as tmp:
+        for size in sizes:
+            root = Path(tmp) / f"x{size}"
+            build(source, root, size)
+            run_once("floor", root, allowlist)  # warm the page cache
+            runs: dict[str, list[dict]] = {"this": [], "other": []}
+            for _ in range(repeat):
+                runs["other"].append(run_once("extract", root, allowlist, 1, other))
+                runs["this"].append(run_once("extract", root, allowlist, 1, REPO))
+            this, them = best_of(runs["this"]), best_of(runs["other"])
+            cpu = {k: min(r["cpu_s"] for r in v) for k, v in runs.items()}  # CPU time: less moved by other load
+            every = {k: ", ".join(f"{r['seconds']:.2f}/{r['cpu_s']:.2f}" for r in v) for k, v in runs.items()}
+            print(f"×{size}: this tree {this['seconds']:.3f} s wall, {cpu['this']:.3f} s CPU ({this['claims']} claims); "
+                  f"{other}: {them['seconds']:.3f} s wall, {cpu['other']:.3f} s CPU ({them['claims']} claims); "
+                  f"ratio {this['seconds'] / them['seconds']:.3f} wall, {cpu['this'] / cpu['other']:.3f} CPU "
+                  f"(every run wall/CPU, this: {every['this']}; other: {every['other']})")
+            shutil.rmtree(root)
 
 
 def best_of(runs: list[dict]) -> dict:
@@ -101,9 +137,13 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[1, 10, 100])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--allowlist", type=Path, default=Path(__file__).resolve().parents[1] / "config" / "primary_allowlist.txt")
+    ap.add_argument("--against", type=Path, help="another checkout to compare serial extraction with")
     args = ap.parse_args()
     if not args.source.is_dir():
         sys.exit(f"source corpus not found: {args.source}")
+    if args.against is not None:
+        compare(args.source, args.allowlist, args.against.resolve(), args.sizes, args.repeat)
+        return
     print(f"{'size':>5} {'MB':>6} {'mode':>6} {'proc':>4} {'claims':>6} {'floor s':>7} {'import s':>8} {'extract s':>9} "
           f"{'ratio':>6} {'+import':>7} {'wall':>6} {'claims/s':>9} {'MB/s':>6} {'RSS MB':>6} {'wRSS':>5}")
     times: dict[tuple[str, int], float] = {}

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-ValueType = Literal["pct", "money", "number", "statute", "date", "year"]  # number: a count ('2 milliards')
+ValueType = Literal["pct", "money", "number", "statute", "date", "year",  # number: a count with a magnitude word ("2 milliards")
+                    "duration", "measure", "count", "rank", "ratio", "decade", "index"]  # the kinds of corpus/figure_kinds.py
 LinkKind = Literal["markdown", "backticked", "bare", "reference", "footnote"]
 VerifiedOrigin = Literal["inline", "citation", "file", "none"]  # citation: the date beside a footnote's definition
 

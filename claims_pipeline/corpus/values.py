@@ -1,4 +1,6 @@
-"""Figures in a (masked) claim line: money, percentages, statutes, dates (salient) and bare years (not salient).
+"""Figures in a (masked) claim line: money, percentages, statutes, dates (salient) and bare years (not salient);
+then the other kinds of corpus/figure_kinds.py (durations, measures, counts, ranks, ratios, decades, index values,
+numbers in words: docs/decisions/0004), read before bare years. extract_values is the entry point.
 
 Follows the reference rules (docs/decisions/0001: regexes applied in a fixed order, each match reserving its span
 so later types cannot overlap it) without their false positives (docs/decisions/0002): statute keywords need a word
@@ -11,8 +13,10 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from functools import lru_cache
 
+from claims_pipeline.corpus.figure_kinds import SENTENCE_START_RE, SUBJECT_VERB_RE, has_number_words, read_kinds
 from claims_pipeline.corpus.numbers import (
     MAGNITUDES,
     MYRIAD_CHARS,
@@ -69,9 +73,10 @@ MONEY_CODE_POST_RE = re.compile(rf"(?<!{_GLUE}){NUM}(?:\s?{MYRIAD}\s?|{MAG}\.?\s
 POST_SYMBOLS = "€£¥₹₩₪₺₽"
 MONEY_SYMBOL_POST_RE = re.compile(rf"(?<!{_GLUE}){NUM}(?:\s?{MYRIAD}|{MAG}\.?)?\s?[{POST_SYMBOLS}]", re.I)
 MONEY_CJK_RE = re.compile(rf"(?<!{_GLUE}){NUM}\s?{MYRIAD}?\s?{CJK_CCY}|(?<!{_GLUE}){NUM}{MYRIAD}")
-PCT_RE = re.compile(
-    rf"(?<!{_GLUE})\d{{1,3}}(?:[.,]\d+)?\s?(?:%|％|pp\b|percentage points?\b|per ?cent\b)", re.I
-)
+# The unit in six languages: '5,3 Prozent', '20 pour cent', '15 por ciento', '7 per cento', '12 procent'.
+PCT_UNIT = (r"(?:%|％|pp\b|percentage points?\b|per ?cent\b|percento\b|per ?cento\b|prozent(?:punkte?)?\b"
+            r"|pour ?cent\b|por ?ciento\b|procent(?:punt(?:en)?)?\b|punti percentuali\b)")
+PCT_RE = re.compile(rf"(?<!{_GLUE})\d{{1,3}}(?:[.,]\d+)?\s?{PCT_UNIT}", re.I)
 ISO_DATE_RE = re.compile(rf"(?<!{_WORD})\d{{4}}-\d{{2}}-\d{{2}}(?!{_WORD})")
 # The three month forms in one pass: leftmost match wins, so "19 Nov 2024" is read whole before "Nov 2024".
 MONTH_DATE_RE = re.compile(rf"\b(?:\d{{1,2}}\s)?(?:{MONTHS})\.?\s(?:\d{{1,2}},\s)?\d{{4}}\b")
@@ -123,11 +128,13 @@ ERA_YEAR_RE = re.compile(r"(?:民國|民国|令和|平成|昭和)\s?(?:\d{1,3}|�
 # 'Art. L. 112-1', 'Law A-12'.
 # Capitals only ('Regular 12', 'Regions 3' are no statutes; the keyword matching ignores case, this does not).
 # 'no'/'nr' after a keyword in any case ('la loi no 2019-486', 'Ley no 27.430', 'Law No 12').
+# A German or French sub-division after the number belongs to it: '§ 3 Abs. 2', 'Art. 6 Abs. 1 lit. a', 'article 4 al. 2'.
 _STATUTE_TAIL = (r"\s?(?:\([A-Z]{2,8}\)\s?)?(?:(?i:n[oº°]\.?|nr\.?)\s?|(?-i:[A-Z]{0,4})[-\s]|(?-i:[A-Z])\.\s?)?"
-                 r"\d(?:[\w./()-]|:(?=\d))*")
+                 r"\d(?:[\w./()-]|:(?=\d))*(?:\s(?-i:Abs\.|Absatz|Satz|S\.|UAbs\.|lit\.|al\.|alinéa|Nr\.)\s?(?:\d+[a-z]?|[a-z])\b)*")
 STATUTE_RE = re.compile(
     r"(?:\b(?:Loi|Law|Ley|Legge|Lei|Gesetz|Decreto|D[ée]cret|Decree|Directive|Regulation|Reg(?:\.|\b)|Act|Chap(?:ter)?\.?"
-    r"|Cap\.?|Article|Art\.|No\.?|n°|nr\.?|Bekendtg[øo]relse|Verordnung)|§)" + _STATUTE_TAIL,
+    r"|Cap\.?|Article|Art\.|No\.?|n°|nr\.?|Bekendtg[øo]relse|Verordnung|Section|Sec\.|Artikel|Art[íi]culo|Articolo)|§)"
+    + _STATUTE_TAIL,
     re.I,
 )
 CJK_STATUTE_RE = re.compile(r"第\s?\d+(?:-\d+)?\s?[号號條条]")
@@ -160,7 +167,7 @@ def _by_first_letter(alternatives: list[str], ignorecase: bool) -> str:
 _MONEY_CODE_POST_FAST = re.compile(rf"\d(?<!{_GLUE}\d){_NUM_REST}(?:\s?{MYRIAD}\s?|{MAG}\.?\s?|\s?)(?P<code>[A-Za-z]{{3}})\b", re.I)
 _MONEY_SYMBOL_POST_FAST = re.compile(rf"\d(?<!{_GLUE}\d){_NUM_REST}(?:\s?{MYRIAD}|{MAG}\.?)?\s?[{POST_SYMBOLS}]", re.I)
 _MONEY_CJK_FAST = re.compile(rf"\d(?<!{_GLUE}\d)(?:{_NUM_REST}\s?{MYRIAD}?\s?{CJK_CCY}|{_NUM_REST}{MYRIAD})")
-_PCT_FAST = re.compile(rf"\d(?<!{_GLUE}\d)\d{{0,2}}(?:[.,]\d+)?\s?(?:%|％|pp\b|percentage points?\b|per ?cent\b)", re.I)
+_PCT_FAST = re.compile(rf"\d(?<!{_GLUE}\d)\d{{0,2}}(?:[.,]\d+)?\s?{PCT_UNIT}", re.I)
 _ISO_DATE_FAST = re.compile(rf"\d(?<!{_WORD}\d)\d{{3}}-\d{{2}}-\d{{2}}(?!{_WORD})")
 _YEAR_FAST = re.compile(r"(?:1(?<!\d1)9|2(?<!\d2)0)\d{2}(?!\d)")
 _MONTH_ALTS = ["Jan(?:uary)?", "Feb(?:ruary)?", "Mar(?:ch)?", "Apr(?:il)?", "May", "Jun(?:e)?", "Jul(?:y)?",
@@ -172,10 +179,10 @@ _MONTH_DATE_FAST = re.compile(
 )
 _STATUTE_WORDS = ["Loi", "Law", "Ley", "Legge", "Lei", "Gesetz", "Decreto", "D[ée]cret", "Decree", "Directive",
                   "Regulation", r"Reg(?:\.|\b)", "Act", r"Chap(?:ter)?\.?", r"Cap\.?", "Article", r"Art\.", r"No\.?", "n°", r"nr\.?",
-                  "Bekendtg[øo]relse", "Verordnung"]
+                  "Bekendtg[øo]relse", "Verordnung", "Section", r"Sec\.", "Artikel", "Art[íi]culo", "Articolo"]
 assert STATUTE_RE.pattern.startswith(r"(?:\b(?:" + "|".join(_STATUTE_WORDS) + ")|§)")
 _STATUTE_FAST = re.compile(
-    rf"[§{_first_chars('LGDRACNBV')}](?:(?<!\w.){_by_first_letter(_STATUTE_WORDS, True)}|(?<=§))"
+    rf"[§{_first_chars('LGDRACNBVS')}](?:(?<!\w.){_by_first_letter(_STATUTE_WORDS, True)}|(?<=§))"
     rf"(?i:{_STATUTE_TAIL})"
 )
 # MONEY_CODE_PRE_RE starts at a 3-letter word right before a number: find that number's first digit (C speed),
@@ -288,9 +295,16 @@ def _pct(raw: str) -> tuple[tuple[str, ...], bool, float | None]:
     return num_needles(raw), True, number
 
 
+# 'see Section 3', 'Sec. 2': a document's own sections as often as a law's; a section is salient when its number
+# could only be a law's ('Section 83(b)', 'Section 1031', 'sec. 501(c)(3)'), docs/decisions/0004.
+_PLAIN_SECTION_RE = re.compile(r"(?i:section|sec\.)\s?\d{1,2}")
+
+
 def _statute(raw: str) -> tuple[tuple[str, ...], bool, float | None]:
     needles = num_needles(raw)
     salient = not needles or not all(_YEAR_ONLY_RE.fullmatch(n) for n in needles)
+    if salient and raw[:1] in "Ss" and _PLAIN_SECTION_RE.fullmatch(raw) is not None:
+        salient = False
     return needles, salient, None
 
 
@@ -461,6 +475,9 @@ _RANGE_HINT_RE = re.compile(r"[–—‑-]|\b(?:to|bis|au)\b|à", re.I)
 _ANY_RANGE_RE = re.compile(r"[–—‑\-tTbBàÀaA](?:(?<=[–—‑\-àÀ])|(?<=[tT])[oO]|(?<=[bB])[iI][sS]|(?<=[aA])[uU])\s?[€£$¥₹]?\d")
 
 
+_BETWEEN_BOUNDS_RE = re.compile(r"\s?(?:[–—‑-]|to|bis|à|au)\s?", re.I)
+
+
 def _scale(raw: str) -> float:
     groups = digit_groups(raw)
     return (_magnitude(raw, groups[0]) or 1.0) if groups else 1.0
@@ -472,6 +489,12 @@ def _range_bounds(text: str, values: list[Value], starts: list[int], ends: list[
     for k, v in enumerate(values):
         if v.type not in ("pct", "money"):
             continue
+        if v.type == "money" and k + 1 < len(values) and _scale(v.raw) == 1.0:
+            # '$2 to $15 million', '€2–€3 Mrd.': both bounds read as amounts, the lower takes the upper's scale
+            nxt = values[k + 1]
+            if (nxt.type == "money" and nxt.pos >= v.end and _BETWEEN_BOUNDS_RE.fullmatch(text, v.end, nxt.pos)
+                    and v.number is not None and (mag := _scale(nxt.raw)) > 1.0):
+                values[k] = v = replace(v, number=v.number * mag, needles=num_needles(v.raw, v.number * mag))
         head = text[max(0, v.pos - 5):v.pos]  # a separator ends within 5 chars of the bound: far cheaper to ask
         lower = _LOWER_BOUND_RE.search(text, max(0, v.pos - 40), v.pos) if _RANGE_HINT_RE.search(head) else None
         if lower is not None and not _overlaps(starts, ends, lower.start(), lower.start("num") + len(lower["num"])):
@@ -515,11 +538,42 @@ def is_plain_no(statute: str) -> bool:
 
 
 def extract_values(text: str) -> list[Value]:
-    """Every figure in `text` (already masked), in reader order, no two overlapping."""
+    """Every figure in `text` (already masked), in reader order, no two overlapping: the READERS' figures, then
+    the other kinds (corpus/figure_kinds.py: durations, counts, measures, ranks, ratios, decades, index values,
+    numbers in words), then bare years (a year that opens a statement, "2019 was the warmest year", is salient).
+    Each Value's type is its kind."""
     starts: list[int] = []  # reserved spans, sorted; they never overlap, so ends are sorted too
     ends: list[int] = []
     values: list[Value] = []
-    for vtype, finditer, has_code, read, guard in _SCANS:
+    _scan(text, _SCANS[:-1], starts, ends, values)
+    values += read_kinds(text, starts, ends)
+    _scan(text, _SCANS[-1:], starts, ends, values)
+    if values and _ANY_RANGE_RE.search(text) is not None:
+        values += _range_bounds(text, values, starts, ends)
+    for k, v in enumerate(values):
+        if v.type == "year" and _is_subject_year(text, v):
+            values[k] = replace(v, salient=True)
+    return values
+
+
+def may_hold_figure(text: str) -> bool:
+    """Can extract_values find a figure in text? False only when it can find none: no digit, and no unit, percent
+    or fraction word that a number in words could stand before ('thirty days'). For callers that skip text before
+    reading it (most lines of a corpus hold no figure)."""
+    return _ANY_DIGIT_RE.search(text) is not None or has_number_words(text)
+
+
+_ANY_DIGIT_RE = re.compile(r"\d")
+
+
+def _is_subject_year(text: str, v: Value) -> bool:
+    """'2019 was the warmest year on record': a year that opens a statement and is its subject."""
+    return (SUBJECT_VERB_RE.match(text, v.end) is not None
+            and SENTENCE_START_RE.search(text, max(0, v.pos - 8), v.pos) is not None)
+
+
+def _scan(text: str, scans: tuple, starts: list[int], ends: list[int], values: list[Value]) -> None:
+    for vtype, finditer, has_code, read, guard in scans:
         if guard is not None and not guard(text):
             continue
         for m in finditer(text):
@@ -544,6 +598,3 @@ def extract_values(text: str) -> list[Value]:
             ends.insert(i, e)
             needles, salient, number = read(raw)
             values.append(Value(type=vtype, raw=raw, needles=needles, salient=salient, pos=s, end=e, number=number))
-    if values and _ANY_RANGE_RE.search(text) is not None:
-        values += _range_bounds(text, values, starts, ends)
-    return values

@@ -5,8 +5,12 @@ Decision rule (documented, tested):
   every carrier has a strong hit → TOKENS_PRESENT; some carrier has a hit (strong or weak) → WEAK_MATCH;
   no carrier has any hit → TOKENS_ABSENT, even when a date or year of the claim is on the page (dates support
   a figure, they do not carry it).
-- A claim whose only salient values are dates: every date has a strong hit (same day, or same month when the
-  claim gives no day) → TOKENS_PRESENT; some hit → WEAK_MATCH; none → TOKENS_ABSENT.
+- A claim with no carrier is decided by its supporting values together: its dates, durations, measures, counts,
+  index values, ranks, ratios, decades and salient years (docs/decisions/0004). Every one has a strong hit (a
+  date: same day, or same month when the claim gives no day; the others: priors/kinds.py) → TOKENS_PRESENT; some
+  hit → WEAK_MATCH; none → TOKENS_ABSENT. These kinds are not carriers: a page can write them in forms no reader
+  takes ("a month" for "30 days"), so beside a pct, money or statute figure they never turn a present figure into
+  an absent one; alone, a weak hit (the bare number on the page) is enough to keep them from TOKENS_ABSENT.
 - Nothing at all found and the host is a known JS-rendered host or the text is thinner than
   fetch.min_text_chars → SOURCE_UNAVAILABLE "indeterminate" (page not readable, not a missing figure).
 - A claim with no salient value has nothing to check: WEAK_MATCH with a note.
@@ -34,6 +38,7 @@ SOURCE_UNAVAILABLE = "SOURCE_UNAVAILABLE"
 PRIOR_KINDS = (TOKENS_PRESENT, WEAK_MATCH, TOKENS_ABSENT, SOURCE_BINARY, PDF_NO_TEXT, SOURCE_UNAVAILABLE)
 
 CARRIER_TYPES = ("pct", "money", "number", "statute")
+SUPPORTING_TYPES = ("date", "duration", "measure", "count", "index", "rank", "ratio", "decade", "year")
 
 
 @dataclass(frozen=True)
@@ -184,7 +189,7 @@ def _decide(salient: tuple[Value, ...], hits: list[Hit]) -> str:
     if not salient:
         return WEAK_MATCH
     carriers = [h for h in hits if h.type in CARRIER_TYPES]
-    deciding = carriers if carriers else [h for h in hits if h.type == "date"] or hits
+    deciding = carriers if carriers else [h for h in hits if h.type in SUPPORTING_TYPES] or hits
     if all(h.strong for h in deciding):
         return TOKENS_PRESENT
     if any(h.found for h in deciding):

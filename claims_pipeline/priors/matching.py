@@ -9,6 +9,7 @@ Rules, per value type:
 - date: the same date; a claim with a day needs the day (a month+year on the page is weak); bare years and
   bare month names are never hits. A day and month written without a year ("May 2") is weak when the page
   names the claim's year elsewhere (a dateline), for a claim with that day or a claim of that month.
+- duration, measure, count, index, rank, ratio, decade, a salient year, a percentage in words: priors/kinds.py.
 - anything else (a value we cannot parse): its needles with word boundaries, weak unless ≥4 chars with a digit.
 """
 
@@ -21,6 +22,7 @@ from functools import lru_cache
 
 from claims_pipeline.corpus.records import Value
 from claims_pipeline.priors.dates import NO_YEAR, parse_claim_date
+from claims_pipeline.priors.kinds import KIND_TYPES, kind_spans
 from claims_pipeline.priors.numbers import ClaimNumber, parse_claim_number, significant_digits
 from claims_pipeline.priors.page_index import PageIndex, search_form
 
@@ -199,8 +201,12 @@ def find_occurrences(value: Value, index: PageIndex) -> list[Occurrence]:
     """Every place the value's figure appears on the page (see module doc for what counts)."""
     if not value.raw.isascii():  # read the claim the way the page is read: full-width digits, other dashes
         value = _folded(value)
+    if value.type in KIND_TYPES:
+        return [Occurrence(s, e, strong) for s, e, strong in kind_spans(value, index)]
     if value.type in _NUMERIC_TYPES:
         occ = _number_occurrences(value, index)
+        if value.type == "pct" and value.number is not None and not any(ch.isdigit() for ch in value.raw):
+            occ += [Occurrence(s, e, strong) for s, e, strong in kind_spans(value, index)]  # 'fünf Prozent'
         if occ or _claim_number(value.raw, value.type, value.number) is not None:
             return occ
     elif value.type == "statute":
@@ -210,5 +216,6 @@ def find_occurrences(value: Value, index: PageIndex) -> list[Occurrence]:
         if _claim_date(value.raw) is not None:
             return _date_occurrences(value, index)
     elif value.type == "year":
-        return []  # a year alone never supports a figure
+        # a year alone never supports a figure; a salient one ('2019 was the warmest year') is found as itself
+        return [Occurrence(s, e, strong) for s, e, strong in kind_spans(value, index)] if value.salient else []
     return _needle_occurrences(value, index)

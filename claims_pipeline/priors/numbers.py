@@ -47,7 +47,8 @@ NUMBER_RE = re.compile(
       | [ \u00a0\u202f]?(?P<mag_cjk>[万萬億亿])
       | [ \u00a0\u202f](?P<mag_cur>[kKmM]|Md|Mds|Mrd|Mio)(?=[€$£])   # French "9 M€", "2 Md€", "500 k€"
     )?
-    (?P<pct>[ \u00a0\u202f\u2009]?(?:%|％|(?i:per[ ]?cent|percent|pct|percentage[ ]points?|pp))(?![{_LETTER}]))?
+    (?P<pct>[ \u00a0\u202f\u2009]?(?:%|％|(?i:per[ ]?cent|percent|pct|percentage[ ]points?|pp|prozent(?:punkte?)?|pour[ ]cent
+        |por[ ]ciento|per[ ]cento|percento|procent(?:punt(?:en)?)?|punti[ ]percentuali))(?![{_LETTER}]))?
     """,
     re.VERBOSE,
 )

@@ -103,7 +103,9 @@ def _extract_values_reference(text: str) -> list:
     from bisect import bisect_left
 
     starts, ends, values = [], [], []
-    for vtype, finditer, has_code, read, _guard in V._SCANS:
+    for k, (vtype, finditer, has_code, read, _guard) in enumerate(V._SCANS):
+        if k == len(V._SCANS) - 1:  # the other kinds are read before bare years (corpus/figure_kinds.py)
+            values += V.read_kinds(text, starts, ends)
         for m in finditer(text):
             if has_code and m.group("code").upper() not in V.CCY_CODES:
                 continue
@@ -122,7 +124,8 @@ def _extract_values_reference(text: str) -> list:
             ends.insert(i, e)
             needles, salient, number = read(raw)
             values.append(V.Value(type=vtype, raw=raw, needles=needles, salient=salient, pos=s, end=e, number=number))
-    return values + V._range_bounds(text, values, starts, ends) if values else values  # no gate: it must be exact
+    values = values + V._range_bounds(text, values, starts, ends) if values else values  # no gate: it must be exact
+    return [V.replace(v, salient=True) if v.type == "year" and V._is_subject_year(text, v) else v for v in values]
 
 
 def test_extract_values_shortcuts_give_the_reference_values():

@@ -206,7 +206,7 @@ def test_statute_forms_with_qualifiers(text, raw):
 
 
 def test_lower_case_no_without_a_point_is_no_statute():
-    assert extract_values("There is no 5-year hold") == []
+    assert [v.type for v in extract_values("There is no 5-year hold")] == ["duration"]  # '5-year', no statute
     assert [v.raw for v in extract_values("news release no. 84; Law No 12")] == ["no. 84", "Law No 12"]
 
 
