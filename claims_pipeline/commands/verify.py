@@ -88,7 +88,7 @@ def verify(settings: Settings, all_scopes: list[str], scopes: list[str] | None, 
     failures = run_failures(results)
     for f in failures:
         print(terminal_escaped(f"claims-pipeline: {f}"), file=sys.stderr)
-    summary = verdict_summary(results[-1]) if results and results[-1].success else None
+    summary = verdict_summary(settings) if results and results[-1].success else None
     if not quiet:  # a failed run's document is {}, as audit's: --json always leaves one document on stdout
         options.Result(as_json).document(summary or {})
     if summary is not None and not quiet:
@@ -118,21 +118,12 @@ def verdict_line(summary: dict) -> str:
             + f" · cost ${summary.get('cost_usd') or 0:.4f}")
 
 
-def verdict_summary(result) -> dict | None:
-    """The verdict report's headline, from its materialization's metadata."""
-    from claims_pipeline.defs.metadata import full_path
+def verdict_summary(settings: Settings) -> dict | None:
+    """The verdict report's headline, from the verdicts.json the run's verdict_report step wrote."""
+    from claims_pipeline.steps.verdicts import PublishedSummary
 
-    for event in result.get_asset_materialization_events():
-        mat = event.materialization
-        if mat.asset_key.to_user_string() == "verdict_report":
-            meta = {k: v.value for k, v in mat.metadata.items()}
-            report = meta.get("verdicts_md") or meta.get("report")
-            report = full_path(report, meta.get("home")) if report else None  # metadata shows '<home>/…'
-            return {"judged": meta.get("judged", True), "reason": meta.get("reason"),
-                    "verdicts": meta.get("verdicts", 0), "by_verdict": meta.get("by_verdict", {}),
-                    "verification": meta.get("verification"), "cost_usd": meta.get("cost_usd", 0.0),
-                    "report": str(report) if report else None}
-    return None
+    published = PublishedSummary.read(settings.home_dir)
+    return published.to_json() if published is not None else None
 
 
 def _now(value: str | None):
