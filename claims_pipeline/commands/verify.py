@@ -51,15 +51,15 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             plan = dry_run(sources, settings.judge, page_cache, scopes, now, max_claims=args.max_claims,
                            scripted=scripted)
         output = options.Result(args.json)
-        output.document(plan)
+        output.document(plan.to_json())
         output.line(
-            f"dry run: {plan['would_send']} of {plan['claims']} claims would be sent to {plan['provider']} "
-            f"({plan['model']}), {plan['would_reuse']} answers would be reused from the verdict cache, "
-            f"{plan['would_ask_direction_b']} direction-B asks expected: about {plan['est_input_tokens']} input + "
-            f"{plan['est_output_tokens']} output tokens, ${plan['est_cost_usd']:.4f}; nothing was sent")
-        if plan["scopes_not_audited"]:  # scope names come from file names
+            f"dry run: {plan.would_send} of {plan.claims} claims would be sent to {plan.provider} "
+            f"({plan.model}), {plan.would_reuse} answers would be reused from the verdict cache, "
+            f"{plan.would_ask_direction_b} direction-B asks expected: about {plan.est_input_tokens} input + "
+            f"{plan.est_output_tokens} output tokens, ${plan.est_cost_usd:.4f}; nothing was sent")
+        if plan.scopes_not_audited:  # scope names come from file names
             print(terminal_escaped(f"not audited yet (run `claims-pipeline audit` first): "
-                                   f"{', '.join(plan['scopes_not_audited'])}"), file=sys.stderr)
+                                   f"{', '.join(plan.scopes_not_audited)}"), file=sys.stderr)
         return 0
     return verify(settings, all_scopes, scopes if args.scope else None, max_claims=args.max_claims,
                   clock=args.now or "", as_json=args.json)

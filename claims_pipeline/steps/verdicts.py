@@ -8,7 +8,7 @@ The corpus is only read (each claim's line, for the suggested corrections); noth
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -57,10 +57,8 @@ class AuditedScopes:
     @classmethod
     def stored(cls, home: Path, scopes: list[str]) -> AuditedScopes:
         """The scopes' records as the audit stored them (steps/stored.py)."""
-        def read(step: StoredStep[Any]) -> dict[str, Any]:
-            return step.read_scopes(home, scopes)[0]
-
-        return cls(read(CLAIMS), read(FETCHED_PAGES), read(PRIORS), read(PAGE_CHANGES))
+        return cls(CLAIMS.read_scopes(home, scopes)[0], FETCHED_PAGES.read_scopes(home, scopes)[0],
+                   PRIORS.read_scopes(home, scopes)[0], PAGE_CHANGES.read_scopes(home, scopes)[0])
 
 
 def scope_items(sources: VerdictSources, scope_claims: ScopeClaims, scope_pages: ScopePages, scope_priors: ScopePriors,
@@ -244,8 +242,45 @@ class PublishedSummary:
                 "verification": self.verification, "cost_usd": self.cost_usd, "report": str(self.report)}
 
 
+@dataclass(frozen=True)
+class DryRunPlan:
+    """What `verify --dry-run` says: what would be sent and its estimate (the fields, in order, are the keys of
+    its --json document, docs/cli-json.md)."""
+
+    scopes: list[str]
+    scopes_not_audited: list[str]
+    claims: int
+    would_send: int
+    would_reuse: int
+    would_ask_direction_b: int
+    requests: int
+    unreadable: int
+    provider: str
+    model: str
+    max_claims_per_run: int
+    est_input_tokens: int
+    est_output_tokens: int
+    est_cost_usd: float
+    price_known: bool
+    stopped_by: str | None
+    prompts: list[DryRunPrompt]
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class DryRunPrompt:
+    id: str
+    kind: str
+    system: str
+    user: str
+    page_cut: bool
+    est_input_tokens: int
+
+
 def dry_run(sources: VerdictSources, judge: JudgeSettings, page_cache: PageCache, scopes: list[str], now: datetime, *,
-            max_claims: int = 0, scripted: bool = False) -> dict[str, Any]:
+            max_claims: int = 0, scripted: bool = False) -> DryRunPlan:
     """What `verify` would send, from the scopes' stored audit values: the prompts and a token and cost
     estimate, after the verdict cache (an answer it holds is reused, not sent; the rerun of an unchanged run
     sends nothing). Direction-B asks are counted: the TOKENS_PRESENT claims sent, and the cached MATCHes whose
@@ -275,13 +310,10 @@ def dry_run(sources: VerdictSources, judge: JudgeSettings, page_cache: PageCache
         if verdict_cache is not None:
             verdict_cache.close()
     first = [p for p in run.prompts if p.kind == "verdict"]
-    return {
-        "scopes": scopes, "scopes_not_audited": missing, "claims": len(items), "would_send": len(first),
-        "would_reuse": run.cached, "would_ask_direction_b": run.est_b_requests, "requests": len(run.prompts),
-        "unreadable": run.unreadable,
-        "provider": judge.provider, "model": judge.effective_model, "max_claims_per_run": judge.max_claims_per_run,
-        "est_input_tokens": run.est_input_tokens, "est_output_tokens": run.est_output_tokens,
-        "est_cost_usd": run.est_cost_usd, "price_known": run.price_known, "stopped_by": run.stopped_by,
-        "prompts": [{"id": p.id, "kind": p.kind, "system": p.system, "user": p.user, "page_cut": p.page_cut,
-                     "est_input_tokens": p.est_input_tokens} for p in run.prompts],
-    }
+    return DryRunPlan(
+        scopes=scopes, scopes_not_audited=missing, claims=len(items), would_send=len(first), would_reuse=run.cached,
+        would_ask_direction_b=run.est_b_requests, requests=len(run.prompts), unreadable=run.unreadable,
+        provider=judge.provider, model=judge.effective_model, max_claims_per_run=judge.max_claims_per_run,
+        est_input_tokens=run.est_input_tokens, est_output_tokens=run.est_output_tokens,
+        est_cost_usd=run.est_cost_usd, price_known=run.price_known, stopped_by=run.stopped_by,
+        prompts=[DryRunPrompt(p.id, p.kind, p.system, p.user, p.page_cut, p.est_input_tokens) for p in run.prompts])
