@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from claims_pipeline.config.corpus_source import CorpusSource
 from claims_pipeline.config.home import HomeLayout
@@ -25,6 +25,9 @@ from claims_pipeline.steps.pages.fetched import FETCHED_PAGES, ScopePages, with_
 from claims_pipeline.steps.priors import PRIORS, ScopePriors
 from claims_pipeline.steps.stored import StoredStep
 from claims_pipeline.steps.verdict_run import VerdictRun
+
+if TYPE_CHECKING:
+    from claims_pipeline.judge.report import VerdictCounts
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.records import PageState
 
@@ -99,7 +102,7 @@ class ScopeVerdicts:
 
     verdicts: list[Verdict]
     run: VerdictRun
-    counts: dict[str, Any]  # the report's counts of these verdicts (the blocking check recounts them)
+    counts: VerdictCounts  # the report's counts of these verdicts (the blocking check recounts them)
 
     def to_json(self) -> dict[str, Any]:
         return {"verdicts": [v.model_dump(mode="json") for v in self.verdicts], "run": self.run.to_json(),
@@ -107,8 +110,9 @@ class ScopeVerdicts:
 
     @classmethod
     def from_json(cls, d: Any) -> ScopeVerdicts:
+        # the stored counts are taken as written: verdict_counts_recount compares them with a recount
         return cls([Verdict.model_validate(v) for v in d.get("verdicts", [])], VerdictRun.from_json(d.get("run", {})),
-                   dict(d.get("counts", {})))
+                   cast("VerdictCounts", dict(d.get("counts", {}))))
 
 
 VERDICTS = StoredStep("verdicts", ScopeVerdicts)
@@ -163,7 +167,7 @@ class PublishedVerdicts:
     out_dir: Path
     files: dict[str, Path]
     verdicts: list[Verdict]
-    counts: dict[str, Any]
+    counts: VerdictCounts
     run: VerdictRun  # merged over the scopes
     appended_to_report: bool
 
