@@ -129,11 +129,14 @@ def static_figures(rev: str | None, top: int) -> None:
         parts.setdefault(part(mod), set()).update(part(d) for d in deps if part(d) != part(mod))
     part_loops = cycle_groups(parts)
     top_level = sorted(p for p in files if p.count("/") == 1 and not p.endswith("__init__.py"))
-    n_any = n_dict = 0
-    for t in trees.values():
+    n_any = n_dict = steps_any = steps_dict = 0
+    for p, t in trees.items():
         a, d = any_counts(t)
         n_any += a
         n_dict += d
+        if p.startswith(f"{PACKAGE}/steps/"):  # the layer meant to be typed
+            steps_any += a
+            steps_dict += d
     lengths = sorted((x for p, t in trees.items() for x in function_lengths(p, t)), reverse=True)
     print(f"revision: {rev or 'work tree'}")
     print(f"python files in {PACKAGE}/: {len(files)}, lines {sum(t.count(chr(10)) for t in files.values())}")
@@ -145,6 +148,7 @@ def static_figures(rev: str | None, top: int) -> None:
     for comp in part_loops:
         print(f"  {' <-> '.join(comp)}")
     print(f"Any in code: {n_any}; dict[str, Any]: {n_dict}")
+    print(f"  in steps/: Any {steps_any}; dict[str, Any]: {steps_dict}")
     print(f"longest functions (lines): {', '.join(f'{n} {where}' for n, where in lengths[:top])}")
 
 

@@ -51,15 +51,15 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             plan = dry_run(sources, settings.judge, page_cache, scopes, now, max_claims=args.max_claims,
                            scripted=scripted)
         output = options.Result(args.json)
-        output.document(plan)
+        output.document(plan.to_json())
         output.line(
-            f"dry run: {plan['would_send']} of {plan['claims']} claims would be sent to {plan['provider']} "
-            f"({plan['model']}), {plan['would_reuse']} answers would be reused from the verdict cache, "
-            f"{plan['would_ask_direction_b']} direction-B asks expected: about {plan['est_input_tokens']} input + "
-            f"{plan['est_output_tokens']} output tokens, ${plan['est_cost_usd']:.4f}; nothing was sent")
-        if plan["scopes_not_audited"]:  # scope names come from file names
+            f"dry run: {plan.would_send} of {plan.claims} claims would be sent to {plan.provider} "
+            f"({plan.model}), {plan.would_reuse} answers would be reused from the verdict cache, "
+            f"{plan.would_ask_direction_b} direction-B asks expected: about {plan.est_input_tokens} input + "
+            f"{plan.est_output_tokens} output tokens, ${plan.est_cost_usd:.4f}; nothing was sent")
+        if plan.scopes_not_audited:  # scope names come from file names
             print(terminal_escaped(f"not audited yet (run `claims-pipeline audit` first): "
-                                   f"{', '.join(plan['scopes_not_audited'])}"), file=sys.stderr)
+                                   f"{', '.join(plan.scopes_not_audited)}"), file=sys.stderr)
         return 0
     return verify(settings, all_scopes, scopes if args.scope else None, max_claims=args.max_claims,
                   clock=args.now or "", as_json=args.json)
@@ -88,7 +88,7 @@ def verify(settings: Settings, all_scopes: list[str], scopes: list[str] | None, 
     failures = run_failures(results)
     for f in failures:
         print(terminal_escaped(f"claims-pipeline: {f}"), file=sys.stderr)
-    summary = verdict_summary(results[-1]) if results and results[-1].success else None
+    summary = verdict_summary(settings) if results and results[-1].success else None
     if not quiet:  # a failed run's document is {}, as audit's: --json always leaves one document on stdout
         options.Result(as_json).document(summary or {})
     if summary is not None and not quiet:
@@ -118,21 +118,12 @@ def verdict_line(summary: dict) -> str:
             + f" · cost ${summary.get('cost_usd') or 0:.4f}")
 
 
-def verdict_summary(result) -> dict | None:
-    """The verdict report's headline, from its materialization's metadata."""
-    from claims_pipeline.defs.metadata import full_path
+def verdict_summary(settings: Settings) -> dict | None:
+    """The verdict report's headline, from the verdicts.json the run's verdict_report step wrote."""
+    from claims_pipeline.steps.verdicts import PublishedSummary
 
-    for event in result.get_asset_materialization_events():
-        mat = event.materialization
-        if mat.asset_key.to_user_string() == "verdict_report":
-            meta = {k: v.value for k, v in mat.metadata.items()}
-            report = meta.get("verdicts_md") or meta.get("report")
-            report = full_path(report, meta.get("home")) if report else None  # metadata shows '<home>/…'
-            return {"judged": meta.get("judged", True), "reason": meta.get("reason"),
-                    "verdicts": meta.get("verdicts", 0), "by_verdict": meta.get("by_verdict", {}),
-                    "verification": meta.get("verification"), "cost_usd": meta.get("cost_usd", 0.0),
-                    "report": str(report) if report else None}
-    return None
+    published = PublishedSummary.read(settings.home_dir)
+    return published.to_json() if published is not None else None
 
 
 def _now(value: str | None):

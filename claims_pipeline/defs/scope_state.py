@@ -14,9 +14,15 @@ from typing import Any
 
 import dagster as dg
 
-from claims_pipeline.defs.audit.priors import priors
+from claims_pipeline.defs.audit.priors import TOKENS_ABSENT_KEY, priors
 from claims_pipeline.defs.metadata import md_table, some_scopes, top_scopes
-from claims_pipeline.defs.pages.assets import fetched_pages, page_changes
+from claims_pipeline.defs.pages.assets import (
+    NEWLY_UNREADABLE_KEY,
+    STALE_CHANGED_KEY,
+    UNREADABLE_KEY,
+    fetched_pages,
+    page_changes,
+)
 from claims_pipeline.defs.partitions import SCOPE_PARTITIONS_NAME
 
 PAGE = 1000  # materialization records read per query, newest first, until every scope has its latest
@@ -73,7 +79,7 @@ def scope_result(by_scope: dict[str, int], what: str, *, detail: dict[str, str] 
     "and names those scopes: re-verify their claims first. Covers every scope, not only this run's."))
 def stale_changed_by_scope(context: dg.AssetCheckExecutionContext) -> dg.AssetCheckResult:
     latest = latest_by_scope(context.instance, page_changes.key)
-    return scope_result({s: _count(m, "stale_changed") for s, m in latest.items()}, "stale_changed",
+    return scope_result({s: _count(m, STALE_CHANGED_KEY) for s, m in latest.items()}, "stale_changed",
                         checked=len(latest))
 
 
@@ -82,7 +88,7 @@ def stale_changed_by_scope(context: dg.AssetCheckExecutionContext) -> dg.AssetCh
     "scopes. A tripwire for review, not a verdict. Covers every scope, not only this run's."))
 def tokens_absent_by_scope(context: dg.AssetCheckExecutionContext) -> dg.AssetCheckResult:
     latest = latest_by_scope(context.instance, priors.key)
-    return scope_result({s: _count(m, "tokens_absent") for s, m in latest.items()}, "TOKENS_ABSENT",
+    return scope_result({s: _count(m, TOKENS_ABSENT_KEY) for s, m in latest.items()}, "TOKENS_ABSENT",
                         checked=len(latest))
 
 
@@ -92,10 +98,10 @@ def tokens_absent_by_scope(context: dg.AssetCheckExecutionContext) -> dg.AssetCh
     "failed again. Covers every scope, not only this run's."))
 def newly_unreadable_by_scope(context: dg.AssetCheckExecutionContext) -> dg.AssetCheckResult:
     latest = latest_by_scope(context.instance, fetched_pages.key)
-    result = scope_result({s: _count(m, "newly_unreadable") for s, m in latest.items()}, "sources newly unreadable",
-                          detail={s: f"{_count(m, 'unreadable')} unreadable in all" for s, m in latest.items()},
+    result = scope_result({s: _count(m, NEWLY_UNREADABLE_KEY) for s, m in latest.items()}, "sources newly unreadable",
+                          detail={s: f"{_count(m, UNREADABLE_KEY)} unreadable in all" for s, m in latest.items()},
                           checked=len(latest))
-    unreadable = {s: _count(m, "unreadable") for s, m in latest.items() if _count(m, "unreadable")}
+    unreadable = {s: _count(m, UNREADABLE_KEY) for s, m in latest.items() if _count(m, UNREADABLE_KEY)}
     return result.with_metadata({**result.metadata, "unreadable_by_scope": dg.MetadataValue.json(top_scopes(unreadable)),
                                  "unreadable": sum(unreadable.values())})
 

@@ -1,49 +1,11 @@
 """Code re-checks every model answer before it ships (the verdict step's V1-V8).
 
 A model's draft is a junior colleague's draft: fluent, and possibly wrong, fabricated, or steered by the page
-it read. `verify(draft, item)` runs each check below in order; a failed check downgrades the verdict (or
+it read. `verify(draft, item)` runs the checks of `CHECKS` in order; a failed check downgrades the verdict (or
 rewords / withholds a text, or overwrites a field) and records a `Downgrade` naming the check and the reason, in
 the project's words: no Downgrade ever carries the model's text. `Verdict.checks_run` lists the checks that ran.
-
-Checks, in order:
-- answer_parsed: a usable answer came back (None after two malformed answers -> INDETERMINATE).
-- identity: id, scope, line and URL are the harness's; a model's differing value is overwritten and counted.
-- verdict_known: an unknown verdict name -> INDETERMINATE.
-- unavailable_by_code: SOURCE_UNAVAILABLE is the harness's call (the page text was given) -> INDETERMINATE.
-- quote_verbatim: MATCH/MISMATCH/STALE/PARTIAL need a quote found verbatim (whitespace-normalised) in the page
-  text the judge was given; else INDETERMINATE.
-- quote_not_instruction: a quote in or beside page text addressed to a reader or model about the check
-  (judge/addressed.py: "note for reviewers", "the expected answer", "répondez", …) is not evidence -> INDETERMINATE.
-- figure_in_quote: a MATCH's quote carries the claim's carrying figure as a number (a strong hit: the unit
-  agrees or the figure is distinctive), a PARTIAL's carries it at all, a MISMATCH's or STALE's carries a
-  different figure of the same type; else INDETERMINATE.
-- same_thing: the clause of the quote holding that figure speaks of the claim's subject (two words of the claim's
-  clause around its figure); else INDETERMINATE. A quote in another language than the claim passes the same way
-  when the words share stems ("tarif notarial" for "notarial tariff"); when they do not, code cannot tell the
-  subject without a dictionary, so a MATCH whose figure is a strong hit is at most PARTIAL (never confirmed).
-- page_consistent (direction B by code, judge/evidence.py): a MATCH or PARTIAL whose page states another figure
-  of the same kind for the same subject elsewhere, or a MISMATCH whose page states the claim's own figure for the
-  same subject elsewhere, is a judgment call: INDETERMINATE, class flagged-judgment-call, both passages kept. The
-  passage is placed on the subject by the claim's words, by another of the claim's figures or numbers it states,
-  or (in another language than the claim) by a name or cognate: so a planted line, however worded, cannot hide
-  the page's real figure.
-- no_free_numerals: every number in source_says is on the page (or in the claim), every number in claimed is in
-  the claim; else INDETERMINATE and the text is withheld. A number in the note found in neither withholds the note.
-- source_tier: a secondary source gives at most PARTIAL (MATCH -> PARTIAL; MISMATCH/STALE -> INDETERMINATE).
-- both_directions: a MATCH whose own direction A or B reports a failure -> INDETERMINATE; one left empty or
-  garbled is incomplete, never passed -> PARTIAL (not confirmed), and direction B is still asked.
-- direction_b: every answer that would ship its quote as evidence (MATCH, or PARTIAL: the model's, or a MATCH
-  lowered for a secondary source, a foreign-language quote or its own garbled directions) is asked again,
-  independently, framed to refute (the runner asks; `direction_b` carries the answer). Not refuted -> it ships;
-  refuted with a checked quote -> a judgment call, both passages quoted; not asked (a cap), no usable answer, or a
-  refutation whose quote code cannot use -> incomplete: INDETERMINATE, the quote not shipped (checked one way
-  only is not evidence).
-- causal_wording: "because", "led to", "due to"... in the texts, without a quote that says so, is reworded when
-  a neutral wording stays grammatical, else left and flagged.
-- class_consistent: the verification class follows the shipped verdict.
-
-An answer that failed a check (shipped INDETERMINATE by code) ships its verdict, the failed check and the reason;
-its quote, source_says, note and direction lines stay in the draft (the debug record) only.
+What each check asks, in order, is specified in docs/verification.md ("Each check, by name"); `CHECK_ASKS` holds
+the one-line question each asks, as the report prints it.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from claims_pipeline.common.text_safety import json_escaped
 from claims_pipeline.judge.checks import CHECK_ASKS, CHECKS
@@ -57,7 +57,21 @@ def outcome(v: Verdict) -> str:
     return "as_said"
 
 
-def verdict_counts(verdicts: Sequence[Verdict]) -> dict[str, Any]:
+class VerdictCounts(TypedDict):
+    """The report's counts (verdicts.json's `counts`): each name, verification class, check and outcome."""
+
+    total: int
+    by_verdict: dict[str, int]
+    by_class: dict[str, int]
+    checks: dict[str, dict[str, int]]  # check → {"run": n, "failed": n}
+    outcomes: dict[str, int]
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    cached: int
+
+
+def verdict_counts(verdicts: Sequence[Verdict]) -> VerdictCounts:
     """The report's counts, in one pass over the verdicts (recount.py derives them another way)."""
     checks: dict[str, dict[str, int]] = {c: {"run": 0, "failed": 0} for c in CHECKS}
     by_verdict = dict.fromkeys(VERDICTS, 0)

@@ -8,10 +8,10 @@ The corpus is only read (each claim's line, for the suggested corrections); noth
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from claims_pipeline.config.corpus_source import CorpusSource
 from claims_pipeline.config.home import HomeLayout
@@ -24,6 +24,10 @@ from claims_pipeline.steps.corpus import CLAIMS, ScopeClaims
 from claims_pipeline.steps.pages.fetched import FETCHED_PAGES, ScopePages, with_text
 from claims_pipeline.steps.priors import PRIORS, ScopePriors
 from claims_pipeline.steps.stored import StoredStep
+from claims_pipeline.steps.verdict_run import VerdictRun
+
+if TYPE_CHECKING:
+    from claims_pipeline.judge.report import VerdictCounts
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.records import PageState
 
@@ -56,10 +60,8 @@ class AuditedScopes:
     @classmethod
     def stored(cls, home: Path, scopes: list[str]) -> AuditedScopes:
         """The scopes' records as the audit stored them (steps/stored.py)."""
-        def read(step: StoredStep[Any]) -> dict[str, Any]:
-            return step.read_scopes(home, scopes)[0]
-
-        return cls(read(CLAIMS), read(FETCHED_PAGES), read(PRIORS), read(PAGE_CHANGES))
+        return cls(CLAIMS.read_scopes(home, scopes)[0], FETCHED_PAGES.read_scopes(home, scopes)[0],
+                   PRIORS.read_scopes(home, scopes)[0], PAGE_CHANGES.read_scopes(home, scopes)[0])
 
 
 def scope_items(sources: VerdictSources, scope_claims: ScopeClaims, scope_pages: ScopePages, scope_priors: ScopePriors,
@@ -99,15 +101,18 @@ class ScopeVerdicts:
     """One scope's verdicts as stored per partition (the verdict report reads them back)."""
 
     verdicts: list[Verdict]
-    run: dict[str, Any]  # JudgeRun.summary() + prompt_version + run_at; or {"judged": False, "reason": ...}
-    counts: dict[str, Any]  # the report's counts of these verdicts (the blocking check recounts them)
+    run: VerdictRun
+    counts: VerdictCounts  # the report's counts of these verdicts (the blocking check recounts them)
 
     def to_json(self) -> dict[str, Any]:
-        return {"verdicts": [v.model_dump(mode="json") for v in self.verdicts], "run": self.run, "counts": self.counts}
+        return {"verdicts": [v.model_dump(mode="json") for v in self.verdicts], "run": self.run.to_json(),
+                "counts": self.counts}
 
     @classmethod
     def from_json(cls, d: Any) -> ScopeVerdicts:
-        return cls([Verdict.model_validate(v) for v in d.get("verdicts", [])], dict(d.get("run", {})), dict(d.get("counts", {})))
+        # the stored counts are taken as written: verdict_counts_recount compares them with a recount
+        return cls([Verdict.model_validate(v) for v in d.get("verdicts", [])], VerdictRun.from_json(d.get("run", {})),
+                   cast("VerdictCounts", dict(d.get("counts", {}))))
 
 
 VERDICTS = StoredStep("verdicts", ScopeVerdicts)
@@ -121,8 +126,7 @@ def judge_scope(items: list[JudgeItem], provider: JudgeProvider, judge: JudgeSet
     from claims_pipeline.judge.runner import run_judge
 
     run = run_judge(items, provider, judge, cache)
-    info = {**run.summary(), "prompt_version": PROMPT_VERSION, "run_at": now.isoformat(), "scripted": scripted,
-            "skipped_ids": list(run.skipped)}
+    info = VerdictRun.of(run, prompt_version=PROMPT_VERSION, run_at=now.isoformat(), scripted=scripted)
     return ScopeVerdicts(run.verdicts, info, verdict_counts(run.verdicts))
 
 
@@ -140,15 +144,15 @@ def judge_scopes(sources: VerdictSources, scopes: list[str], audited: AuditedSco
             items = audited.items(sources, scope, page_cache, now)
             budget = judge.model_copy(update={"max_claims_per_run": claims_left, "max_cost_usd": usd_left})
             out[scope] = judge_scope(items, new_provider(), budget, verdict_cache, now, scripted=scripted)
-            claims_left = max(0, claims_left - int(out[scope].run.get("requests_sent") or 0))
-            usd_left = max(0.0, usd_left - float(out[scope].run.get("cost_usd") or 0.0))
+            claims_left = max(0, claims_left - out[scope].run.requests_sent)
+            usd_left = max(0.0, usd_left - out[scope].run.cost_usd)
     return out
 
 
 def not_judged(reason: str, now: datetime) -> ScopeVerdicts:
     from claims_pipeline.judge.report import verdict_counts
 
-    return ScopeVerdicts([], {"judged": False, "reason": reason, "run_at": now.isoformat()}, verdict_counts([]))
+    return ScopeVerdicts([], VerdictRun.not_judged(reason, now.isoformat()), verdict_counts([]))
 
 
 def recount_problems(scope_verdicts: ScopeVerdicts) -> list[str]:
@@ -163,8 +167,8 @@ class PublishedVerdicts:
     out_dir: Path
     files: dict[str, Path]
     verdicts: list[Verdict]
-    counts: dict[str, Any]
-    run: dict[str, Any]
+    counts: VerdictCounts
+    run: VerdictRun  # merged over the scopes
     appended_to_report: bool
 
 
@@ -181,49 +185,106 @@ def publish_verdict_report(home_dir: Path, corpus: CorpusSource, by_scope: dict[
     )
     from claims_pipeline.store.files import locked
 
-    home = HomeLayout(home_dir)
     verdicts = [v for scope in sorted(by_scope) for v in by_scope[scope].verdicts]
-    runs = [by_scope[s].run for s in sorted(by_scope)]
-    run = merged_run_info(runs)
-    with locked(home.audit_lock):
-        out_dir = _latest_report_dir(home) or home.verdicts_dir
-        if not run.get("judged", True):
-            files = no_judge_report(out_dir, str(run.get("reason", "")), run)
+    run = VerdictRun.merged([by_scope[s].run for s in sorted(by_scope)])
+    with locked(HomeLayout(home_dir).audit_lock):
+        out_dir = verdict_report_dir(home_dir)
+        if not run.judged:
+            files = no_judge_report(out_dir, run.reason, run.to_json())
             return PublishedVerdicts(out_dir, files, [], verdict_counts([]), run, False)
         corrections = write_corrections(verdicts, corpus.root, out_dir, max_bytes=corpus.extraction.max_file_bytes)
-        files = write_verdict_report(verdicts, run, out_dir, corrections=corrections.corrections)
+        files = write_verdict_report(verdicts, run.to_json(), out_dir, corrections=corrections.corrections)
         files["corrections.json"] = corrections.listing
         files["corrections.patch"] = corrections.patch
         report_html = out_dir / "report.html"
-        appended = report_html.is_file() and append_verdict_section(report_html, verdicts, run,
+        appended = report_html.is_file() and append_verdict_section(report_html, verdicts, run.to_json(),
                                                                     corrections=corrections.corrections)
     return PublishedVerdicts(out_dir, files, verdicts, verdict_counts(verdicts), run, appended)
 
 
-def merged_run_info(runs: list[dict[str, Any]]) -> dict[str, Any]:
-    """One run description over the scopes' runs: tokens, cost and counts added up; not judged when no scope was."""
-    judged = [r for r in runs if r.get("judged", True)]
-    if not judged:
-        reason = next((r.get("reason") for r in runs if r.get("reason")), "no scope has verdicts yet")
-        return {"judged": False, "reason": reason}
-    total: dict[str, Any] = {k: judged[-1].get(k) for k in ("provider", "model", "prompt_version", "run_at", "scripted")}
-    for key in ("requests_sent", "input_tokens", "output_tokens", "cached", "b_requests_sent", "b_cached", "b_unasked",
-                "unreadable", "failed", "skipped"):
-        total[key] = sum(int(r.get(key) or 0) for r in judged)
-    total["cost_usd"] = round(sum(float(r.get("cost_usd") or 0) for r in judged), 6)
-    total["price_known"] = all(r.get("price_known", True) for r in judged)
-    total["stopped_by"] = sorted({r["stopped_by"] for r in judged if r.get("stopped_by")}) or None
-    total["scopes"] = len(runs)
-    return total
-
-
-def _latest_report_dir(home: HomeLayout) -> Path | None:
+def verdict_report_dir(home_dir: Path) -> Path:
+    """Where the verdict report goes: beside the newest audit report, or <home>/verdicts/ before any."""
+    home = HomeLayout(home_dir)
     path = home.latest_report_dir()  # relative to the home, or absolute (older homes)
-    return path if path is not None and path.is_dir() else None
+    return path if path is not None and path.is_dir() else home.verdicts_dir
+
+
+@dataclass(frozen=True)
+class PublishedSummary:
+    """The verdict report's headline as `claims-pipeline verify` prints it, read back from the verdicts.json that
+    publish_verdict_report wrote (not from the asset's metadata, which is for the UI)."""
+
+    judged: bool
+    reason: str | None
+    verdicts: int
+    by_verdict: dict[str, int]
+    verification: str | None
+    cost_usd: float
+    report: Path
+
+    @classmethod
+    def read(cls, home_dir: Path) -> PublishedSummary | None:
+        """None when no verdicts.json is where the verdict report goes (no verdict report yet)."""
+        import json
+
+        path = verdict_report_dir(home_dir) / "verdicts.json"
+        if not path.is_file():
+            return None
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            run = VerdictRun.from_json(doc.get("run") or {})
+            judged = bool(doc.get("judged", True)) and run.judged
+            return cls(judged, None if judged else str(doc.get("reason") or run.reason),
+                       len(doc.get("verdicts") or []), dict(doc["counts"]["by_verdict"]) if judged else {},
+                       str(doc["verification"]) if judged else None, run.cost_usd, path.with_name("verdicts.md"))
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"{path}: not a verdict report this version can read ({type(exc).__name__}: {exc}); "
+                             "run `claims-pipeline verify` again to rewrite it") from None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"judged": self.judged, "reason": self.reason, "verdicts": self.verdicts, "by_verdict": self.by_verdict,
+                "verification": self.verification, "cost_usd": self.cost_usd, "report": str(self.report)}
+
+
+@dataclass(frozen=True)
+class DryRunPlan:
+    """What `verify --dry-run` says: what would be sent and its estimate (the fields, in order, are the keys of
+    its --json document, docs/cli-json.md)."""
+
+    scopes: list[str]
+    scopes_not_audited: list[str]
+    claims: int
+    would_send: int
+    would_reuse: int
+    would_ask_direction_b: int
+    requests: int
+    unreadable: int
+    provider: str
+    model: str
+    max_claims_per_run: int
+    est_input_tokens: int
+    est_output_tokens: int
+    est_cost_usd: float
+    price_known: bool
+    stopped_by: str | None
+    prompts: list[DryRunPrompt]
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class DryRunPrompt:
+    id: str
+    kind: str
+    system: str
+    user: str
+    page_cut: bool
+    est_input_tokens: int
 
 
 def dry_run(sources: VerdictSources, judge: JudgeSettings, page_cache: PageCache, scopes: list[str], now: datetime, *,
-            max_claims: int = 0, scripted: bool = False) -> dict[str, Any]:
+            max_claims: int = 0, scripted: bool = False) -> DryRunPlan:
     """What `verify` would send, from the scopes' stored audit values: the prompts and a token and cost
     estimate, after the verdict cache (an answer it holds is reused, not sent; the rerun of an unchanged run
     sends nothing). Direction-B asks are counted: the TOKENS_PRESENT claims sent, and the cached MATCHes whose
@@ -253,13 +314,10 @@ def dry_run(sources: VerdictSources, judge: JudgeSettings, page_cache: PageCache
         if verdict_cache is not None:
             verdict_cache.close()
     first = [p for p in run.prompts if p.kind == "verdict"]
-    return {
-        "scopes": scopes, "scopes_not_audited": missing, "claims": len(items), "would_send": len(first),
-        "would_reuse": run.cached, "would_ask_direction_b": run.est_b_requests, "requests": len(run.prompts),
-        "unreadable": run.unreadable,
-        "provider": judge.provider, "model": judge.effective_model, "max_claims_per_run": judge.max_claims_per_run,
-        "est_input_tokens": run.est_input_tokens, "est_output_tokens": run.est_output_tokens,
-        "est_cost_usd": run.est_cost_usd, "price_known": run.price_known, "stopped_by": run.stopped_by,
-        "prompts": [{"id": p.id, "kind": p.kind, "system": p.system, "user": p.user, "page_cut": p.page_cut,
-                     "est_input_tokens": p.est_input_tokens} for p in run.prompts],
-    }
+    return DryRunPlan(
+        scopes=scopes, scopes_not_audited=missing, claims=len(items), would_send=len(first), would_reuse=run.cached,
+        would_ask_direction_b=run.est_b_requests, requests=len(run.prompts), unreadable=run.unreadable,
+        provider=judge.provider, model=judge.effective_model, max_claims_per_run=judge.max_claims_per_run,
+        est_input_tokens=run.est_input_tokens, est_output_tokens=run.est_output_tokens,
+        est_cost_usd=run.est_cost_usd, price_known=run.price_known, stopped_by=run.stopped_by,
+        prompts=[DryRunPrompt(p.id, p.kind, p.system, p.user, p.page_cut, p.est_input_tokens) for p in run.prompts])

@@ -147,3 +147,42 @@ def test_the_monthly_schedule_takes_the_verdicts_only_with_judge_on_schedule(ins
     assert [name for name, r in requested.items() if isinstance(r, dg.RunRequest)] == [job]
     skipped = next(r for name, r in requested.items() if name != job)
     assert isinstance(skipped, dg.SkipReason) and f"judge.on_schedule is {str(on_schedule).lower()}" in (skipped.skip_message or "")
+
+
+# A scope's run as the step stored it before VerdictRun (JudgeRun.summary() + a few keys): it must still load.
+OLD_SCOPE_RUN = {"provider": "anthropic", "model": "claude-haiku-4-5", "requests_sent": 3, "attempts": 4,
+                 "input_tokens": 900, "output_tokens": 120, "cost_usd": 0.0021, "price_known": True, "cached": 1,
+                 "b_requests_sent": 2, "b_cached": 0, "b_unasked": 0, "unreadable": 1, "failed": 0,
+                 "stopped_by": "max_cost", "dry_run": False, "est_input_tokens": 0, "est_output_tokens": 0,
+                 "est_cost_usd": 0.0, "est_b_requests": 0, "wall_s": 1.5, "verdicts": 4, "skipped": 2,
+                 "prompt_version": "v7", "run_at": "2026-12-01T18:00:00+00:00", "scripted": False,
+                 "skipped_ids": ["c9", "c10"]}
+# the keys, in order, of the merged run verdicts.json has always carried (old merged_run_info)
+MERGED_KEYS = ["provider", "model", "prompt_version", "run_at", "scripted", "requests_sent", "input_tokens",
+               "output_tokens", "cached", "b_requests_sent", "b_cached", "b_unasked", "unreadable", "failed", "skipped",
+               "cost_usd", "price_known", "stopped_by", "scopes"]
+
+
+def test_a_verdict_run_stored_before_the_type_loads_merges_and_keeps_its_json_form(tmp_path: Path) -> None:
+    from claims_pipeline.steps.verdict_run import VerdictRun
+    from claims_pipeline.steps.verdicts import VERDICTS
+
+    VERDICTS.path(tmp_path, "xa").parent.mkdir(parents=True, exist_ok=True)
+    VERDICTS.path(tmp_path, "xa").write_text(json.dumps({"verdicts": [], "run": OLD_SCOPE_RUN, "counts": {}}))
+    VERDICTS.path(tmp_path, "xb").write_text(json.dumps(
+        {"verdicts": [], "run": {"judged": False, "reason": "scope not audited yet", "run_at": "x"}, "counts": {}}))
+    old = VERDICTS.read(tmp_path, "xa")
+    assert old is not None and old.run.stopped_by == ("max_cost",) and old.run.skipped_ids == ("c9", "c10")
+    assert (old.run.requests_sent, old.run.cost_usd, old.run.verdicts) == (3, 0.0021, 4)
+    not_judged = VERDICTS.read(tmp_path, "xb")
+    assert not_judged is not None and not not_judged.run.judged and not_judged.run.reason == "scope not audited yet"
+
+    second = VerdictRun.from_json({**OLD_SCOPE_RUN, "stopped_by": ["max_claims"], "requests_sent": 2, "cost_usd": 0})
+    merged = VerdictRun.merged([old.run, not_judged.run, second])
+    doc = merged.to_json()
+    assert list(doc) == MERGED_KEYS
+    assert doc["requests_sent"] == 5 and doc["scopes"] == 3 and doc["stopped_by"] == ["max_claims", "max_cost"]
+    assert isinstance(doc["cost_usd"], float) and doc["cost_usd"] == 0.0021  # an int 0 stays a float
+    assert VerdictRun.from_json(doc) == merged  # verdicts.json's run reads back as the same merged run
+    assert VerdictRun.from_json(old.run.to_json()) == old.run
+    assert VerdictRun.merged([not_judged.run]).to_json() == {"judged": False, "reason": "scope not audited yet"}

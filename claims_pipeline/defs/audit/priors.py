@@ -13,6 +13,8 @@ from claims_pipeline.steps.corpus import ScopeClaims
 from claims_pipeline.steps.pages.fetched import ScopePages
 from claims_pipeline.steps.priors import ScopePriors, priors_by_scope
 
+TOKENS_ABSENT_KEY = "tokens_absent"  # metadata key the tokens_absent_by_scope check reads back (defs/scope_state.py)
+
 
 @scope_asset(kinds={"python"})
 def priors(context: dg.AssetExecutionContext, claims_config: ClaimsConfig, page_cache: PageCacheResource,
@@ -31,7 +33,7 @@ def priors(context: dg.AssetExecutionContext, claims_config: ClaimsConfig, page_
         return {
             "claims": len(rows),
             "by_prior": dg.MetadataValue.json(counts(p["prior"] for _, p in rows)),
-            "tokens_absent": len(absent),
+            TOKENS_ABSENT_KEY: len(absent),
             "tokens_absent_claims": md_table(
                 ["where", "claim", "missing", "url"],
                 ([where(c.get("file", ""), int(c["line_no"])), prose(c["claim_text"]),

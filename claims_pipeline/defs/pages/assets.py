@@ -29,6 +29,11 @@ from claims_pipeline.steps.pages.fetched import (
     statuses_before,
 )
 
+# metadata keys the scope checks read back (defs/scope_state.py): named once, here where they are written
+UNREADABLE_KEY = "unreadable"  # sources unreadable on this fetch
+NEWLY_UNREADABLE_KEY = "newly_unreadable"  # of those, readable before (or never fetched)
+STALE_CHANGED_KEY = "stale_changed"  # claims whose page changed after they were last verified
+
 
 @scope_asset(kinds={"sqlite"})
 def fetched_pages(context: dg.AssetExecutionContext, claims_config: ClaimsConfig, fetcher: FetcherResource,
@@ -53,9 +58,8 @@ def fetched_pages(context: dg.AssetExecutionContext, claims_config: ClaimsConfig
             "pages": len(states),
             "by_fetch_status": dg.MetadataValue.json(counts(str(p.fetch_status) for p in states)),
             "changed": sum(1 for p in states if p.content_changed),
-            "unreadable": len(unreadable),
-            # read by the newly_unreadable_by_scope check (defs/scope_state.py): became unreadable on this fetch
-            "newly_unreadable": len(new),
+            UNREADABLE_KEY: len(unreadable),
+            NEWLY_UNREADABLE_KEY: len(new),
             "unreadable_pages": md_table(["url", "status", "note"],
                                          ([Link(u), f"{p.fetch_status} (new)" if u in new else p.fetch_status, p.note]
                                           for u, p in unreadable), limits=[None, 30, NOTE_LIMIT]),
@@ -79,7 +83,7 @@ def page_changes(context: dg.AssetExecutionContext, claims: dict[str, ScopeClaim
             diffs += f"\n\n_…and {len(changed) - MAX_DIFFS} more changed pages: their diffs are in the report_"
         return {
             "changed_pages": len(changed),  # pages; the audit's content_changed counts claims
-            "stale_changed": len(stale),
+            STALE_CHANGED_KEY: len(stale),
             "stale_changed_claims": md_table(
                 ["where", "claim", "verified → changed", "url"],
                 ([where(c.file, c.line_no), prose(c.claim),

@@ -47,17 +47,17 @@ def verdicts(context: dg.AssetExecutionContext, config: VerdictsConfig, claims_c
 
     def metadata_of(scope: str) -> dict[str, Any]:
         run = out[scope].run
-        if not run.get("judged", True):
-            return {"judged": False, "reason": run["reason"]}
+        if not run.judged:
+            return {"judged": False, "reason": run.reason}
         return {
             "verdicts": len(out[scope].verdicts),
             "by_verdict": dg.MetadataValue.json(counts(v.verdict for v in out[scope].verdicts)),
-            "requests_sent": run["requests_sent"], "cached": run["cached"],
-            "direction_b_asks": run.get("b_requests_sent", 0), "direction_b_cached": run.get("b_cached", 0),
-            "input_tokens": run["input_tokens"], "output_tokens": run["output_tokens"],
-            "cost_usd": dg.MetadataValue.float(float(run["cost_usd"])),
-            "stopped_by": run.get("stopped_by") or "(not stopped)", "model": run.get("model") or "",
-            "judge": "scripted demo judge (the project's figure readers, not a model)" if run.get("scripted") else run.get("provider", ""),
+            "requests_sent": run.requests_sent, "cached": run.cached,
+            "direction_b_asks": run.b_requests_sent, "direction_b_cached": run.b_cached,
+            "input_tokens": run.input_tokens, "output_tokens": run.output_tokens,
+            "cost_usd": dg.MetadataValue.float(run.cost_usd),
+            "stopped_by": ", ".join(run.stopped_by) or "(not stopped)", "model": run.model,
+            "judge": "scripted demo judge (the project's figure readers, not a model)" if run.scripted else run.provider,
         }
 
     return scoped_output(context, out, metadata_of)
@@ -93,8 +93,9 @@ def verdict_report(context: dg.AssetExecutionContext, claims_config: ClaimsConfi
     settings = claims_config.load()
     home = settings.home_dir
     published = publish_verdict_report(home, corpus_source(settings), verdicts)
-    if not published.run.get("judged", True):
-        return dg.MaterializeResult(metadata={"judged": False, "reason": published.run.get("reason", ""),
+    run = published.run
+    if not run.judged:
+        return dg.MaterializeResult(metadata={"judged": False, "reason": run.reason,
                                               **home_entry(home), "report": home_path(published.files["verdicts.md"], home)})
     c = published.counts
     return dg.MaterializeResult(metadata={
@@ -105,8 +106,8 @@ def verdict_report(context: dg.AssetExecutionContext, claims_config: ClaimsConfi
         "other_flagged_verdicts": dg.MetadataValue.md(verdicts_markdown(
             published.verdicts, ("NOT_FOUND", "INDETERMINATE", "PARTIAL", "SOURCE_UNAVAILABLE"))),
         "verification": verification_line(c),
-        "cost_usd": dg.MetadataValue.float(float(published.run.get("cost_usd") or 0.0)),
-        "input_tokens": published.run.get("input_tokens", 0), "output_tokens": published.run.get("output_tokens", 0),
+        "cost_usd": dg.MetadataValue.float(run.cost_usd),
+        "input_tokens": run.input_tokens, "output_tokens": run.output_tokens,
         "corrections_suggested": "corrections.patch" in published.files,
         **home_entry(home),
         "report_dir": home_path(published.out_dir, home),

@@ -1,7 +1,7 @@
 """The cross-scope audit from the stored per-scope values: claims, fetched pages and priors of every scope.
 
 Called by the audit_tables asset (defs/audit); the tables it writes are what the checks verify and the report
-shows (audit_tables.py)."""
+shows (steps/audit/tables.py)."""
 
 from __future__ import annotations
 
