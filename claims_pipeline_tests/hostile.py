@@ -80,6 +80,19 @@ def assert_no_raw_controls(text: str) -> None:
     assert not raw, f"raw {', '.join(raw)} reached the output: {text[-1500:]!r}"
 
 
+def bound_by_file_modes() -> list[str]:
+    """A command prefix under which file modes bind the command as they would any user: as root, the owner of this
+    checkout (who can read it, its venv and its interpreter wherever the clone is, a 0700 folder included) without
+    the two capabilities that let root read past a file's mode. Empty when the tests do not run as root."""
+    if os.geteuid() != 0:
+        return []
+    owner = Path(__file__).resolve().parent.stat()
+    if owner.st_uid != 0:  # a user's checkout, tested by root: that user (switching drops every capability)
+        return ["setpriv", f"--reuid={owner.st_uid}", f"--regid={owner.st_gid}", "--clear-groups"]
+    bypass = "-dac_override,-dac_read_search"
+    return ["setpriv", "--inh-caps=-all", f"--bounding-set={bypass}"]
+
+
 def cli_env(tmp_path: Path) -> dict[str, str]:
     """Homes of this test only (audit and worklist open a Dagster instance)."""
     env = {**os.environ, "DAGSTER_HOME": str(tmp_path / "dagster"), "CLAIMS_PIPELINE_HOME": str(tmp_path / "home")}

@@ -6,7 +6,6 @@ to do, no traceback, nothing raw on the terminal. The real command in a subproce
 
 from __future__ import annotations
 
-import os
 import shutil
 import socket
 import sqlite3
@@ -23,7 +22,7 @@ from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.corpus.conftest import COUNTRIES_LAYOUT
 from claims_pipeline_tests.store.fixture_settings import fixture_config
 
-from .hostile import HOSTILE_NAME, assert_no_raw_controls, cli_env, run_cli
+from .hostile import HOSTILE_NAME, assert_no_raw_controls, bound_by_file_modes, cli_env, run_cli
 
 LEVY = "http://www.tax.gov.xa/property/annual-levy.html"
 
@@ -178,7 +177,8 @@ def test_a_judge_that_fails_names_claims_with_their_file_names_written_out(audit
 
 
 def test_a_corpus_folder_that_cannot_be_read_is_cannot_read_and_exit_2(tmp_path):
-    # root reads everything: the command then runs as nobody, on a folder only root could read
+    # root reads everything: the command then runs where file modes bind it (bound_by_file_modes), as the owner of
+    # the checkout, so that it starts from any clone (a 0700 folder too) and only the corpus is out of reach
     base = Path(tempfile.mkdtemp(prefix="unreadable-", dir="/tmp"))
     try:
         corpus = base / "corpus"
@@ -189,10 +189,11 @@ def test_a_corpus_folder_that_cannot_be_read_is_cannot_read_and_exit_2(tmp_path)
         for path in (base, cfg):
             path.chmod(0o755)
         corpus.chmod(0o000)  # the corpus folder itself (one unreadable folder inside is skipped with a warning)
-        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
+        prefix = bound_by_file_modes()
         for command in ("extract", "lint"):
             done = subprocess.run([*prefix, sys.executable, "-m", "claims_pipeline.cli", command, "--config", str(cfg)],
                                   capture_output=True, text=True, cwd=base, env=cli_env(base), timeout=120)
+            assert "No module named" not in done.stderr, f"the command could not start under {prefix}: {done.stderr}"
             assert done.returncode == 2, (command, done.stderr[-3000:])
             last = done.stderr.strip().splitlines()[-1]
             # the first path it could not read (the scope folders under the corpus are looked up first)
