@@ -12,6 +12,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from claims_pipeline_tests.time_scale import scaled
+
 # Raw characters no terminal may receive from a file name or a line: ESC (CSI/OSC sequences), BEL, C1 CSI and
 # the bidi controls, marks included.
 RAW_UNSAFE = ["\x1b", "\x07", "\x9b", "\u202e", "\u2066", "\u200f", "\u061c"]
@@ -50,7 +52,9 @@ runpy.run_module('claims_pipeline.cli', run_name='__main__', alter_sys=True)
 
 
 def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 120.0) -> Ran:
-    """`python -m claims_pipeline.cli ARGS` with its peak RSS; killed, and the test failed, after `timeout` s."""
+    """`python -m claims_pipeline.cli ARGS` with its peak RSS; killed, and the test failed, after `timeout` s on a
+    machine of its own (scaled: time_scale.py)."""
+    timeout = scaled(timeout)
     start = time.monotonic()
     peak_file = Path(tempfile.mkdtemp()) / "peak_kb"
     env = {**(os.environ if env is None else env), "CLAIMS_PIPELINE_TEST_PEAK_FILE": str(peak_file)}

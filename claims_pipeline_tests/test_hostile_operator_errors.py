@@ -21,6 +21,7 @@ from claims_pipeline.config.home import HomeLayout
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.corpus.conftest import COUNTRIES_LAYOUT
 from claims_pipeline_tests.store.fixture_settings import fixture_config
+from claims_pipeline_tests.time_scale import scaled
 
 from .hostile import HOSTILE_NAME, assert_no_raw_controls, bound_by_file_modes, cli_env, run_cli
 
@@ -158,7 +159,7 @@ def test_a_damaged_cache_index_names_it_and_says_what_to_do(audited, tmp_path):
     said = [line for line in run.err_lines if "malformed" in line]
     assert said and ("page cache index" in said[-1]) and "python -m claims_pipeline.store.consistency" in said[-1], run.stderr
     checker = subprocess.run([sys.executable, "-m", "claims_pipeline.store.consistency", "--config", str(cfg)],
-                             capture_output=True, text=True, env=cli_env(tmp_path), timeout=120)
+                             capture_output=True, text=True, env=cli_env(tmp_path), timeout=scaled(120))
     assert checker.returncode != 0 and "Traceback" not in checker.stderr
     assert "malformed" in checker.stderr + checker.stdout or "PROBLEM" in checker.stdout, checker
 
@@ -192,7 +193,7 @@ def test_a_corpus_folder_that_cannot_be_read_is_cannot_read_and_exit_2(tmp_path)
         prefix = bound_by_file_modes()
         for command in ("extract", "lint"):
             done = subprocess.run([*prefix, sys.executable, "-m", "claims_pipeline.cli", command, "--config", str(cfg)],
-                                  capture_output=True, text=True, cwd=base, env=cli_env(base), timeout=120)
+                                  capture_output=True, text=True, cwd=base, env=cli_env(base), timeout=scaled(120))
             assert "No module named" not in done.stderr, f"the command could not start under {prefix}: {done.stderr}"
             assert done.returncode == 2, (command, done.stderr[-3000:])
             last = done.stderr.strip().splitlines()[-1]
