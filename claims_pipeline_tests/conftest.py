@@ -41,13 +41,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
-    before = set(descendants())
+    before = frozenset(descendants())
     try:
         return (yield)
     finally:
-        # what the test itself started (its fixtures' processes were started before, in setup): checked after
-        # teardown, which may still stop them
-        item.stash[_STARTED] = [p for p in descendants() if p not in before]
+        # what the test itself started, not what its fixtures' processes (started before, in setup) started for
+        # it: checked after teardown, which may still stop them
+        item.stash[_STARTED] = descendants(apart_from=before)
 
 
 @pytest.hookimpl(wrapper=True)
