@@ -12,6 +12,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from claims_pipeline_tests.time_scale import scaled
+
 # Raw characters no terminal may receive from a file name or a line: ESC (CSI/OSC sequences), BEL, C1 CSI and
 # the bidi controls, marks included.
 RAW_UNSAFE = ["\x1b", "\x07", "\x9b", "\u202e", "\u2066", "\u200f", "\u061c"]
@@ -50,7 +52,9 @@ runpy.run_module('claims_pipeline.cli', run_name='__main__', alter_sys=True)
 
 
 def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 120.0) -> Ran:
-    """`python -m claims_pipeline.cli ARGS` with its peak RSS; killed, and the test failed, after `timeout` s."""
+    """`python -m claims_pipeline.cli ARGS` with its peak RSS; killed, and the test failed, after `timeout` s on a
+    machine of its own (scaled: time_scale.py)."""
+    timeout = scaled(timeout)
     start = time.monotonic()
     peak_file = Path(tempfile.mkdtemp()) / "peak_kb"
     env = {**(os.environ if env is None else env), "CLAIMS_PIPELINE_TEST_PEAK_FILE": str(peak_file)}
@@ -78,6 +82,19 @@ def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: f
 def assert_no_raw_controls(text: str) -> None:
     raw = [repr(c) for c in RAW_UNSAFE if c in text]
     assert not raw, f"raw {', '.join(raw)} reached the output: {text[-1500:]!r}"
+
+
+def bound_by_file_modes() -> list[str]:
+    """A command prefix under which file modes bind the command as they would any user: as root, the owner of this
+    checkout (who can read it, its venv and its interpreter wherever the clone is, a 0700 folder included) without
+    the two capabilities that let root read past a file's mode. Empty when the tests do not run as root."""
+    if os.geteuid() != 0:
+        return []
+    owner = Path(__file__).resolve().parent.stat()
+    if owner.st_uid != 0:  # a user's checkout, tested by root: that user (switching drops every capability)
+        return ["setpriv", f"--reuid={owner.st_uid}", f"--regid={owner.st_gid}", "--clear-groups"]
+    bypass = "-dac_override,-dac_read_search"
+    return ["setpriv", "--inh-caps=-all", f"--bounding-set={bypass}"]
 
 
 def cli_env(tmp_path: Path) -> dict[str, str]:

@@ -20,6 +20,7 @@ from claims_pipeline.report.audit import (
     is_stale_changed,
 )
 from claims_pipeline_tests.report.factories import FILLER, claim, page, rules_of, value
+from claims_pipeline_tests.time_scale import scaled
 
 RUN_AT = datetime(2026, 7, 1, 9, 0, tzinfo=UTC)
 A = "https://www.impots.gouv.fr/dmto"
@@ -286,7 +287,7 @@ def test_two_cli_audits_of_one_home_at_once_both_finish_with_whole_files(cli_dem
         env = {**os.environ, "DAGSTER_HOME": str(tmp_path / f"dagster-{k}")}
         procs.append(subprocess.Popen([sys.executable, "-m", "claims_pipeline.cli", "audit", "--config", str(config), "--json"],
                                       env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
-    outs = [p.communicate(timeout=300) for p in procs]
+    outs = [p.communicate(timeout=scaled(300)) for p in procs]
     for p, (out, err) in zip(procs, outs):
         if p.returncode == 0:
             assert "audit done → " in err and json.loads(out)["total"] > 0

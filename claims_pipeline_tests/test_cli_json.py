@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from claims_pipeline.cli import COMMANDS, main
+from claims_pipeline_tests.time_scale import scaled
 
 JSON_COMMANDS = {"extract", "lint", "fetch", "audit", "verify", "worklist", "demo"}
 SHARED = ("--config", "--scope", "--now", "--corpus", "--section", "--include-secondary", "--json")
@@ -51,7 +52,7 @@ def test_a_shared_option_reads_the_same_in_every_command_that_takes_it(capsys):
 
 def run(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "claims_pipeline.cli", *args], env=env, cwd=cwd, capture_output=True,
-                          text=True, timeout=300)
+                          text=True, timeout=scaled(300))
 
 
 def one_document(done: subprocess.CompletedProcess[str]) -> Any:

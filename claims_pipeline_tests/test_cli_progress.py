@@ -22,6 +22,7 @@ from claims_pipeline.steps.pages.progress import FetchEvent, FetchProgressDispla
 from claims_pipeline.steps.pages.refresh import refresh_pages
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.store.fixture_settings import fixture_settings, write_config
+from claims_pipeline_tests.time_scale import scaled
 
 REPO = Path(__file__).resolve().parents[1]
 HOST = "slow.fixture"  # every page on one host, one request at a time: the interval makes the run wait
@@ -35,7 +36,7 @@ def web():
 
 def cli(args: list[str], **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "claims_pipeline.cli", *args], capture_output=True, text=True,
-                          timeout=60, cwd=REPO, **kwargs)
+                          timeout=scaled(60), cwd=REPO, **kwargs)
 
 
 def quiet_env(**extra: str) -> dict[str, str]:
@@ -177,7 +178,7 @@ def run_with_stderr_on_a_pty(args: list[str], env: dict[str, str]) -> tuple[int,
     os.close(master)
     out = proc.stdout.read().decode()
     proc.stdout.close()
-    return proc.wait(timeout=30), out, seen.decode("utf-8", "replace")
+    return proc.wait(timeout=scaled(30)), out, seen.decode("utf-8", "replace")
 
 
 def test_progress_is_drawn_on_a_terminal(web, tmp_path):

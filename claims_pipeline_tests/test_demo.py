@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from claims_pipeline_tests.time_scale import scaled
+
 BIN = Path(sys.executable).parent
 
 
@@ -19,7 +21,7 @@ def test_demo_shows_every_prior_and_a_confirmed_change(tmp_path: Path):
     env, log = counting_env(tmp_path / "probe", {**os.environ, "CLAIMS_PIPELINE_HOME": str(tmp_path),
                                                   "DAGSTER_HOME": str(tmp_path / "dagster")})
     (tmp_path / "dagster").mkdir()
-    out = subprocess.run([str(BIN / "claims-pipeline"), "demo", "--json"], env=env, capture_output=True, text=True, timeout=180, cwd=tmp_path)
+    out = subprocess.run([str(BIN / "claims-pipeline"), "demo", "--json"], env=env, capture_output=True, text=True, timeout=scaled(180), cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-3000:]
     assert reads(log) == (1, True)
     headline = json.loads(out.stdout)
@@ -79,7 +81,7 @@ def test_an_audit_in_the_demo_deployment_after_the_demo_reaches_a_fixture_web_of
            "CLAIMS_PIPELINE_DEPLOYMENT": "demo"}
     env.pop("CLAIMS_PIPELINE_CONFIG", None)
     out = subprocess.run([str(BIN / "claims-pipeline"), "audit", "--json"], env=env,
-                         capture_output=True, text=True, timeout=180, cwd=tmp_path)
+                         capture_output=True, text=True, timeout=scaled(180), cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stderr.splitlines()[0].startswith(f"claims-pipeline: config {config} (the demo's: ")
     report = Path(out.stderr.split("audit done → ")[1].split()[0])

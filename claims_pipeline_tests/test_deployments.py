@@ -18,6 +18,7 @@ from claims_pipeline_tests.notify.receivers import Webhook
 from claims_pipeline_tests.production_config import write_production_config
 from claims_pipeline_tests.settings_reads import counting_env, reads
 from claims_pipeline_tests.store.postgres_server import postgres_server
+from claims_pipeline_tests.time_scale import scaled
 
 BIN = Path(sys.executable).parent
 
@@ -45,7 +46,7 @@ def test_production_on_the_demo_corpus_reads_once_starts_no_fixture_web_and_tell
                                          notify_url=f"json://127.0.0.1:{hook.port}/kb-audit")
         env, log = counting_env(tmp_path / "probe", _clean_env(tmp_path, CLAIMS_PIPELINE_DEPLOYMENT="production"))
         out = subprocess.run([str(BIN / "claims-pipeline"), "audit", "--config", str(config), "--scope", "xa"],
-                             env=env, capture_output=True, text=True, timeout=240, cwd=tmp_path)
+                             env=env, capture_output=True, text=True, timeout=scaled(240), cwd=tmp_path)
         assert out.returncode == 1, out.stderr[-3000:]
         assert out.stderr.splitlines()[0] == f"claims-pipeline: config {config} · deployment production"
         assert "no cited page could be read" in out.stderr and "fixture web" not in out.stderr
@@ -64,7 +65,7 @@ def test_production_refuses_to_start_on_what_it_lacks_one_line_each(tmp_path: Pa
     env = {k: v for k, v in _clean_env(tmp_path, CLAIMS_PIPELINE_DEPLOYMENT="production").items()
            if k != "CLAIMS_PIPELINE_HOME"}
     out = subprocess.run([str(BIN / "claims-pipeline"), command, "--config", str(config)], env=env,
-                         capture_output=True, text=True, timeout=240, cwd=tmp_path)
+                         capture_output=True, text=True, timeout=scaled(240), cwd=tmp_path)
     assert out.returncode == 2, out.stderr[-3000:]
     assert [line.split(": ")[:3] for line in out.stderr.splitlines()[1:]] == [
         ["claims-pipeline", "production", "home"], ["claims-pipeline", "production", "cache.db_url"],
@@ -81,7 +82,7 @@ def test_loading_the_code_location_reads_no_settings_and_imports_no_demo_part(tm
             "defs = d.defs()\n"
             "print(sorted(type(r).__name__ for r in defs.resources.values()))\n")
     env, log = counting_env(tmp_path / "probe", _clean_env(tmp_path, CLAIMS_PIPELINE_DEPLOYMENT=deployment))
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=240, cwd=tmp_path)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=scaled(240), cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-3000:]
     demo = deployment == "demo"
     assert ("DemoFetcherResource" in out.stdout, "DemoJudgeResource" in out.stdout) == (demo, demo), out.stdout
@@ -92,7 +93,7 @@ def test_loading_the_code_location_reads_no_settings_and_imports_no_demo_part(tm
 def test_a_command_without_a_corpus_says_in_one_line_how_to_set_one(tmp_path: Path, command: str):
     (tmp_path / "user").mkdir()
     out = subprocess.run([str(BIN / "claims-pipeline"), command], env=_clean_env(tmp_path), capture_output=True,
-                         text=True, timeout=240, cwd=tmp_path)
+                         text=True, timeout=scaled(240), cwd=tmp_path)
     assert (out.returncode, out.stderr.splitlines()[1:]) == (2, [
         "claims-pipeline: no corpus: set extraction.corpus_dir in a config file ($CLAIMS_PIPELINE_CONFIG or "
         "./config/claims_pipeline.yaml) (`claims-pipeline init` writes one; `claims-pipeline demo` runs on the "
@@ -107,7 +108,7 @@ def test_make_dev_in_production_opens_the_instance_only_on_settings_production_c
     def instance_step(config: Path) -> subprocess.CompletedProcess[str]:
         env = _clean_env(tmp_path, CLAIMS_PIPELINE_DEPLOYMENT="production", CLAIMS_PIPELINE_CONFIG=str(config))
         return subprocess.run([sys.executable, "-m", "claims_pipeline.orchestration.instance"], env=env,
-                              capture_output=True, text=True, timeout=120, cwd=tmp_path)
+                              capture_output=True, text=True, timeout=scaled(120), cwd=tmp_path)
 
     refused = instance_step(DEMO_CONFIG_FILE)
     assert refused.returncode == 2 and refused.stdout == "", refused.stderr[-3000:]

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from claims_pipeline.config import settings_doc
+from claims_pipeline_tests.time_scale import scaled
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "docs" / "decisions").glob("*.md")),
@@ -24,7 +25,7 @@ def test_configuration_reference_is_the_generators_output():
 
 def test_generator_runs_as_a_module():
     done = subprocess.run([sys.executable, "-m", "claims_pipeline.config.settings_doc"], capture_output=True, text=True,
-                          timeout=120, cwd=ROOT)
+                          timeout=scaled(120), cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert done.stdout == settings_doc.render()
 
@@ -62,7 +63,7 @@ MACHINE_PATH_RE = re.compile("|".join(["/" + "work/", "/" + r"home/[a-z]", "/" +
 
 
 def test_no_file_names_a_folder_of_one_machine():
-    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, timeout=60).stdout.split()
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, timeout=scaled(60)).stdout.split()
     if not tracked:  # not a git checkout (an sdist): the files at hand
         tracked = [p.relative_to(ROOT).as_posix() for p in ROOT.rglob("*") if p.is_file() and ".venv" not in p.parts]
     hits = []

@@ -9,6 +9,7 @@ import pytest
 from claims_pipeline.cli import main
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.store.fixture_settings import write_config
+from claims_pipeline_tests.time_scale import scaled
 
 
 @pytest.fixture
@@ -52,7 +53,7 @@ def test_runs_as_a_command_without_importing_dagster(web, tmp_path):
         "assert 'dagster' not in sys.modules, 'dagster imported'; sys.exit(rc)"
     )
     p = subprocess.run([sys.executable, "-c", code, "fetch", "--config", str(cfg), "--json", url],
-                       capture_output=True, text=True, timeout=60)
+                       capture_output=True, text=True, timeout=scaled(60))
     assert p.returncode == 0, p.stderr
     [row] = json.loads(p.stdout)
     assert row["fetch_status"] == "DEAD" and row["http_status"] == 404 and row["note"] == "http 404"

@@ -13,6 +13,7 @@ import yaml
 from pydantic import BaseModel
 
 from claims_pipeline.config.settings import MAX_CONFIG_BYTES, ConfigError, Settings, load_settings
+from claims_pipeline_tests.time_scale import scaled
 
 from .hostile import assert_no_raw_controls, cli_env, run_cli
 
@@ -114,7 +115,7 @@ def test_a_huge_file_as_config_is_read_only_to_the_bound(tmp_path):
     p.write_text("# padding\n" * (MAX_CONFIG_BYTES // 10 + 10), encoding="utf-8")  # valid YAML, only bigger
     run = run_cli("lint", "--config", str(p), cwd=tmp_path, env=cli_env(tmp_path), timeout=60)
     assert (run.returncode, run.err_lines) == (2, ["claims-pipeline: config error:", f"{p}: larger than 4 MB: not a config file"])
-    assert run.max_rss_mb < 200 and run.seconds < 30, (run.max_rss_mb, run.seconds)
+    assert run.max_rss_mb < 200 and run.seconds < scaled(30), (run.max_rss_mb, run.seconds)
 
 
 @pytest.mark.parametrize("how", ["--config", "env"])
@@ -141,7 +142,7 @@ def test_a_config_that_is_no_regular_file_is_refused_at_once(tmp_path, kind, how
     run = run_cli(*args, cwd=tmp_path, env=env, timeout=60)
     assert (run.returncode, run.err_lines) == (2, ["claims-pipeline: config error:",
                                                    f"{p}: not a regular file ({what}): not a config file"])
-    assert run.seconds < 30
+    assert run.seconds < scaled(30)
 
 
 @pytest.mark.parametrize(("char", "message"), [
@@ -218,7 +219,7 @@ def test_a_billion_laughs_config_is_refused_quickly(tmp_path):
     p = write(tmp_path, "\n".join(lines) + "\n")
     run = run_cli("extract", "--config", str(p), cwd=tmp_path, env=cli_env(tmp_path), timeout=30)
     assert run.returncode == 2 and run.err_lines[:2] == ["claims-pipeline: config error:", f"{p}: a0: unknown key"]
-    assert run.seconds < 20 and run.max_rss_mb < 200, (run.seconds, run.max_rss_mb)
+    assert run.seconds < scaled(20) and run.max_rss_mb < 200, (run.seconds, run.max_rss_mb)
 
 
 def test_a_config_nested_thousands_deep_is_one_line(tmp_path):

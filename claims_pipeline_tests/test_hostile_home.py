@@ -23,6 +23,7 @@ from claims_pipeline.store.consistency import verify_cache
 from claims_pipeline.store.writable import MIN_FREE_BYTES, StorageError, check_writable, home_folders
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.store.fixture_settings import write_config
+from claims_pipeline_tests.time_scale import scaled
 
 from .hostile import cli_env, run_cli
 
@@ -136,7 +137,7 @@ def test_a_read_only_home_is_one_line_exit_1_and_nothing_written(web, home, tmp_
                       timeout=60)
         assert (run.returncode, run.err_lines) == (
             1, [f"claims-pipeline: cannot write the home folder {home.path}: {why} ({home.path})"]), run.stderr[-3000:]
-        assert run.stdout == "" and run.seconds < 30
+        assert run.stdout == "" and run.seconds < scaled(30)
     assert home.snapshot() == before
     home.writable()
     cache_consistent(cfg)
@@ -158,18 +159,18 @@ def test_a_full_disk_is_one_line_exit_1_and_the_cache_stays_consistent(web, home
         assert run.returncode == 1 and len(run.err_lines) == 1, run.stderr[-3000:]
         assert run.err_lines[0].startswith(
             f"claims-pipeline: cannot write the home folder {home.path}: No space left on device (0 KB free"), run.stderr
-        assert run.seconds < 30
+        assert run.seconds < scaled(30)
     assert home.snapshot() == before
     if home.mounted:
         # the checker cannot even open the cache (SQLite needs room for its WAL): one line, exit 1
         checker = subprocess.run([sys.executable, "-m", "claims_pipeline.store.consistency", "--config", str(cfg)],
-                                 capture_output=True, text=True, timeout=60, cwd=tmp_path)
+                                 capture_output=True, text=True, timeout=scaled(60), cwd=tmp_path)
         assert checker.returncode == 1 and len(checker.stderr.splitlines()) == 1, checker.stderr[-3000:]
         assert checker.stderr.startswith(f"claims-pipeline: cannot check the page cache sqlite:///{home.path}/cache/")
         os.remove(home.path / "filler")  # room again: the cache is whole, and the checker says so
         cache_consistent(cfg)
         checker = subprocess.run([sys.executable, "-m", "claims_pipeline.store.consistency", "--config", str(cfg)],
-                                 capture_output=True, text=True, timeout=60, cwd=tmp_path)
+                                 capture_output=True, text=True, timeout=scaled(60), cwd=tmp_path)
         assert checker.returncode == 0 and "1 fetch rows" in checker.stdout, checker.stderr
 
 
@@ -252,7 +253,7 @@ def test_a_home_sub_folder_that_cannot_be_made_mid_run_is_one_line_exit_1(tmp_pa
     assert run.err_lines[-1] == f"claims-pipeline: verdicts: FileExistsError: [Errno 17] File exists: '{home / 'judge'}'"
     assert "Traceback" not in run.stderr and "Stack Trace" not in run.stderr, run.stderr[-3000:]
     assert all(line.startswith(("claims-pipeline: ", "[warning] ")) for line in run.err_lines), run.stderr[-3000:]
-    assert run.seconds < 60
+    assert run.seconds < scaled(60)
 
 
 def test_a_worklist_that_cannot_be_written_mid_run_is_one_line_exit_1(tmp_path):

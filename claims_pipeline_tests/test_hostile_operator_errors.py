@@ -6,7 +6,6 @@ to do, no traceback, nothing raw on the terminal. The real command in a subproce
 
 from __future__ import annotations
 
-import os
 import shutil
 import socket
 import sqlite3
@@ -22,8 +21,9 @@ from claims_pipeline.config.home import HomeLayout
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.corpus.conftest import COUNTRIES_LAYOUT
 from claims_pipeline_tests.store.fixture_settings import fixture_config
+from claims_pipeline_tests.time_scale import scaled
 
-from .hostile import HOSTILE_NAME, assert_no_raw_controls, cli_env, run_cli
+from .hostile import HOSTILE_NAME, assert_no_raw_controls, bound_by_file_modes, cli_env, run_cli
 
 LEVY = "http://www.tax.gov.xa/property/annual-levy.html"
 
@@ -159,7 +159,7 @@ def test_a_damaged_cache_index_names_it_and_says_what_to_do(audited, tmp_path):
     said = [line for line in run.err_lines if "malformed" in line]
     assert said and ("page cache index" in said[-1]) and "python -m claims_pipeline.store.consistency" in said[-1], run.stderr
     checker = subprocess.run([sys.executable, "-m", "claims_pipeline.store.consistency", "--config", str(cfg)],
-                             capture_output=True, text=True, env=cli_env(tmp_path), timeout=120)
+                             capture_output=True, text=True, env=cli_env(tmp_path), timeout=scaled(120))
     assert checker.returncode != 0 and "Traceback" not in checker.stderr
     assert "malformed" in checker.stderr + checker.stdout or "PROBLEM" in checker.stdout, checker
 
@@ -178,7 +178,8 @@ def test_a_judge_that_fails_names_claims_with_their_file_names_written_out(audit
 
 
 def test_a_corpus_folder_that_cannot_be_read_is_cannot_read_and_exit_2(tmp_path):
-    # root reads everything: the command then runs as nobody, on a folder only root could read
+    # root reads everything: the command then runs where file modes bind it (bound_by_file_modes), as the owner of
+    # the checkout, so that it starts from any clone (a 0700 folder too) and only the corpus is out of reach
     base = Path(tempfile.mkdtemp(prefix="unreadable-", dir="/tmp"))
     try:
         corpus = base / "corpus"
@@ -189,10 +190,11 @@ def test_a_corpus_folder_that_cannot_be_read_is_cannot_read_and_exit_2(tmp_path)
         for path in (base, cfg):
             path.chmod(0o755)
         corpus.chmod(0o000)  # the corpus folder itself (one unreadable folder inside is skipped with a warning)
-        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
+        prefix = bound_by_file_modes()
         for command in ("extract", "lint"):
             done = subprocess.run([*prefix, sys.executable, "-m", "claims_pipeline.cli", command, "--config", str(cfg)],
-                                  capture_output=True, text=True, cwd=base, env=cli_env(base), timeout=120)
+                                  capture_output=True, text=True, cwd=base, env=cli_env(base), timeout=scaled(120))
+            assert "No module named" not in done.stderr, f"the command could not start under {prefix}: {done.stderr}"
             assert done.returncode == 2, (command, done.stderr[-3000:])
             last = done.stderr.strip().splitlines()[-1]
             # the first path it could not read (the scope folders under the corpus are looked up first)

@@ -27,12 +27,15 @@ from claims_pipeline.store.consistency import verify_cache
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.corpus.conftest import COUNTRIES_LAYOUT
 from claims_pipeline_tests.store.fixture_settings import fixture_config
+from claims_pipeline_tests.time_scale import scaled
 
 from .hostile import assert_no_raw_controls, cli_env
 
-STOP_BOUND_S = 15.0  # generous: the figures themselves are printed (pytest -s) and by benchmarks/bench_stops.py
 SLOW_PAGES = 8  # 1 s each, two at a time: a fetch of about 4 s
 CRAWL_DELAY_S = 30  # two pages of polite.fixture: a minute of politeness the 120 s budget can afford
+# generous: the figures themselves are printed (pytest -s) and by benchmarks/bench_stops.py; scaled for a busy
+# machine, but below the Crawl-delay, which a stop that sat it out would take
+STOP_BOUND_S = min(scaled(15.0), CRAWL_DELAY_S - 2)
 
 
 def write_corpus(root: Path) -> Path:
@@ -59,6 +62,8 @@ class Audit:
         return time.monotonic()
 
     def wait(self, timeout: float = 180) -> tuple[int, str]:
+        """The exit code and stderr; killed, and the test failed, after `timeout` s (scaled: time_scale.py)."""
+        timeout = scaled(timeout)
         try:
             code = self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
@@ -92,7 +97,7 @@ def step_started(dagster_home: Path, step: str, after: set[str]) -> bool:
 
 
 def until(condition: Callable[[], bool], audit: Audit, what: str, timeout: float = 120) -> None:
-    end = time.monotonic() + timeout
+    end = time.monotonic() + scaled(timeout)
     while not condition():
         if audit.proc.poll() is not None:
             raise AssertionError(f"the audit ended before {what}: {audit.stderr()[-2000:]}")
@@ -231,7 +236,7 @@ def test_a_dagster_run_terminated_mid_fetch_ends_canceled_without_a_swallowed_in
                                 cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
                                 start_new_session=True)
         try:
-            end = time.monotonic() + 120
+            end = time.monotonic() + scaled(120)
             while not any("/_/slow" in e["path"] for e in web.requests(settle_s=0)):
                 assert proc.poll() is None and time.monotonic() < end, "the run never reached the fetch"
                 time.sleep(0.05)
@@ -241,7 +246,7 @@ def test_a_dagster_run_terminated_mid_fetch_ends_canceled_without_a_swallowed_in
                 instance.report_run_canceling(run, message="Terminate asked from the test")
             os.kill(proc.pid, signal.SIGINT)  # what the run worker's cancellation thread sends itself
             sent = time.monotonic()
-            proc.wait(60)
+            proc.wait(scaled(60))
             took = time.monotonic() - sent
         finally:
             if proc.poll() is None:

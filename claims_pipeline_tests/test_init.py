@@ -16,6 +16,7 @@ import yaml
 
 from claims_pipeline.config.home import HomeLayout
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
+from claims_pipeline_tests.time_scale import scaled
 
 FILLER = "<p>" + "This page sets out the rules, who may claim, how to apply and which documents to bring. " * 5 + "</p>"
 SITES = {
@@ -46,7 +47,7 @@ def cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "CLAIMS_PIPELINE_HOME": str(cwd / "home"), "DAGSTER_HOME": str(cwd / "dagster")}
     env.pop("CLAIMS_PIPELINE_CONFIG", None)
     return subprocess.run([sys.executable, "-m", "claims_pipeline.cli", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=300, env=env)
+                          text=True, timeout=scaled(300), env=env)
 
 
 def test_init_then_audit_on_a_new_folder(tmp_path):

@@ -10,6 +10,7 @@ from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.consistency import verify_cache
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.store.fixture_settings import write_config
+from claims_pipeline_tests.time_scale import scaled
 
 WORKER = Path(__file__).parent / "store" / "refresh_worker.py"
 
@@ -26,7 +27,7 @@ def test_two_fetching_processes_with_overlapping_urls_corrupt_nothing(tmp_path):
             f.write_text("\n".join(subset), encoding="utf-8")
             procs.append(subprocess.Popen([sys.executable, str(WORKER), str(cfg), run_id, str(f)], stderr=subprocess.PIPE, env=env))
         for p in procs:
-            _, err = p.communicate(timeout=60)
+            _, err = p.communicate(timeout=scaled(60))
             assert p.returncode == 0, err.decode()
 
         with PageCache.at(load_settings(cfg).page_cache) as cache:

@@ -14,6 +14,7 @@ from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.consistency import verify_cache
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.store.fixture_settings import write_config
+from claims_pipeline_tests.time_scale import scaled
 
 WORKER = Path(__file__).parent / "store" / "refresh_worker.py"
 RUN_ID = "crash-run"
@@ -54,7 +55,7 @@ def test_killed_run_leaves_a_consistent_cache_and_resume_refetches_nothing_store
                 assert proc.poll() is None, proc.stderr.read().decode()
                 time.sleep(0.005)
             os.kill(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=10)
+            proc.wait(timeout=scaled(10))
             assert proc.returncode == -signal.SIGKILL
 
             stored = cache.urls_done_in_run(RUN_ID, urls)
@@ -68,7 +69,7 @@ def test_killed_run_leaves_a_consistent_cache_and_resume_refetches_nothing_store
         stored_before = cache.urls_done_in_run(RUN_ID, urls)
         mark = len(web.requests())
         proc = _start(cfg, urls_file)
-        _, err = proc.communicate(timeout=60)
+        _, err = proc.communicate(timeout=scaled(60))
         assert proc.returncode == 0, err.decode()
 
         requested = _page_keys(web.requests()[mark:])

@@ -15,6 +15,7 @@ import yaml
 from pre_commit.clientlib import load_manifest
 
 from claims_pipeline.cli import main
+from claims_pipeline_tests.time_scale import scaled
 
 REPO = Path(__file__).resolve().parents[1]
 HOOKS = REPO / ".pre-commit-hooks.yaml"
@@ -57,7 +58,7 @@ def test_pre_commit_runs_the_hook_on_the_changed_markdown_files(tmp_path: Path) 
     assert git is not None
 
     def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(list(args), cwd=kb, env=env, capture_output=True, text=True, timeout=240)
+        return subprocess.run(list(args), cwd=kb, env=env, capture_output=True, text=True, timeout=scaled(240))
 
     for args in (("init", "-q"), ("config", "user.email", "kb@example.org"), ("config", "user.name", "kb")):
         assert run(git, *args).returncode == 0

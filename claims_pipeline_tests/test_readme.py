@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from claims_pipeline.config.home import HomeLayout
+from claims_pipeline_tests.time_scale import scaled
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -121,7 +122,7 @@ def sandbox_env(home: Path) -> dict[str, str]:
 
 def make_recipe(target: str, env: dict[str, str]) -> list[str]:
     """What `make TARGET` would run from .venv/bin (its set-up lines, pip and apt, left out)."""
-    dry = subprocess.run(["make", "-n", target], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    dry = subprocess.run(["make", "-n", target], cwd=ROOT, env=env, capture_output=True, text=True, timeout=scaled(60))
     assert dry.returncode == 0, f"make -n {target}: {dry.stderr}"
     return [line.strip() for line in dry.stdout.splitlines()
             if line.strip().startswith(".venv/bin/") and "/pip " not in line]
@@ -129,7 +130,7 @@ def make_recipe(target: str, env: dict[str, str]) -> list[str]:
 
 def run_shell(command: str, env: dict[str, str], *, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["bash", "-c", command], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=timeout)
+                          timeout=scaled(timeout))
 
 
 def expand(command: str, env: dict[str, str]) -> list[str]:
@@ -196,7 +197,7 @@ def test_command_not_run_still_names_what_exists(command: Command):
     if "make" in words:
         target = words[words.index("make") + 1]
         assert subprocess.run(["make", "-n", target], cwd=ROOT, env=env, capture_output=True,
-                              timeout=60).returncode == 0, f"{command}: no make target {target}"
+                              timeout=scaled(60)).returncode == 0, f"{command}: no make target {target}"
 
 
 # ---- commands in prose and tables: their options exist -----------------------------------------------------------
@@ -218,7 +219,7 @@ _HELP: dict[tuple[str, ...], str] = {}
 
 def help_text(argv: tuple[str, ...]) -> str:
     if argv not in _HELP:
-        done = subprocess.run([*argv, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=120,
+        done = subprocess.run([*argv, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=scaled(120),
                               env={**os.environ, "PYTHONWARNINGS": "ignore"})
         assert done.returncode == 0, f"{' '.join(argv)} --help: {done.stderr[-2000:]}"
         _HELP[argv] = done.stdout

@@ -14,6 +14,7 @@ from claims_pipeline.config.settings import (
     load_settings,
     settings_from_dict,
 )
+from claims_pipeline_tests.time_scale import scaled
 
 REPO_CONFIG = Path(__file__).resolve().parents[1] / "config" / "claims_pipeline.yaml"
 
@@ -264,7 +265,7 @@ def test_the_command_exits_2_with_the_message_on_stderr(tmp_path):
 
     cfg = write(tmp_path, f"home: {tmp_path / 'home'}\nfetch:\n  allow_networks: [not-a-net]\n", name="bad.yaml")
     p = subprocess.run([sys.executable, "-m", "claims_pipeline.cli", "fetch", "--config", str(cfg), "http://127.0.0.1:1/"],
-                       capture_output=True, text=True, timeout=60)
+                       capture_output=True, text=True, timeout=scaled(60))
     assert p.returncode == 2, p.stderr
     assert f"{cfg}: fetch.allow_networks: 'not-a-net' is not an IP address or CIDR range" in p.stderr
     assert "Traceback" not in p.stderr and p.stdout == ""

@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from claims_pipeline_tests.corpus.conftest import COUNTRIES_LAYOUT
+from claims_pipeline_tests.time_scale import scaled
 
 GOOD = "## Tax\n- VAT **18 %** ([t](https://tax.gov.xx/v)) (2026-05-01 verified)\n- PIT **10 %** ([p](https://tax.gov.xx/p))\n"
 
@@ -21,7 +22,7 @@ def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     layout = cwd / "layout.yaml"
     layout.write_text(yaml.safe_dump({"extraction": COUNTRIES_LAYOUT}), encoding="utf-8")
     return subprocess.run([sys.executable, "-m", "claims_pipeline.cli", *args, "--config", str(layout)], cwd=cwd,
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=scaled(60))
 
 
 def test_extract_stats_and_json(corpus, tmp_path):
@@ -66,7 +67,7 @@ def test_extract_does_not_import_dagster_pandas_httpx(corpus, tmp_path):
     code = ("import sys; from claims_pipeline.cli import main; main(['extract','--corpus',sys.argv[1]]); "
             "main(['lint','--corpus',sys.argv[1]]); "
             "print(sorted(m for m in ('dagster','pandas','httpx') if m in sys.modules), file=sys.stderr)")
-    r = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    r = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, text=True, timeout=scaled(60), cwd=tmp_path)
     assert r.stderr.strip().splitlines()[-1] == "[]"
 
 
@@ -92,7 +93,7 @@ def run_command(*args: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "DAGSTER_HOME": str(tmp_path / "dagster"), "CLAIMS_PIPELINE_HOME": str(tmp_path / "home")}
     env.pop("CLAIMS_PIPELINE_CONFIG", None)
     return subprocess.run([sys.executable, "-m", "claims_pipeline.cli", *args], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=120, env=env)
+                          text=True, timeout=scaled(120), env=env)
 
 
 def write_cli_config(tmp_path: Path, corpus_dir: Path) -> tuple[Path, Path]:
@@ -151,7 +152,7 @@ def test_output_piped_into_a_reader_that_stops_early_ends_quietly(tmp_path):
     from claims_pipeline.config.settings import DEMO_CORPUS_DIR
 
     cmd = f"{sys.executable} -m claims_pipeline.cli extract --corpus {DEMO_CORPUS_DIR} --json | head -c 1"
-    done = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(["bash", "-o", "pipefail", "-c", cmd], capture_output=True, text=True, timeout=scaled(120))
     assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr, done.stderr
     assert done.stdout == "{"
 

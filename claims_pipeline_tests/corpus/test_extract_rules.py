@@ -6,6 +6,8 @@ import hashlib
 
 import pytest
 
+from claims_pipeline_tests.time_scale import scaled
+
 from .conftest import extract_lines
 
 
@@ -513,5 +515,5 @@ def _prints_ok_within_a_minute(code: str) -> None:
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=scaled(60))
     assert done.stdout.strip() == "ok", done.stderr

@@ -16,6 +16,7 @@ from claims_pipeline.config.settings import ExtractionSettings, LinterSettings
 from claims_pipeline.corpus.extract import extraction_stats
 from claims_pipeline.corpus.linter import lint_corpus, lint_text
 from claims_pipeline.corpus.values import extract_values
+from claims_pipeline_tests.time_scale import scaled
 
 from .conftest import extract_lines, make_corpus
 
@@ -223,5 +224,5 @@ def test_hostile_lines_of_the_new_forms_are_read_in_linear_time():
         "    extract_text(text, scope='x', rel='x.md', opts=opts, out=out)\n"
         "    assert len(out.claims) == n, (text[:40], len(out.claims))\n"
         "print('ok')\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=scaled(60))
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]

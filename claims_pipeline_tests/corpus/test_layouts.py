@@ -15,6 +15,7 @@ from claims_pipeline.config.corpus_source import CorpusSource, corpus_source
 from claims_pipeline.config.settings import ConfigError, settings_from_dict
 from claims_pipeline.corpus.extract import extract_corpus, list_scopes
 from claims_pipeline.corpus.scopes import clean_scope, front_matter_scope, glob_regex, nothing_read_message, walk_corpus
+from claims_pipeline_tests.time_scale import scaled
 
 LINE = "The levy is **0.8 %** of the value ([levy](https://www.tax.gov.xa/levy.html)).\n"
 
@@ -152,7 +153,7 @@ def cli(tmp_path: Path, *args: str, config: dict | None = None) -> subprocess.Co
     env = {**os.environ, "DAGSTER_HOME": str(tmp_path / "dagster"), "CLAIMS_PIPELINE_HOME": str(tmp_path / "home")}
     env.pop("CLAIMS_PIPELINE_CONFIG", None)
     return subprocess.run([sys.executable, "-m", "claims_pipeline.cli", *args, "--config", str(cfg)], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120, env=env)
+                          capture_output=True, text=True, timeout=scaled(120), env=env)
 
 
 @pytest.mark.parametrize("command", ["extract", "lint", "audit", "worklist"])

@@ -9,6 +9,7 @@ import yaml
 from claims_pipeline.config.settings import _host_problem
 from claims_pipeline.corpus.tiers import OFFICIAL_SOURCES_FILE, PrimaryHosts, builtin_official_hosts, source_tier
 from claims_pipeline_tests.corpus.conftest import extract_lines
+from claims_pipeline_tests.time_scale import scaled
 
 OFFICIAL = PrimaryHosts(builtin_official_hosts())
 
@@ -64,7 +65,7 @@ def test_extract_shows_the_tier_of_each_cited_host(tmp_path):
     env = {**os.environ, "CLAIMS_PIPELINE_HOME": str(tmp_path / "home")}
     env.pop("CLAIMS_PIPELINE_CONFIG", None)
     r = subprocess.run([sys.executable, "-m", "claims_pipeline.cli", "extract", "--corpus", str(kb), "--json"], cwd=tmp_path,
-                       capture_output=True, text=True, timeout=60, env=env)
+                       capture_output=True, text=True, timeout=scaled(60), env=env)
     assert r.returncode == 0, r.stderr
     assert "[extract] official (listed): www.arbeitsagentur.de (1)" in r.stderr.splitlines()
     assert "[extract] secondary: blog.example.net (1)" in r.stderr.splitlines()

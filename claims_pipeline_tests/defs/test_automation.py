@@ -16,6 +16,7 @@ from claims_pipeline.defs.automation import corpus_sensor, monthly_audit_schedul
 from claims_pipeline.defs.resources import ClaimsConfig
 from claims_pipeline_tests.defs.conftest import config_with
 from claims_pipeline_tests.defs.sensor_results import apply_partition_requests
+from claims_pipeline_tests.time_scale import scaled
 
 DEMO_CORPUS = DEMO_CORPUS_DIR
 
@@ -180,22 +181,22 @@ def test_make_dev_gives_the_ui_the_clis_instance(tmp_path, monkeypatch):
     env = {k: v for k, v in __import__("os").environ.items() if k != "DAGSTER_HOME"}
     env["CLAIMS_PIPELINE_HOME"] = str(tmp_path)
     out = subprocess.run([sys.executable, "-m", "claims_pipeline.orchestration.instance"], env=env, cwd=tmp_path,
-                         capture_output=True, text=True, timeout=60)
+                         capture_output=True, text=True, timeout=scaled(60))
     assert out.returncode == 0, out.stderr
     home = Path(out.stdout.strip())
     assert home == tmp_path / "dagster"
     assert "max_concurrent_runs: 4" in (home / "dagster.yaml").read_text(encoding="utf-8")
     # make dev gives the UI that folder and the same deployment; the demo's is the demo's own instance
     make = subprocess.run(["make", "-n", "dev", "DEPLOYMENT=demo"], cwd=Path(__file__).resolve().parents[2], env=env,
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=scaled(60))
     said = " ".join(make.stdout.split())
     assert ('home="$(CLAIMS_PIPELINE_DEPLOYMENT=demo .venv/bin/python -m claims_pipeline.orchestration.instance)" && '
             'CLAIMS_PIPELINE_DEPLOYMENT=demo DAGSTER_HOME="$home" .venv/bin/dg dev') in said, make.stdout + make.stderr
     demo = subprocess.run([sys.executable, "-m", "claims_pipeline.orchestration.instance"], cwd=tmp_path,
-                          env={**env, "CLAIMS_PIPELINE_DEPLOYMENT": "demo"}, capture_output=True, text=True, timeout=60)
+                          env={**env, "CLAIMS_PIPELINE_DEPLOYMENT": "demo"}, capture_output=True, text=True, timeout=scaled(60))
     assert (demo.returncode, demo.stdout.strip()) == (0, str(tmp_path / "demo" / "dagster")), demo.stderr
     bad = tmp_path / "bad.yaml"
     bad.write_text("fetch:\n  concurency: 3\n", encoding="utf-8")
     out = subprocess.run([sys.executable, "-m", "claims_pipeline.orchestration.instance"], env={**env, "CLAIMS_PIPELINE_CONFIG": str(bad)},
-                         cwd=tmp_path, capture_output=True, text=True, timeout=60)
+                         cwd=tmp_path, capture_output=True, text=True, timeout=scaled(60))
     assert out.returncode == 2 and out.stdout == "" and "concurency" in out.stderr and "Traceback" not in out.stderr

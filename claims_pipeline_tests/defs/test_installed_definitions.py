@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from claims_pipeline.definitions import defs as checkout_defs
+from claims_pipeline_tests.time_scale import scaled
 
 PACKAGE = Path(__file__).resolve().parents[2] / "claims_pipeline"
 
@@ -36,7 +37,7 @@ def test_definitions_load_from_a_package_without_a_project_file(tmp_path: Path):
     code = (inspect.getsource(names) + "import json, claims_pipeline, claims_pipeline.definitions as d\n"
             "print(json.dumps({'package': claims_pipeline.__file__, **names(d.defs())}))\n")
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
-                          timeout=240)
+                          timeout=scaled(240))
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Warning" not in done.stderr, done.stderr[-3000:]  # as quiet as the checkout's loader
     loaded = json.loads(done.stdout.strip().splitlines()[-1])

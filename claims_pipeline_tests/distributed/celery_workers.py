@@ -19,8 +19,10 @@ from pathlib import Path
 
 import psutil
 
-READY_TIMEOUT_S = 60
-STOP_TIMEOUT_S = 10
+from claims_pipeline_tests.time_scale import scaled
+
+READY_TIMEOUT_S = scaled(60)
+STOP_TIMEOUT_S = scaled(10)
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:

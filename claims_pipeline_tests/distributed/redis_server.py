@@ -15,7 +15,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-START_TIMEOUT_S = 15
+from claims_pipeline_tests.time_scale import scaled
+
+START_TIMEOUT_S = scaled(15)
 
 
 def _free_port() -> int:

@@ -29,10 +29,11 @@ from claims_pipeline.orchestration.runner import sync_scope_partitions
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.distributed.celery_workers import BACKEND_ENV, BROKER_ENV, WORKER_YAML, celery_workers
 from claims_pipeline_tests.distributed.redis_server import redis_server
+from claims_pipeline_tests.time_scale import scaled
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 RUN_CONFIG = PROJECT_ROOT / "deploy" / "celery" / "run_config.yaml"
-LAUNCH_TIMEOUT_S = 150
+LAUNCH_TIMEOUT_S = scaled(150)
 # columns that say when or in which run, not what was found
 VOLATILE = {"run_at", "run_at_utc", "previous_run", "previous_run_utc", "fetched_at", "stable_since", "changed_at",
             "change_reported_at", "cache_identity"}

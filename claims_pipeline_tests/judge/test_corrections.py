@@ -12,6 +12,7 @@ import pytest
 from claims_pipeline.judge.checks import verify
 from claims_pipeline.judge.corrections import rewritten_figure, suggest_corrections, write_corrections
 from claims_pipeline.judge.model import DraftVerdict, JudgeItem, Verdict
+from claims_pipeline_tests.time_scale import scaled
 
 DEMO = Path(__file__).resolve().parents[2] / "claims_pipeline_demo" / "corpus"
 XA = "countries/xa/playbook.md"
@@ -38,7 +39,7 @@ def _verdict(corpus: Path, file: str, needle: str, figure: str, ftype: str, numb
 
 
 def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=60)
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=scaled(60))
 
 
 def _repo_copy(tmp_path: Path) -> Path:

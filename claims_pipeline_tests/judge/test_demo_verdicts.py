@@ -37,6 +37,7 @@ from claims_pipeline.steps.pages.refresh import refresh_pages
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_demo.scripted_judge import DEMO_ENV, ScriptedJudgeServer, demo_judge_settings
+from claims_pipeline_tests.time_scale import scaled
 
 
 def _tree_digest(folder: Path) -> str:
@@ -102,7 +103,7 @@ def test_demo_corpus_verdicts_report_and_corrections(tmp_path: Path):
         ("countries/xa/playbook.md", "0.8%", "1.1%")]  # the levy page changed at epoch 2: the one real mismatch
     copy = tmp_path / "corpus-copy"
     shutil.copytree(corpus, copy)
-    git = lambda *a: subprocess.run(["git", *a], cwd=copy, capture_output=True, text=True, timeout=60)  # noqa: E731
+    git = lambda *a: subprocess.run(["git", *a], cwd=copy, capture_output=True, text=True, timeout=scaled(60))  # noqa: E731
     assert git("init", "-q").returncode == 0
     check = git("apply", "--check", str(result.patch))
     assert check.returncode == 0, check.stderr

@@ -19,6 +19,7 @@ from claims_pipeline.config.settings import DEMO_CORPUS_DIR
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_demo.routes import DEMO_CONFIG, fixture_routes
 from claims_pipeline_demo.scripted_judge import ScriptedJudgeServer, demo_answerer
+from claims_pipeline_tests.time_scale import scaled
 
 REPO = Path(__file__).resolve().parents[2]
 KEY = "sk-ant-cli-test-7Qz9KeyMustNeverBeStored"
@@ -26,7 +27,7 @@ KEY = "sk-ant-cli-test-7Qz9KeyMustNeverBeStored"
 
 def _cli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "claims_pipeline.cli", *args], capture_output=True, text=True,
-                          timeout=240, cwd=REPO, env=env)
+                          timeout=scaled(240), cwd=REPO, env=env)
 
 
 def _files_holding(root: Path, needle: bytes) -> list[str]:

@@ -15,8 +15,10 @@ from pathlib import Path
 import dagster as dg
 import httpx
 
+from claims_pipeline_tests.time_scale import scaled
+
 BIN = Path(sys.executable).parent
-WAIT_S = 120  # the bound of every wait below; the tests that use it finish well inside it
+WAIT_S = scaled(120)  # the bound of every wait below; the tests that use it finish well inside it
 # The sensors launch runs of their own on their first tick (the corpus sensor audits every scope it has not
 # seen; the automation sensor rebuilds the audit): a test that counts the runs it launched stops them first.
 SENSORS = ("corpus_sensor", "audit_automation")
@@ -48,7 +50,7 @@ def stop_all(procs: list[subprocess.Popen[bytes]]) -> None:
     running = [p for p in procs if p.poll() is None]
     for proc in running:
         os.killpg(proc.pid, signal.SIGTERM)
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + scaled(30)
     for proc in running:
         try:
             proc.wait(timeout=max(0.1, deadline - time.monotonic()))
@@ -109,7 +111,7 @@ def start_webserver(ws: list[str], env: dict[str, str], cwd: Path) -> tuple[subp
 def graphql(port: int, query: str, variables: dict[str, object] | None = None) -> dict[str, object]:
     """One request to the webserver's GraphQL API, as the UI sends it; the data, or an assertion naming the errors."""
     reply = httpx.post(f"http://127.0.0.1:{port}/graphql", json={"query": query, "variables": variables or {}},
-                       timeout=60).json()
+                       timeout=scaled(60)).json()
     assert not reply.get("errors"), reply["errors"]
     return dict(reply["data"])
 

@@ -12,6 +12,7 @@ import yaml
 
 from claims_pipeline.config.settings import ConfigError, settings_from_dict
 from claims_pipeline.orchestration.instance import INSTANCE_ENV, INSTANCE_TEMPLATES, prepare_dagster_home
+from claims_pipeline_tests.time_scale import scaled
 
 
 def test_the_switch_chooses_the_template_and_a_users_own_file_is_kept(tmp_path, monkeypatch):
@@ -49,7 +50,7 @@ def test_make_dev_stops_on_an_unknown_instance(tmp_path):
     env.pop("DAGSTER_HOME", None)
     env.pop("CLAIMS_PIPELINE_CONFIG", None)
     out = subprocess.run([sys.executable, "-m", "claims_pipeline.orchestration.instance"], env=env, cwd=tmp_path,
-                         capture_output=True, text=True, timeout=60)
+                         capture_output=True, text=True, timeout=scaled(60))
     assert out.returncode == 2 and "CLAIMS_PIPELINE_INSTANCE='postgress'" in out.stderr, out.stderr
     assert not (tmp_path / "dagster" / "dagster.yaml").exists()
 

@@ -18,7 +18,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-START_TIMEOUT_S = 30
+from claims_pipeline_tests.time_scale import scaled
+
+START_TIMEOUT_S = scaled(30)
 
 
 def postgres_bindir() -> Path | None:
@@ -56,10 +58,10 @@ def postgres_server() -> Iterator[Callable[[], str]]:
         shutil.chown(data, "postgres")
     port = _free_port()
     subprocess.run(_as_server_user([str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres",
-                                    "--no-sync"]), check=True, capture_output=True, timeout=120)
+                                    "--no-sync"]), check=True, capture_output=True, timeout=scaled(120))
     options = f"-c listen_addresses=127.0.0.1 -p {port} -k {data} -c fsync=off -c full_page_writes=off"
     subprocess.run(_as_server_user([str(bindir / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(data / "log"),
-                                    "-w", "-t", str(START_TIMEOUT_S), "start"]), check=True, capture_output=True,
+                                    "-w", "-t", str(round(START_TIMEOUT_S)), "start"]), check=True, capture_output=True,
                    timeout=START_TIMEOUT_S + 10)
     admin = f"host=127.0.0.1 port={port} user=postgres dbname=postgres"
     numbers = itertools.count(1)
@@ -83,5 +85,5 @@ def postgres_server() -> Iterator[Callable[[], str]]:
         yield new_database
     finally:
         subprocess.run(_as_server_user([str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"]),
-                       capture_output=True, timeout=60)
+                       capture_output=True, timeout=scaled(60))
         shutil.rmtree(root, ignore_errors=True)

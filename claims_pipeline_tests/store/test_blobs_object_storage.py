@@ -29,6 +29,7 @@ from claims_pipeline_tests.store.fixture_settings import fixture_config
 from claims_pipeline_tests.store.helpers import day, ok
 from claims_pipeline_tests.store.s3_server import S3Server, s3_server
 from claims_pipeline_tests.store.stall_proxy import stall_proxy
+from claims_pipeline_tests.time_scale import scaled
 
 URL = "https://www.example.gov/tax/rates"
 
@@ -150,7 +151,7 @@ def test_two_processes_storing_the_same_content(s3, bucket, tmp_path):
     url = f"s3://{bucket}/shared"
     workers = [_worker(url, "same", "40", order, str(tmp_path / "ready")) for order in ("0", "1")]
     for w in workers:
-        _, err = w.communicate(timeout=60)
+        _, err = w.communicate(timeout=scaled(60))
         assert w.returncode == 0, err.decode()
     store = open_blob_store(url)
     blobs = sorted((b.hash, b.kind) for b in store.iter_blobs())

@@ -11,6 +11,7 @@ import pytest
 
 from claims_pipeline.store.errors import CacheError
 from claims_pipeline_tests.store.helpers import day, make_cache, ok
+from claims_pipeline_tests.time_scale import scaled
 
 
 def _db(tmp_path):
@@ -45,6 +46,6 @@ def test_a_file_that_is_no_database_fails_in_one_line_naming_it(tmp_path):
     cfg = tmp_path / "cfg.yaml"
     cfg.write_text(f"home: {tmp_path}\ncache:\n  db_url: sqlite:///{_db(tmp_path)}\n")
     done = subprocess.run([sys.executable, "-m", "claims_pipeline.cli", "fetch", "--config", str(cfg),
-                           "http://127.0.0.1:9/x"], capture_output=True, text=True, timeout=120)
+                           "http://127.0.0.1:9/x"], capture_output=True, text=True, timeout=scaled(120))
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "cannot use it as the page cache" in done.stderr and "index.sqlite" in done.stderr

@@ -8,6 +8,7 @@ from pathlib import Path
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.consistency import verify_cache
 from claims_pipeline.store.settle import ChangeState, settle
+from claims_pipeline_tests.time_scale import scaled
 
 WORKER = Path(__file__).with_name("record_worker.py")
 N_URLS, ROUNDS = 30, 4
@@ -24,7 +25,7 @@ def two_writers_corrupt_nothing(tmp_path: Path, db_url: str) -> None:
         for name in ("w1", "w2")
     ]
     for p in procs:
-        _, err = p.communicate(timeout=90)
+        _, err = p.communicate(timeout=scaled(90))
         assert p.returncode == 0, err.decode()
 
     cache = PageCache(db_url, tmp_path / "blobs")

@@ -41,6 +41,7 @@ from urllib.parse import urlparse
 import pytest
 
 from claims_pipeline.config.home import HomeLayout
+from claims_pipeline_tests.time_scale import scaled
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -52,8 +53,8 @@ DOCS_SHOT = REPO / "docs" / "ui-lineage.png"
 DOCS_SCOPES_SHOT = REPO / "docs" / "ui-scopes.png"
 DOCS_CHECK_SHOT = REPO / "docs" / "ui-scope-check.png"
 ZWSP = "\u200b"  # where a path or URL in a metadata table may wrap (invisible; inner_text keeps it)
-UI_WAIT_MS = 60_000
-RUN_DEADLINE_S = 240
+UI_WAIT_MS = scaled(60_000)
+RUN_DEADLINE_S = scaled(240)
 
 
 def _free_port() -> int:
@@ -95,7 +96,7 @@ def _wait_http(url: str, deadline_s: float, proc: subprocess.Popen, log: Path) -
 def _graphql(base: str, query: str) -> dict:
     req = urllib.request.Request(f"{base}/graphql", data=json.dumps({"query": query}).encode(),
                                  headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=10) as r:
+    with urllib.request.urlopen(req, timeout=scaled(10)) as r:
         body = json.load(r)
     assert "errors" not in body, body
     return body["data"]
@@ -145,7 +146,7 @@ def test_ui_stale_scope_relaunch_one_scope_and_report_metadata(tmp_path: Path):
            "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
     (tmp_path / "dagster").mkdir()
     demo = subprocess.run([str(BIN / "claims-pipeline"), "demo"], env=env, capture_output=True, text=True,
-                          timeout=300, cwd=tmp_path)
+                          timeout=scaled(300), cwd=tmp_path)
     assert demo.returncode == 0, demo.stderr[-3000:]
     report_md = Path(demo.stderr.split("report → ")[1].split()[0])
     reports_dir = report_md.parent.parent
@@ -165,7 +166,7 @@ def test_ui_stale_scope_relaunch_one_scope_and_report_metadata(tmp_path: Path):
                               env={**env, **ui_env}, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     blocked: list[str] = []
     try:
-        _wait_http(f"{base}/server_info", 120, server, log_path)
+        _wait_http(f"{base}/server_info", scaled(120), server, log_path)
         SHOTS.mkdir(parents=True, exist_ok=True)
         (SHOTS / "ui_failure.png").unlink(missing_ok=True)  # only this run's failure, if any
         with sync_playwright() as p:
@@ -498,7 +499,7 @@ def _scope_states_in(page, base: str, report: dict, failing: list[str], expect) 
         for _ in range(3):  # a click before the checks list has its handlers is lost: click again
             page.get_by_text(check, exact=True).first.click()
             try:
-                page.wait_for_url(re.compile(rf"checkDetail={check}"), timeout=10_000, wait_until="commit")
+                page.wait_for_url(re.compile(rf"checkDetail={check}"), timeout=scaled(10_000), wait_until="commit")
                 break
             except Exception:
                 continue

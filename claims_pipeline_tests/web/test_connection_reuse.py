@@ -23,6 +23,7 @@ from claims_pipeline.web.asyncio_stream import AsyncioBackend
 from claims_pipeline.web.fetcher import Fetcher
 from claims_pipeline.web.records import FetchResult, FetchStatus
 from claims_pipeline.web.transport import tls_context
+from claims_pipeline_tests.time_scale import scaled
 from claims_pipeline_tests.web.conftest import read_request, run_fetch
 
 
@@ -337,7 +338,7 @@ def idn_tls_server(tmp_path, tcp_server):
     key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
                     str(cert), "-days", "1", "-subj", "/CN=xn--fa-hia.test", "-addext",
-                    "subjectAltName=DNS:xn--fa-hia.test"], check=True, capture_output=True, timeout=30)
+                    "subjectAltName=DNS:xn--fa-hia.test"], check=True, capture_output=True, timeout=scaled(30))
     names: list[str | None] = []
     heads: list[bytes] = []
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

@@ -18,6 +18,7 @@ from claims_pipeline.web.body import _Inflater
 from claims_pipeline.web.fetcher import parse_retry_after
 from claims_pipeline.web.politeness import domain_matcher, host_matches, policy_for
 from claims_pipeline.web.records import FetchStatus
+from claims_pipeline_tests.time_scale import scaled
 from claims_pipeline_tests.web.conftest import run_fetch
 
 
@@ -59,7 +60,7 @@ def tls_server(tmp_path_factory):
     key, cert = d / "key.pem", d / "cert.pem"
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
                     str(cert), "-days", "1", "-subj", "/CN=tls.fixture", "-addext", "subjectAltName=DNS:tls.fixture"],
-                   check=True, capture_output=True, timeout=30)
+                   check=True, capture_output=True, timeout=scaled(30))
 
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self):

@@ -28,6 +28,7 @@ from claims_pipeline.web.fetcher import Fetcher
 from claims_pipeline.web.records import FetchStatus
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.store.postgres_server import postgres_server
+from claims_pipeline_tests.time_scale import scaled
 from claims_pipeline_tests.web.conftest import fast_fetch, no_dns
 
 REPO = Path(__file__).resolve().parents[2]
@@ -81,7 +82,7 @@ def _wait_for(what: Any, timeout_s: float = 30) -> None:
 
 
 def _outcome(proc: subprocess.Popen) -> dict[str, Any]:
-    out, err = proc.communicate(timeout=60)
+    out, err = proc.communicate(timeout=scaled(60))
     assert proc.returncode == 0, err[-3000:]
     return json.loads(out.splitlines()[-1])
 
@@ -150,7 +151,7 @@ def test_a_worker_killed_while_holding_a_host_delays_it_at_most_its_lease(web, t
         time.sleep(0.3)  # the heir is polling for the hosts the victim holds
         killed_at = time.time()
         victim.send_signal(signal.SIGKILL)
-        victim.wait(timeout=10)
+        victim.wait(timeout=scaled(10))
         assert _outcome(heir)["statuses"] == {"OK": 4}
     finally:
         for p in (victim, heir):

@@ -9,6 +9,7 @@ import pytest
 from claims_pipeline.config.settings import Settings, settings_from_dict
 from claims_pipeline.web.records import FetchStatus
 from claims_pipeline.web.text import extract_text, is_binary_type, is_pdf_candidate
+from claims_pipeline_tests.time_scale import scaled
 
 SETTINGS = settings_from_dict({"pdf": {"timeout_s": 5}})
 
@@ -124,5 +125,5 @@ assert T._XHTML_ROOT_RE.match(xhtml) is not None
 assert T._HTML_START_RE.match(b"<!-- x -- y -->\\n" * 60 + b"<!DOCTYPE html><html>") is not None
 print("ok")
 """
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=scaled(60))
     assert done.stdout.strip() == "ok", done.stderr
