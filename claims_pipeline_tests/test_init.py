@@ -16,6 +16,7 @@ import yaml
 
 from claims_pipeline.config.home import HomeLayout
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
+from claims_pipeline_tests.hostile import bound_by_file_modes
 from claims_pipeline_tests.time_scale import scaled
 
 FILLER = "<p>" + "This page sets out the rules, who may claim, how to apply and which documents to bring. " * 5 + "</p>"
@@ -123,12 +124,13 @@ def test_init_chooses_the_countries_preset_for_that_layout(tmp_path):
 
 
 def as_nobody(base: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """init run as an unprivileged user (root reads every folder whatever its mode), from base."""
-    prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
+    """init run where file modes bind it (root reads every folder whatever its mode), from base; the interpreter
+    and the checkout stay reachable wherever the clone is (issue 36: a clone in a 0700 folder)."""
+    prefix = bound_by_file_modes()
     env = {**os.environ, "CLAIMS_PIPELINE_HOME": str(base / "home"), "DAGSTER_HOME": str(base / "dagster")}
     env.pop("CLAIMS_PIPELINE_CONFIG", None)
     return subprocess.run([*prefix, sys.executable, "-m", "claims_pipeline.cli", "init", *args], cwd=base,
-                          capture_output=True, text=True, timeout=300, env=env)
+                          capture_output=True, text=True, timeout=scaled(300), env=env)
 
 
 def test_init_says_cannot_read_a_folder_it_cannot_read_and_names_an_unreadable_file(tmp_path):
