@@ -1,6 +1,7 @@
 """Notifications: after each audit, a short message of what is new since the channel's last notification, the
 headline numbers and where the report is; after a failed run, that it failed. Sent through Apprise to the
-channels of the `notify` settings (off when none); the Dagster layer calls this after audit_report and
+channels of the `notify` settings (off when none), each send in a process of its own that reaches only the
+addresses the deployment allows and ends at notify.timeout_s (channels.py, sender.py, guard.py); the Dagster layer calls this after audit_report and
 verdict_report and from its run-failure sensor, the CLI after a failed audit.
 
 What is "new" is kept per channel in <home>/notify/state.json: the keys of every finding the channel was last
@@ -23,6 +24,7 @@ from typing import Any
 from claims_pipeline.config.home import HomeLayout
 from claims_pipeline.config.settings import NotifySettings
 from claims_pipeline.notify.channels import Channel, channels, redact, send
+from claims_pipeline.notify.guard import Reach
 from claims_pipeline.notify.message import audit_message, failure_message
 from claims_pipeline.notify.news import KINDS, Findings, Item, current_findings, short
 from claims_pipeline.store.files import locked, write_text_atomically
@@ -86,20 +88,20 @@ def _summarise(results: list[ChannelResult]) -> str:
     return "sent" if "sent" in statuses else "nothing new"
 
 
-def notify_audit(conf: NotifySettings, home: Path, *, now: datetime | None = None,
+def notify_audit(conf: NotifySettings, home: Path, *, reach: Reach, now: datetime | None = None,
                  environ: Mapping[str, str] | None = None) -> Outcome:
     """After an audit (or a verdict report): tell each channel of `conf` what is new in the newest report under
-    the home folder `home`. Never raises for a file it cannot read or write (the report, the state, their lock):
-    the outcome says so, the audit stands."""
+    the home folder `home`, reaching only the addresses `reach` allows (guard.py). Never raises for a file it
+    cannot read or write (the report, the state, their lock): the outcome says so, the audit stands."""
     if not conf.configured:
         return Outcome("off")
     try:
-        return _notify_audit(conf, home, now, environ)
+        return _notify_audit(conf, home, reach, now, environ)
     except (OSError, ValueError, KeyError, TimeoutError) as exc:
         return Outcome("failed", error=f"{type(exc).__name__}: {exc}"[:400])
 
 
-def _notify_audit(conf: NotifySettings, home_dir: Path, now: datetime | None,
+def _notify_audit(conf: NotifySettings, home_dir: Path, reach: Reach, now: datetime | None,
                   environ: Mapping[str, str] | None) -> Outcome:
     found = current_findings(home_dir)
     if found is None:
@@ -112,7 +114,7 @@ def _notify_audit(conf: NotifySettings, home_dir: Path, now: datetime | None,
         for channel in channels(conf, environ):
             kept = state["channels"].setdefault(channel.id, {})
             kept["label"] = channel.label
-            result = _tell(channel, kept, found, when, conf, out)
+            result = _tell(channel, kept, found, when, conf, out, reach)
             out.channels.append(result)
         _save(home.notify_state, state)
     out.status = _summarise(out.channels)
@@ -120,10 +122,11 @@ def _notify_audit(conf: NotifySettings, home_dir: Path, now: datetime | None,
 
 
 def _tell(channel: Channel, kept: dict[str, Any], found: Findings, when: str, conf: NotifySettings,
-          out: Outcome) -> ChannelResult:
+          out: Outcome, reach: Reach | None = None) -> ChannelResult:
     notified: dict[str, list[str]] = kept.setdefault("notified", {})
     first = "last_sent_at" not in kept
-    new = [i for i in found.items if i.kind in found.covered and i.key not in set(notified.get(i.kind, []))]
+    told = {kind: set(notified.get(kind, [])) for kind in found.covered}  # once per kind, not once per item
+    new = [i for i in found.items if i.kind in told and i.key not in told[i.kind]]
     failures = list(kept.get("pending_failures") or [])
     if not new and not failures and not conf.always_send:
         _remember(kept, found)  # findings gone since are forgotten: they are new again if they come back
@@ -135,7 +138,7 @@ def _tell(channel: Channel, kept: dict[str, Any], found: Findings, when: str, co
     if len(new) >= sum(out.new_by_kind.values()):
         out.title, out.body = title, body
         out.new_by_kind = _by_kind(new)
-    sent = send(channel, title, body, warning=bool(new))
+    sent = send(channel, title, body, reach=reach, timeout_s=conf.timeout_s, warning=bool(new))
     if not sent.ok:
         kept.setdefault("unsent_since", when)
         kept["last_error"] = {"at": when, "error": sent.error}
@@ -157,20 +160,21 @@ def _by_kind(items: list[Item]) -> dict[str, int]:
     return {k: n for k in KINDS if (n := sum(1 for i in items if i.kind == k))}
 
 
-def notify_failure(conf: NotifySettings, home: Path, *, job: str, run_id: str, error: str,
+def notify_failure(conf: NotifySettings, home: Path, *, reach: Reach, job: str, run_id: str, error: str,
                    now: datetime | None = None, environ: Mapping[str, str] | None = None) -> Outcome:
-    """A run failed: tell each channel of `conf` (with any earlier failure it was not told of); their state is
-    kept under the home folder `home`. A channel that cannot be told keeps the notice for its next message."""
+    """A run failed: tell each channel of `conf` (with any earlier failure it was not told of), reaching only the
+    addresses `reach` allows; their state is kept under the home folder `home`. A channel that cannot be told
+    keeps the notice for its next message."""
     if not conf.configured or not conf.on_run_failure:
         return Outcome("off")
     try:
-        return _notify_failure(conf, home, job, run_id, error, now, environ)
+        return _notify_failure(conf, home, reach, job, run_id, error, now, environ)
     except (OSError, ValueError, KeyError, TimeoutError) as exc:
         return Outcome("failed", error=f"{type(exc).__name__}: {exc}"[:400])
 
 
-def _notify_failure(conf: NotifySettings, home_dir: Path, job: str, run_id: str, error: str, now: datetime | None,
-                    environ: Mapping[str, str] | None) -> Outcome:
+def _notify_failure(conf: NotifySettings, home_dir: Path, reach: Reach, job: str, run_id: str, error: str,
+                    now: datetime | None, environ: Mapping[str, str] | None) -> Outcome:
     home = HomeLayout(home_dir)
     when = _now(now)
     out = Outcome("sent")
@@ -183,7 +187,7 @@ def _notify_failure(conf: NotifySettings, home_dir: Path, job: str, run_id: str,
                       "error": redact(short(error, 300), channel.secrets)}
             failures = [*(kept.get("pending_failures") or []), notice][-MAX_PENDING_FAILURES:]
             out.title, out.body = failure_message(failures)
-            sent = send(channel, out.title, out.body, failure=True)
+            sent = send(channel, out.title, out.body, reach=reach, timeout_s=conf.timeout_s, failure=True)
             if sent.ok:
                 kept.pop("pending_failures", None)
                 out.channels.append(ChannelResult(channel.label, "sent"))
@@ -196,4 +200,4 @@ def _notify_failure(conf: NotifySettings, home_dir: Path, job: str, run_id: str,
     return out
 
 
-__all__ = ["Outcome", "ChannelResult", "notify_audit", "notify_failure"]
+__all__ = ["Outcome", "ChannelResult", "Reach", "notify_audit", "notify_failure"]
