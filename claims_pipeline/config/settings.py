@@ -762,7 +762,8 @@ class NotifySettings(_Strict):
         "The cloud metadata and link-local addresses are refused whatever this says; production refuses loopback.")
     timeout_s: float = Field(
         30.0, gt=0, le=600, description="Each channel's send, redirects and answer included, ends after this many "
-        "seconds, whatever the service does (a slow one is recorded as failed; its news goes with the next message).")
+        "seconds, whatever the service does (a slow one is recorded as failed; its news goes with the next message). "
+        "The channels are sent to at once: a notification step takes about this long at most.")
 
     @field_validator("urls")
     @classmethod

@@ -15,7 +15,9 @@ the failure is recorded (returned, written to the state) and never raised.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -111,14 +113,31 @@ def _notify_audit(conf: NotifySettings, home_dir: Path, reach: Reach, now: datet
     out = Outcome("nothing new", new_by_kind={})
     with locked(home.notify_lock):
         state = _load(home.notify_state)
-        for channel in channels(conf, environ):
-            kept = state["channels"].setdefault(channel.id, {})
-            kept["label"] = channel.label
-            result = _tell(channel, kept, found, when, conf, out, reach)
-            out.channels.append(result)
+        told = _at_once(channels(conf, environ), state, lambda channel, kept: _tell(
+            channel, kept, found, when, conf, out, reach))
+        out.channels.extend(told)
         _save(home.notify_state, state)
     out.status = _summarise(out.channels)
     return out
+
+
+_OUT_LOCK = threading.Lock()  # the channels' sends run at once; the outcome keeps the message with the most news
+
+
+def _at_once(found_channels: list[Channel], state: dict[str, Any],
+             tell: Callable[[Channel, dict[str, Any]], ChannelResult]) -> list[ChannelResult]:
+    """tell(channel, its kept state) for every channel, all at once: each send ends at notify.timeout_s, so the
+    step takes one send's deadline however many channels are slow. Results in the channels' order. Two entries of
+    one URL share their state: those are told one after the other."""
+    kept_of = []
+    for channel in found_channels:
+        kept = state["channels"].setdefault(channel.id, {})
+        kept["label"] = channel.label
+        kept_of.append(kept)
+    if len({id(k) for k in kept_of}) < len(kept_of):
+        return [tell(channel, kept) for channel, kept in zip(found_channels, kept_of, strict=True)]
+    with ThreadPoolExecutor(max_workers=max(1, len(found_channels)), thread_name_prefix="notify") as pool:
+        return list(pool.map(tell, found_channels, kept_of))
 
 
 def _tell(channel: Channel, kept: dict[str, Any], found: Findings, when: str, conf: NotifySettings,
@@ -135,9 +154,10 @@ def _tell(channel: Channel, kept: dict[str, Any], found: Findings, when: str, co
     title, body = audit_message(found, new, since=None if first else kept.get("last_sent_at"),
                                 unsent_since=kept.get("unsent_since"), failures=failures,
                                 max_items=conf.max_items, report_url=conf.report_url)
-    if len(new) >= sum(out.new_by_kind.values()):
-        out.title, out.body = title, body
-        out.new_by_kind = _by_kind(new)
+    with _OUT_LOCK:
+        if len(new) >= sum(out.new_by_kind.values()):
+            out.title, out.body = title, body
+            out.new_by_kind = _by_kind(new)
     sent = send(channel, title, body, reach=reach, timeout_s=conf.timeout_s, warning=bool(new))
     if not sent.ok:
         kept.setdefault("unsent_since", when)
@@ -180,21 +200,23 @@ def _notify_failure(conf: NotifySettings, home_dir: Path, reach: Reach, job: str
     out = Outcome("sent")
     with locked(home.notify_lock):
         state = _load(home.notify_state)
-        for channel in channels(conf, environ):
-            kept = state["channels"].setdefault(channel.id, {})
-            kept["label"] = channel.label
+
+        def tell(channel: Channel, kept: dict[str, Any]) -> ChannelResult:
             notice = {"at": when, "job": short(job, 80), "run_id": str(run_id),
                       "error": redact(short(error, 300), channel.secrets)}
             failures = [*(kept.get("pending_failures") or []), notice][-MAX_PENDING_FAILURES:]
-            out.title, out.body = failure_message(failures)
-            sent = send(channel, out.title, out.body, reach=reach, timeout_s=conf.timeout_s, failure=True)
+            title, body = failure_message(failures)
+            with _OUT_LOCK:
+                out.title, out.body = title, body
+            sent = send(channel, title, body, reach=reach, timeout_s=conf.timeout_s, failure=True)
             if sent.ok:
                 kept.pop("pending_failures", None)
-                out.channels.append(ChannelResult(channel.label, "sent"))
-            else:
-                kept["pending_failures"] = failures
-                kept["last_error"] = {"at": when, "error": sent.error}
-                out.channels.append(ChannelResult(channel.label, "failed", error=sent.error))
+                return ChannelResult(channel.label, "sent")
+            kept["pending_failures"] = failures
+            kept["last_error"] = {"at": when, "error": sent.error}
+            return ChannelResult(channel.label, "failed", error=sent.error)
+
+        out.channels.extend(_at_once(channels(conf, environ), state, tell))
         _save(home.notify_state, state)
     out.status = _summarise(out.channels)
     return out

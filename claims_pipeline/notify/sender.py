@@ -44,6 +44,8 @@ def install_address_hook(guard: ChannelGuard) -> None:
         if event not in ("socket.connect", "socket.sendto", "socket.sendmsg"):
             return
         sock, address = args[0], args[-1]
+        if address is None:  # a send on a connected socket: its connect was checked
+            return
         family = getattr(sock, "family", None)
         if family not in (socket.AF_INET, socket.AF_INET6) or not isinstance(address, tuple):
             _note("a connection that is not TCP/UDP over IP was refused")

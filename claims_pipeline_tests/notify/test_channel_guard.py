@@ -110,6 +110,20 @@ def test_a_trickling_answer_ends_at_the_send_deadline() -> None:
     assert took < 10, took
 
 
+def test_slow_channels_cost_one_deadline_not_one_each(tmp_path: Path) -> None:
+    from claims_pipeline.notify import notify_failure
+
+    with Endpoint("127.0.0.1", ("trickle", 0.5)) as a, Endpoint("127.0.0.1", ("trickle", 0.5)) as b, \
+            Endpoint("127.0.0.1", ("trickle", 0.5)) as c:
+        conf = NotifySettings(urls=[f"json://{e.origin}/kb" for e in (a, b, c)], timeout_s=3)
+        started = time.monotonic()
+        outcome = notify_failure(conf, tmp_path, reach=LOCAL, job="audit_corpus", run_id="r1", error="boom")
+        took = time.monotonic() - started
+    assert [ch.status for ch in outcome.channels] == ["failed"] * 3
+    assert [ch.label for ch in outcome.channels] == ["channel 1 (json)", "channel 2 (json)", "channel 3 (json)"]
+    assert took < 3 * 3, took  # one after the other, they took 3 s each at least
+
+
 def test_production_refuses_a_loopback_channel_and_a_mapped_private_one(tmp_path: Path, monkeypatch) -> None:
     from claims_pipeline.config.deployments import deployment_problems
     from claims_pipeline.config.settings import load_settings
