@@ -128,12 +128,13 @@ def notification_line(results: list, settings: Any, failures: list[str], ok: boo
     if not settings.notify.configured:
         return None
     if not ok:
-        from claims_pipeline.notify import notify_failure
+        from claims_pipeline.notify import Reach, notify_failure
 
         failed = next((r for r in results if not r.success), results[-1] if results else None)
         job = failed.job_def.name if failed is not None else "audit"
         run_id = failed.run_id if failed is not None else ""
         return notify_failure(settings.notify, settings.home_dir, job=job, run_id=run_id,
+                              reach=Reach.of(settings.fetch, settings.notify, settings.deployment),
                               error=failures[0] if failures else "run failed").line()
     from claims_pipeline.orchestration.runner import notification_summary
 

@@ -124,6 +124,10 @@ def _no_loopback_routes(settings: Settings, environ: Mapping[str, str]) -> Itera
     for entry in fetch.allow_hosts:
         if _loopback(entry):
             yield f"production: fetch.allow_hosts: {entry!r} lets fetches reach loopback: {fix}"
+    for entry in settings.notify.allow_networks:
+        if _network_reaches_loopback(entry):
+            yield (f"production: notify.allow_networks: {entry!r} lets notifications reach loopback (a service of "
+                   f"this machine, not a chat server): remove it from {_where(settings)}")
 
 
 PRODUCTION: tuple[Requirement, ...] = (
@@ -135,7 +139,8 @@ PRODUCTION: tuple[Requirement, ...] = (
     Requirement("`notify.urls` / `notify.urls_env`", "at least one channel, every variable they read set",
                 _notify),
     Requirement("`judge.api_key_env`", "when `judge.provider` needs a key: its variable set", _judge_key),
-    Requirement("`fetch.address_map`, `allow_networks`, `allow_hosts`", "no loopback address (no fixture web)",
+    Requirement("`fetch.address_map`, `allow_networks`, `allow_hosts`; `notify.allow_networks`",
+                "no loopback address (no fixture web, no channel on this machine)",
                 _no_loopback_routes),
 )
 

@@ -328,6 +328,15 @@ class HostPolicy(_Strict):
     interval_ms: int = Field(ge=0, le=600_000)
 
 
+def _check_networks(v: list[str]) -> list[str]:
+    for entry in v:  # as web.ssrf.AddressGuard.from_lists reads them
+        try:
+            ipaddress.ip_network(entry.strip(), strict=False)
+        except ValueError:
+            raise ValueError(f"{entry!r} is not an IP address or CIDR range (e.g. 127.0.0.1/32)") from None
+    return v
+
+
 class FetchSettings(_Strict):
     user_agent: str = "claims-pipeline/{version} (+https://github.com/claims-pipeline/claims_pipeline)"
     concurrency: int = Field(64, ge=1, le=1024)
@@ -454,12 +463,7 @@ class FetchSettings(_Strict):
     @field_validator("allow_networks")
     @classmethod
     def _networks_parse(cls, v: list[str]) -> list[str]:
-        for entry in v:  # as web.ssrf.AddressGuard.from_lists reads them
-            try:
-                ipaddress.ip_network(entry.strip(), strict=False)
-            except ValueError:
-                raise ValueError(f"{entry!r} is not an IP address or CIDR range (e.g. 127.0.0.1/32)") from None
-        return v
+        return _check_networks(v)
 
     @field_validator("address_map")
     @classmethod
@@ -759,6 +763,14 @@ class NotifySettings(_Strict):
     report_url: str | None = Field(
         None, description="Where the reports folder is published (e.g. https://ci.example.org/kb-audit/): the "
         "message links <report_url>/<report folder>/report.html instead of the local path.")
+    allow_networks: list[str] = Field(
+        default_factory=list, description="Addresses or CIDR ranges a channel may reach besides public ones and "
+        "fetch.allow_networks / fetch.allow_hosts (e.g. 10.20.0.0/16 for a chat or mail server on the intranet). "
+        "The cloud metadata and link-local addresses are refused whatever this says; production refuses loopback.")
+    timeout_s: float = Field(
+        30.0, gt=0, le=600, description="Each channel's send, redirects and answer included, ends after this many "
+        "seconds, whatever the service does (a slow one is recorded as failed; its news goes with the next message). "
+        "The channels are sent to at once: a notification step takes about this long at most.")
 
     @field_validator("urls")
     @classmethod
@@ -773,6 +785,11 @@ class NotifySettings(_Strict):
             if "${" in ENV_REF_RE.sub("", url):  # `${TOKEN` would be sent as it is, the secret never read
                 raise ValueError(f"entry {i + 1}: a '${{' without its closing '}}' (write each secret part as ${{ENV_VAR}})")
         return v
+
+    @field_validator("allow_networks")
+    @classmethod
+    def _notify_networks_parse(cls, v: list[str]) -> list[str]:
+        return _check_networks(v)
 
     @field_validator("urls_env")
     @classmethod

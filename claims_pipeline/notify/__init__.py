@@ -1,6 +1,7 @@
 """Notifications: after each audit, a short message of what is new since the channel's last notification, the
 headline numbers and where the report is; after a failed run, that it failed. Sent through Apprise to the
-channels of the `notify` settings (off when none); the Dagster layer calls this after audit_report and
+channels of the `notify` settings (off when none), each send in a process of its own that reaches only the
+addresses the deployment allows and ends at notify.timeout_s (channels.py, sender.py, guard.py); the Dagster layer calls this after audit_report and
 verdict_report and from its run-failure sensor, the CLI after a failed audit.
 
 What is "new" is kept per channel in <home>/notify/state.json: the keys of every finding the channel was last
@@ -14,7 +15,9 @@ the failure is recorded (returned, written to the state) and never raised.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,6 +26,7 @@ from typing import Any
 from claims_pipeline.config.home import HomeLayout
 from claims_pipeline.config.settings import NotifySettings
 from claims_pipeline.notify.channels import Channel, channels, redact, send
+from claims_pipeline.notify.guard import Reach
 from claims_pipeline.notify.message import audit_message, failure_message
 from claims_pipeline.notify.news import KINDS, Findings, Item, current_findings, short
 from claims_pipeline.store.files import locked, write_text_atomically
@@ -86,20 +90,20 @@ def _summarise(results: list[ChannelResult]) -> str:
     return "sent" if "sent" in statuses else "nothing new"
 
 
-def notify_audit(conf: NotifySettings, home: Path, *, now: datetime | None = None,
+def notify_audit(conf: NotifySettings, home: Path, *, reach: Reach, now: datetime | None = None,
                  environ: Mapping[str, str] | None = None) -> Outcome:
     """After an audit (or a verdict report): tell each channel of `conf` what is new in the newest report under
-    the home folder `home`. Never raises for a file it cannot read or write (the report, the state, their lock):
-    the outcome says so, the audit stands."""
+    the home folder `home`, reaching only the addresses `reach` allows (guard.py). Never raises for a file it
+    cannot read or write (the report, the state, their lock): the outcome says so, the audit stands."""
     if not conf.configured:
         return Outcome("off")
     try:
-        return _notify_audit(conf, home, now, environ)
+        return _notify_audit(conf, home, reach, now, environ)
     except (OSError, ValueError, KeyError, TimeoutError) as exc:
         return Outcome("failed", error=f"{type(exc).__name__}: {exc}"[:400])
 
 
-def _notify_audit(conf: NotifySettings, home_dir: Path, now: datetime | None,
+def _notify_audit(conf: NotifySettings, home_dir: Path, reach: Reach, now: datetime | None,
                   environ: Mapping[str, str] | None) -> Outcome:
     found = current_findings(home_dir)
     if found is None:
@@ -109,21 +113,39 @@ def _notify_audit(conf: NotifySettings, home_dir: Path, now: datetime | None,
     out = Outcome("nothing new", new_by_kind={})
     with locked(home.notify_lock):
         state = _load(home.notify_state)
-        for channel in channels(conf, environ):
-            kept = state["channels"].setdefault(channel.id, {})
-            kept["label"] = channel.label
-            result = _tell(channel, kept, found, when, conf, out)
-            out.channels.append(result)
+        told = _at_once(channels(conf, environ), state, lambda channel, kept: _tell(
+            channel, kept, found, when, conf, out, reach))
+        out.channels.extend(told)
         _save(home.notify_state, state)
     out.status = _summarise(out.channels)
     return out
 
 
+_OUT_LOCK = threading.Lock()  # the channels' sends run at once; the outcome keeps the message with the most news
+
+
+def _at_once(found_channels: list[Channel], state: dict[str, Any],
+             tell: Callable[[Channel, dict[str, Any]], ChannelResult]) -> list[ChannelResult]:
+    """tell(channel, its kept state) for every channel, all at once: each send ends at notify.timeout_s, so the
+    step takes one send's deadline however many channels are slow. Results in the channels' order. Two entries of
+    one URL share their state: those are told one after the other."""
+    kept_of = []
+    for channel in found_channels:
+        kept = state["channels"].setdefault(channel.id, {})
+        kept["label"] = channel.label
+        kept_of.append(kept)
+    if len({id(k) for k in kept_of}) < len(kept_of):
+        return [tell(channel, kept) for channel, kept in zip(found_channels, kept_of, strict=True)]
+    with ThreadPoolExecutor(max_workers=max(1, len(found_channels)), thread_name_prefix="notify") as pool:
+        return list(pool.map(tell, found_channels, kept_of))
+
+
 def _tell(channel: Channel, kept: dict[str, Any], found: Findings, when: str, conf: NotifySettings,
-          out: Outcome) -> ChannelResult:
+          out: Outcome, reach: Reach | None = None) -> ChannelResult:
     notified: dict[str, list[str]] = kept.setdefault("notified", {})
     first = "last_sent_at" not in kept
-    new = [i for i in found.items if i.kind in found.covered and i.key not in set(notified.get(i.kind, []))]
+    told = {kind: set(notified.get(kind, [])) for kind in found.covered}  # once per kind, not once per item
+    new = [i for i in found.items if i.kind in told and i.key not in told[i.kind]]
     failures = list(kept.get("pending_failures") or [])
     if not new and not failures and not conf.always_send:
         _remember(kept, found)  # findings gone since are forgotten: they are new again if they come back
@@ -132,10 +154,11 @@ def _tell(channel: Channel, kept: dict[str, Any], found: Findings, when: str, co
     title, body = audit_message(found, new, since=None if first else kept.get("last_sent_at"),
                                 unsent_since=kept.get("unsent_since"), failures=failures,
                                 max_items=conf.max_items, report_url=conf.report_url)
-    if len(new) >= sum(out.new_by_kind.values()):
-        out.title, out.body = title, body
-        out.new_by_kind = _by_kind(new)
-    sent = send(channel, title, body, warning=bool(new))
+    with _OUT_LOCK:
+        if len(new) >= sum(out.new_by_kind.values()):
+            out.title, out.body = title, body
+            out.new_by_kind = _by_kind(new)
+    sent = send(channel, title, body, reach=reach, timeout_s=conf.timeout_s, warning=bool(new))
     if not sent.ok:
         kept.setdefault("unsent_since", when)
         kept["last_error"] = {"at": when, "error": sent.error}
@@ -157,43 +180,46 @@ def _by_kind(items: list[Item]) -> dict[str, int]:
     return {k: n for k in KINDS if (n := sum(1 for i in items if i.kind == k))}
 
 
-def notify_failure(conf: NotifySettings, home: Path, *, job: str, run_id: str, error: str,
+def notify_failure(conf: NotifySettings, home: Path, *, reach: Reach, job: str, run_id: str, error: str,
                    now: datetime | None = None, environ: Mapping[str, str] | None = None) -> Outcome:
-    """A run failed: tell each channel of `conf` (with any earlier failure it was not told of); their state is
-    kept under the home folder `home`. A channel that cannot be told keeps the notice for its next message."""
+    """A run failed: tell each channel of `conf` (with any earlier failure it was not told of), reaching only the
+    addresses `reach` allows; their state is kept under the home folder `home`. A channel that cannot be told
+    keeps the notice for its next message."""
     if not conf.configured or not conf.on_run_failure:
         return Outcome("off")
     try:
-        return _notify_failure(conf, home, job, run_id, error, now, environ)
+        return _notify_failure(conf, home, reach, job, run_id, error, now, environ)
     except (OSError, ValueError, KeyError, TimeoutError) as exc:
         return Outcome("failed", error=f"{type(exc).__name__}: {exc}"[:400])
 
 
-def _notify_failure(conf: NotifySettings, home_dir: Path, job: str, run_id: str, error: str, now: datetime | None,
-                    environ: Mapping[str, str] | None) -> Outcome:
+def _notify_failure(conf: NotifySettings, home_dir: Path, reach: Reach, job: str, run_id: str, error: str,
+                    now: datetime | None, environ: Mapping[str, str] | None) -> Outcome:
     home = HomeLayout(home_dir)
     when = _now(now)
     out = Outcome("sent")
     with locked(home.notify_lock):
         state = _load(home.notify_state)
-        for channel in channels(conf, environ):
-            kept = state["channels"].setdefault(channel.id, {})
-            kept["label"] = channel.label
+
+        def tell(channel: Channel, kept: dict[str, Any]) -> ChannelResult:
             notice = {"at": when, "job": short(job, 80), "run_id": str(run_id),
                       "error": redact(short(error, 300), channel.secrets)}
             failures = [*(kept.get("pending_failures") or []), notice][-MAX_PENDING_FAILURES:]
-            out.title, out.body = failure_message(failures)
-            sent = send(channel, out.title, out.body, failure=True)
+            title, body = failure_message(failures)
+            with _OUT_LOCK:
+                out.title, out.body = title, body
+            sent = send(channel, title, body, reach=reach, timeout_s=conf.timeout_s, failure=True)
             if sent.ok:
                 kept.pop("pending_failures", None)
-                out.channels.append(ChannelResult(channel.label, "sent"))
-            else:
-                kept["pending_failures"] = failures
-                kept["last_error"] = {"at": when, "error": sent.error}
-                out.channels.append(ChannelResult(channel.label, "failed", error=sent.error))
+                return ChannelResult(channel.label, "sent")
+            kept["pending_failures"] = failures
+            kept["last_error"] = {"at": when, "error": sent.error}
+            return ChannelResult(channel.label, "failed", error=sent.error)
+
+        out.channels.extend(_at_once(channels(conf, environ), state, tell))
         _save(home.notify_state, state)
     out.status = _summarise(out.channels)
     return out
 
 
-__all__ = ["Outcome", "ChannelResult", "notify_audit", "notify_failure"]
+__all__ = ["Outcome", "ChannelResult", "Reach", "notify_audit", "notify_failure"]

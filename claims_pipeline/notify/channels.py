@@ -1,65 +1,27 @@
-"""The channels of notify.urls / notify.urls_env, and one message sent to one of them through Apprise.
+"""The channels of notify.urls / notify.urls_env, and one message sent to one of them through Apprise, in a
+process of its own that checks every address it dials (sender.py, guard.py).
 
 A channel is named by its position and service ("channel 2 (mailtos)"), never by its URL: a URL may carry a token
 or a password. ${ENV_VAR} in a URL is read from the environment when the message is sent; every value read so,
 and the expanded URL, is a secret: none appears in what send() returns (the error it records), and Apprise's own
-log lines (which may quote an address) never reach the process's log handlers."""
+log lines (which may quote an address) stay in the sending process, which writes them nowhere."""
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import logging
+import json
 import os
 import re
-from collections.abc import Iterator, Mapping
+import subprocess
+import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from urllib.parse import quote
 
 from claims_pipeline.config.settings import ENV_REF_RE, NotifySettings
-
-_APPRISE_LOG = logging.getLogger("apprise")
-# Apprise logs through the "apprise" logger, naming services by address (a webhook's path may be its token):
-# nothing of it propagates to the root logger (the CLI's stderr, a Dagster run's captured logs); the result of
-# each send is recorded by this module, with the secrets taken out.
-_APPRISE_LOG.propagate = False
-_APPRISE_LOG.addHandler(logging.NullHandler())
-
-# The HTTP and e-mail libraries under Apprise log each request at DEBUG with its path (a webhook's token) or host;
-# Apprise itself too, and its notify() may let its records propagate while it captures them, so it is redacted as well
-_TRANSPORT_LOGGERS = ("apprise", "urllib3", "requests", "requests_oauthlib", "oauthlib")
-
-
-class _Redacting(logging.Filter):
-    """Takes the secrets out of a record before any handler sees it."""
-
-    def __init__(self, secrets: tuple[str, ...]) -> None:
-        super().__init__()
-        self.secrets = secrets
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        text = record.getMessage()
-        clean = redact(text, self.secrets)
-        if clean != text:
-            record.msg, record.args = clean, None
-        return True
-
-
-@contextlib.contextmanager
-def _redacted_logs(secrets: tuple[str, ...]) -> Iterator[None]:
-    """While a message is sent: every logger of the transport libraries redacts the secrets (a filter on a logger
-    sees only its own records, so each existing one gets it)."""
-    names = [n for n in list(logging.Logger.manager.loggerDict) if n.split(".")[0] in _TRANSPORT_LOGGERS]
-    loggers = [logging.getLogger(n) for n in {*names, *_TRANSPORT_LOGGERS, "urllib3.connectionpool"}]
-    guard = _Redacting(secrets)
-    for logger in loggers:
-        logger.addFilter(guard)
-    try:
-        yield
-    finally:
-        for logger in loggers:
-            logger.removeFilter(guard)
-
+from claims_pipeline.notify.guard import Reach
 
 _SCHEME_RE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 
@@ -114,28 +76,51 @@ class Sent:
     error: str = ""  # why not, with the secrets taken out
 
 
-def send(channel: Channel, title: str, body: str, *, failure: bool = False, warning: bool = False) -> Sent:
-    """One message to one channel. Never raises: a channel that is down, refuses or cannot be formed is a
-    Sent(ok=False) saying why."""
+def send(channel: Channel, title: str, body: str, *, reach: Reach | None = None, timeout_s: float = 30.0,
+         failure: bool = False, warning: bool = False) -> Sent:
+    """One message to one channel, in a process of its own (sender.py: every address it dials checked against
+    `reach` and the fixed refusals of guard.py, redirects kept to the channel's origin, answers bounded), ended at
+    `timeout_s` whatever the service does. Never raises: a channel that is down, refuses, is not allowed or cannot
+    be formed is a Sent(ok=False) saying why, with its secrets taken out."""
     if channel.problem:
         return Sent(False, channel.problem)
-    import apprise
-
+    reach = reach or Reach()
+    job = {"url": channel.url, "title": title, "body": body, "deadline_s": timeout_s,
+           "kind": "failure" if failure else "warning" if warning else "info",
+           "allow_hosts": list(reach.allow_hosts), "allow_networks": list(reach.allow_networks),
+           "loopback": reach.loopback}
     try:
-        sender = apprise.Apprise()
-        with _redacted_logs(channel.secrets):
-            added = sender.add(channel.url)
-        if not added:
-            return Sent(False, "not a URL Apprise can send to (unknown service, or a required part missing)")
-        kind = apprise.NotifyType.FAILURE if failure else apprise.NotifyType.WARNING if warning else apprise.NotifyType.INFO
-        with _redacted_logs(channel.secrets):
-            result = sender.notify(body=body, title=title, notify_type=kind, body_format=apprise.NotifyFormat.TEXT,
-                                   log_level=logging.WARNING)
-        if result:
-            return Sent(True)
-        said = [e.message for e in result.logs() if e.level in ("WARNING", "ERROR", "CRITICAL")]
-        why = "; ".join(dict.fromkeys(line.strip() for line in said if line.strip()))[:400]
-        return Sent(False, redact(f"{result.status.name.lower()}: {why}" if why else result.status.name.lower(),
-                                  channel.secrets))
-    except Exception as exc:  # a plugin's own bug: recorded like a refusal, never raised into the audit
-        return Sent(False, redact(f"{type(exc).__name__}: {exc}", channel.secrets)[:400])
+        proc = subprocess.Popen([sys.executable, "-m", "claims_pipeline.notify.sender"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_sender_environment(), text=True)
+    except OSError as exc:
+        return Sent(False, f"cannot start the sending process: {exc}"[:400])
+    try:
+        out, err = proc.communicate(json.dumps(job), timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.communicate(timeout=5)
+        return Sent(False, f"no answer within notify.timeout_s ({timeout_s:g} s): the send was ended")
+    except BaseException:  # a stop of the command: the send goes with it
+        proc.kill()
+        raise
+    try:
+        outcome = json.loads(out)
+    except ValueError:
+        last = (err.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
+        return Sent(False, redact(f"the sending process failed: {last}", channel.secrets)[:400])
+    if outcome.get("ok"):
+        return Sent(True)
+    return Sent(False, redact(str(outcome.get("error") or "failed"), channel.secrets)[:400])
+
+
+# a proxy of the environment would be dialled instead of the channel, and reach what the guard refuses for it
+_PROXY_VARIABLES = {"http_proxy", "https_proxy", "all_proxy", "ftp_proxy", "no_proxy"}
+
+
+def _sender_environment() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k.lower() not in _PROXY_VARIABLES}
+    # the sender is this package's module: found where this one was, installed or not
+    root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join([root, *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])])
+    return env

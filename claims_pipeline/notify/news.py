@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,9 +52,24 @@ class Findings:
         return sorted({i.key for i in self.items if i.kind == kind})
 
 
+# Chat services read markup in a message's text: an @everyone / @here / @channel / @room pings a whole channel,
+# Slack's <!channel>, <@U123> and <http://x|text>, Discord's <@123> and Teams' <at> too, and a markdown link shows
+# any text over any address. Corpus and page text is no one's to ping with or to link from: the @ of a mention
+# becomes the fullwidth ＠ (an e-mail address, with a word before its @, stays), a < that opens a tag the
+# lookalike ‹, and a link's "](" becomes "] (", which no markdown reads as a link.
+_MENTION_RE = re.compile(r"(?<![\w.+-])@(?=\w)")
+_TAG_RE = re.compile(r"<(?=[!@#/A-Za-z])")
+_LINK_RE = re.compile(r"\]\(")
+
+
+def inert_markup(text: str) -> str:
+    return _LINK_RE.sub("] (", _MENTION_RE.sub("＠", _TAG_RE.sub("‹", text)))
+
+
 def short(text: Any, limit: int = 160) -> str:
-    """One line of corpus or page text as a message may carry it."""
-    one = " ".join(replaced(str(text or "")).split())
+    """One line of corpus or page text as a message may carry it: one line, no control or bidi character, no
+    chat markup (inert_markup), at most `limit` characters."""
+    one = inert_markup(" ".join(replaced(str(text or "")).split()))
     return one if len(one) <= limit else one[: limit - 1] + "…"
 
 

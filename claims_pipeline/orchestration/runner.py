@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import dagster as dg
 
 from claims_pipeline.common.text_safety import terminal_escaped
+from claims_pipeline.orchestration.reaper import process_tags, reap_dead_runs
 from claims_pipeline.orchestration.stops import run_stoppable
 
 if TYPE_CHECKING:
@@ -121,10 +122,12 @@ def _run_by_scope(instance: dg.DagsterInstance, defs: dg.Definitions, job_name: 
     from claims_pipeline.defs.partitions import range_tags
 
     trigger, name = named
+    reap_dead_cli_runs(instance)
     sync_scope_partitions(instance, all_scopes)
     job = defs.resolve_job_def(job_name)
     if scopes is None:
-        tags = {**range_tags(all_scopes), **run_tags(trigger, f"{name}: all scopes", scope=ALL_SCOPES)}
+        tags = {**range_tags(all_scopes), **run_tags(trigger, f"{name}: all scopes", scope=ALL_SCOPES),
+                **process_tags()}
         return [run_stoppable(instance, lambda run_id: job.execute_in_process(
             instance=instance, tags=tags, raise_on_error=False, run_config=run_config, run_id=run_id))]
     results = []
@@ -133,7 +136,8 @@ def _run_by_scope(instance: dg.DagsterInstance, defs: dg.Definitions, job_name: 
 
         def one_scope(run_id: str, scope: str = scope, selection: list[dg.AssetKey] | None = selection) -> dg.ExecuteInProcessResult:
             return job.execute_in_process(instance=instance, partition_key=scope,
-                                          tags=run_tags(trigger, f"{name}: {scope}", scope=scope),
+                                          tags={**run_tags(trigger, f"{name}: {scope}", scope=scope),
+                                                **process_tags()},
                                           asset_selection=selection, raise_on_error=False, run_config=run_config,
                                           run_id=run_id)
 
@@ -147,9 +151,23 @@ def run_worklist(instance: dg.DagsterInstance, resources: dict[str, Any], config
     # a job of the worklist asset alone, in the CLI's definitions: its run logs through cli_console too
     defs = definitions_with(resources, extra_jobs=[dg.define_asset_job(CLI_WORKLIST_JOB, selection=["worklist"])])
     job = defs.resolve_job_def(CLI_WORKLIST_JOB)
+    reap_dead_cli_runs(instance)
     return run_stoppable(instance, lambda run_id: job.execute_in_process(
-        instance=instance, raise_on_error=False, run_config={**QUIET_RUN_CONFIG, "ops": {"worklist": {"config": config}}},
+        instance=instance, raise_on_error=False, tags=process_tags(), run_config={**QUIET_RUN_CONFIG, "ops": {"worklist": {"config": config}}},
         run_id=run_id))
+
+
+def reap_dead_cli_runs(instance: dg.DagsterInstance) -> None:
+    """Before a command's runs: the runs of an earlier command of this host that died mid-run (kill -9) are marked
+    failed (orchestration/reaper.py), so that neither they nor the queue wait for them. Never stops the command."""
+    try:
+        reaped = reap_dead_runs(instance)
+    except Exception as exc:  # the daemon's sensor reaps them too
+        print(terminal_escaped(f"claims-pipeline: could not check for runs of a dead process: {exc}"), file=sys.stderr)
+        return
+    if reaped:
+        print(f"claims-pipeline: marked failed {len(reaped)} run(s) whose process had ended without finishing them: "
+              f"{', '.join(r[:8] for r in reaped)}", file=sys.stderr)
 
 
 def run_failures(results: list[dg.ExecuteInProcessResult]) -> list[str]:

@@ -99,3 +99,80 @@ class Mailbox:
 def receivers(user: str, password: str) -> Iterator[tuple[Webhook, Mailbox]]:
     with Webhook() as hook, Mailbox(user, password) as box:
         yield hook, box
+
+
+class Endpoint:
+    """An HTTP server on `host` (127.0.0.1, or a loopback alias such as 127.0.0.2 standing in for an internal
+    host the guard must refuse) that records every request it gets, headers included, and answers as `answer`
+    says (or answer(path) says): "ok" (200), ("redirect", url, status), ("trickle", seconds per byte) after the headers, or ("giant",
+    bytes) of body written as fast as the client reads (`written` counts what the client took)."""
+
+    def __init__(self, host: str = "127.0.0.1", answer: Any = "ok") -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.answer = answer
+        self.written = 0
+        self.stop = threading.Event()
+        end = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                end.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
+                answer = end.answer(self.path) if callable(end.answer) else end.answer
+                kind = answer if isinstance(answer, str) else answer[0]
+                if kind == "redirect":
+                    self.send_response(answer[2] if len(answer) > 2 else 307)
+                    self.send_header("Location", answer[1])
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                elif kind == "trickle":
+                    self.send_response(200)
+                    self.send_header("Content-Length", "1000000")
+                    self.end_headers()
+                    while not end.stop.wait(answer[1]):
+                        self.wfile.write(b" ")
+                        self.wfile.flush()
+                elif kind == "giant":
+                    self.send_response(200)
+                    self.send_header("Content-Length", str(answer[1]))
+                    self.end_headers()
+                    chunk = b"0" * 65536
+                    while end.written < answer[1] and not end.stop.is_set():
+                        self.wfile.write(chunk)
+                        end.written += len(chunk)
+                else:
+                    self.send_response(200)
+                    self.send_header("Content-Length", "2")
+                    self.end_headers()
+                    self.wfile.write(b"{}")
+
+            do_GET = do_PUT = do_POST  # noqa: N815 (a 302 turns the POST into a GET: recorded all the same)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        class Server(ThreadingHTTPServer):
+            daemon_threads = True
+
+            def handle_error(self, request: Any, client_address: Any) -> None:
+                pass  # a client that hangs up on a giant or trickled answer is what the tests make happen
+
+        self.server = Server((host, 0), Handler)
+        self.host = host
+        self.port = self.server.server_address[1]
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def origin(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    def __enter__(self) -> Endpoint:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.server.shutdown()
+        self.server.server_close()

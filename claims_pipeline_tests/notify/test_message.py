@@ -3,6 +3,7 @@ and what 'new' means for one channel's state (pure: no audit, no network)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from claims_pipeline.config.settings import NotifySettings
@@ -68,3 +69,36 @@ def test_channels_name_no_secret_and_redact_what_they_read() -> None:
     # a value as a log line quotes it inside a URL (percent-encoded) is taken out too
     [mail] = channels(NotifySettings(urls=["mailtos://kb:${PW}@smtp.example.org"]), {"PW": "p@ss/w:rd"})
     assert redact("AUTH for kb:p%40ss%2Fw%3Ard failed", mail.secrets) == "AUTH for kb:*** failed"
+
+
+class _CountedKeys(list[str]):
+    """A channel's remembered keys, counting how often they are read through."""
+
+    reads = 0
+
+    def __iter__(self) -> Iterator[str]:
+        type(self).reads += 1
+        return super().__iter__()
+
+
+def test_what_is_new_is_found_in_one_pass_over_what_the_channel_was_told(tmp_path: Path) -> None:
+    """Issue 35: the keys a channel was told were made a set once per finding (20k findings: 15 s, 40k: 58 s on
+    'nothing new'); now once per kind, whatever the number of findings."""
+    found = findings(tmp_path, 2000)
+    told = _CountedKeys(found.keys("tokens_absent"))
+    kept = {"notified": {"tokens_absent": told}, "last_sent_at": "2026-05-01 06:00:00 UTC"}
+    down = Channel("c1", "channel 1 (json)", "", problem="environment variable X not set")
+    result = _tell(down, kept, found, "2026-06-01 06:00:00 UTC", NotifySettings(urls=["json://x/"]), Outcome("sent"))
+    assert result.status == "nothing new"
+    assert _CountedKeys.reads == 1
+
+
+def test_chat_markup_in_corpus_text_reaches_no_channel_live() -> None:
+    """Mentions that would ping a whole channel and links that show one address over another (Slack, Discord,
+    Teams, Matrix markup) arrive as plain text; an e-mail address stays as written."""
+    line = short("0.8% @everyone @here <!channel> <@U123> [official source](http://evil.example) "
+                 "![x](http://evil.example/p.png) ask kb@example.org")
+    assert "@everyone" not in line and "@here" not in line and "<!channel>" not in line and "<@U123>" not in line
+    assert "](" not in line
+    assert "＠everyone ＠here ‹!channel> ‹＠U123> [official source] (http://evil.example)" in line
+    assert line.endswith("ask kb@example.org")

@@ -203,7 +203,7 @@ def test_verdicts_that_became_mismatch_are_told_once(env: Path, capsys, monkeypa
     levy page: verdict_notification tells the MISMATCH once; a second verify with the same verdicts sends nothing,
     unless notify.always_send asks for a 'nothing new' message."""
     from claims_pipeline.config.settings import load_settings
-    from claims_pipeline.notify import notify_audit
+    from claims_pipeline.notify import Reach, notify_audit
     from claims_pipeline_demo.scripted_judge import ScriptedJudgeServer, demo_answerer
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-notify-test-not-a-key")
@@ -232,7 +232,8 @@ def test_verdicts_that_became_mismatch_are_told_once(env: Path, capsys, monkeypa
         cfg["notify"]["always_send"] = True
         config.write_text(yaml.safe_dump(cfg), encoding="utf-8")
         settings = load_settings(config)
-        outcome = notify_audit(settings.notify, settings.home_dir)
+        outcome = notify_audit(settings.notify, settings.home_dir,
+                               reach=Reach.of(settings.fetch, settings.notify, settings.deployment))
         assert outcome.status == "sent" and len(hook.received) == 3
         assert hook.received[2]["json"]["title"].startswith("claims_pipeline: nothing new since the last notice")
         assert "Nothing new since the last notification (" in hook.received[2]["json"]["message"]
