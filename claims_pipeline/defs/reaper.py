@@ -1,11 +1,11 @@
-"""The sensor that ends the runs of a dead `claims-pipeline` command (orchestration/reaper.py): such a run stays
+"""The sensor that ends the runs of a dead `claims-pipeline` command (defs/dead_runs.py): such a run stays
 STARTED for ever and, through its tags, holds every queued audit back; and of the run workers of the default run
 launcher, whose health Dagster's run monitoring (on in the shipped instance) cannot ask about. It runs in the code
 server, the process that starts those run workers: their pids mean something here."""
 
 import dagster as dg
 
-from claims_pipeline.orchestration.reaper import reap_dead_runs
+from claims_pipeline.defs.dead_runs import reap_dead_runs
 
 
 @dg.sensor(name="reap_dead_runs", minimum_interval_seconds=60, default_status=dg.DefaultSensorStatus.RUNNING,

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import dagster as dg
 
 from claims_pipeline.common.text_safety import terminal_escaped
-from claims_pipeline.orchestration.reaper import process_tags, reap_dead_runs
+from claims_pipeline.defs.dead_runs import process_tags, reap_dead_runs
 from claims_pipeline.orchestration.stops import run_stoppable
 
 if TYPE_CHECKING:
@@ -159,7 +159,7 @@ def run_worklist(instance: dg.DagsterInstance, resources: dict[str, Any], config
 
 def reap_dead_cli_runs(instance: dg.DagsterInstance) -> None:
     """Before a command's runs: the runs of an earlier command of this host that died mid-run (kill -9) are marked
-    failed (orchestration/reaper.py), so that neither they nor the queue wait for them. Never stops the command."""
+    failed (defs/dead_runs.py), so that neither they nor the queue wait for them. Never stops the command."""
     try:
         reaped = reap_dead_runs(instance)
     except Exception as exc:  # the daemon's sensor reaps them too

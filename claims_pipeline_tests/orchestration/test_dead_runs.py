@@ -24,9 +24,7 @@ import pytest
 
 from claims_pipeline.commands.demo import write_runtime_config
 from claims_pipeline.config.settings import ENV_CONFIG, load_settings
-from claims_pipeline.defs.jobs import CROSS_SCOPE_TAGS
-from claims_pipeline.orchestration.instance import INSTANCE_ENV, INSTANCE_TEMPLATES, open_instance
-from claims_pipeline.orchestration.reaper import (
+from claims_pipeline.defs.dead_runs import (
     HOST_TAG,
     PID_TAG,
     PROCESS_START_TAG,
@@ -34,6 +32,8 @@ from claims_pipeline.orchestration.reaper import (
     process_tags,
     reap_dead_runs,
 )
+from claims_pipeline.defs.jobs import CROSS_SCOPE_TAGS
+from claims_pipeline.orchestration.instance import INSTANCE_ENV, INSTANCE_TEMPLATES, open_instance
 from claims_pipeline.orchestration.runner import sync_scope_partitions
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.orchestration.deployment import (
