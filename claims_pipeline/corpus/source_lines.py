@@ -18,6 +18,7 @@ from claims_pipeline.corpus.links import Link, find_links
 SOURCE_WORD_RE = re.compile(r"[SsQqſ](?:(?<=[Ssſ])(?i:ources?)|(?<=[Qq])(?i:uellen?))[*_]*[ \t\u00a0\u202f]?:[*_]*")
 _LINE_LEAD_RE = re.compile(r"[ \t>]*(?:[-*+][ \t]+)?[*_]*")
 SOURCE_HINT_RE = SOURCE_WORD_RE
+SOURCE_LINE_RE = re.compile(_LINE_LEAD_RE.pattern + SOURCE_WORD_RE.pattern)  # a line that starts with it
 _LIST_ITEM_RE = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]")
 _BLOCK_START_RE = re.compile(r"[ \t]*(?:#|```|~~~|\||>|\[[^\]\n]+\]:)")
 _MAX_LIST_LINES = 12
