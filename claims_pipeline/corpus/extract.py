@@ -43,6 +43,7 @@ from claims_pipeline.corpus.links import (
     is_template_figure,
     mask_templates,
     mask_urls,
+    repair_schemes,
 )
 from claims_pipeline.corpus.numbers import parse_number
 from claims_pipeline.corpus.pool import ChunkResult, FileJob, pool_size, run_in_pool
@@ -53,7 +54,7 @@ from claims_pipeline.corpus.references import References, is_definition, parse_r
 from claims_pipeline.corpus.scopes import list_scopes, walk_corpus
 from claims_pipeline.corpus.scopes import resolve_scope_filter as _resolve
 from claims_pipeline.corpus.sentences import sentence_ends, sentences
-from claims_pipeline.corpus.source_lines import SOURCE_HINT_RE, find_source_lines
+from claims_pipeline.corpus.source_lines import SOURCE_HINT_RE, find_lead_ins, find_source_lines
 from claims_pipeline.corpus.stamps import file_last_verified, find_inline_stamp, mask_stamps
 from claims_pipeline.corpus.tiers import SECONDARY_TIER, PrimaryHosts, builtin_official_hosts, is_official, source_tier
 from claims_pipeline.corpus.values import extract_values, num_needles
@@ -75,6 +76,21 @@ _COMMENT_OPEN_RE = re.compile("<!--")
 _DEFINITION_HINT_RE = re.compile(r"\]:")
 # Every pointer clause holds one of these verbs (links._POINTER_VERB_RE).
 # Case-blind, but led by a plain character set so the scan skips ahead in C (with re.I alone it cannot).
+# A bibliography or reading list names works; its dates and numbers are the works', not claims. A section under
+# such a heading, in the six languages read, and an entry written in a citation style: "Smith, J. (2019). Title",
+# "Smith, J., & Doe, A., 2020.", "OECD (2021). Title", "Müller, Anna (2018): Titel".
+_BIBLIOGRAPHY_HEADING_RE = re.compile(
+    r"\b(?:references|bibliography|further reading|reading list|literature|literatur(?:verzeichnis|liste)?"
+    r"|weiterführende literatur|bibliographie|références bibliographiques|pour aller plus loin|lectures"
+    r"|bibliograf[íi]a|lecturas recomendadas|letture consigliate|literatuur(?:lijst)?|leeslijst)\b", re.I)
+_CAP = r"[A-ZÀ-ÖØ-Þ]"
+_BIBLIOGRAPHY_ENTRY_RE = re.compile(
+    r"[ \t>]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?[*_]*\[?"
+    rf"(?:{_CAP}[\w'’-]+(?:[ -]{_CAP}[\w'’-]+)?,[ \t]+(?:{_CAP}\.[ \t]?(?:-?{_CAP}\.[ \t]?)*|{_CAP}[a-zà-ÿ]+)"
+    rf"(?:,?[ \t]+(?:&|and|et|und|y|e|en)[ \t]+{_CAP}[\w'’-]+,?[ \t]+(?:{_CAP}\.[ \t]?)*)?"
+    rf"|{_CAP}[\w&.'’-]*(?:[ \t]{_CAP}[\w&.'’-]*){{0,5}})"
+    r"[*_\]]*,?[ \t]*\((?:19|20)\d\d[a-z]?\)[.:](?:\s|$)")
+_LEAD_IN_HINT_RE = re.compile(r":[*_]*[ \t]*\n")  # a line ending in ':' (source_lines.find_lead_ins)
 _POINTER_WORD_RE = re.compile(r"[vVcC](?:(?<=[vV])(?i:erify)|(?<=[cC])(?i:onfirm|heck))")
 
 
@@ -159,7 +175,7 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
     outcome is the same as walking the text's lines (CommonMark line endings, reading.with_newlines) one by
     one with the fence and heading state.
     """
-    text = with_newlines(text)
+    text = repair_schemes(with_newlines(text))
     if _COMMENT_OPEN_RE.search(text):  # HTML comments are not published: blank them (newlines kept: line numbers hold)
         text = blank_comments(text)
     file_verified = file_last_verified(text)
@@ -189,6 +205,11 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
         out.skipped_template_figures += sum(1 for m in TEMPLATE_RE.finditer(text)
                                             if is_template_figure(text, m) and not (fenced and in_spans(fenced, m.start())))
     sources = find_source_lines(text, lambda pos: bool(fenced) and in_spans(fenced, pos))
+    leads = find_lead_ins(text, lambda pos: bool(fenced) and in_spans(fenced, pos)) if _LEAD_IN_HINT_RE.search(text) else {}
+    if leads:  # a list under a lead-in that cites; a "Source:" line under an item wins
+        sources = sources if sources is not None else {}
+        for s, lead_links in leads.items():
+            sources.setdefault(s, lead_links)
     if sources is not None:  # statements whose source is on the line after them
         cites.update(s for s in sources if digit(text, s, eol(text, s)) is not None)
     if not cites:
@@ -218,7 +239,8 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
                 heading = HEADING_RE.match(text[h:end] if end >= 0 else text[h:])
                 assert heading is not None  # _last_heading only returns heading lines
                 section = heading.group(2).strip()
-            skipping = bool(opts.skip_heading_re and opts.skip_heading_re.search(section))
+            skipping = bool(opts.skip_heading_re and opts.skip_heading_re.search(section)) or bool(
+                _BIBLIOGRAPHY_HEADING_RE.search(section))
             selected = opts.section_filter is None or opts.section_filter in section.lower()
         if skipping or not selected or (fenced and in_spans(fenced, start)):
             continue
@@ -234,7 +256,7 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
             first = line_no - text.count("\n", para.line_starts[0], start)
             borrowed = [ln for s in para.line_starts for ln in sources.get(s, ())] if sources is not None else None
             _claims_of_paragraph(para, first, scope, rel, section, file_verified, opts, out, seen, id_scope or scope,
-                                 refs, borrowed)
+                                 refs, borrowed, _borrowed_reason(leads, sources, para.line_starts[0]))
             continue
         end = text.find("\n", start)
         line = text[start:end] if end >= 0 else text[start:]
@@ -242,25 +264,30 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
             out.warnings.append(ExtractWarning(rel, line_no, f"line of {len(line):,} chars cut to {opts.max_line_chars:,}"))
             line = line[: opts.max_line_chars]
         _claims_of_line(line, line_no, scope, rel, section, file_verified, opts, out, seen, id_scope or scope, refs,
-                        sources.get(start) if sources is not None else None)
+                        sources.get(start) if sources is not None else None,
+                        borrowed_reason=_borrowed_reason(leads, sources, start))
+
+
+def _borrowed_reason(leads: dict[int, list[Link]], sources: dict[int, list[Link]] | None, start: int) -> str:
+    return "lead-in" if sources is not None and start in leads and sources[start] is leads[start] else "source-line"
 
 
 def _claims_of_paragraph(para: Paragraph, first: int, scope: str, rel: str, section: str, file_verified: str | None,
                          opts: ExtractOptions, out: Extraction, seen: set[str], id_scope: str,
-                         refs: References | None, borrowed: list[Link] | None) -> None:
+                         refs: References | None, borrowed: list[Link] | None, borrowed_reason: str) -> None:
     """A paragraph wrapped over several lines, read as one text; each claim is on the line its sentence starts on."""
     text = para.text
     if len(text) > opts.max_line_chars:
         out.warnings.append(ExtractWarning(rel, first, f"paragraph of {len(text):,} chars cut to {opts.max_line_chars:,}"))
         text = text[: opts.max_line_chars]
     _claims_of_line(text, first, scope, rel, section, file_verified, opts, out, seen, id_scope, refs, borrowed or None,
-                    line_of=lambda pos: first + para.line_index(pos))
+                    line_of=lambda pos: first + para.line_index(pos), borrowed_reason=borrowed_reason)
 
 
 def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str, file_verified: str | None,
                     opts: ExtractOptions, out: Extraction, seen: set[str], id_scope: str,
                     refs: References | None = None, borrowed: list[Link] | None = None,
-                    line_of: Callable[[int], int] | None = None) -> None:
+                    line_of: Callable[[int], int] | None = None, borrowed_reason: str = "source-line") -> None:
     """The claims of one text: a line, or a wrapped paragraph's lines joined (`line_of`: the line of a position)."""
     if "{{" in line or "{%" in line:  # template markers: what they print is made at build time, not written here
         line = mask_templates(line)[0]
@@ -274,6 +301,8 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
     links, problems = find_links(line)
     for p in problems:
         out.warnings.append(ExtractWarning(rel, line_no, p))
+    if _BIBLIOGRAPHY_ENTRY_RE.match(line):  # a bibliography or reading-list entry names a work: no claim
+        return
     if "]:" in line and is_definition(line):  # "[r]: https://…", "[^1]: [Agency](…) (May 2025)": a source, no statement
         return
     if refs:
@@ -283,13 +312,13 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
     if not links:
         if borrowed:
             _claims_of_statement(line, line_no, scope, rel, section, file_verified, opts, out, seen, id_scope, borrowed,
-                                 "source-line")
+                                 borrowed_reason)
         return
     if borrowed and line_of is not None:  # a paragraph over a "Source:" line: its sentences citing nothing take it
         for lo, hi in sentences(line):
             if not any(lo <= ln.start < hi for ln in links) and _DIGIT_RE.search(line, lo, hi):
                 _claims_of_statement(line[lo:hi], line_of(lo), scope, rel, section, file_verified, opts, out, seen,
-                                     id_scope, borrowed, "source-line")
+                                     id_scope, borrowed, borrowed_reason)
     if line.lstrip().startswith("|") and all(ln.kind == "markdown" and is_root_url(ln.url) for ln in links):
         # a table row whose only link is a named site's home page ("[RentenCheck](https://rentencheck.example/)", a
         # product in a results table), whatever the site: the row's subject, not the source of its figures; a lint
