@@ -82,7 +82,9 @@ _DEFINITION_HINT_RE = re.compile(r"\]:")
 _BIBLIOGRAPHY_HEADING_RE = re.compile(
     r"\b(?:references|bibliography|further reading|reading list|literature|literatur(?:verzeichnis|liste)?"
     r"|weiterführende literatur|bibliographie|références bibliographiques|pour aller plus loin|lectures"
-    r"|bibliograf[íi]a|lecturas recomendadas|letture consigliate|literatuur(?:lijst)?|leeslijst)\b", re.I)
+    r"|bibliograf[íi]a|lecturas recomendadas|letture consigliate|literatuur(?:lijst)?|leeslijst"
+    # a "Sources" section lists sources, in the languages other than English ("Sources" itself: skip_headings)
+    r"|bronnen|quellen(?:verzeichnis|angaben)?|fuentes|fonti|referenties|referenzen|referencias|riferimenti)\b", re.I)
 _CAP = r"[A-ZÀ-ÖØ-Þ]"
 _BIBLIOGRAPHY_ENTRY_RE = re.compile(
     r"[ \t>]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?[*_]*\[?"
@@ -90,6 +92,9 @@ _BIBLIOGRAPHY_ENTRY_RE = re.compile(
     rf"(?:,?[ \t]+(?:&|and|et|und|y|e|en)[ \t]+{_CAP}[\w'’-]+,?[ \t]+(?:{_CAP}\.[ \t]?)*)?"
     rf"|{_CAP}[\w&.'’-]*(?:[ \t]{_CAP}[\w&.'’-]*){{0,5}})"
     r"[*_\]]*,?[ \t]*\((?:19|20)\d\d[a-z]?\)[.:](?:\s|$)")
+# A document's file type and size beside its link ("(PDF, 1.1 MB, 36 pages)", "(.pptx, 9MB)"): what a site writes
+# about the file, not a figure of the text.
+_FILE_NOTE_RE = re.compile(r"\(\s*\.?(?i:pdf|docx?|xlsx?|pptx?|csv|zip|odt|ods|txt|epub|powerpoint)\b[^()\n]{0,80}\)")
 _LEAD_IN_HINT_RE = re.compile(r":[*_]*[ \t]*\n")  # a line ending in ':' (source_lines.find_lead_ins)
 _POINTER_WORD_RE = re.compile(r"[vVcC](?:(?<=[vV])(?i:erify)|(?<=[cC])(?i:onfirm|heck))")
 
@@ -301,8 +306,8 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
     links, problems = find_links(line)
     for p in problems:
         out.warnings.append(ExtractWarning(rel, line_no, p))
-    if _BIBLIOGRAPHY_ENTRY_RE.match(line):  # a bibliography or reading-list entry names a work: no claim
-        return
+    if _BIBLIOGRAPHY_ENTRY_RE.match(line):
+        return  # a bibliography or reading-list entry names a work: no claim
     if "]:" in line and is_definition(line):  # "[r]: https://…", "[^1]: [Agency](…) (May 2025)": a source, no statement
         return
     if refs:
@@ -330,6 +335,8 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
     if opts.primary_only and not any(map(is_official, tiers)):  # no official citation: no claim, whatever the figures
         return
     masked = mask_urls(line, links)
+    if "(" in masked and _FILE_NOTE_RE.search(masked):
+        masked = _FILE_NOTE_RE.sub(lambda m: " " * len(m.group()), masked)
     if not _DIGIT_RE.search(masked):
         return
     values = extract_values(mask_stamps(masked))

@@ -23,6 +23,9 @@ _DOTS_RE = re.compile(r"\.{2,}")
 FRONT_MATTER_BYTES = 4096  # a scope line is near the top; a file is never read whole to find it
 _FRONT_SCOPE_RE = re.compile(r"^scope[ \t]*:[ \t]*(.*?)[ \t]*$", re.M)
 
+# Markdown files read: '.md', and MDX ('.mdx': markdown with JSX components, which read as HTML blocks).
+MARKDOWN_SUFFIXES = (".md", ".mdx")
+
 
 def clean_scope(name: str, root_scope: str = "root") -> str:
     """A scope name safe as a partition key and a relative file path: no leading or trailing '/', no empty,
@@ -44,7 +47,7 @@ class ScopeNamer:
     def __call__(self, rel: str, front: str | None = None) -> str:
         if front:
             return clean_scope(front, self.root)
-        stem = rel[:-3] if rel.lower().endswith(".md") else rel
+        stem = rel[: rel.rfind(".")] if rel.lower().endswith(MARKDOWN_SUFFIXES) else rel
         folder, _, name = stem.rpartition("/")
         for regex, template in self.rules:
             if (m := regex.fullmatch(rel)) is not None:
@@ -264,7 +267,7 @@ def markdown_files(base: Path, problems: list[ExtractWarning] | None = None, roo
 
     for folder, subfolders, names in os.walk(base, onerror=unlisted):
         subfolders[:] = [d for d in subfolders if not d.startswith(".")]
-        out += [Path(folder, name) for name in names if name.lower().endswith(".md") and not name.startswith(".")]
+        out += [Path(folder, name) for name in names if name.lower().endswith(MARKDOWN_SUFFIXES) and not name.startswith(".")]
     return out
 
 

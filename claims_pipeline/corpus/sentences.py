@@ -18,8 +18,12 @@ from claims_pipeline.corpus.values import WORD_MONTHS
 
 # Sentence (and clause) end marks; a table cell's bar ends a cell.
 # A line break kept in a paragraph's text (blocks.py: after a line ending in a citation) ends a sentence too.
-_CLAUSE_END_RE = re.compile(r"[.!?;](?:\[\^[^\[\]\n]{1,200}\])*(?=\s|$)|\||(?<=\S)(?=\n)")
-_SENTENCE_END_RE = re.compile(r"[.!?][*_\"'’”»)]*(?:\[\^[^\[\]\n]{1,200}\])*(?=\s|$)|(?<=\S)(?=\n)")
+# CJK full stops end a sentence with no space after them ("…増加しました。しかし").
+_CLAUSE_END_RE = re.compile(
+    r"[.!?;](?:\[\^[^\[\]\n]{1,200}\])*(?=\s|$)|[。！？；](?:\[\^[^\[\]\n]{1,200}\])*|\||(?<=\S)(?=\n)")
+_SENTENCE_END_RE = re.compile(
+    r"[.!?][*_\"'’”»)]*(?:\[\^[^\[\]\n]{1,200}\])*(?=\s|$)|[。！？][」』）)]*(?:\[\^[^\[\]\n]{1,200}\])*"
+    r"|(?<=\S)(?=\n)")
 _ORDINAL_DAY_RE = re.compile(rf"(?<![\d.,])\d{{1,2}}\.\s+(?i:{'|'.join(sorted(WORD_MONTHS, key=len, reverse=True))})\b")
 _CLOSED_BEFORE_RE = re.compile(r"[.!?;][*_\"'’”)]*(?:\[\^[^\[\]\n]{1,200}\][*_\"'’”)]*)*$")
 

@@ -15,9 +15,11 @@ from collections.abc import Callable
 from claims_pipeline.corpus.links import Link, find_links
 from claims_pipeline.corpus.sentences import sentence_ends
 
-# "Source:", "**Sources :**", "> Quelle:", "- Sources:", "_Quellen_:" at the start of a line: the word and its
+# "Source:", "**Sources :**", "> Quelle:", "- Sources:", "_Quellen_:", "Bron:" at the start of a line: the word and its
 # colon (led by a plain character set, so the scan skips ahead in C), then what may stand before it on its line.
-SOURCE_WORD_RE = re.compile(r"[SsQqſ](?:(?<=[Ssſ])(?i:ources?)|(?<=[Qq])(?i:uellen?))[*_]*[ \t\u00a0\u202f]?:[*_]*")
+# The word in the six languages read: Source(s) (EN, FR), Quelle(n) (DE), Bron(nen) (NL), Fuente(s) (ES), Fonte/Fonti (IT).
+SOURCE_WORD_RE = re.compile(r"[SsQqſBbFf](?:(?<=[Ssſ])(?i:ources?)|(?<=[Qq])(?i:uellen?)|(?<=[Bb])(?i:ron(?:nen)?)"
+                            r"|(?<=[Ff])(?i:uentes?|ont[ei]))[*_]*[ \t\u00a0\u202f]?:[*_]*")
 _LINE_LEAD_RE = re.compile(r"[ \t>]*(?:[-*+][ \t]+)?[*_]*")
 SOURCE_HINT_RE = SOURCE_WORD_RE
 SOURCE_LINE_RE = re.compile(_LINE_LEAD_RE.pattern + SOURCE_WORD_RE.pattern)  # a line that starts with it

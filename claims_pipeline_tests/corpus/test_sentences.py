@@ -161,3 +161,38 @@ def test_init_says_how_many_lines_with_a_figure_and_a_link_gave_no_claim(tmp_pat
     assert shown == ["  not taken: 12 of 13 lines holding a figure and a link gave no claim; to see why for one: "
                      "claims-pipeline extract --explain guide.md:1"]
     assert "claims: 1 " in r.stdout
+
+
+def test_a_source_line_in_dutch_spanish_and_italian_gives_its_source():
+    for word in ("Bron", "Fuente", "Fonti"):
+        text = f"De heffing bedraagt 21 % voor iedereen.\n{word}: [wet](https://wetten.example.nl/heffing)\n"
+        assert got(text) == [(1, "https://wetten.example.nl/heffing", ["21 %"])], word
+
+
+def test_a_sources_section_in_another_language_gives_no_claim():
+    text = ("De heffing bedraagt 21 % ([wet](https://wetten.example.nl/heffing)).\n\n## Bronnen\n\n"
+            "- [Besluit van 3 maart 2024, nr. 12](https://wetten.example.nl/besluit-2024)\n")
+    assert [c[1] for c in got(text)] == ["https://wetten.example.nl/heffing"]
+
+
+def test_a_documents_file_note_is_no_figure():
+    text = "- [Annual report (PDF, 1.1 MB, 36 pages)](https://www.agency.example.gov/report.pdf) shows 4 % growth.\n"
+    assert got(text) == [(1, "https://www.agency.example.gov/report.pdf", ["4 %"])]
+    assert got("- [User guide (PDF, 550 KB, 85 pages, July 2016)](https://www.agency.example.gov/guide.pdf)\n") == []
+
+
+def test_sentences_end_at_a_cjk_full_stop():
+    from claims_pipeline.corpus.sentences import sentences
+
+    text = "税率は10%です。しかし[調査](https://example.jp/a)では40%でした。"
+    assert [text[a:b] for a, b in sentences(text)] == ["税率は10%です。", "しかし[調査](https://example.jp/a)では40%でした。"]
+
+
+def test_mdx_files_are_read(corpus):
+    from claims_pipeline_tests.corpus.conftest import extract_corpus, make_corpus
+
+    root = corpus("insights/rates.mdx", "import Chart from '../Chart'\n\nRates rose 4.2 % in 2024 "
+                                        "([report](https://stats.example.org/rates-2024)).\n\n<Chart />\n")
+    claims = extract_corpus(make_corpus(root, layout={})).claims
+    assert [(c.file, c.line_no, c.source_url) for c in claims] == [
+        ("insights/rates.mdx", 3, "https://stats.example.org/rates-2024")]
