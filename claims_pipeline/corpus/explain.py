@@ -13,7 +13,7 @@ _DEFINITION_RE = re.compile(r" {0,3}\[[^\]\n]+\]:")
 _DIGIT_RE = re.compile(r"\d")
 
 CLAIM_NEEDS = ("a claim is a line that states a figure (a percentage, an amount, a statute number or a date) and "
-               "links the page that gives it, on the same line or by a reference or footnote")
+               "links the page that gives it, in the same sentence or by a reference or footnote")
 
 
 def no_claim_message(corpus: CorpusSource, files: int, *, scopes: list[str] | None = None,
