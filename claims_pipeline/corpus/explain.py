@@ -41,7 +41,7 @@ def explain_line(corpus: CorpusSource, where: str, *, include_secondary: bool = 
     from claims_pipeline.corpus.attribution import REASONS, attribute_values, by_sentence
     from claims_pipeline.corpus.blocks import blank_comments, run_around, wrapped_paragraphs
     from claims_pipeline.corpus.extract import ExtractOptions, extract_text
-    from claims_pipeline.corpus.links import find_links, mask_urls
+    from claims_pipeline.corpus.links import decode_entities, find_links, mask_urls, repair_schemes
     from claims_pipeline.corpus.reading import read_markdown, with_newlines
     from claims_pipeline.corpus.records import Extraction
     from claims_pipeline.corpus.references import parse_references, reference_links
@@ -58,7 +58,7 @@ def explain_line(corpus: CorpusSource, where: str, *, include_secondary: bool = 
     text, warnings = read_markdown(path, rel)
     if text is None:
         raise ValueError("; ".join(str(w) for w in warnings) or f"{path}: not readable")
-    text = with_newlines(text)
+    text = repair_schemes(decode_entities(with_newlines(text)))
     text = blank_comments(text) if "<!--" in text else text
     starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
     line_no = int(number)

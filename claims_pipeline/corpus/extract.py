@@ -37,6 +37,7 @@ from claims_pipeline.corpus.blocks import (
 from claims_pipeline.corpus.links import (
     TEMPLATE_RE,
     Link,
+    decode_entities,
     find_links,
     is_pointer_link,
     is_root_url,
@@ -92,6 +93,19 @@ _BIBLIOGRAPHY_ENTRY_RE = re.compile(
     rf"(?:,?[ \t]+(?:&|and|et|und|y|e|en)[ \t]+{_CAP}[\w'’-]+,?[ \t]+(?:{_CAP}\.[ \t]?)*)?"
     rf"|{_CAP}[\w&.'’-]*(?:[ \t]{_CAP}[\w&.'’-]*){{0,5}})"
     r"[*_\]]*,?[ \t]*\((?:19|20)\d\d[a-z]?\)[.:](?:\s|$)")
+# The other common entry style: a quoted, linked title, then its author or publisher and date
+# ('"[Title](…)", Agency, mars 2019'; a list marker or a flag may lead).
+_QUOTED_TITLE_ENTRY_RE = re.compile(r"[^\w\[\n]{0,12}[\"“«„]\s*\[[^\[\]\n]+\]\([^\n]*?\)\s*[\"”»“]\s*,")
+_NOT_ALNUM_RE = re.compile(r"[\W_]+")
+
+
+def _names_host(label: str, host: str) -> bool:
+    """The label is the site's name ("Klaxit" for klaxit.com, "CMA CGM" for cma-cgm.com): on its home page, the
+    thing the sentence is about, not a document giving its figures."""
+    name = _NOT_ALNUM_RE.sub("", label).lower()
+    return len(name) >= 3 and not any(ch.isdigit() for ch in name) and name in _NOT_ALNUM_RE.sub("", host.lower())
+
+
 # A document's file type and size beside its link ("(PDF, 1.1 MB, 36 pages)", "(.pptx, 9MB)"): what a site writes
 # about the file, not a figure of the text.
 _FILE_NOTE_RE = re.compile(r"\(\s*\.?(?i:pdf|docx?|xlsx?|pptx?|csv|zip|odt|ods|txt|epub|powerpoint)\b[^()\n]{0,80}\)")
@@ -180,7 +194,7 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
     outcome is the same as walking the text's lines (CommonMark line endings, reading.with_newlines) one by
     one with the fence and heading state.
     """
-    text = repair_schemes(with_newlines(text))
+    text = repair_schemes(decode_entities(with_newlines(text)))
     if _COMMENT_OPEN_RE.search(text):  # HTML comments are not published: blank them (newlines kept: line numbers hold)
         text = blank_comments(text)
     file_verified = file_last_verified(text)
@@ -306,7 +320,7 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
     links, problems = find_links(line)
     for p in problems:
         out.warnings.append(ExtractWarning(rel, line_no, p))
-    if _BIBLIOGRAPHY_ENTRY_RE.match(line):
+    if _BIBLIOGRAPHY_ENTRY_RE.match(line) or _QUOTED_TITLE_ENTRY_RE.match(line):
         return  # a bibliography or reading-list entry names a work: no claim
     if "]:" in line and is_definition(line):  # "[r]: https://…", "[^1]: [Agency](…) (May 2025)": a source, no statement
         return
@@ -384,6 +398,8 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
             continue
         if opts.primary_only and not is_official(tier):
             continue
+        if link.kind == "markdown" and not is_official(tier) and is_root_url(link.url) and _names_host(link.label, host):
+            continue  # "([Klaxit](https://www.klaxit.com/))": the company or product the sentence is about, not a source
         if multi and not any(v.salient for v in link_values):  # roster / navigation co-citation
             continue
         # the same URL twice on a line keeps the first link's values

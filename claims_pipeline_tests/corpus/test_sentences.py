@@ -196,3 +196,25 @@ def test_mdx_files_are_read(corpus):
     claims = extract_corpus(make_corpus(root, layout={})).claims
     assert [(c.file, c.line_no, c.source_url) for c in claims] == [
         ("insights/rates.mdx", 3, "https://stats.example.org/rates-2024")]
+
+
+def test_a_figure_written_with_a_character_reference_is_read():
+    text = ("Gemäß [§&nbsp;13](https://gesetze.example.de/egovg-13) gilt ein Satz von 7&nbsp;% bzw. 1.000&nbsp;&euro;.\n"
+            "Next line 2 &lt;b&gt; stays as written &#10; on line 2 ([x](https://x.example.gov/a?b=1&amp;c=2)).\n")
+    ex = extract_lines(text, include_secondary=True)
+    assert [(c.line_no, c.source_url, [v.raw for v in c.values if v.salient]) for c in ex.claims][0] == (
+        1, "https://gesetze.example.de/egovg-13", ["1.000\u00a0€", "7\u00a0%", "§\u00a013"])
+    assert [c.line_no for c in ex.claims] == [1]
+
+
+def test_a_quoted_linked_title_with_its_publisher_and_date_is_a_reading_list_entry():
+    text = ('- "[Rapport sur les algorithmes](https://www.agence.example.fr/rapport.pdf)", Agence, décembre 2017\n'
+            '🇪🇺 “[Guidelines for AI](https://ec.example.eu/guidelines)”, European Commission, March 2019\n')
+    assert got(text) == []
+
+
+def test_a_company_named_by_its_home_page_is_not_the_source_of_its_figures():
+    text = ("1. **Carpooling in France**: trips rose 60% ([Klaxit](https://www.klaxit.example.com/)).\n"
+            "2. **Shipping**: emissions fell 20% ([CMA CGM](https://www.cma-cgm.example/)).\n"
+            "3. Loans reach 100% of the price ([FNBB home-loans page](https://www.fnbb.example.bw/)).\n")
+    assert [c[1] for c in got(text)] == ["https://www.fnbb.example.bw/"]  # a page described, not a name
