@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, metavar="FILE", help="write every claim record to this JSON file")
+    parser.add_argument("--explain", metavar="FILE:LINE", help="show how one line is read: its block, sentences, "
+                        "figures, each link and why it was or was not taken, and the claims made there")
 
 
 def corpus_for(args: argparse.Namespace, settings: Settings) -> CorpusSource:
@@ -51,6 +53,17 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from claims_pipeline.corpus.extract import extract_corpus, extraction_stats
 
     corpus = corpus_for(args, settings)
+    if args.explain:
+        from claims_pipeline.commands.inputs import InputError
+        from claims_pipeline.corpus.explain import explain_line
+
+        try:
+            lines = explain_line(corpus, args.explain, include_secondary=args.include_secondary)
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+        for line in lines:
+            print(terminal_escaped(line))
+        return 0
     scopes = scopes_for(corpus, args.scope)
     extraction = extract_corpus(corpus, scopes=scopes, section=args.section, include_secondary=args.include_secondary)
     for warning in extraction.warnings:

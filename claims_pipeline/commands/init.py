@@ -194,6 +194,7 @@ def summary_lines(corpus: CorpusSource, walk: CorpusWalk, described: str) -> lis
                f"own pages {tiers['own']}")
     if not extraction.claims:
         out.append("  " + no_claim_message(corpus, len(extraction.files)))
+    out += _not_taken_line(corpus, extraction.claims)
     # the walk's (files left out, scopes merged) and the reading's (a file that cannot be opened, bad UTF-8)
     for w in extraction.warnings[:WARNINGS_SHOWN]:
         out.append(f"  warning: {w}")
@@ -204,6 +205,17 @@ def summary_lines(corpus: CorpusSource, walk: CorpusWalk, described: str) -> lis
 
 
 WARNINGS_SHOWN = 20  # init is a summary; extract lists every warning
+
+
+def _not_taken_line(corpus: CorpusSource, claims: list) -> list[str]:
+    """One line when many lines hold a figure and a link but few became claims: how many, and how to see why."""
+    from claims_pipeline.corpus.explain import unclaimed_lines
+
+    total, missed, first = unclaimed_lines(corpus, claims)
+    if total < 10 or missed * 2 < total or first is None:
+        return []
+    return [f"  not taken: {missed} of {total} lines holding a figure and a link gave no claim; to see why for one: "
+            f"claims-pipeline extract --explain {shlex.quote(first)}"]
 
 
 def next_commands(settings: Any, config: Path, *, explicit: bool) -> list[str]:

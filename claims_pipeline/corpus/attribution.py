@@ -1,18 +1,28 @@
-"""Nearest-link attribution: each value goes to the citation closest to it on the line.
+"""Attribution: which citation is the source of which figure.
+
+First the nearest link: each value goes to the citation closest to it in its text.
 
 The reference keys (docs/decisions/0001: overlap first; then distance, a FOLLOWING link winning ties, the
 `figure ([source](url))` idiom; then lower index), found with a binary search instead of a scan of every
 link, so a pathological line with thousands of links and figures stays near-linear.
+
+Then the reader's rules (`by_sentence`): a citation supports the figures of its own sentence, as a reader takes
+it; among several links in a sentence, one that defines a word, a home page or a person's page gives way to the
+evidence beside it; a footnote or a sentence that is nothing but a citation ("See [the tables](…).") cites the
+sentence before it. A table row is one statement: its links keep their nearest figures. Each choice has a reason
+code (REASONS), kept in the claim and printed by `extract --explain`.
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol, TypeVar
 
-from claims_pipeline.corpus.values import WORD_MONTHS
+from claims_pipeline.corpus.links import Link, is_root_url
+from claims_pipeline.corpus.records import Value
+from claims_pipeline.corpus.sentences import clause_ends, sentence_ends, sentence_span
 
 
 class _Span(Protocol):
@@ -56,52 +66,170 @@ def attribute_values(values: Sequence[V], links: Sequence[_Span]) -> list[list[V
     return out
 
 
-# Where a sentence ends on a line: '.', '!', '?' or ';' before a space (footnote markers may follow the mark:
-# "in 2024.[^3] Prices"), or a table cell's bar. A German ordinal day ("1. Juli 2025") ends nothing.
-_SENTENCE_END_RE = re.compile(r"[.!?;](?:\[\^[^\[\]\n]{1,200}\])*(?=\s|$)|\|")
-_ORDINAL_DAY_RE = re.compile(rf"(?<![\d.,])\d{{1,2}}\.\s+(?i:{'|'.join(sorted(WORD_MONTHS, key=len, reverse=True))})\b")
-_CLOSED_BEFORE_RE = re.compile(r"[.!?;][*_\"'’”)]*(?:\[\^[^\[\]\n]{1,200}\][*_\"'’”)]*)*$")
+
+REASONS = {
+    "only": "the only citation in the figure's sentence",
+    "nearest": "the citation nearest the figure in its sentence",
+    "label": "the figure is the link's label",
+    "footnote": "the footnote of the figure's clause or sentence",
+    "next-sentence": "a footnote, or a sentence that is only a citation, right after the figure's sentence",
+    "evidence": "taken over from a link in the same sentence that defines a word, is a home page or a person's page",
+    "table-row": "the citation of the figure's table row",
+    "source-line": "a 'Source:' line right under the statement",
+    "lead-in": "the lead-in ending in ':' right above this list item",
+}
+
+# A link that names or defines something rather than giving evidence for a figure: an encyclopedia or dictionary
+# article, a glossary entry, a person's page. (A home page is found by links.is_root_url.)
+_DEFINING_URL_RE = re.compile(
+    r"wikipedia\.org/wiki/|wiktionary\.org/|britannica\.com/|investopedia\.com/terms/|duden\.de/|larousse\.fr/"
+    r"|merriam-webster\.com/|dictionary\.cambridge\.org/|dle\.rae\.es/|treccani\.it/|vandale\.nl/"
+    r"|/(?:glossary|glossar|glossaire|glosario|glossario|woordenlijst|begrippen|lexikon|lexique|definitions?|terms?)"
+    r"(?:/|#|\.html?|$)"
+    r"|linkedin\.com/in/|/(?:people|person|persons|team|staff|authors?|profiles?|members?|speakers?)/[^/?#]+/?$",
+    re.I)
+# Words of a sentence that is only a citation: "See [x].", "Source: [x]", "Mehr dazu: [x]", "(via [x])".
+_WORD_RE = re.compile(r"[^\W\d_]+")
+_CITING_SENTENCE_MAX_WORDS = 3
+_DIGIT_RE = re.compile(r"\d")
+_NOTE_MARK_RE = re.compile(r"\[\^[^\[\]\n]{1,200}\]")
 
 
-# Words whose '.' ends no sentence: "12,5 Mrd. Euro", "Art. 47", "approx. 5 %", "z. B.", "ca. 3 %".
-_ABBREVIATIONS = frozenset(
-    "mrd mio tsd nr no art abs bzw ca vgl inkl zzgl ggf std dr prof approx etc vs cap chap reg sec st p pp fig "
-    "cf env av al e.g i.e z.b u.a d.h eur chf usd bn mn m k".split())
-_WORD_BEFORE_RE = re.compile(r"([\w.]{1,8})$")
+def is_defining(link: Link) -> bool:
+    """A link a reader does not take as the evidence for a figure when another is beside it."""
+    if link.kind == "footnote":
+        return False
+    return (is_root_url(link.url) or _DEFINING_URL_RE.search(link.url) is not None) and not any(
+        ch.isdigit() for ch in link.label)
 
 
-def _abbreviation(line: str, dot: int) -> bool:
-    m = _WORD_BEFORE_RE.search(line, max(0, dot - 8), dot)
-    return m is not None and m.group(1).lower().lstrip(".") in _ABBREVIATIONS
+def _citing_only(text: str, lo: int, hi: int, links: Sequence[Link]) -> bool:
+    """The sentence text[lo:hi] is nothing but its citations and a few words ("See [x].", "Source: [x]")."""
+    rest, at = [], lo
+    for ln in links:
+        if lo <= ln.start < hi:
+            rest.append(text[at:ln.start])
+            at = ln.end
+    rest.append(text[at:hi])
+    return len(_WORD_RE.findall(" ".join(rest))) <= _CITING_SENTENCE_MAX_WORDS
 
 
-def _ordinal_day(line: str, dot: int) -> bool:
-    return any(_ORDINAL_DAY_RE.match(line, dot - k) for k in (1, 2) if dot - k >= 0)
+def by_sentence(text: str, links: Sequence[Link], values: Sequence[Value], attributed: list[list[Value]],
+                is_row: bool, orphans: bool = True,
+                line_of: Callable[[int], int] | None = None) -> tuple[list[list[Value]], list[str]]:
+    """Each link's figures (from its nearest ones, `attributed`) under the reader's rules, and each one's reason
+    code (REASONS). `links`: the citations taking part, in order; `values`: every figure of the text; `orphans`:
+    False when the figures of sentences citing nothing have a source of their own (a "Source:" line below).
+
+    A figure whose sentence holds citations goes to the nearest of them (evidence before a link that defines a
+    word). A figure whose sentence holds none keeps its nearest citation when that is on its line (one link at
+    the end of a line cites all of it), or when it is a footnote or a sentence that is only a citation, right
+    after the figure's sentence ("…5 %. This is set by law.[^1]", "…5 %. See [the tables](…).")."""
+    if is_row:  # a table row: one statement; a footnote still keeps to its own cell
+        return _footnote_cells(text, links, attributed), ["footnote" if ln.kind == "footnote" else "table-row" for ln in links]
+    sent = sentence_ends(text)
+    ends = sent[1]
+    link_sent = [bisect_left(ends, ln.start + 1) for ln in links]  # the index of each link's sentence
+    in_sentence: dict[int, list[int]] = {}
+    for k, si in enumerate(link_sent):
+        in_sentence.setdefault(si, []).append(k)
+    defining = [is_defining(ln) for ln in links] if len(links) > 1 else [False] * len(links)
+    out: list[list[Value]] = [[] for _ in links]
+    order = {v: i for i, v in enumerate(values)}
+    reasons = ["nearest"] * len(links)
+    moved = [False] * len(links)
+    has_values = {bisect_left(ends, v.pos + 1) for v in values}
+    for k, vs in enumerate(attributed):
+        for v in vs:
+            si = bisect_left(ends, v.pos + 1)
+            peers = in_sentence.get(si)
+            if peers is None:  # no citation in the figure's own sentence
+                if orphans and _cites_orphan(text, links, k, si, link_sent, in_sentence, has_values, ends, line_of, v):
+                    out[k].append(v)
+                continue
+            j = k if k in peers else min(peers, key=lambda j: _distance(links[j], v))
+            if defining[j]:  # evidence beside it wins over a link that defines a word
+                evidence = [i for i in peers if not defining[i]]
+                if evidence:
+                    j = min(evidence, key=lambda i: _distance(links[i], v))
+                    moved[j] = True
+            out[j].append(v)
+    clauses = clause_ends(text) if any(ln.kind == "footnote" for ln in links) else ([], [])
+    for k, ln in enumerate(links):
+        if ln.kind == "footnote":  # its own clause when that states a figure ("…; rate 5 %[^1]"), else its sentence
+            c_lo, c_hi = sentence_span(text, ln.start, ln.end, clauses)
+            in_clause = [v for v in out[k] if c_lo <= v.pos and v.end <= c_hi]
+            if any(v.salient for v in in_clause):
+                out[k] = in_clause
+            reasons[k] = "footnote"
+        out[k].sort(key=order.__getitem__)  # the figures' reading order, as the nearest-link lists keep it
+    _same_footnote_once(links, out, link_sent)
+    for k, ln in enumerate(links):
+        own_lo = ends[link_sent[k] - 1] if link_sent[k] else 0
+        if moved[k]:
+            reasons[k] = "evidence"
+        elif any(ln.start <= v.pos and v.end <= ln.end for v in out[k]):
+            reasons[k] = "label"
+        elif out[k] and all(v.end <= own_lo for v in out[k]):
+            reasons[k] = "next-sentence"
+        elif reasons[k] == "nearest" and len(in_sentence[link_sent[k]]) == 1:
+            reasons[k] = "only"
+    return out, reasons
 
 
-def sentence_ends(line: str) -> tuple[list[int], list[int]]:
-    """The starts and the ends of the line's sentence ends, in order (no two overlap)."""
-    starts: list[int] = []
-    ends: list[int] = []
-    for m in _SENTENCE_END_RE.finditer(line):
-        if not (line[m.start()] == "." and m.end() == m.start() + 1
-                and (_ordinal_day(line, m.start()) or _abbreviation(line, m.start()))):
-            starts.append(m.start())
-            ends.append(m.end())
-    return starts, ends
+def _cites_orphan(text: str, links: Sequence[Link], k: int, si: int, link_sent: list[int],
+                  in_sentence: dict[int, list[int]], has_values: set[int], ends: list[int],
+                  line_of: Callable[[int], int] | None, v: Value) -> bool:
+    """Does link k, the nearest citation of figure v whose sentence (si) cites nothing, cite it?"""
+    ln = links[k]
+    same_line = line_of is None or line_of(v.pos) == line_of(ln.start)
+    if ln.kind == "footnote":  # its own sentence, or the one right before when its own states no number
+        if link_sent[k] == si:
+            return True
+        if link_sent[k] != si + 1 or si + 1 in has_values:
+            return False
+        lo = ends[si] if si < len(ends) else len(text)
+        hi = ends[si + 1] if si + 1 < len(ends) else len(text)
+        return _DIGIT_RE.search(_NOTE_MARK_RE.sub("", text[lo:hi])) is None
+    if same_line:
+        return True
+    if link_sent[k] != si + 1 or is_root_url(ln.url):
+        return False
+    lo = ends[si] if si < len(ends) else len(text)
+    hi = ends[si + 1] if si + 1 < len(ends) else len(text)
+    return _citing_only(text, lo, hi, [links[j] for j in in_sentence[si + 1]])
 
 
-def sentence_span(line: str, start: int, end: int,
-                  found: tuple[list[int], list[int]] | None = None) -> tuple[int, int]:
-    """The span of the sentence a footnote marker at [start, end) belongs to: the one it closes when it follows
-    the sentence's end mark ("… 9.4 % in 2024.[^4]"), else the one it stands in ("… 5,5 Millionen[^ba]. …").
-    `found`: sentence_ends(line), found once for all the markers of a line."""
-    starts, ends = sentence_ends(line) if found is None else found
-    closed = _CLOSED_BEFORE_RE.search(line, max(0, start - 400), start)
-    if closed is not None:
-        k = bisect_left(starts, closed.start())  # the ends before the mark that closes the sentence
-        return (ends[k - 1] if k else 0), start
-    k = bisect_left(starts, start)
-    lo = min(ends[k - 1], start) if k else 0
-    j = bisect_left(starts, end)
-    return lo, (starts[j] if j < len(starts) else len(line))
+def _distance(link: Link, v: Value) -> tuple[int, int]:
+    """The reference key of a figure to a link: overlap, then distance, a following link winning ties."""
+    if link.start < v.end and v.pos < link.end:
+        return (0, 0)
+    return (link.start - v.end, 0) if link.start >= v.end else (v.pos - link.end, 1)
+
+
+def _same_footnote_once(links: Sequence[Link], out: list[list[Value]], where: Sequence[int] | None = None) -> None:
+    """One footnote marked twice in a sentence ("20.5 % up to €72,810[^1], and 14.16 % up to €107,300[^1]")
+    gives its source to the figures of both: kept on the first marker. `where`: each link's sentence (None: one)."""
+    first: dict[tuple[str, int], int] = {}
+    for k, ln in enumerate(links):
+        if ln.kind != "footnote":
+            continue
+        key = (ln.url, where[k] if where is not None else 0)
+        if key in first:
+            out[first[key]].extend(out[k])  # lists made by by_sentence or _footnote_cells: extended in place
+            out[k] = []
+        else:
+            first[key] = k
+
+
+
+def _footnote_cells(text: str, links: Sequence[Link], attributed: list[list[Value]]) -> list[list[Value]]:
+    """A table row: a footnote gives its source to the figures of its own cell only."""
+    out = list(attributed)
+    ends = clause_ends(text)
+    for k, ln in enumerate(links):
+        if ln.kind == "footnote":
+            lo, hi = sentence_span(text, ln.start, ln.end, ends)
+            out[k] = [v for v in attributed[k] if lo <= v.pos and v.end <= hi]
+    _same_footnote_once(links, out)
+    return out

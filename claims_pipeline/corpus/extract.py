@@ -10,25 +10,41 @@ import hashlib
 import logging
 import os
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from claims_pipeline.common.urls import url_host
 from claims_pipeline.config.corpus_source import CorpusSource
 from claims_pipeline.config.settings import ExtractionSettings
-from claims_pipeline.corpus.attribution import attribute_values, sentence_ends, sentence_span
+from claims_pipeline.corpus.attribution import attribute_values, by_sentence
+from claims_pipeline.corpus.blocks import (
+    HEADING_RE,
+    HEADING_START_RE,
+    SETEXT_UNDERLINE_RE,
+    Paragraph,
+    blank_comments,
+    eol,
+    fenced_spans,
+    in_spans,
+    last_heading,
+    run_around,
+    setext_headings,
+    wrapped_paragraphs,
+)
 from claims_pipeline.corpus.links import (
     TEMPLATE_RE,
     Link,
+    decode_entities,
     find_links,
     is_pointer_link,
     is_root_url,
     is_template_figure,
     mask_templates,
     mask_urls,
+    repair_schemes,
 )
 from claims_pipeline.corpus.numbers import parse_number
 from claims_pipeline.corpus.pool import ChunkResult, FileJob, pool_size, run_in_pool
@@ -38,7 +54,8 @@ from claims_pipeline.corpus.references import USE_RE as REFERENCE_USE_RE
 from claims_pipeline.corpus.references import References, is_definition, parse_references, reference_links
 from claims_pipeline.corpus.scopes import list_scopes, walk_corpus
 from claims_pipeline.corpus.scopes import resolve_scope_filter as _resolve
-from claims_pipeline.corpus.source_lines import SOURCE_HINT_RE, find_source_lines
+from claims_pipeline.corpus.sentences import sentence_ends, sentences
+from claims_pipeline.corpus.source_lines import SOURCE_HINT_RE, find_lead_ins, find_source_lines
 from claims_pipeline.corpus.stamps import file_last_verified, find_inline_stamp, mask_stamps
 from claims_pipeline.corpus.tiers import SECONDARY_TIER, PrimaryHosts, builtin_official_hosts, is_official, source_tier
 from claims_pipeline.corpus.values import extract_values, num_needles
@@ -47,29 +64,52 @@ __all__ = ["list_scopes", "extract_corpus", "extract_text", "resolve_scope_filte
 
 log = logging.getLogger(__name__)
 
-HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*$")
 _DIGIT_RE = re.compile(r"\d")
-_FENCE_LEAD = " \t`~"
 # A line holding a citation: from its first "://" (or "](") to the end of the line, so one hit per line.
 # "://", not "http": a scheme may be written in capitals ("HTTPS://…"), and a case-blind scan is several times slower.
 _SCHEME_TO_EOL_RE = re.compile(r"://[^\n]*")
 _MD_TARGET_TO_EOL_RE = re.compile(r"\]\([^\n]*")
-# Fence marker lines; a heading line (what HEADING_RE accepts on a single line).
-_FENCE_LINE_RE = re.compile(r"\n[ \t]*(?:```|~~~)")
-_FENCE_HEAD_RE = re.compile(r"[ \t]*(?:```|~~~)")
-_HEADING_START_RE = re.compile(r"#{1,6}[^\S\n]")
-# A setext underline ("Sources\n-------"): led by "\n" so the scan skips ahead in C.
-_SETEXT_UNDERLINE_RE = re.compile(r"\n {0,3}(?:={2,}|-{2,})[ \t]*(?=\n|$)")
-_NOT_A_TITLE_RE = re.compile(r" {0,3}(?:[#>|]|```|~~~|[-*+](?:\s|$)|\d{1,9}[.)](?:\s|$)|[-=_* \t]*$)")
 # Between two links of one list: "or", "and", "/", ",", "+", "·", "&", ";" (and spaces, emphasis marks).
 _LIST_GLUE_RE = re.compile(r"[\s*_]*(?:or|and|/|,|\+|·|&|;)?[\s*_]*", re.I)
-_BLANK_RE = re.compile(r"[^\n]")
 # Literal searches as compiled patterns: on Latin-1 text SRE's literal search beats `str.__contains__` (not on text
 # with wider characters: benchmarks/README.md), and most files hold neither, so the whole text is scanned.
 _COMMENT_OPEN_RE = re.compile("<!--")
 _DEFINITION_HINT_RE = re.compile(r"\]:")
 # Every pointer clause holds one of these verbs (links._POINTER_VERB_RE).
 # Case-blind, but led by a plain character set so the scan skips ahead in C (with re.I alone it cannot).
+# A bibliography or reading list names works; its dates and numbers are the works', not claims. A section under
+# such a heading, in the six languages read, and an entry written in a citation style: "Smith, J. (2019). Title",
+# "Smith, J., & Doe, A., 2020.", "OECD (2021). Title", "Müller, Anna (2018): Titel".
+_BIBLIOGRAPHY_HEADING_RE = re.compile(
+    r"\b(?:references|bibliography|further reading|reading list|literature|literatur(?:verzeichnis|liste)?"
+    r"|weiterführende literatur|bibliographie|références bibliographiques|pour aller plus loin|lectures"
+    r"|bibliograf[íi]a|lecturas recomendadas|letture consigliate|literatuur(?:lijst)?|leeslijst"
+    # a "Sources" section lists sources, in the languages other than English ("Sources" itself: skip_headings)
+    r"|bronnen|quellen(?:verzeichnis|angaben)?|fuentes|fonti|referenties|referenzen|referencias|riferimenti)\b", re.I)
+_CAP = r"[A-ZÀ-ÖØ-Þ]"
+_BIBLIOGRAPHY_ENTRY_RE = re.compile(
+    r"[ \t>]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?[*_]*\[?"
+    rf"(?:{_CAP}[\w'’-]+(?:[ -]{_CAP}[\w'’-]+)?,[ \t]+(?:{_CAP}\.[ \t]?(?:-?{_CAP}\.[ \t]?)*|{_CAP}[a-zà-ÿ]+)"
+    rf"(?:,?[ \t]+(?:&|and|et|und|y|e|en)[ \t]+{_CAP}[\w'’-]+,?[ \t]+(?:{_CAP}\.[ \t]?)*)?"
+    rf"|{_CAP}[\w&.'’-]*(?:[ \t]{_CAP}[\w&.'’-]*){{0,5}})"
+    r"[*_\]]*,?[ \t]*\((?:19|20)\d\d[a-z]?\)[.:](?:\s|$)")
+# The other common entry style: a quoted, linked title, then its author or publisher and date
+# ('"[Title](…)", Agency, mars 2019'; a list marker or a flag may lead).
+_QUOTED_TITLE_ENTRY_RE = re.compile(r"[^\w\[\n]{0,12}[\"“«„]\s*\[[^\[\]\n]+\]\([^\n]*?\)\s*[\"”»“]\s*,")
+_NOT_ALNUM_RE = re.compile(r"[\W_]+")
+
+
+def _names_host(label: str, host: str) -> bool:
+    """The label is the site's name ("Klaxit" for klaxit.com, "CMA CGM" for cma-cgm.com): on its home page, the
+    thing the sentence is about, not a document giving its figures."""
+    name = _NOT_ALNUM_RE.sub("", label).lower()
+    return len(name) >= 3 and not any(ch.isdigit() for ch in name) and name in _NOT_ALNUM_RE.sub("", host.lower())
+
+
+# A document's file type and size beside its link ("(PDF, 1.1 MB, 36 pages)", "(.pptx, 9MB)"): what a site writes
+# about the file, not a figure of the text.
+_FILE_NOTE_RE = re.compile(r"\(\s*\.?(?i:pdf|docx?|xlsx?|pptx?|csv|zip|odt|ods|txt|epub|powerpoint)\b[^()\n]{0,80}\)")
+_LEAD_IN_HINT_RE = re.compile(r":[*_]*[ \t]*\n")  # a line ending in ':' (source_lines.find_lead_ins)
 _POINTER_WORD_RE = re.compile(r"[vVcC](?:(?<=[vV])(?i:erify)|(?<=[cC])(?i:onfirm|heck))")
 
 
@@ -154,9 +194,9 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
     outcome is the same as walking the text's lines (CommonMark line endings, reading.with_newlines) one by
     one with the fence and heading state.
     """
-    text = with_newlines(text)
+    text = repair_schemes(decode_entities(with_newlines(text)))
     if _COMMENT_OPEN_RE.search(text):  # HTML comments are not published: blank them (newlines kept: line numbers hold)
-        text = _blank_comments(text)
+        text = blank_comments(text)
     file_verified = file_last_verified(text)
     rfind, digit, max_chars = text.rfind, _DIGIT_RE.search, opts.max_line_chars
     # A line with no digit and no "](" gives nothing (no claim, no link warning) unless it is too long (a
@@ -179,24 +219,31 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
     templated = "{{" in text or "{%" in text
     if not cites and SOURCE_HINT_RE.search(text) is None and not templated:
         return
-    fenced = _fenced_spans(text)
+    fenced = fenced_spans(text)
     if templated:  # figures a template prints are no figures of the text: counted, never read
         out.skipped_template_figures += sum(1 for m in TEMPLATE_RE.finditer(text)
-                                            if is_template_figure(text, m) and not (fenced and _in_spans(fenced, m.start())))
-    sources = find_source_lines(text, lambda pos: bool(fenced) and _in_spans(fenced, pos))
+                                            if is_template_figure(text, m) and not (fenced and in_spans(fenced, m.start())))
+    sources = find_source_lines(text, lambda pos: bool(fenced) and in_spans(fenced, pos))
+    leads = find_lead_ins(text, lambda pos: bool(fenced) and in_spans(fenced, pos)) if _LEAD_IN_HINT_RE.search(text) else {}
+    if leads:  # a list under a lead-in that cites; a "Source:" line under an item wins
+        sources = sources if sources is not None else {}
+        for s, lead_links in leads.items():
+            sources.setdefault(s, lead_links)
     if sources is not None:  # statements whose source is on the line after them
-        cites.update(s for s in sources if digit(text, s, _eol(text, s)) is not None)
+        cites.update(s for s in sources if digit(text, s, eol(text, s)) is not None)
     if not cites:
         return
-    setext_starts, setext_titles = _setext_headings(text, fenced) if _SETEXT_UNDERLINE_RE.search(text) else ([], {})
+    setext_starts, setext_titles = setext_headings(text, fenced) if SETEXT_UNDERLINE_RE.search(text) else ([], {})
     seen: set[str] = set()
     line_no, counted_to = 1, 0
     heading_at, prev = -1, 0  # start of the line of the section's heading (-1: none yet); previous cite line
     section, skipping, selected = "", False, opts.section_filter is None
+    run_hi, done = -1, set()  # the end of the current run of lines; the paragraphs read (by their first line)
+    paragraphs: dict[int, Paragraph] = {}
     for start in sorted(cites):
         line_no += text.count("\n", counted_to, start)
         counted_to = start
-        h = _last_heading(text, prev, start, fenced)
+        h = last_heading(text, prev, start, fenced)
         if setext_starts:  # a setext heading after the last ATX one in [prev, start) is the section
             k = bisect_left(setext_starts, start) - 1
             if k >= 0 and setext_starts[k] >= prev and setext_starts[k] > h:
@@ -211,129 +258,56 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
                 heading = HEADING_RE.match(text[h:end] if end >= 0 else text[h:])
                 assert heading is not None  # _last_heading only returns heading lines
                 section = heading.group(2).strip()
-            skipping = bool(opts.skip_heading_re and opts.skip_heading_re.search(section))
+            skipping = bool(opts.skip_heading_re and opts.skip_heading_re.search(section)) or bool(
+                _BIBLIOGRAPHY_HEADING_RE.search(section))
             selected = opts.section_filter is None or opts.section_filter in section.lower()
-        if skipping or not selected or (fenced and _in_spans(fenced, start)):
+        if skipping or not selected or (fenced and in_spans(fenced, start)):
             continue
-        if (text.startswith("#", start) and _HEADING_START_RE.match(text, start)) or start in setext_titles:
+        if (text.startswith("#", start) and HEADING_START_RE.match(text, start)) or start in setext_titles:
             continue  # a heading is never a claim
+        if start > run_hi:  # a new run of non-blank lines: its wrapped paragraphs, if any
+            run_lo, run_hi = run_around(text, start)
+            paragraphs = wrapped_paragraphs(text, run_lo, run_hi) if run_lo < start or run_hi > eol(text, start) else {}
+        if (para := paragraphs.get(start)) is not None:
+            if para.line_starts[0] in done:
+                continue
+            done.add(para.line_starts[0])
+            first = line_no - text.count("\n", para.line_starts[0], start)
+            borrowed = [ln for s in para.line_starts for ln in sources.get(s, ())] if sources is not None else None
+            _claims_of_paragraph(para, first, scope, rel, section, file_verified, opts, out, seen, id_scope or scope,
+                                 refs, borrowed, _borrowed_reason(leads, sources, para.line_starts[0]))
+            continue
         end = text.find("\n", start)
         line = text[start:end] if end >= 0 else text[start:]
         if len(line) > opts.max_line_chars:
             out.warnings.append(ExtractWarning(rel, line_no, f"line of {len(line):,} chars cut to {opts.max_line_chars:,}"))
             line = line[: opts.max_line_chars]
         _claims_of_line(line, line_no, scope, rel, section, file_verified, opts, out, seen, id_scope or scope, refs,
-                        sources.get(start) if sources is not None else None)
+                        sources.get(start) if sources is not None else None,
+                        borrowed_reason=_borrowed_reason(leads, sources, start))
 
 
-def _eol(text: str, start: int) -> int:
-    end = text.find("\n", start)
-    return end if end >= 0 else len(text)
+def _borrowed_reason(leads: dict[int, list[Link]], sources: dict[int, list[Link]] | None, start: int) -> str:
+    return "lead-in" if sources is not None and start in leads and sources[start] is leads[start] else "source-line"
 
 
-def _blank_comments(text: str) -> str:
-    """The text with every closed HTML comment outside fenced code blanked (newlines kept). One pass with plain
-    finds: a '<!--' inside a code example is no comment, and an unclosed one ends the search (a regex retried
-    from every later '<!--' would be quadratic)."""
-    fenced = _fenced_spans(text)
-    parts: list[str] = []
-    done = pos = 0
-    while (start := text.find("<!--", pos)) >= 0:
-        line_start = text.rfind("\n", 0, start) + 1
-        if (fenced and _in_spans(fenced, line_start)) or text.count("`", line_start, start) % 2:
-            pos = start + 4  # in fenced code, or inside an inline code span (an odd count of backticks before it)
-            continue
-        end = text.find("-->", start + 4)
-        if end < 0:
-            break
-        end += 3
-        parts += [text[done:start], _BLANK_RE.sub(" ", text[start:end])]
-        done = pos = end
-    return "".join(parts) + text[done:] if parts else text
-
-
-def _fenced_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of every fenced block, from its opening marker line to its closing one (both included).
-
-    Same rule as a line walk: ``` or ~~~ (after spaces/tabs) opens; only the same marker closes; an unclosed
-    fence runs to the end of the text.
-    """
-    markers = [(m.start() + 1, m.group()[-3:]) for m in _FENCE_LINE_RE.finditer(text)]
-    if (m := _FENCE_HEAD_RE.match(text)) is not None:
-        markers.insert(0, (0, m.group()[-3:]))
-    # CommonMark: a backtick fence's info string holds no backtick, so "```curl x``` y" is an inline code
-    # span, not a fence (taken for one, it hid every later claim of the file)
-    markers = [(start, marker) for start, marker in markers if marker == "~~~" or not _backtick_in_info(text, start)]
-    spans: list[tuple[int, int]] = []
-    fence, opened = "", -1
-    for start, marker in markers:
-        if opened < 0:
-            fence, opened = marker, start
-        elif marker == fence:
-            spans.append((opened, start))
-            opened = -1
-    if opened >= 0:
-        spans.append((opened, len(text)))
-    return spans
-
-
-def _backtick_in_info(text: str, start: int) -> bool:
-    """True when the ``` line at `start` has a backtick after its opening run of backticks."""
-    i = text.index("```", start) + 3
-    end = text.find("\n", i)
-    rest = text[i:end if end >= 0 else len(text)].lstrip("`")
-    return "`" in rest
-
-
-def _in_spans(spans: list[tuple[int, int]], pos: int) -> bool:
-    i = bisect_right(spans, (pos, len(spans) and 1 << 62)) - 1
-    return i >= 0 and spans[i][0] <= pos <= spans[i][1]
-
-
-def _setext_headings(text: str, fenced: list[tuple[int, int]]) -> tuple[list[int], dict[int, str]]:
-    """Setext headings ("Sources" over a line of '-' or '='): the sorted starts of their title lines and each
-    title. Only a one-line title after a blank line (or a heading, or the file's start) counts: a longer
-    paragraph over a rule is left as it is read now. YAML front matter's closing '---' is no underline."""
-    starts: list[int] = []
-    titles: dict[int, str] = {}
-    front_end = -1
-    if text.startswith("---\n"):
-        close = text.find("\n---", 3)
-        front_end = close + 4 if close >= 0 else -1
-    for m in _SETEXT_UNDERLINE_RE.finditer(text):
-        under = m.start() + 1
-        if under <= front_end or under < 2:
-            continue
-        title_start = text.rfind("\n", 0, under - 1) + 1
-        title = text[title_start : under - 1]
-        if (not title.strip() or title.startswith(("    ", "\t")) or _NOT_A_TITLE_RE.match(title)
-                or (fenced and _in_spans(fenced, title_start))):  # (4 spaces or a tab: indented code)
-            continue
-        if title_start > 0:  # the line before the title ends a block: blank, a heading or another underline
-            before_start = text.rfind("\n", 0, title_start - 1) + 1
-            before = text[before_start : title_start - 1]
-            if before.strip() and not before.lstrip().startswith("#") and not _SETEXT_UNDERLINE_RE.match("\n" + before):
-                continue
-        starts.append(title_start)
-        titles[title_start] = title.strip()
-    return starts, titles
-
-
-def _last_heading(text: str, lo: int, pos: int, fenced: list[tuple[int, int]]) -> int:
-    """Start of the last heading line (outside fences) that begins in [lo, pos), or -1."""
-    end = pos
-    while (i := text.rfind("\n#", max(lo - 1, 0), end)) >= 0:
-        if _HEADING_START_RE.match(text, i + 1) and not (fenced and _in_spans(fenced, i + 1)):
-            return i + 1
-        end = i + 1
-    if lo == 0 < pos and _HEADING_START_RE.match(text) and not (fenced and _in_spans(fenced, 0)):
-        return 0
-    return -1
+def _claims_of_paragraph(para: Paragraph, first: int, scope: str, rel: str, section: str, file_verified: str | None,
+                         opts: ExtractOptions, out: Extraction, seen: set[str], id_scope: str,
+                         refs: References | None, borrowed: list[Link] | None, borrowed_reason: str) -> None:
+    """A paragraph wrapped over several lines, read as one text; each claim is on the line its sentence starts on."""
+    text = para.text
+    if len(text) > opts.max_line_chars:
+        out.warnings.append(ExtractWarning(rel, first, f"paragraph of {len(text):,} chars cut to {opts.max_line_chars:,}"))
+        text = text[: opts.max_line_chars]
+    _claims_of_line(text, first, scope, rel, section, file_verified, opts, out, seen, id_scope, refs, borrowed or None,
+                    line_of=lambda pos: first + para.line_index(pos), borrowed_reason=borrowed_reason)
 
 
 def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str, file_verified: str | None,
                     opts: ExtractOptions, out: Extraction, seen: set[str], id_scope: str,
-                    refs: References | None = None, borrowed: list[Link] | None = None) -> None:
+                    refs: References | None = None, borrowed: list[Link] | None = None,
+                    line_of: Callable[[int], int] | None = None, borrowed_reason: str = "source-line") -> None:
+    """The claims of one text: a line, or a wrapped paragraph's lines joined (`line_of`: the line of a position)."""
     if "{{" in line or "{%" in line:  # template markers: what they print is made at build time, not written here
         line = mask_templates(line)[0]
     if _DIGIT_RE.search(line) is None:
@@ -346,6 +320,8 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
     links, problems = find_links(line)
     for p in problems:
         out.warnings.append(ExtractWarning(rel, line_no, p))
+    if _BIBLIOGRAPHY_ENTRY_RE.match(line) or _QUOTED_TITLE_ENTRY_RE.match(line):
+        return  # a bibliography or reading-list entry names a work: no claim
     if "]:" in line and is_definition(line):  # "[r]: https://…", "[^1]: [Agency](…) (May 2025)": a source, no statement
         return
     if refs:
@@ -354,8 +330,14 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
             links = sorted(links + by_ref, key=lambda ln: ln.start)
     if not links:
         if borrowed:
-            _claims_of_statement(line, line_no, scope, rel, section, file_verified, opts, out, seen, id_scope, borrowed)
+            _claims_of_statement(line, line_no, scope, rel, section, file_verified, opts, out, seen, id_scope, borrowed,
+                                 borrowed_reason)
         return
+    if borrowed and line_of is not None:  # a paragraph over a "Source:" line: its sentences citing nothing take it
+        for lo, hi in sentences(line):
+            if not any(lo <= ln.start < hi for ln in links) and _DIGIT_RE.search(line, lo, hi):
+                _claims_of_statement(line[lo:hi], line_of(lo), scope, rel, section, file_verified, opts, out, seen,
+                                     id_scope, borrowed, borrowed_reason)
     if line.lstrip().startswith("|") and all(ln.kind == "markdown" and is_root_url(ln.url) for ln in links):
         # a table row whose only link is a named site's home page ("[RentenCheck](https://rentencheck.example/)", a
         # product in a results table), whatever the site: the row's subject, not the source of its figures; a lint
@@ -367,6 +349,8 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
     if opts.primary_only and not any(map(is_official, tiers)):  # no official citation: no claim, whatever the figures
         return
     masked = mask_urls(line, links)
+    if "(" in masked and _FILE_NOTE_RE.search(masked):
+        masked = _FILE_NOTE_RE.sub(lambda m: " " * len(m.group()), masked)
     if not _DIGIT_RE.search(masked):
         return
     values = extract_values(mask_stamps(masked))
@@ -398,46 +382,35 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
         for _ln, is_ptr, vs, host, tier in zip(links, pointer, attribute_values(values, links), hosts, tiers):
             if is_ptr and host and (is_official(tier) or not opts.primary_only) and (not multi or any(v.salient for v in vs)):
                 out.skipped_pointer_links += 1
-    if any(ln.kind == "footnote" for ln in links):
-        attributed = _footnote_values(line, [ln for ln, p in zip(links, pointer) if not p], attributed)
-    cited = iter(attributed)
+    taking = [ln for ln, p in zip(links, pointer) if not p]
+    attributed, reasons = by_sentence(line, taking, values, attributed, line.lstrip().startswith("|"),
+                                      orphans=not (borrowed and line_of is not None), line_of=line_of)
+    cited = iter(zip(attributed, reasons))
+    sentence_starts = sentence_ends(line)[1] if line_of is not None else []
     for link, is_pointer, host, tier in zip(links, pointer, hosts, tiers):
         if is_pointer:
             continue
-        link_values = next(cited)
-        if link.kind == "footnote" and not any(v.salient for v in link_values):
+        link_values, reason = next(cited)
+        if not any(v.salient for v in link_values) and (multi or link.kind == "footnote" or opts.min_salient > 0):
             continue
         if not host:
             out.warnings.append(ExtractWarning(rel, line_no, f"URL without a host ignored: {link.url[:80]}"))
             continue
         if opts.primary_only and not is_official(tier):
             continue
+        if link.kind == "markdown" and not is_official(tier) and is_root_url(link.url) and _names_host(link.label, host):
+            continue  # "([Klaxit](https://www.klaxit.com/))": the company or product the sentence is about, not a source
         if multi and not any(v.salient for v in link_values):  # roster / navigation co-citation
             continue
         # the same URL twice on a line keeps the first link's values
-        _add_claim(out, seen, f"{id_scope}:{line_no}", link, host, tier, link_values, _verified(stamp, link, refs, file_verified),
-                   scope=scope, section=section, line_no=line_no, rel=rel, stamp=stamp,
-                   claim_text=claim_sentence(line, link.start, opts.window, _span_of(link_values)))
-
-
-def _footnote_values(line: str, links: list[Link], attributed: list[list[Value]]) -> list[list[Value]]:
-    """A footnote gives its source to the figures of its own sentence only; one footnote marked twice on a line
-    ("20.5 % up to €72,810[^1], and 14.16 % up to €107,300[^1]") gives it to the figures of both."""
-    out = list(attributed)
-    first: dict[str, int] = {}
-    ends = sentence_ends(line)
-    for k, ln in enumerate(links):
-        if ln.kind != "footnote":
-            continue
-        lo, hi = sentence_span(line, ln.start, ln.end, ends)
-        own = [v for v in attributed[k] if lo <= v.pos and v.end <= hi]
-        if ln.url in first:
-            out[first[ln.url]].extend(own)  # the first marker's list, made here: extended in place (linear)
-            out[k] = []
-        else:
-            first[ln.url] = k
-            out[k] = own
-    return out
+        at = line_no
+        if line_of is not None:  # the line the claim's sentence starts on
+            figure = min(v.pos for v in link_values) if link_values else link.start
+            lead = sentence_starts[k - 1] if (k := bisect_left(sentence_starts, figure + 1)) else 0
+            at = line_of(len(line) - len(line[lead:].lstrip()) if lead < len(line) else lead)
+        _add_claim(out, seen, f"{id_scope}:{at}", link, host, tier, link_values, _verified(stamp, link, refs, file_verified),
+                   scope=scope, section=section, line_no=at, rel=rel, stamp=stamp,
+                   claim_text=claim_sentence(line, link.start, opts.window, _span_of(link_values)), reason=reason)
 
 
 def _verified(stamp: InlineStamp | None, link: Link, refs: References | None,
@@ -453,7 +426,7 @@ def _verified(stamp: InlineStamp | None, link: Link, refs: References | None,
 
 def _claims_of_statement(line: str, line_no: int, scope: str, rel: str, section: str, file_verified: str | None,
                          opts: ExtractOptions, out: Extraction, seen: set[str], id_scope: str,
-                         borrowed: list[Link]) -> None:
+                         borrowed: list[Link], reason: str) -> None:
     """A statement with no link of its own, whose source is on the line after it: each of the source's links
     gets the statement's figures."""
     values = extract_values(mask_stamps(mask_urls(line, [])))
@@ -468,12 +441,12 @@ def _claims_of_statement(line: str, line_no: int, scope: str, rel: str, section:
             continue
         _add_claim(out, seen, f"{id_scope}:{line_no}", link, host, tier, values, _verified(stamp, link, None, file_verified),
                    scope=scope, section=section, line_no=line_no, rel=rel, stamp=stamp,
-                   claim_text=claim_sentence(line, len(line), opts.window, _span_of(values)))
+                   claim_text=claim_sentence(line, len(line), opts.window, _span_of(values)), reason=reason)
 
 
 def _add_claim(out: Extraction, seen: set[str], line_id: str, link: Link, host: str, tier: str | None,
                values: list[Value], verified: tuple[str | None, VerifiedOrigin], *, scope: str, section: str | None, line_no: int,
-               rel: str, stamp: InlineStamp | None, claim_text: str) -> None:
+               rel: str, stamp: InlineStamp | None, claim_text: str, reason: str) -> None:
     """One claim of a line citing link: its id is the line's and the URL's, so a URL cited twice on a line is
     taken once (the first time)."""
     cid = f"{line_id}:{hashlib.sha1(link.url.encode()).hexdigest()[:8]}"
@@ -484,7 +457,7 @@ def _add_claim(out: Extraction, seen: set[str], line_id: str, link: Link, host: 
     out.claims.append(ClaimRecord(
         id=cid, scope=scope, section=section or "(none)", line_no=line_no, claim_text=claim_text, values=tuple(values),
         source_url=link.url, source_host=host, source_tier=tier or SECONDARY_TIER, inline_stamp=stamp,
-        link_kind=link.kind, last_verified=last, last_verified_origin=origin, file=rel))
+        link_kind=link.kind, last_verified=last, last_verified_origin=origin, file=rel, source_reason=reason))
 
 
 class _Taken:

@@ -133,6 +133,31 @@ def _trim_url(url: str) -> str:
     return url
 
 
+# "http:dx.doi.org/10.1000/x": a scheme written without its '//' (a common slip in citations, DOIs above all), before a
+# host name and a path. Led by a character set, so the scan skips ahead in C.
+_SLASHLESS_SCHEME_RE = re.compile(r"(?<![\w/])([hH][tT][tT][pP][sS]?:)(?!//)(?=[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/)")
+
+
+def decode_entities(text: str) -> str:
+    """The text with its complete character references decoded, as CommonMark reads them ('§&nbsp;13' is '§ 13',
+    '&euro;' is '€'), except those that would make a line break or a tag ('&#10;', '&lt;'): a figure written with
+    an entity is read, and line numbers do not change."""
+    if "&" not in text or _ENTITY_RE.search(text) is None:
+        return text
+    return _ENTITY_RE.sub(_text_entity, text)
+
+
+def _text_entity(m: re.Match[str]) -> str:
+    ch = _entity(m)
+    return m.group() if ch == m.group() or any(c in "\n\r<>" for c in ch) else ch
+
+
+def repair_schemes(text: str) -> str:
+    """The text with each slash-less scheme made whole ('http:dx.doi.org/…' → 'http://dx.doi.org/…'), so the
+    citation is read; line numbers do not change."""
+    return _SLASHLESS_SCHEME_RE.sub(r"\1//", text) if _SLASHLESS_SCHEME_RE.search(text) else text
+
+
 def find_links(line: str) -> tuple[list[Link], list[str]]:
     """All citations on the line, left to right, and problems found (unbalanced brackets, unsafe targets)."""
     links: list[Link] = []

@@ -67,11 +67,14 @@ class ClaimRecord:
     last_verified: str | None  # YYYY-MM-DD: the inline stamp's date, else the file footer's
     last_verified_origin: VerifiedOrigin
     file: str = ""  # corpus-relative path
+    # why this URL is the source of these figures: a code of corpus.attribution.REASONS ("" in claims stored
+    # before it was recorded)
+    source_reason: str = ""
 
     def __reduce__(self) -> tuple:  # see Value.__reduce__
         return ClaimRecord, (self.id, self.scope, self.section, self.line_no, self.claim_text, self.values,
                              self.source_url, self.source_host, self.source_tier, self.inline_stamp, self.link_kind,
-                             self.last_verified, self.last_verified_origin, self.file)
+                             self.last_verified, self.last_verified_origin, self.file, self.source_reason)
 
     @property
     def salient_values(self) -> tuple[Value, ...]:
@@ -93,6 +96,7 @@ class ClaimRecord:
             "last_verified": self.last_verified,
             "last_verified_origin": self.last_verified_origin,
             "file": self.file,
+            "source_reason": self.source_reason,
         }
 
     @classmethod
@@ -113,6 +117,7 @@ class ClaimRecord:
             last_verified=d.get("last_verified"),
             last_verified_origin=d.get("last_verified_origin", "none"),
             file=d.get("file", ""),
+            source_reason=d.get("source_reason", ""),
         )
 
 

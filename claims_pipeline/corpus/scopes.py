@@ -25,6 +25,9 @@ _DOTS_RE = re.compile(r"\.{2,}")
 FRONT_MATTER_BYTES = 4096  # a scope line is near the top; a file is never read whole to find it
 _FRONT_SCOPE_RE = re.compile(r"^scope[ \t]*:[ \t]*(.*?)[ \t]*$", re.M)
 
+# Markdown files read: '.md', and MDX ('.mdx': markdown with JSX components, which read as HTML blocks).
+MARKDOWN_SUFFIXES = (".md", ".mdx")
+
 
 def clean_scope(name: str, root_scope: str = "root") -> str:
     """A scope name safe as a partition key and a relative file path: no leading or trailing '/', no empty,
@@ -59,7 +62,7 @@ class ScopeNamer:
         """The scope's name before cleaning (None: the root scope)."""
         if front:
             return front
-        stem = rel[:-3] if rel.lower().endswith(".md") else rel
+        stem = rel[: rel.rfind(".")] if rel.lower().endswith(MARKDOWN_SUFFIXES) else rel
         folder, _, name = stem.rpartition("/")
         for rule, template in self.rules:
             if (groups := rule.match(rel)) is not None:
@@ -415,7 +418,7 @@ def markdown_files(base: Path, problems: list[ExtractWarning] | None = None, roo
             except OSError:
                 is_dir = is_link = False
             if not is_dir:
-                if name.lower().endswith(".md"):
+                if name.lower().endswith(MARKDOWN_SUFFIXES):
                     out.append(Path(entry.path))
             elif is_link:
                 continue

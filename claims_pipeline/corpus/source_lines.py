@@ -1,5 +1,6 @@
 """A statement's source written on the line after it: "Source: [INSEE](…)", "Sources :" over a list of links,
-"Quelle: …".
+"Quelle: …"; and a lead-in that cites, ending in ':', over the list it introduces ("the 2018 summary
+([report](…)) lists, notably:").
 
 The links belong to the statement right above (its paragraph, or its list item, at most one blank line up; every
 row of a table right above) when it has no link of its own. A source line keeps its own claims: a figure in a
@@ -12,12 +13,16 @@ import re
 from collections.abc import Callable
 
 from claims_pipeline.corpus.links import Link, find_links
+from claims_pipeline.corpus.sentences import sentence_ends
 
-# "Source:", "**Sources :**", "> Quelle:", "- Sources:", "_Quellen_:" at the start of a line: the word and its
+# "Source:", "**Sources :**", "> Quelle:", "- Sources:", "_Quellen_:", "Bron:" at the start of a line: the word and its
 # colon (led by a plain character set, so the scan skips ahead in C), then what may stand before it on its line.
-SOURCE_WORD_RE = re.compile(r"[SsQqſ](?:(?<=[Ssſ])(?i:ources?)|(?<=[Qq])(?i:uellen?))[*_]*[ \t\u00a0\u202f]?:[*_]*")
+# The word in the six languages read: Source(s) (EN, FR), Quelle(n) (DE), Bron(nen) (NL), Fuente(s) (ES), Fonte/Fonti (IT).
+SOURCE_WORD_RE = re.compile(r"[SsQqſBbFf](?:(?<=[Ssſ])(?i:ources?)|(?<=[Qq])(?i:uellen?)|(?<=[Bb])(?i:ron(?:nen)?)"
+                            r"|(?<=[Ff])(?i:uentes?|ont[ei]))[*_]*[ \t\u00a0\u202f]?:[*_]*")
 _LINE_LEAD_RE = re.compile(r"[ \t>]*(?:[-*+][ \t]+)?[*_]*")
 SOURCE_HINT_RE = SOURCE_WORD_RE
+SOURCE_LINE_RE = re.compile(_LINE_LEAD_RE.pattern + SOURCE_WORD_RE.pattern)  # a line that starts with it
 _LIST_ITEM_RE = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]")
 _BLOCK_START_RE = re.compile(r"[ \t]*(?:#|```|~~~|\||>|\[[^\]\n]+\]:)")
 _MAX_LIST_LINES = 12
@@ -104,3 +109,43 @@ def _statement_lines(text: str, source_start: int) -> list[int]:
             break  # a paragraph under a list: the list is not its statement
         lines.append(up)
     return lines
+
+
+# A line ending in ':' (emphasis may close after it); the list under it.
+_LEAD_IN_END_RE = re.compile(r":[*_]*[ \t]*(?=\n)")
+_MAX_LEAD_IN_LINES = 40
+
+
+def find_lead_ins(text: str, in_fence: Callable[[int], bool]) -> dict[int, list[Link]]:
+    """The start of each line of a list introduced by a lead-in that cites (a line ending in ':' with links, the
+    list right under it or after one blank line) -> the links of the lead-in's last sentence. How people write
+    "the 2018 summary ([report](…)) gives, notably:" over the figures it reports."""
+    out: dict[int, list[Link]] = {}
+    for m in _LEAD_IN_END_RE.finditer(text):
+        start = text.rfind("\n", 0, m.start()) + 1
+        line = text[start:m.start()]
+        if ("](" not in line and "://" not in line) or _is_source_line(line) or in_fence(start):
+            continue
+        ends = sentence_ends(line)[1]
+        last = ends[-1] if ends and ends[-1] < len(line) else 0  # the last sentence: after the last end mark
+        links = [ln for ln in find_links(line)[0] if ln.start >= last]
+        if not links:
+            continue
+        pos = m.end() + 1
+        if text.startswith("\n", pos):  # one blank line may stand between
+            pos += 1
+        first = True
+        for _ in range(_MAX_LEAD_IN_LINES):
+            if pos >= len(text):
+                break
+            end = text.find("\n", pos)
+            end = len(text) if end < 0 else end
+            item = text[pos:end]
+            if not item.strip() or (first and not _LIST_ITEM_RE.match(item)):
+                break
+            if not _LIST_ITEM_RE.match(item) and not item[:1].isspace():
+                break  # the list ended (an item's wrapped lines are indented)
+            out.setdefault(pos, links)
+            first = False
+            pos = end + 1
+    return out
