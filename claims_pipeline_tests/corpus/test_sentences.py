@@ -34,7 +34,7 @@ def test_each_sentence_of_a_wrapped_paragraph_keeps_its_own_line_and_source():
     text = ("Die Mehrwertsteuer beträgt z. B. für Lebensmittel 7 % nach Art. 12 Nr. 1 des\n"
             "Gesetzes ([UStG](https://www.gesetze.example.de/ustg/12)). Der Regelsatz liegt bei\n"
             "19 % ([BMF](https://www.bmf.example.de/regelsatz)).\n")
-    assert got(text) == [(1, "https://www.gesetze.example.de/ustg/12", ["7 %", "Art. 12", "Nr. 1"]),
+    assert got(text) == [(1, "https://www.gesetze.example.de/ustg/12", ["7 %", "Art. 12 Nr. 1"]),
                          (2, "https://www.bmf.example.de/regelsatz", ["19 %"])]
 
 
@@ -44,7 +44,7 @@ def test_a_wrapped_list_item_and_a_quote_are_read_whole():
             "\n"
             "> Inflation reached 2.4 % in December\n"
             "> 2024 ([Eurostat](https://ec.example.eu/eurostat/hicp-2024-12)).\n")
-    assert got(text) == [(1, "https://www.legis.example.gov/deposit", ["€2,400"]),
+    assert got(text) == [(1, "https://www.legis.example.gov/deposit", ["€2,400", "two months"]),
                          (4, "https://ec.example.eu/eurostat/hicp-2024-12", ["2.4 %", "December 2024"])]
 
 

@@ -8,7 +8,10 @@ import os
 import random
 import time
 import unicodedata
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from claims_pipeline.config.settings import LinterSettings
 from claims_pipeline.corpus.extract import extract_corpus
@@ -16,6 +19,34 @@ from claims_pipeline.corpus.linter import lint_corpus
 from claims_pipeline.corpus.scopes import GlobRule, _dp_match, _glob_tokens, glob_regex, walk_corpus
 from claims_pipeline_tests.corpus.test_layouts import LINE, corpus_of, tree
 from claims_pipeline_tests.hostile import cli_env, run_cli
+
+_NESTED: list[Path] = []
+
+
+@pytest.fixture(autouse=True)
+def _remove_nested_trees() -> Iterator[None]:
+    """pytest's own clean-up of old temporary folders (shutil.rmtree) recurses once per level: a tree of 1,000 levels
+    left behind would crash a later session's start. Each test removes the trees it nested."""
+    yield
+    while _NESTED:
+        remove_tree(_NESTED.pop())
+
+
+def remove_tree(top: Path) -> None:
+    """Remove a tree of any depth without recursion: each sub-folder is first moved up beside `top`, so every path
+    used stays short."""
+    pending, lifted = [top], 0
+    while pending:
+        folder = pending.pop()
+        for entry in list(os.scandir(folder)):
+            if entry.is_dir(follow_symlinks=False):
+                lifted += 1
+                moved = top.parent / f"{top.name}.lifted-{lifted}"
+                os.rename(entry.path, moved)
+                pending.append(moved)
+            else:
+                os.unlink(entry.path)
+        os.rmdir(folder)
 
 
 def nest(top: Path, levels: int, name: str = "d") -> Path:
@@ -33,6 +64,7 @@ def nest(top: Path, levels: int, name: str = "d") -> Path:
             fh.write(LINE)
     finally:
         os.close(fd)
+    _NESTED.append(top)
     return top
 
 
