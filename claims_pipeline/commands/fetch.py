@@ -88,6 +88,7 @@ def describe(url: str, state: Any, cache: Any) -> dict[str, Any]:
         "content_changed": state.content_changed,
         "changed_at": state.changed_at,
         "stable_since": state.stable_since,
+        "unconfirmed_since": state.unconfirmed_since,
         "text_chars": len(state.text) if state.text is not None else None,
         "preview_source": preview_source if preview is not None else None,
         "preview": _squash(preview)[:PREVIEW_CHARS] if preview is not None else None,
@@ -112,6 +113,8 @@ def format_row(row: dict[str, Any]) -> str:
     if row["final_url"] and row["final_url"] != row["url"]:
         lines.append(f"  final:   {v['final_url']}")
     changed = "yes, confirmed now" if row["content_changed"] else "no"
+    if row.get("unconfirmed_since"):
+        changed = f"new text since {v['unconfirmed_since']}, not confirmed yet (the next fetch that reads it confirms)"
     if row["changed_at"]:
         changed += f" (latest change first seen {v['changed_at']})"
     lines += [
