@@ -49,7 +49,7 @@ from claims_pipeline.store.blob_stores import open_blob_store
 from claims_pipeline.store.blobs import text_hash as text_hash_of
 from claims_pipeline.store.clock import iso, to_utc, utc_now
 from claims_pipeline.store.diffs import text_diff
-from claims_pipeline.store.engine import is_sqlite, lock_schema, make_engine, write_transaction
+from claims_pipeline.store.engine import add_columns, is_sqlite, lock_schema, make_engine, write_transaction
 from claims_pipeline.store.errors import CacheError, database_problem, unreachable
 from claims_pipeline.store.fast304 import NotModifiedGroup, NotModifiedWriter
 from claims_pipeline.store.records import Basis, PageState
@@ -698,6 +698,7 @@ def _create_tables(engine: Engine) -> None:
             with write_transaction(engine) as conn:
                 lock_schema(conn)
                 schema.metadata.create_all(conn)
+                add_columns(conn, schema.host_leases, schema.HOST_LEASE_ADDED)
                 _check_schema(conn, where)
             return
         except CacheError:

@@ -123,4 +123,12 @@ host_leases = Table(
     Column("breaker_failures", Integer, nullable=False, default=0),  # consecutive failures; at the threshold: open
     Column("breaker_note", Text, nullable=False, default=""),  # the last failure
     Column("breaker_at", Float, nullable=False, default=0.0),  # when the two above were written
+    # when a run opened the host's breaker (0: closed); runs that meet it open do not move it (host_leases.py)
+    Column("breaker_opened_at", Float, nullable=False, default=0.0, server_default="0"),
+    # digest of the settings that routed the host when it opened (address map, allowed networks and hosts): a
+    # breaker opened under other routes is closed
+    Column("breaker_route", Text, nullable=False, default="", server_default=""),
 )
+# columns added to host_leases after its first release: a cache made before gets them (engine.add_columns), the
+# table's rows being politeness state only
+HOST_LEASE_ADDED = ("breaker_opened_at", "breaker_route")
