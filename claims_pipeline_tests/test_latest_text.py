@@ -14,6 +14,7 @@ import yaml
 
 from claims_pipeline.cli import main
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
+from claims_pipeline_tests.notify.receivers import Webhook
 
 HOST = "www.tax.gov.qq"
 URL = f"http://{HOST}/levy.html"
@@ -47,11 +48,12 @@ def test_a_figure_removed_from_a_page_is_reported_by_the_first_audit_that_reads_
         "# Tax\n\n"
         f"- **Annual levy**: **1.5%** of the cadastral value ([Revenue — levy]({URL})) (2026-01-10 verified)\n",
         encoding="utf-8")
-    with FixtureWeb(sites) as web:
+    with FixtureWeb(sites) as web, Webhook() as hook:
         config = tmp_path / "claims.yaml"
         config.write_text(yaml.safe_dump({
             "home": str(tmp_path / "home"),
             "extraction": {"corpus_dir": str(corpus)},
+            "notify": {"urls": [f"json://127.0.0.1:{hook.port}/kb"]},
             "fetch": {"address_map": {HOST: f"127.0.0.1:{web.port}"}, "allow_networks": ["127.0.0.1/32"],
                       "gov_host": {"concurrency": 1, "interval_ms": 10}, "max_retries": 1},
         }), encoding="utf-8")
@@ -62,7 +64,9 @@ def test_a_figure_removed_from_a_page_is_reported_by_the_first_audit_that_reads_
 
         # the page is edited: 1.5 % → 2 %
         levy.write_text(page("2 %"), encoding="utf-8")
+        sent = len(hook.received)
         second = audit(config, "2026-03-01T06:00:00Z", capsys)
+        assert len(hook.received) == sent + 1
         doc = json.loads((second / "report.json").read_text(encoding="utf-8"))
         [row] = doc["tokens_absent"]
         assert row["missing"] == ["1.5%"], row
@@ -78,9 +82,14 @@ def test_a_figure_removed_from_a_page_is_reported_by_the_first_audit_that_reads_
         assert "1.5% (the page changed on 2026-03-01; not confirmed yet)" in md
         html = (second / "report.html").read_text(encoding="utf-8")
         assert "<em>the page changed on 2026-03-01; not confirmed yet</em>" in html
+        # the notification after it has the news (it said "nothing new" when the old text was read)
+        told = hook.received[-1]["json"]["message"]  # the first audit had nothing to tell
+        assert (f"tax.md:3 — 1.5% not on {URL} (the page changed on 2026-03-01; not confirmed yet)" in told), told
 
         # the third audit sees the new text again: the change is confirmed and reported, dated at its first sighting
+        sent = len(hook.received)
         third = audit(config, "2026-04-01T06:00:00Z", capsys)
+        assert len(hook.received) == sent + 1
         doc = json.loads((third / "report.json").read_text(encoding="utf-8"))
         [row] = doc["tokens_absent"]
         assert "page_unconfirmed_since" not in row and "page_unconfirmed_note" not in row
@@ -89,3 +98,6 @@ def test_a_figure_removed_from_a_page_is_reported_by_the_first_audit_that_reads_
         [changed] = doc["changed_pages"]
         assert changed["new"] and "-For the current year the levy is 1.5 %" in changed["diff"]
         assert "not confirmed yet" not in (third / "report.md").read_text(encoding="utf-8")
+        # the confirmed change is news once; the missing figure was told already
+        told = hook.received[-1]["json"]["message"]
+        assert "Source changed after its Last verified date (1):" in told and "TOKENS_ABSENT) (" not in told, told

@@ -4,7 +4,7 @@ A fetch run takes an exclusive, SHORT lease on a host before its first request t
 host in memory as a lone process would (web/politeness.py): no database round trip per request. It renews the
 lease (one small write) only when the lease left would not cover a whole request, and gives the host back once
 it has nothing more for it, writing what the next holder needs: the next permitted request start, a Retry-After,
-a Crawl-delay-raised interval, the circuit breaker's count. A process that wants a host held elsewhere looks
+a Crawl-delay-raised interval, the circuit breaker it opened. A process that wants a host held elsewhere looks
 again every POLL_S (a read, no lock) and takes it over with that state. Requests in flight across processes stay
 within the host's concurrency because only the holder sends, and it starts a request only while its lease
 covers the request's whole deadline plus the host's interval: when a holder is killed, nothing of it is still in

@@ -120,8 +120,8 @@ host_leases = Table(
     Column("retry_after_until", Float, nullable=False, default=0.0),  # the host's last Retry-After, until
     Column("interval_s", Float, nullable=True),  # an interval raised by Crawl-delay
     Column("crawl_delay", Float, nullable=True),  # what robots.txt asked (the interval is capped)
-    Column("breaker_failures", Integer, nullable=False, default=0),  # consecutive failures; at the threshold: open
-    Column("breaker_note", Text, nullable=False, default=""),  # the last failure
+    Column("breaker_failures", Integer, nullable=False, default=0),  # the failures that opened the breaker
+    Column("breaker_note", Text, nullable=False, default=""),  # the last of them
     Column("breaker_at", Float, nullable=False, default=0.0),  # when the two above were written
     # when a run opened the host's breaker (0: closed); runs that meet it open do not move it (host_leases.py)
     Column("breaker_opened_at", Float, nullable=False, default=0.0, server_default="0"),
