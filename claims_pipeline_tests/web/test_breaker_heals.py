@@ -196,22 +196,35 @@ def test_fixing_the_address_map_between_two_audits_lets_the_next_one_read_the_ho
     assert " after 5 failures (last: no connection) 1" in failed.err, failed.err
 
 
-def test_a_cache_made_before_the_breaker_record_gets_its_columns(tmp_path: Path) -> None:
+@pytest.mark.parametrize("database", ["sqlite", "postgresql"])
+def test_a_cache_made_before_the_breaker_record_gets_its_columns(database: str, tmp_path: Path) -> None:
     """host_leases without breaker_opened_at and breaker_route (an earlier version's cache): opening the cache adds
-    them, its rows read closed, and nothing else of the cache is touched."""
-    import sqlite3
+    them, its rows read closed, and nothing else of the cache is touched. On SQLite and on a real PostgreSQL."""
+    from contextlib import ExitStack
 
-    db = tmp_path / "index.sqlite"
-    PageCache(f"sqlite:///{db}", tmp_path / "blobs").close()
-    with sqlite3.connect(db) as conn:  # the table as the earlier version made it, with a row
-        conn.execute("DROP TABLE host_leases")
-        conn.execute("CREATE TABLE host_leases (host TEXT PRIMARY KEY, holder VARCHAR(64), lease_until FLOAT NOT NULL,"
-                     " next_start FLOAT NOT NULL, retry_after_until FLOAT NOT NULL, interval_s FLOAT, crawl_delay FLOAT,"
-                     " breaker_failures INTEGER NOT NULL, breaker_note TEXT NOT NULL, breaker_at FLOAT NOT NULL)")
-        conn.execute("INSERT INTO host_leases VALUES ('old.fixture', NULL, 0, 0, 0, NULL, NULL, 3, 'ConnectError', 1)")
-    cache = PageCache(f"sqlite:///{db}", tmp_path / "blobs")
-    try:
-        row = _record(cache, "old.fixture")
-    finally:
-        cache.close()
+    from sqlalchemy import create_engine, text
+
+    from claims_pipeline_tests.store.postgres_server import postgres_server
+
+    with ExitStack() as stack:
+        if database == "sqlite":
+            url = f"sqlite:///{tmp_path / 'index.sqlite'}"
+        else:
+            url = stack.enter_context(postgres_server())()
+        PageCache(url, tmp_path / "blobs").close()
+        engine = create_engine(url)
+        with engine.begin() as conn:  # the table as the earlier version made it, with a row
+            conn.execute(text("DROP TABLE host_leases"))
+            conn.execute(text(
+                "CREATE TABLE host_leases (host TEXT PRIMARY KEY, holder VARCHAR(64), lease_until FLOAT NOT NULL, "
+                "next_start FLOAT NOT NULL, retry_after_until FLOAT NOT NULL, interval_s FLOAT, crawl_delay FLOAT, "
+                "breaker_failures INTEGER NOT NULL, breaker_note TEXT NOT NULL, breaker_at FLOAT NOT NULL)"))
+            conn.execute(text("INSERT INTO host_leases VALUES "
+                              "('old.fixture', NULL, 0, 0, 0, NULL, NULL, 3, 'ConnectError', 1)"))
+        engine.dispose()
+        cache = PageCache(url, tmp_path / "blobs")
+        try:
+            row = _record(cache, "old.fixture")
+        finally:
+            cache.close()
     assert row["breaker_opened_at"] == 0 and row["breaker_route"] == "" and row["breaker_failures"] == 3
