@@ -60,8 +60,13 @@ def test_unreadable_reasons_read_as_a_person_names_them() -> None:
 
     assert reason_of("OK") is None and reason_of("NOT_MODIFIED", 304) is None
     assert reason_of("UNAVAILABLE", None, "ConnectError: DNS lookup failed for x.invalid: [Errno -2]") == "DNS"
-    assert reason_of("UNAVAILABLE", None, "circuit open: 3 consecutive failures on this host (last: ConnectError: "
-                     "DNS lookup failed for x)") == "DNS"
+    # a page the breaker left unread: no lookup was tried for it, so it is not "DNS"; the reason says why and when
+    assert reason_of("UNAVAILABLE", None, "circuit open since 2026-12-07 10:00:00 UTC after 3 failures (last: "
+                     "ConnectError: DNS lookup failed for x) (opened by another run)") == \
+        "circuit open since 2026-12-07 10:00:00 UTC after 3 failures (last: DNS)"
+    # the page whose own failures opened it failed as its note says first
+    assert reason_of("UNAVAILABLE", None, "ConnectError: DNS lookup failed for x; circuit open since "
+                     "2026-12-07 10:00:00 UTC after 3 failures (last: ConnectError: DNS lookup failed for x)") == "DNS"
     assert reason_of("UNAVAILABLE", 503, "http 503 after 2 attempts") == "HTTP 503"
     assert reason_of("UNAVAILABLE", None, "ReadTimeout after 2 attempts") == "timeout"
     assert reason_of("DEAD", 404, "http 404") == "HTTP 404" and reason_of("ROBOTS") == "robots.txt"

@@ -73,10 +73,13 @@ def test_page_change_is_confirmed_on_the_second_run_after_it_with_first_sighting
     base = refresh_pages(settings.page_fetching, [url], now="2026-03-01T00:00:00Z")[url]
     web.set_epoch(2)
     seen_once = refresh_pages(settings.page_fetching, [url], now="2026-03-05T00:00:00Z")[url]
-    assert not seen_once.content_changed and seen_once.text == base.text  # one sighting is not a change
+    # one sighting is not a change, but the figures are read on what the page says now
+    assert not seen_once.content_changed and seen_once.text != base.text and "1.1 %" in (seen_once.text or "")
+    assert seen_once.unconfirmed_since == "2026-03-05T00:00:00+00:00" and seen_once.changed_at is None
     confirmed = refresh_pages(settings.page_fetching, [url], now="2026-03-09T00:00:00Z")[url]
     assert confirmed.content_changed and confirmed.http_status == 304  # the 304 is the second sighting
     assert confirmed.changed_at == "2026-03-05T00:00:00+00:00" == confirmed.stable_since
+    assert confirmed.unconfirmed_since is None
     assert confirmed.text != base.text and confirmed.diff
     assert any(line.startswith("-") for line in confirmed.diff.splitlines()[2:])
     assert any(line.startswith("+") for line in confirmed.diff.splitlines()[2:])

@@ -2,8 +2,9 @@
 corpus three times — as monthly runs would — and print where the report is and its headline numbers.
 
 Audit 1 reads every page (epoch 1). Then one cited page changes on the fixture web (epoch 2): audit 2 sees the
-new text once (not yet a change: dynamic pages must not flag), audit 3 sees it again and confirms it, so the
-report shows CONTENT_CHANGED and the claims verified before the change as stale_changed.
+new text once and checks the figures on it (the levy's 0.8 % is TOKENS_ABSENT, "not confirmed yet"), but it is
+not yet a change (dynamic pages must not flag); audit 3 sees it again and confirms it, so the report shows
+CONTENT_CHANGED and the claims verified before the change as stale_changed.
 """
 
 from __future__ import annotations

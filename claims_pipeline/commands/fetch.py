@@ -39,7 +39,10 @@ OPTIONS = [options.JSON]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("urls", nargs="+", metavar="URL", help="one or more http(s) URLs")
+    parser.add_argument("urls", nargs="*", metavar="URL", help="one or more http(s) URLs")
+    parser.add_argument("--reset", action="append", metavar="HOST", default=[],
+                        help="close HOST's circuit breaker (repeatable; 'all': every host's) before fetching, so the "
+                             "next run reads it: after fixing its route (fetch.address_map) or when it is back up")
     parser.epilog = JSON_HELP
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
 
@@ -49,8 +52,17 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from claims_pipeline.steps.pages.refresh import refresh_pages, unique_urls
     from claims_pipeline.store.cache import PageCache
 
-    urls = unique_urls(args.urls)
+    if not args.urls and not args.reset:
+        from claims_pipeline.commands.inputs import InputError
+
+        raise InputError("fetch: name one or more URLs, or --reset HOST")
     fetching = settings.page_fetching
+    if args.reset:
+        closed = reset(args, fetching.cache)
+        if not args.urls:
+            options.Result(args.json).document({"reset": [{"host": h, "was": w} for h, w in closed]})
+            return 0
+    urls = unique_urls(args.urls)
     with PageCache.at(fetching.cache) as cache:
         with FetchProgressDisplay() as progress:  # draws on a terminal's stderr only
             states = refresh_pages(fetching, urls, cache=cache, force=True, progress=progress)
@@ -60,6 +72,25 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     for row in rows:
         output.line(format_row(row))
     return 0 if all(r["fetch_status"] != "NOT_FETCHED" for r in rows) else 1
+
+
+def reset(args: argparse.Namespace, spec: Any) -> list[tuple[str, str]]:
+    """Close the named hosts' circuit breakers in the page cache's shared record (store/host_leases.py); one line
+    on stderr per host (or none open)."""
+    import sys
+
+    from claims_pipeline.store.cache import PageCache
+    from claims_pipeline.store.host_leases import reset_breakers
+
+    hosts = None if any(h.lower() == "all" for h in args.reset) else [h.strip().lower().rstrip(".") for h in args.reset]
+    with PageCache.at(spec) as cache:  # creates or upgrades the tables the record lives in
+        closed = reset_breakers(cache.engine, hosts)
+    for host, what in closed:
+        print(f"circuit breaker of {visible(host)} closed (was {visible(what)})", file=sys.stderr)
+    if not closed:
+        print(f"no open circuit breaker for {'any host' if hosts is None else ', '.join(map(visible, hosts))}",
+              file=sys.stderr)
+    return closed
 
 
 def describe(url: str, state: Any, cache: Any) -> dict[str, Any]:
@@ -88,6 +119,7 @@ def describe(url: str, state: Any, cache: Any) -> dict[str, Any]:
         "content_changed": state.content_changed,
         "changed_at": state.changed_at,
         "stable_since": state.stable_since,
+        "unconfirmed_since": state.unconfirmed_since,
         "text_chars": len(state.text) if state.text is not None else None,
         "preview_source": preview_source if preview is not None else None,
         "preview": _squash(preview)[:PREVIEW_CHARS] if preview is not None else None,
@@ -112,6 +144,8 @@ def format_row(row: dict[str, Any]) -> str:
     if row["final_url"] and row["final_url"] != row["url"]:
         lines.append(f"  final:   {v['final_url']}")
     changed = "yes, confirmed now" if row["content_changed"] else "no"
+    if row.get("unconfirmed_since"):
+        changed = f"new text since {v['unconfirmed_since']}, not confirmed yet (the next fetch that reads it confirms)"
     if row["changed_at"]:
         changed += f" (latest change first seen {v['changed_at']})"
     lines += [

@@ -361,6 +361,16 @@ class FetchSettings(_Strict):
     max_pdf_bytes: int = Field(12_000_000, ge=1024, le=1_000_000_000)
     run_budget_s: float = Field(3600.0, gt=0, le=604_800, description="Wall-time bound for one fetch run (at most a week).")
     breaker_failures: int = Field(3, ge=1, le=1000, description="Consecutive timeouts/connection failures that open a host's breaker.")
+    breaker_urls: int = Field(
+        3, ge=1, le=1000,
+        description="Distinct URLs of a host among those failures before its breaker opens: one page's retries "
+        "never close a whole host.")
+    breaker_open_s: float = Field(
+        900.0, ge=0, le=86_400,
+        description="How long a breaker a run opened keeps the host closed for later runs (shared through the page "
+        "cache); after it, the next run sends one probe: a response closes the breaker, a failure opens it for "
+        "another window. Runs that meet an open breaker do not extend it; a change of the host's route "
+        "(address_map, allow_networks, allow_hosts) closes it at once.")
     host_lease_s: float = Field(
         30.0, ge=0, le=3600,
         description="Politeness shared across processes and machines through the page cache's database: a process "

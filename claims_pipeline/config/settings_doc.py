@@ -76,7 +76,8 @@ MEANINGS: dict[str, str] = {
     "fetch.max_pdf_bytes": "Body cap for PDFs.",
     "fetch.run_budget_s": "What is left when it is spent is UNAVAILABLE.",
     "fetch.breaker_failures": "A connection failure (refused, reset, connect timeout, TLS) counts at every "
-    "attempt, a slow page (read timeout) once per URL.",
+    "attempt, a slow page (read timeout) once per URL; the breaker opens once fetch.breaker_urls distinct URLs are "
+    "among them. `claims-pipeline fetch --reset HOST` closes one (docs/operations.md).",
     "fetch.verify_tls": "Verify TLS certificates (turning it off is logged).",
     "fetch.robots_enabled": "Honour robots.txt.",
     "fetch.robots_timeout_s": "Timeout of one robots.txt fetch.",

@@ -97,8 +97,12 @@ def current_findings(home_dir: Path) -> Findings | None:
                                       f"{r.get('stamp') or 'an unknown date'}")))
     for r in doc.get("tokens_absent") or []:
         missing = ", ".join(str(m) for m in r.get("missing") or [])
+        # a page changed since the last audit: the figures were checked on its new text (said so; the key stays
+        # the same once the change is confirmed, so the finding is news once)
+        unconfirmed = f" ({r['page_unconfirmed_note']})" if r.get("page_unconfirmed_note") else ""
         found.items.append(Item("tokens_absent", f"absent|{r['file']}|{r['url']}|{_digest(r.get('claim'))}|{missing}",
-                                short(f"{r['file']}:{r['line_no']} — {missing or 'its figures'} not on {r['url']}")))
+                                short(f"{r['file']}:{r['line_no']} — {missing or 'its figures'} not on {r['url']}"
+                                      f"{unconfirmed}", 220)))
     found.covered |= {"stale_changed", "tokens_absent"}
     unreadable = report_unreadable(report_dir)
     if unreadable is not None:

@@ -12,6 +12,9 @@ Rules:
   stale_changed when its page's change is content_changed. A claim verified on or after the change day is not.
 - flagged = DISTINCT (file, line_no, url) over TOKENS_ABSENT ∪ content_changed (the reference key
   (scope, line_no, url) with the file added, docs/decisions/0001: several files may share a scope, countries/fr/**.md).
+- unconfirmed_since (per page and claim) = the page's text read by this audit is new and its change is not
+  confirmed yet (PageState.unconfirmed_since): the prior is computed on that text, and the report says so beside
+  the figure's state; content_changed, stale_changed and the change's report wait for the confirmation.
 - change_reported_at (per claim) = when a stale_changed claim's page change is not content_changed (a written
   report showed it), the run_at of that report, from the ledger; the report says "change reported on <date>"
   beside a CONTENT_CHANGED count that leaves that page out.
@@ -46,12 +49,12 @@ CLAIM_COLUMNS = [
 ]
 PAGE_COLUMNS = [
     "url", "fetch_status", "http_status", "content_kind", "note", "fetched_at", "text_hash", "raw_hash",
-    "text_chars", "content_changed", "changed_at", "stable_since", "diff", "change_reported_at",
+    "text_chars", "content_changed", "changed_at", "stable_since", "diff", "change_reported_at", "unconfirmed_since",
 ]
 PRIOR_COLUMNS = [
     "claim_id", "scope", "line_no", "file", "section", "url", "claim", "last_verified", "last_verified_origin",
     "prior", "matched", "strong_matched", "missing", "excerpts", "hits", "fetch_note", "fetch_status",
-    "content_changed", "changed_at", "stale_changed", "diff", "change_reported_at",
+    "content_changed", "changed_at", "stale_changed", "diff", "change_reported_at", "unconfirmed_since",
 ]
 HEADLINE_KEYS = [
     "total", "by_prior", "tokens_absent", "content_changed", "stale_changed", "pdf_no_text",
@@ -256,6 +259,10 @@ class Audit:
             priors["change_reported_at"] = None
         if "change_reported_at" not in pages.columns:
             pages = pages.assign(change_reported_at=None)
+        if "unconfirmed_since" not in priors.columns:  # tables of a version before the column
+            priors["unconfirmed_since"] = None
+        if "unconfirmed_since" not in pages.columns:
+            pages = pages.assign(unconfirmed_since=None)
         return cls(
             claims=claims,
             pages=pages,
@@ -332,6 +339,7 @@ def pages_table(pages: dict[str, PageState], text_chars: dict[str, int] | None =
             "stable_since": p.stable_since,
             "diff": p.diff,
             "change_reported_at": p.change_reported_at,
+            "unconfirmed_since": p.unconfirmed_since,
         }
         for url, p in sorted(pages.items())
     ]
@@ -409,6 +417,7 @@ def build_audit_of_values(
         "diff": _column(page.diff if page and (changed or stale) else None for _, page, changed, _, stale in rows),
         "change_reported_at": _column(page.change_reported_at if page and stale and not changed else None
                                       for _, page, changed, _, stale in rows),
+        "unconfirmed_since": _column(page.unconfirmed_since if page else None for _, page, *_ in rows),
     }
     priors_df = _frame(cols, PRIOR_COLUMNS).astype({"line_no": "int64", "content_changed": "bool", "stale_changed": "bool"})
     del cols, rows

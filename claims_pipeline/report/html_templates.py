@@ -25,6 +25,7 @@ from claims_pipeline.report.sections import (
     pages_and_claims,
     plural,
     table_rows,
+    unconfirmed_note,
     utc_time,
 )
 
@@ -155,6 +156,7 @@ def html_environment(package: str = REPORT_PACKAGE) -> Environment:
         "from_json": json_list,
         "plural": plural,
         "change_note": change_note,
+        "unconfirmed_note": unconfirmed_note,
         "pages_and_claims": pages_and_claims,
         "rows": table_rows,
         "excerpts": excerpts,

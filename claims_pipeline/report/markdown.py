@@ -22,6 +22,7 @@ from claims_pipeline.report.sections import (
     plural,
     sorted_rows,
     table_rows,
+    unconfirmed_note,
     unreadable_labels,
     utc_time,
 )
@@ -109,6 +110,13 @@ def _page_group(group: ChangedPage) -> list[str]:
     return lines + [""]
 
 
+def _figures(r: Any, column: str) -> str:
+    """A figure list cell (missing, found), with the page's unconfirmed change beside it when there is one."""
+    cell = md_cell(", ".join(json.loads(getattr(r, column))[:6]))
+    note = unconfirmed_note(r)
+    return f"{cell} ({md_cell(note)})" if note else cell
+
+
 def render_markdown(audit: Audit, previous_run: str | None = None) -> str:
     h = audit.headline
     lines = [
@@ -153,7 +161,7 @@ def render_markdown(audit: Audit, previous_run: str | None = None) -> str:
         lines += _table(
             ["scope", "where", "claim", "missing", "verified", "url"],
             [
-                [md_code(r.scope), _where(r), _claim(r.claim, 100), md_cell(", ".join(json.loads(r.missing)[:6])),
+                [md_code(r.scope), _where(r), _claim(r.claim, 100), _figures(r, "missing"),
                  md_cell(s(r.last_verified)[:10] or "never"), _url(r.url)]
                 for r in table_rows(rows)
             ],
@@ -166,7 +174,7 @@ def render_markdown(audit: Audit, previous_run: str | None = None) -> str:
         ["scope", "where", "claim", "found", "missing", "verified", "url"],
         [
             [md_code(r.scope), _where(r), _claim(r.claim, 100), md_cell(", ".join(json.loads(r.matched)[:6])),
-             md_cell(", ".join(json.loads(r.missing)[:6])), md_cell(s(r.last_verified)[:10] or "never"), _url(r.url)]
+             _figures(r, "missing"), md_cell(s(r.last_verified)[:10] or "never"), _url(r.url)]
             for r in table_rows(weak)
         ],
     )

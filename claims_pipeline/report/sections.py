@@ -61,6 +61,13 @@ def change_note(row: Any) -> str:
     return f"change reported on {utc_time(when)}" if when else "change reported in an earlier report"
 
 
+def unconfirmed_note(row: Any) -> str:
+    """Beside a figure's state checked on a page text seen for the first time: the page changed and its change is
+    not confirmed yet (it is, and is reported, on the next sighting); '' otherwise (and for an older table)."""
+    since = s(getattr(row, "unconfirmed_since", None))
+    return f"the page changed on {utc_time(since)[:10]}; not confirmed yet" if since else ""
+
+
 @dataclass(frozen=True)
 class ChangedPage:
     """A changed page with every flagged claim citing it: its diff is shown once, above them."""

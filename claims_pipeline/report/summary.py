@@ -16,11 +16,19 @@ from claims_pipeline.report.sections import (
     changed_pages,
     json_list,
     table_rows,
+    unconfirmed_note,
     utc_time,
 )
 
 BUCKETS = ("stale_changed", "content_changed", "tokens_absent", "weak_match", "pdf_no_text", "source_unavailable",
            "source_binary")
+
+
+def _unconfirmed(r: Any) -> dict[str, str]:
+    """The keys of a claim whose page's new text is not confirmed yet (present only then): when it was first read,
+    and the report's words for it."""
+    note = unconfirmed_note(r)
+    return {"page_unconfirmed_since": s(r.unconfirmed_since), "page_unconfirmed_note": note} if note else {}
 
 
 def _rows(df: pd.DataFrame) -> list[dict[str, Any]]:
@@ -43,6 +51,7 @@ def _rows(df: pd.DataFrame) -> list[dict[str, Any]]:
                 "change_reported_at": s(getattr(r, "change_reported_at", None)),
                 "matched": json_list(r.matched)[:6],
                 "fetch_note": s(r.fetch_note),
+                **_unconfirmed(r),
             }
         )
     return out
@@ -71,9 +80,9 @@ def report_json(audit: Audit, previous_run: str | None = None) -> dict[str, Any]
     doc["claims"] = [
         {"id": r.claim_id, "scope": r.scope, "file": s(r.file), "line_no": int(r.line_no), "url": r.url,
          "prior": r.prior, "stale_changed": bool(r.stale_changed), "content_changed": bool(r.content_changed),
-         "missing": json_list(r.missing)[:6]}
+         "missing": json_list(r.missing)[:6], **_unconfirmed(r)}
         for r in table_rows(p[["claim_id", "scope", "file", "line_no", "url", "prior", "stale_changed",
-                               "content_changed", "missing"]])
+                               "content_changed", "missing", "unconfirmed_since"]])
     ]
     doc["changed_pages"] = [
         {"url": g.url, "new": g.new, "changed_at": g.changed_at, "changed_at_utc": utc_time(g.changed_at),

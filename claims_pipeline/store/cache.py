@@ -5,8 +5,10 @@ confirmed changes go to `changes` with their diff. Crash safety: the blobs of a 
 BEFORE the one transaction that records it, so a kill at any moment leaves rows whose blobs exist and, at worst,
 an orphan blob or temp file (consistency.gc removes those).
 
-PageState.text is the STABLE text: a page whose new text has been seen only once still reads as its confirmed
-text until the second sighting (so a page that changes on every fetch keeps its baseline).
+PageState.text is the text the latest usable fetch read (a 304: the text it stands for): the figures are checked
+on what the page says now. Only the CHANGE waits for the second sighting: a new text seen once is carried with
+PageState.unconfirmed_since set (its first sighting), and content_changed, changed_at and the diff move when it is
+confirmed (so a page that differs on every fetch never flags a change).
 
 Bulk runs (pages.refresh_pages) read conditional_bases() once (validators to send + the cached fetch each 304
 will stand for), write each result with append() (same per-URL transaction, no read-back) and read all states
@@ -47,7 +49,7 @@ from claims_pipeline.store.blob_stores import open_blob_store
 from claims_pipeline.store.blobs import text_hash as text_hash_of
 from claims_pipeline.store.clock import iso, to_utc, utc_now
 from claims_pipeline.store.diffs import text_diff
-from claims_pipeline.store.engine import is_sqlite, lock_schema, make_engine, write_transaction
+from claims_pipeline.store.engine import add_columns, is_sqlite, lock_schema, make_engine, write_transaction
 from claims_pipeline.store.errors import CacheError, database_problem, unreachable, write_failure_advice
 from claims_pipeline.store.fast304 import NotModifiedGroup, NotModifiedWriter
 from claims_pipeline.store.records import Basis, PageState
@@ -481,22 +483,28 @@ class PageCache:
         )
         rows = conn.execute(stmt).mappings().all()
         present = None if with_text else self.blobs.exists_many(  # one batch: parallel requests on object storage
-            (r["stable_hash"], "text") for r in rows if r["fetch_status"] in USABLE and r["fetch_text_hash"])
+            (r["fetch_text_hash"], "text") for r in rows if r["fetch_status"] in USABLE and r["fetch_text_hash"])
         return {row["url"]: self._page_state(row, with_text, present) for row in rows}
 
     def _page_state(self, row: RowMapping, with_text: bool = True, present: set[tuple[str, str]] | None = None) -> PageState:
         status, note = row["fetch_status"], row["note"] or ""
         text = None
+        # the text the latest fetch read; a failed fetch reads none, and keeps the confirmed text's hash
+        text_hash, unconfirmed_since = row["stable_hash"], None
         if status in USABLE:
             found = False
             if row["fetch_text_hash"]:
+                text_hash = row["fetch_text_hash"]
+                if text_hash != row["stable_hash"]:  # a new text seen once: its change awaits the next sighting
+                    unconfirmed_since = iso(row["pending_since"] if row["pending_hash"] == text_hash
+                                            else row["fetched_at"])
                 if with_text:
-                    text = self.blobs.get_text(row["stable_hash"])
+                    text = self.blobs.get_text(text_hash)
                     found = text is not None
                 elif present is not None:
-                    found = (row["stable_hash"], "text") in present
+                    found = (text_hash, "text") in present
                 else:
-                    found = self.blobs.exists(row["stable_hash"], "text")
+                    found = self.blobs.exists(text_hash, "text")
             if not found:
                 reason = "304 without a cached copy" if not row["fetch_text_hash"] else "cached text blob missing or damaged"
                 status, note = FetchStatus.UNAVAILABLE.value, note if reason in note else (note + "; " if note else "") + reason
@@ -509,7 +517,7 @@ class PageCache:
             content_kind=row["content_kind"] or "",
             note=note,
             fetched_at=iso(row["fetched_at"]) or "",
-            text_hash=row["stable_hash"],
+            text_hash=text_hash,
             raw_hash=row["raw_hash"],
             text=text,
             content_changed=bool(row["changed"]),
@@ -518,6 +526,7 @@ class PageCache:
             diff=row["diff"],
             change_confirmed_at=iso(row["change_confirmed_at"]),
             change_fetch_id=row["change_fetch_id"],
+            unconfirmed_since=unconfirmed_since,
         )
 
     def text(self, text_hash: str | None) -> str | None:
@@ -715,6 +724,7 @@ def _create_tables(engine: Engine) -> None:
             with write_transaction(engine) as conn:
                 lock_schema(conn)
                 schema.metadata.create_all(conn)
+                add_columns(conn, schema.host_leases, schema.HOST_LEASE_ADDED)
                 _check_schema(conn, where)
             return
         except CacheError:

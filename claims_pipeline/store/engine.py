@@ -72,6 +72,23 @@ def lock_schema(conn: Connection) -> None:
         conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _SCHEMA_LOCK_KEY})
 
 
+def add_columns(conn: Connection, table: Table, names: Sequence[str]) -> None:
+    """Within a write transaction (lock_schema held): ALTER TABLE … ADD COLUMN for those of `names` the table
+    lacks, each with its server default (a table made by an earlier version, whose rows then read the default)."""
+    from sqlalchemy import inspect
+
+    have = {c["name"] for c in inspect(conn).get_columns(table.name)}
+    for name in names:
+        if name in have:
+            continue
+        column = table.c[name]
+        kind = column.type.compile(dialect=conn.dialect)
+        default = column.server_default.arg if column.server_default is not None else None  # type: ignore[attr-defined]
+        default_sql = "" if default is None else f" DEFAULT '{default}'"
+        null_sql = "" if column.nullable else " NOT NULL"
+        conn.execute(text(f'ALTER TABLE {table.name} ADD COLUMN {name} {kind}{null_sql}{default_sql}'))
+
+
 def insert_if_missing(conn: Connection, table: Table,
                       values: Mapping[str, object] | Sequence[Mapping[str, object]]) -> None:
     """INSERT rows unless one with their primary key exists (another process may insert it at the same moment)."""

@@ -4,7 +4,7 @@ A fetch run takes an exclusive, SHORT lease on a host before its first request t
 host in memory as a lone process would (web/politeness.py): no database round trip per request. It renews the
 lease (one small write) only when the lease left would not cover a whole request, and gives the host back once
 it has nothing more for it, writing what the next holder needs: the next permitted request start, a Retry-After,
-a Crawl-delay-raised interval, the circuit breaker's count. A process that wants a host held elsewhere looks
+a Crawl-delay-raised interval, the circuit breaker it opened. A process that wants a host held elsewhere looks
 again every POLL_S (a read, no lock) and takes it over with that state. Requests in flight across processes stay
 within the host's concurrency because only the holder sends, and it starts a request only while its lease
 covers the request's whole deadline plus the host's interval: when a holder is killed, nothing of it is still in
@@ -31,6 +31,7 @@ from sqlalchemy import Connection, Engine, RowMapping, select, update
 from claims_pipeline.config.settings import FetchSettings
 from claims_pipeline.store import schema
 from claims_pipeline.store.engine import (
+    add_columns,
     database_time,
     insert_if_missing,
     lock_schema,
@@ -45,9 +46,12 @@ _T = schema.host_leases
 POLL_S = 0.25  # a host held elsewhere is looked at again this often (at most): the handover's latency
 MARGIN_S = 0.5  # slack between a lease check and the request's start (a busy event loop)
 LINGER_S = 0.5  # a host with URLs still queued here is kept this long between requests (a page's extraction)
-# A breaker opened by one run is open for the others for this long after the run last wrote it: a host that was
-# down in the morning is tried again by the evening's run (each run's own breaker stays open for the run).
-BREAKER_MEMORY_S = 900.0
+# The circuit breaker across runs: a run that opens a host's breaker writes when (breaker_opened_at) and under
+# which routes (breaker_route). A later run meets it open for fetch.breaker_open_s after that moment, and leaves
+# the record as it is (meeting it is no evidence: it does not extend it); after the window the host is half-open
+# for the next run (one probe: a response closes the record, a failure opens it again, from now). A breaker opened
+# under other routes (address map, allowed networks or hosts changed since) is closed: the fix gets its try at
+# once. `claims-pipeline fetch --reset HOST` closes one by hand (reset_breakers).
 
 
 _CHUNK = 500  # hosts per statement (under the databases' bound-parameter limits)
@@ -63,6 +67,8 @@ class _LeftState(TypedDict):
     breaker_failures: int
     breaker_note: str
     breaker_at: float
+    breaker_opened_at: float
+    breaker_route: str
 
 
 class _HostRow(_LeftState):
@@ -75,7 +81,8 @@ class _HostRow(_LeftState):
 
 def _new_row(host: str) -> _HostRow:
     return _HostRow(host=host, holder=None, lease_until=0.0, next_start=0.0, retry_after_until=0.0, interval_s=None,
-                    crawl_delay=None, breaker_failures=0, breaker_note="", breaker_at=0.0)
+                    crawl_delay=None, breaker_failures=0, breaker_note="", breaker_at=0.0, breaker_opened_at=0.0,
+                    breaker_route="")
 
 
 def _host_row(row: RowMapping) -> _HostRow:
@@ -83,7 +90,8 @@ def _host_row(row: RowMapping) -> _HostRow:
                     next_start=row["next_start"], retry_after_until=row["retry_after_until"],
                     interval_s=row["interval_s"], crawl_delay=row["crawl_delay"],
                     breaker_failures=row["breaker_failures"], breaker_note=row["breaker_note"],
-                    breaker_at=row["breaker_at"])
+                    breaker_at=row["breaker_at"], breaker_opened_at=row["breaker_opened_at"] or 0.0,
+                    breaker_route=row["breaker_route"] or "")
 
 
 @dataclass
@@ -107,6 +115,31 @@ def _read_clock(conn: Connection) -> _Clock:
     return _Clock(now, m0, time.monotonic())
 
 
+def route_of(host: str, fetch: FetchSettings) -> str:
+    """A digest of the settings that decide where a request to `host` goes: its fetch.address_map entry, the
+    allowed networks, and whether it is an allowed host (the fetcher uses no proxy: trust_env is off)."""
+    import hashlib
+    import json
+
+    from claims_pipeline.web.transport import lookup_address_map, parse_address_map
+
+    mapped = lookup_address_map(parse_address_map(fetch.address_map), host)
+    allowed = host.lower() in {h.lower() for h in fetch.allow_hosts}
+    data = json.dumps([list(mapped) if mapped else None, sorted(fetch.allow_networks), allowed])
+    return hashlib.sha256(data.encode()).hexdigest()[:16]
+
+
+@dataclass
+class _Breaker:
+    """The breaker record a holder writes: only when this run has evidence (it opened the breaker, or a response
+    closed it); a run that only met an open breaker writes none."""
+
+    failures: int
+    note: str
+    opened_at: float  # epoch seconds of this process's clock (0: closed)
+    route: str
+
+
 @dataclass
 class _State:
     """What a holder leaves for the next one (monotonic times of the writing process)."""
@@ -115,17 +148,49 @@ class _State:
     retry_after_until: float
     interval_s: float | None
     crawl_delay: float | None
-    breaker_failures: int
-    breaker_note: str
+    breaker: _Breaker | None
 
-    def row(self, clock: _Clock) -> _LeftState:
+    def row(self, clock: _Clock) -> dict[str, object]:
         def db(mono: float) -> float:  # 0: never set
             return clock.to_db(mono) if mono else 0.0
 
-        return _LeftState(next_start=db(self.next_start), retry_after_until=db(self.retry_after_until),
-                          interval_s=self.interval_s, crawl_delay=self.crawl_delay,
-                          breaker_failures=self.breaker_failures, breaker_note=self.breaker_note,
-                          breaker_at=clock.db_now)
+        left: dict[str, object] = dict(next_start=db(self.next_start), retry_after_until=db(self.retry_after_until),
+                                       interval_s=self.interval_s, crawl_delay=self.crawl_delay)
+        if self.breaker is not None:
+            b = self.breaker
+            # opened at an epoch time of this process: on the database's clock, as far as the two agree now
+            opened = b.opened_at + (clock.db_now - time.time()) if b.opened_at else 0.0
+            left.update(breaker_failures=b.failures, breaker_note=b.note, breaker_at=clock.db_now,
+                        breaker_opened_at=opened, breaker_route=b.route)
+        return left
+
+
+def open_record(row: RowMapping | _HostRow, route: str, window_s: float, now: float) -> bool | None:
+    """Is the breaker this row records open for a run routing the host by `route`: True (open), False (its window
+    is over: half-open), None (closed, or opened under other routes)."""
+    opened = float(row["breaker_opened_at"] or 0.0)
+    if not opened or (row["breaker_route"] or "") != route:
+        return None
+    return now - opened < window_s
+
+
+def reset_breakers(engine: Engine, hosts: list[str] | None) -> list[tuple[str, str]]:
+    """Close the breakers of `hosts` (None: every host) in the shared record; returns (host, what was closed) of
+    each open one closed."""
+    closed: list[tuple[str, str]] = []
+    with write_transaction(engine) as conn:
+        stmt = select(_T.c.host, _T.c.breaker_opened_at, _T.c.breaker_failures, _T.c.breaker_note)
+        if hosts is not None:
+            stmt = stmt.where(_T.c.host.in_([h.lower() for h in hosts]))
+        for host, opened, failures, note in conn.execute(stmt).all():
+            if opened:
+                since = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(opened))
+                closed.append((host, f"open since {since} after {failures} failures (last: {note})"))
+        targets = [h for h, _ in closed]
+        for i in range(0, len(targets), _CHUNK):
+            conn.execute(update(_T).where(_T.c.host.in_(targets[i:i + _CHUNK]))
+                         .values(breaker_opened_at=0.0, breaker_failures=0, breaker_note="", breaker_route=""))
+    return closed
 
 
 class HostLeases:
@@ -147,6 +212,7 @@ class HostLeases:
         with write_transaction(engine) as conn:
             lock_schema(conn)
             _T.create(conn, checkfirst=True)
+            add_columns(conn, _T, schema.HOST_LEASE_ADDED)
         return cls(engine, fetch)
 
     def lease(self, host: str, throttle: HostThrottle, breaker: CircuitBreaker,
@@ -246,8 +312,9 @@ class HostLeases:
                                     .with_for_update()).mappings().all()
                 clock = _read_clock(conn)
                 for row in rows:
-                    open_breaker = row["breaker_failures"] >= self.fetch.breaker_failures and \
-                        clock.db_now - row["breaker_at"] < BREAKER_MEMORY_S  # left to hold(), which says so
+                    # an open breaker is left to hold(), which says so
+                    open_breaker = open_record(row, route_of(row["host"], self.fetch), self.fetch.breaker_open_s,
+                                               clock.db_now)
                     if self._held_elsewhere(row, clock) is None and not open_breaker:
                         taken[row["host"]] = (_host_row(row), clock)
             for length in set(lengths[h] for h in taken):
@@ -286,6 +353,7 @@ class HostLease:
                  has_work: Callable[[], bool]) -> None:
         self._leases, self.host = leases, host
         self._throttle, self._breaker, self._has_work = throttle, breaker, has_work
+        self._route = route_of(host, leases.fetch)
         self.until: float | None = None  # monotonic end of the lease we hold (never later than the truth)
         self._lock = asyncio.Lock()  # one database step of this host at a time
         self._releaser: asyncio.Task[None] | None = None
@@ -324,8 +392,8 @@ class HostLease:
             row, clock = got
             self.until = clock.m0 + length
             self._take_over(row, clock)
-            if self._breaker.open:  # tripped: by this run (a wait it cannot afford), said as such
-                raise CircuitOpen(self._breaker.note() + ("" if self._breaker.tripped else " (opened by another run)"))
+            if self._breaker.open:  # by this run (a wait it cannot afford, failures), or remembered from another
+                raise CircuitOpen(self._breaker.note() + (" (opened by another run)" if self._breaker.remembered else ""))
 
     def _take_over(self, row: _HostRow, clock: _Clock) -> None:
         """What the last holder left, merged into our throttle and breaker (never loosening them)."""
@@ -334,16 +402,26 @@ class HostLease:
         t.retry_after_until = max(t.retry_after_until, clock.to_mono(row["retry_after_until"]))
         if row["interval_s"] is not None and row["interval_s"] > t.interval_s:
             t.interval_s, t.crawl_delay = row["interval_s"], row["crawl_delay"]
-        b = self._breaker
-        if not b.open:  # consecutive failures: the last holder knows best, if it spoke lately (else a fresh start)
-            recent = clock.db_now - row["breaker_at"] < BREAKER_MEMORY_S
-            b.failures, b.last_failure = (row["breaker_failures"], row["breaker_note"]) if recent else (0, "")
+        # a breaker another run opened (under these routes): open until its window is over, then one probe. The
+        # count of failures short of opening is each run's own (one run's blip on a URL never adds up to another's)
+        state = open_record(row, self._route, self._leases.fetch.breaker_open_s, clock.db_now)
+        if state is not None:
+            opened = float(row["breaker_opened_at"]) - (clock.db_now - time.time())  # on this process's clock
+            self._breaker.remember(opened, int(row["breaker_failures"]), str(row["breaker_note"]),
+                                   window_over=not state)
 
     def _state(self) -> _State:
         t, b = self._throttle, self._breaker
         raised = t.crawl_delay is not None
+        # what this run knows of the host: it opened the breaker, or got an answer (closed); else nothing to say
+        # (it met an open one and refused, or a half-open one whose probe it never sent)
+        breaker = None
+        if b.opened_at is not None and not b.remembered and not b.tripped:
+            breaker = _Breaker(b.failures, b.last_failure, b.opened_at, self._route)
+        elif not b.open and not b.probe and not b.failures:
+            breaker = _Breaker(0, "", 0.0, "")
         return _State(t.earliest_start(), t.retry_after_until, t.interval_s if raised else None,
-                      t.crawl_delay, b.failures, b.last_failure)
+                      t.crawl_delay, breaker)
 
     def idle(self, throttle: HostThrottle) -> None:
         """No request of ours waits for or is in flight on the host: give it back, at once when no URL of the host

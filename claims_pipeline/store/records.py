@@ -14,9 +14,9 @@ class PageState:
     content_kind: str
     note: str
     fetched_at: str  # ISO-8601 UTC of the latest fetch
-    text_hash: str | None  # hash of the text that currently stands for the page
+    text_hash: str | None  # hash of the text the latest usable fetch read (a failed fetch: the confirmed text's)
     raw_hash: str | None
-    text: str | None  # that text (OK pages)
+    text: str | None  # that text (OK pages): the figures are checked on it
     content_changed: bool  # a confirmed change was detected by this run's fetch
     changed_at: str | None  # fetched_at of the fetch at which the latest confirmed change was first seen
     stable_since: str | None  # fetched_at of the first sighting of the current stable text
@@ -26,6 +26,9 @@ class PageState:
     # run_at of the written report that showed that change (the ledger, store/recent_changes.py); None when none
     # has yet, or one of a version before the ledger did
     change_reported_at: str | None = None
+    # fetched_at of the first sighting of `text` when it is not the confirmed text yet: the page changed, and the
+    # change (content_changed, changed_at, diff) is confirmed on its next sighting (store/settle.py); None otherwise
+    unconfirmed_since: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

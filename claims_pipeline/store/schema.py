@@ -36,7 +36,7 @@ urls = Table(
     Column("first_seen", DateTime, nullable=False),
     Column("last_fetched_at", DateTime, nullable=False),
     Column("latest_fetch_id", Integer, nullable=True),  # no FK: fetches already points here; avoids a cycle
-    Column("stable_hash", HASH, nullable=True),  # the text that currently stands for the page
+    Column("stable_hash", HASH, nullable=True),  # the confirmed text (the figures are read on the latest fetch's)
     Column("stable_since", DateTime, nullable=True),  # first sighting of that text
     Column("pending_hash", HASH, nullable=True),  # a new text seen once, awaiting its second sighting
     Column("pending_since", DateTime, nullable=True),
@@ -120,7 +120,15 @@ host_leases = Table(
     Column("retry_after_until", Float, nullable=False, default=0.0),  # the host's last Retry-After, until
     Column("interval_s", Float, nullable=True),  # an interval raised by Crawl-delay
     Column("crawl_delay", Float, nullable=True),  # what robots.txt asked (the interval is capped)
-    Column("breaker_failures", Integer, nullable=False, default=0),  # consecutive failures; at the threshold: open
-    Column("breaker_note", Text, nullable=False, default=""),  # the last failure
+    Column("breaker_failures", Integer, nullable=False, default=0),  # the failures that opened the breaker
+    Column("breaker_note", Text, nullable=False, default=""),  # the last of them
     Column("breaker_at", Float, nullable=False, default=0.0),  # when the two above were written
+    # when a run opened the host's breaker (0: closed); runs that meet it open do not move it (host_leases.py)
+    Column("breaker_opened_at", Float, nullable=False, default=0.0, server_default="0"),
+    # digest of the settings that routed the host when it opened (address map, allowed networks and hosts): a
+    # breaker opened under other routes is closed
+    Column("breaker_route", Text, nullable=False, default="", server_default=""),
 )
+# columns added to host_leases after its first release: a cache made before gets them (engine.add_columns), the
+# table's rows being politeness state only
+HOST_LEASE_ADDED = ("breaker_opened_at", "breaker_route")

@@ -538,12 +538,13 @@ class Fetcher:
                 name = type(exc).__name__ if isinstance(exc, httpx.TimeoutException) else \
                     f"response deadline {f.request_timeout_s:g} s exceeded (slow or trickling response)"
                 # no connection is a host fault at every attempt; a slow answer is this page's, counted once
-                breaker.record_failure(name, slow_url=None if isinstance(exc, httpx.ConnectTimeout) else current)
+                breaker.record_failure(name, slow_url=None if isinstance(exc, httpx.ConnectTimeout) else current,
+                                       url=current)
                 return _Retry(name + via)
             except httpx.TransportError as exc:  # connect refused, reset, protocol error
                 name = f"{type(exc).__name__}: {exc}" if str(exc) else \
                     f"{type(exc).__name__} (connection reset or closed by the server)"
-                breaker.record_failure(name)
+                breaker.record_failure(name, url=current)
                 return _Retry(name + via)
         return self._result(url, FetchStatus.UNAVAILABLE, final_url=current,
                             note=f"more than {f.max_redirects} redirects: {' → '.join(chain)}")
@@ -561,12 +562,24 @@ class Fetcher:
         if last_modified:
             headers["If-Modified-Since"] = last_modified
         throttle = self._hosts.throttle(host)
+        breaker = self._hosts.breaker(host)
         async with throttle.slot(self._gate) as start:  # host interval, then global concurrency and rate
-            remaining = self._deadline - asyncio.get_running_loop().time()
-            async with start.deadline(min(f.request_timeout_s, max(remaining, 0.001))):
-                async with self._get(current, headers, start) as resp:
-                    self._hosts.breaker(host).record_response()
-                    outcome = await self._classify(url, current, resp, validator)
+            # half-open (learnt on taking the host's lease, in slot()): one request probes, the host's others wait
+            # for its answer here (within the probe's deadline), then go on a response or stop on a failure
+            while breaker.probing:
+                await asyncio.sleep(0.05)
+            if breaker.open:
+                raise CircuitOpen(breaker.note())
+            probe = breaker.probing = breaker.probe
+            try:
+                remaining = self._deadline - asyncio.get_running_loop().time()
+                async with start.deadline(min(f.request_timeout_s, max(remaining, 0.001))):
+                    async with self._get(current, headers, start) as resp:
+                        breaker.record_response()
+                        outcome = await self._classify(url, current, resp, validator)
+            finally:
+                if probe:
+                    breaker.probing = False
         if isinstance(outcome, _Downloaded):
             # text extraction is CPU work: outside the host slot, and off the event loop so request starts
             # on other hosts stay on schedule while a big page or PDF is parsed

@@ -276,43 +276,75 @@ class GlobalGate:
 
 @dataclass
 class CircuitBreaker:
-    """Opens after ``threshold`` consecutive timeouts/connection failures on one host; any response resets.
+    """Opens after ``threshold`` consecutive timeouts/connection failures on one host, on at least ``min_urls``
+    distinct URLs of it (one page's retries are no evidence that the host is down: a blip on one URL must not
+    blank the host); any response resets the count.
 
     A connection that fails (refused, reset, connect timeout, TLS) counts at every attempt: a dead host opens the
     breaker fast. A response that is too slow counts once per URL: that page's own retries are no evidence that
-    the host is down, and counted each time one slow page shut a healthy one-connection host for the run."""
+    the host is down, and counted each time one slow page shut a healthy one-connection host for the run.
+
+    Shared with other runs (store/host_leases.py): a breaker another run opened is open here until its window
+    ends (``remembered``: this run refuses the host without extending it); after the window it is half-open
+    (``probe``): one request goes, and its failure opens the breaker again, a response closes it."""
 
     threshold: int
+    min_urls: int = 1
     failures: int = 0
     last_failure: str = ""
+    failed_urls: set[str] = field(default_factory=set)
     slow_urls: set[str] = field(default_factory=set)
     tripped: str = ""  # why the host was closed for the run without failures (a wait it asked that the run cannot afford)
+    opened_at: float | None = None  # epoch seconds when it opened (this run, or the run it is remembered from)
+    remembered: bool = False  # open because another run opened it: this run leaves that run's record as it is
+    probe: bool = False  # half-open: the next request is a probe; a failure opens the breaker again
+    probing: bool = False  # the probe is in flight: the host's other requests wait for its answer
 
     @property
     def open(self) -> bool:
-        return self.failures >= self.threshold or bool(self.tripped)
+        return self.opened_at is not None or bool(self.tripped)
 
     def trip(self, reason: str) -> None:
         """Close the host for the rest of the run: its remaining pages are unreadable, with this reason."""
         self.tripped = self.tripped or reason
 
-    def record_failure(self, what: str, slow_url: str | None = None) -> None:
-        """``slow_url``: the failure was a read timeout on that URL (counted only the first time)."""
+    def record_failure(self, what: str, slow_url: str | None = None, *, url: str = "") -> None:
+        """``slow_url``: the failure was a read timeout on that URL (counted only the first time); ``url``: the
+        URL whose request failed (distinct ones are counted against ``min_urls``)."""
         if slow_url is not None:
             if slow_url in self.slow_urls:
                 return
             self.slow_urls.add(slow_url)
         self.failures += 1
         self.last_failure = what
+        if slow_url or url:
+            self.failed_urls.add(slow_url or url)
+        self.probing = False
+        urls = max(1, len(self.failed_urls))  # a failure of no named URL is one
+        if self.opened_at is None and (self.probe or (self.failures >= self.threshold and urls >= self.min_urls)):
+            self.opened_at, self.remembered, self.probe = time.time(), False, False
 
     def record_response(self) -> None:
         if not self.open:  # once open it stays open for the run: the host is treated as down
-            self.failures = 0
+            self.failures, self.probe, self.probing = 0, False, False
+            self.failed_urls.clear()
+
+    def remember(self, opened_at: float, failures: int, last_failure: str, *, window_over: bool) -> None:
+        """Another run opened the breaker at ``opened_at`` (epoch seconds): open here until the window is over,
+        half-open (one probe) after it."""
+        if self.open or self.failures:  # this run's own evidence stands
+            return
+        self.failures, self.last_failure = failures, last_failure
+        if window_over:
+            self.probe = True
+        else:
+            self.opened_at, self.remembered = opened_at, True
 
     def note(self) -> str:
         if self.tripped:
             return self.tripped
-        return f"circuit open: {self.failures} consecutive failures on this host (last: {self.last_failure})"
+        since = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(self.opened_at or time.time()))
+        return f"circuit open since {since} after {self.failures} failures (last: {self.last_failure})"
 
 
 class HostLeaseFactory(Protocol):
@@ -351,7 +383,7 @@ class HostRegistry:
 
     def breaker(self, host: str) -> CircuitBreaker:
         if host not in self.breakers:
-            self.breakers[host] = CircuitBreaker(self._fetch.breaker_failures)
+            self.breakers[host] = CircuitBreaker(self._fetch.breaker_failures, self._fetch.breaker_urls)
         return self.breakers[host]
 
     def worker_done(self, host: str) -> None:

@@ -53,6 +53,10 @@ def reason_of(status: str, http_status: Any = None, note: str = "") -> str | Non
     if status in _BY_STATUS:
         return _BY_STATUS[status]
     text = (note or "").lower()
+    if text.startswith("circuit open"):  # nothing was sent: the breaker's reason, with the failure that opened it
+        head, _, last = (note or "").partition(" (last: ")
+        cause = reason_of("UNAVAILABLE", None, last)
+        return f"{head} (last: {cause})"
     for needle, reason in _BY_NOTE:
         if needle in text:
             return reason

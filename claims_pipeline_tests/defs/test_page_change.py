@@ -281,7 +281,8 @@ def test_a_claim_whose_own_fetch_failed_is_read_on_another_scopes_good_fetch(ins
 
     dead = write_runtime_config(home, "127.0.0.1:9")  # port 9: nothing listens, every fetch is refused
     # The dead run keeps its circuit breaker to itself (fetch.host_lease_s: 0): shared through the cache, it would
-    # keep the next run, a second later, off the host (store/host_leases.py: BREAKER_MEMORY_S), while this test is
+    # keep the next run, a second later, off the host (store/host_leases.py, fetch.breaker_open_s; the routes differ
+    # here, which closes it, but this test does not rest on that), while this test is
     # about the audit reading the newest fetch of the page.
     data = yaml.safe_load(dead.read_text(encoding="utf-8"))
     data["fetch"]["host_lease_s"] = 0

@@ -19,9 +19,11 @@ def test_real_change_flags_once_on_second_sighting_with_first_sighting_date_and_
     cache = make_cache(tmp_path)
     cache.record(ok(URL, "intro\nVAT 18 %\nend"), now=day(1))
     s2 = cache.record(ok(URL, "intro\nVAT 20 %\nend"), now=day(2))
-    assert s2.content_changed is False and s2.text == "intro\nVAT 18 %\nend"  # unconfirmed: stable text stands
+    # the figures are read on the new text at once; its change awaits the second sighting
+    assert s2.content_changed is False and s2.text == "intro\nVAT 20 %\nend" and s2.unconfirmed_since == day(2)
+    assert s2.changed_at is None and s2.diff is None
     s3 = cache.record(ok(URL, "intro\nVAT 20 %\nend"), now=day(3))
-    assert s3.content_changed is True
+    assert s3.content_changed is True and s3.unconfirmed_since is None
     assert s3.changed_at == day(2) and s3.stable_since == day(2)
     assert s3.text == "intro\nVAT 20 %\nend"
     assert "-VAT 18 %" in s3.diff and "+VAT 20 %" in s3.diff
@@ -36,7 +38,9 @@ def test_page_that_changes_on_every_fetch_never_flags(tmp_path):
     cache = make_cache(tmp_path)
     states = [cache.record(ok(URL, f"rate 5 %\nrendered at {i}"), now=day(i)) for i in range(1, 7)]
     assert not any(s.content_changed for s in states)
-    assert states[-1].changed_at is None and states[-1].text == "rate 5 %\nrendered at 1"
+    # each audit reads the text it fetched; none of them is a confirmed change
+    assert states[-1].changed_at is None and states[-1].text == "rate 5 %\nrendered at 6"
+    assert states[-1].unconfirmed_since == day(6) and states[0].unconfirmed_since is None
     assert cache.changes(URL) == []
 
 

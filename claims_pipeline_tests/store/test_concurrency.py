@@ -5,6 +5,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from sqlalchemy import select
+
+from claims_pipeline.store import schema
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.consistency import verify_cache
 from claims_pipeline.store.settle import ChangeState, settle
@@ -51,6 +54,11 @@ def two_writers_corrupt_nothing(tmp_path: Path, db_url: str) -> None:
         replay = ChangeState()
         for h in history:
             replay = settle(replay, h.text_hash, None).state  # type: ignore[arg-type]
-        assert states[url].text_hash == replay.stable_hash
-        assert states[url].text == cache.text(replay.stable_hash)
+        with cache.engine.connect() as conn:
+            stable = conn.execute(select(schema.urls.c.stable_hash).where(schema.urls.c.url == url)).scalar_one()
+        assert stable == replay.stable_hash
+        # the state carries the latest fetch's text, marked unconfirmed while it is not the stable one
+        latest = next(h.text_hash for h in reversed(history) if h.text_hash)
+        assert states[url].text_hash == latest and states[url].text == cache.text(latest)
+        assert (states[url].unconfirmed_since is None) == (latest == replay.stable_hash)
         assert states[url].fetched_at == history[-1].fetched_at

@@ -137,8 +137,8 @@ def test_circuit_breaker_stops_a_dead_host_quickly(web, settings_for):
     assert all(results[u].status == FetchStatus.OK for u in healthy)
     assert all(results[u].status == FetchStatus.UNAVAILABLE for u in dead)
     opened = [u for u in dead if results[u].note.startswith("circuit open")]
-    assert len(opened) >= 8  # only the first URL spent its timeouts
-    assert "circuit open: 2 consecutive failures" in results[dead[-1]].note
+    assert len(opened) >= 7  # only the first 3 URLs spent their timeouts (fetch.breaker_urls: 3 distinct URLs)
+    assert results[dead[-1]].note.startswith("circuit open since ") and " after 3 failures (last: " in results[dead[-1]].note
     assert wall < 10  # without the breaker: 10 URLs x 2 attempts x 0.3 s, one at a time
 
 
@@ -185,16 +185,19 @@ def test_circuit_breaker_opens_on_connection_resets(web, settings_for):
     results = {r.url: r for r in run_fetch(settings, resets + healthy)}
     assert all(results[u].status == FetchStatus.OK for u in healthy)
     assert all(results[u].status == FetchStatus.UNAVAILABLE for u in resets)
-    # one host worker, URLs in order: the 1st spends both attempts (2 failures), the 3rd failure opens the
-    # breaker on the 2nd URL's first attempt, and the other 4 are settled without a request
-    first, second, *rest = (results[u] for u in resets)
-    assert "Connection reset by peer" in first.note and first.note.endswith("after 2 attempts")
-    assert "circuit open" not in first.note
-    assert "; circuit open: 3 consecutive failures on this host (last: " in second.note and second.attempts == 1
-    assert all(r.note.startswith("circuit open: 3 consecutive failures") for r in rest), [r.note for r in rest]
-    assert [r.attempts for r in rest] == [0] * len(rest) and first.attempts == 2  # none of them was requested
+    # one host worker, URLs in order: the 1st and 2nd spend both attempts (4 failures on 2 URLs), a failure on
+    # the 3rd URL (fetch.breaker_urls: 3) opens the breaker at its first attempt, and the other 3 are settled
+    # without a request
+    first, second, third, *rest = (results[u] for u in resets)
+    for r in (first, second):
+        assert "Connection reset by peer" in r.note and r.note.endswith("after 2 attempts") and r.attempts == 2
+        assert "circuit open" not in r.note
+    assert "; circuit open since " in third.note and " after 5 failures (last: " in third.note and third.attempts == 1
+    assert all(r.note.startswith("circuit open since ") for r in rest), [r.note for r in rest]
+    assert [r.attempts for r in rest] == [0] * len(rest)  # none of them was requested
     hits = [e for e in _by_host(web.requests())["rst.fixture"] if e["path"] != "/robots.txt"]
-    assert [e["path"] for e in hits] == ["/_/reset?i=0", "/_/reset?i=0", "/_/reset?i=1"]
+    assert [e["path"] for e in hits] == ["/_/reset?i=0", "/_/reset?i=0", "/_/reset?i=1", "/_/reset?i=1",
+                                         "/_/reset?i=2"]
     assert all(e["status"] == "reset" for e in hits)
 
 
@@ -249,9 +252,10 @@ def test_one_slow_page_does_not_shut_a_healthy_host_but_resets_still_open_the_br
     assert results[slow].status == FetchStatus.UNAVAILABLE and results[slow].attempts == 3
     assert "circuit open" not in results[slow].note
     assert all(results[u].status == FetchStatus.OK for u in fast), [results[u].note for u in fast]
-    # a dead host still opens it at the third failed connection: the first URL's 3 attempts
+    # a dead host still opens it, once its failed connections span 3 URLs (fetch.breaker_urls): the first two
+    # URLs' 3 attempts each, then the third URL's first
     assert all(results[u].status == FetchStatus.UNAVAILABLE for u in resets)
-    assert "circuit open: 3 consecutive failures" in results[resets[0]].note
-    assert all(results[u].attempts == 0 and results[u].note.startswith("circuit open") for u in resets[1:])
+    assert " after 7 failures (last: " in results[resets[2]].note
+    assert all(results[u].attempts == 0 and results[u].note.startswith("circuit open") for u in resets[3:])
     hits = [e["path"] for e in web.requests() if e["host"] == "allrst.fixture" and e["path"] != "/robots.txt"]
-    assert hits == ["/_/reset?i=0"] * 3
+    assert hits == ["/_/reset?i=0"] * 3 + ["/_/reset?i=1"] * 3 + ["/_/reset?i=2"]
