@@ -203,7 +203,8 @@ command or the UI without a config file runs on that copy (`${ENV_HOME}/demo/dem
 One YAML mapping of the sections below; every key is optional and takes the default shown. The file is read as
 UTF-8, at most 4 MB, and validated when loaded: an unknown key, a key given twice, a wrong type or a value out of
 its range stops the command with `claims-pipeline: config error:` and one line `<file>: <dotted.key>: <reason>`
-(exit code 2), before any corpus walk or network use. Values a later step would reject are refused at load time
+(exit code 2; an unknown key comes with the closest keys of its section: `unknown key, did you mean
+scope_depth?`), before any corpus walk or network use. Values a later step would reject are refused at load time
 too: network ranges, address-map targets, database URLs, host names (no URL, port, space or empty entry), an
 allowlist file that cannot be read, a `home` or `cache.blob_dir` that is an existing file. Every number is finite.
 Relative paths (`home`, `extraction.corpus_dir`, `extraction.primary_allowlist_file`, `cache.blob_dir`) are
