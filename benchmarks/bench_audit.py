@@ -6,7 +6,7 @@
    in one process (same corpus, same URLs, same fixture web, same fetch settings), as a ratio (target ≤ 1.5).
    Two fetch settings, printed separately:
    (a) "bench": near-zero politeness intervals, so the ratio is pure orchestration overhead;
-   (b) "project": the fetch settings of config/claims_pipeline.yaml (per-host intervals, req/s cap,
+   (b) "project": the fetch settings of config/claims_pipeline.example.yaml (per-host intervals, req/s cap,
        retries), only routed to the fixture web: the work a real audit does.
    Arms alternate and each repetition starts from a fresh output home; the median ratio is reported. For
    comparison, one Dagster run with Dagster's stock SQLite event log (the "before" of
@@ -51,7 +51,7 @@ BENCH_FETCH = {  # (a) near-zero politeness: what is left is orchestration overh
     "default_host": {"concurrency": 4, "interval_ms": 0}, "gov_host": {"concurrency": 4, "interval_ms": 0},
     "per_host_overrides": {}, "request_timeout_s": 5, "max_retries": 1, "retry_backoff_s": [0.05],
 }
-PROJECT_CONFIG = Path(__file__).resolve().parent.parent / "config" / "claims_pipeline.yaml"
+PROJECT_CONFIG = Path(__file__).resolve().parent.parent / "config" / "claims_pipeline.example.yaml"
 
 
 def project_fetch() -> dict:
@@ -223,7 +223,7 @@ def main() -> int:
             use_dagster_home(project_home)
             f = project_fetch()
             pairs = [backfill_pair(tmp, f"b{i}", corpus, address, f, project_home) for i in range(args.project_reps)]
-            print(f"(b) project politeness (config/claims_pipeline.yaml fetch: gov hosts {f['gov_host']}, "
+            print(f"(b) project politeness (config/claims_pipeline.example.yaml fetch: gov hosts {f['gov_host']}, "
                   f"req_per_sec {f['req_per_sec']}): what a real audit does")
             report_profile("(b)", pairs, args.scopes, run_events(project_home))
     return 0

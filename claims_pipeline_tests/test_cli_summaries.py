@@ -44,15 +44,50 @@ def test_audit_of_pages_none_of_which_could_be_read_says_why_and_fails(unreachab
     assert last.startswith("claims-pipeline: no cited page could be read (5 of 5 pages unreadable: no connection 5)"), err
 
 
-def test_verify_without_a_judge_says_nothing_was_judged_and_what_to_set(unreachable: Path, capsys) -> None:
+def test_verify_without_a_judge_says_what_to_set_in_one_line_and_exits_2(unreachable: Path, capsys) -> None:
     main(["audit", "--config", str(unreachable), "--now", "2026-06-01T00:00:00Z"])
     capsys.readouterr()
-    assert main(["verify", "--config", str(unreachable), "--now", "2026-06-01T00:00:00Z"]) == 0
-    err = capsys.readouterr().err
-    assert "verify done" not in err
-    line = next(line for line in err.splitlines() if line.startswith("verify: "))
-    assert line.startswith("verify: nothing was judged (no judge configured: set judge.provider")
-    assert "judge.api_key_env" in line and "docs/verification.md" in line
+    assert main(["verify", "--config", str(unreachable), "--now", "2026-06-01T00:00:00Z"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.splitlines()) == 2, err  # the config line, then what to do
+    line = err.splitlines()[1]
+    assert line.startswith("claims-pipeline: verify: no judge configured: set judge.provider (anthropic or "
+                           "openai-compatible), judge.model and judge.api_key_env"), line
+    assert f"in {unreachable}" in line and line.endswith('see docs/verification.md, "Setting it up"')
+    # a dry run says the same instead of an Anthropic model's price, and how many claims are ready for a judge
+    assert main(["verify", "--config", str(unreachable), "--dry-run", "--now", "2026-06-01T00:00:00Z"]) == 0
+    out, err = capsys.readouterr()
+    assert out == "dry run: no judge configured; 0 of 5 claims would be sent once one is; nothing was sent\n", out
+    assert "$" not in out and "anthropic" not in out and "claude" not in out
+    assert "claims-pipeline: verify: no judge configured" not in err and "verify: no judge configured: set" in err
+
+
+def test_verify_before_any_audit_says_to_audit_first_and_exits_2(unreachable: Path, capsys) -> None:
+    text = unreachable.read_text(encoding="utf-8") + "judge:\n  provider: anthropic\n"
+    unreachable.write_text(text, encoding="utf-8")
+    assert main(["verify", "--config", str(unreachable), "--now", "2026-06-01T00:00:00Z"]) == 2
+    out, err = capsys.readouterr()
+    home = unreachable.parent / "home"
+    assert out == "" and err.splitlines()[1:] == [
+        f"claims-pipeline: verify: no audit of countries yet under {home}: run `claims-pipeline audit` first (the verdicts "
+        "are on the claims and pages an audit stored)"], err
+    assert "materialized" not in err
+
+
+def test_a_channel_whose_variable_is_unset_is_named_when_the_audit_starts(unreachable: Path, capsys, monkeypatch) -> None:
+    monkeypatch.setenv("KB_HOOK_TOKEN", "s3cret-hook-token-value")
+    monkeypatch.delenv("KB_SMTP_PASSWORD", raising=False)
+    text = unreachable.read_text(encoding="utf-8") + (
+        "notify:\n  urls:\n    - 'json://127.0.0.1:9/kb/${KB_HOOK_TOKEN}'\n"
+        "    - 'mailto://kb:${KB_SMTP_PASSWORD}@127.0.0.1:9?to=team@example.org'\n")
+    unreachable.write_text(text, encoding="utf-8")
+    main(["audit", "--config", str(unreachable), "--now", "2026-06-01T00:00:00Z"])
+    err = capsys.readouterr().err.splitlines()
+    warned = [line for line in err if line.startswith("warning: notification")]
+    assert warned == ["warning: notification channel 2 (mailto): environment variable KB_SMTP_PASSWORD not set: this "
+                      "audit's news cannot reach it (set it in the environment of the command)"]
+    assert err.index(warned[0]) < next(i for i, line in enumerate(err) if line.startswith("[audit] "))  # at the start
+    assert not any("s3cret-hook-token-value" in line for line in err)
 
 
 def test_unreadable_reasons_read_as_a_person_names_them() -> None:

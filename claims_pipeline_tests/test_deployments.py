@@ -119,3 +119,25 @@ def test_make_dev_in_production_opens_the_instance_only_on_settings_production_c
                                     notify_url="json://127.0.0.1:9/kb-audit")
     opened = instance_step(ready)
     assert (opened.returncode, opened.stdout.strip()) == (0, str(tmp_path / "srv" / "home" / "dagster")), opened.stderr
+
+
+@pytest.mark.parametrize("deployment", ["local", "production", "demo"])
+def test_the_launchpad_shows_no_test_switch_or_internal(deployment, monkeypatch):
+    """The code location's run config (what the launchpad shows and lets one edit) holds the settings file and the
+    deployment, never a test's clock, an entry point's settings key, the demo's epoch or the refresh switch."""
+    from claims_pipeline.definitions import defs
+
+    monkeypatch.setenv("CLAIMS_PIPELINE_DEPLOYMENT", deployment)
+    monkeypatch.delenv("CLAIMS_PIPELINE_CONFIG", raising=False)
+
+    def field_names(config_type, out: set[str]) -> set[str]:
+        for name, field in (getattr(config_type, "fields", None) or {}).items():
+            out.add(name)
+            field_names(field.config_type, out)
+        return out
+
+    for job_name in ("audit_scope", "audit_corpus"):
+        schema = defs().resolve_job_def(job_name).run_config_schema.config_type
+        shown = field_names(schema.fields["resources"].config_type, set())
+        assert {"config_path", "deployment"} <= shown
+        assert not shown & {"clock", "entry_key", "fixture_epoch", "force_refresh"}, (job_name, sorted(shown))

@@ -149,7 +149,7 @@ def test_a_config_that_is_no_regular_file_is_refused_at_once(tmp_path, kind, how
     ("\x1b", ":3:7: not valid YAML: character U+001B is not allowed (a control or bidi character; remove it)"),
     ("\x07", ":3:7: not valid YAML: character U+0007 is not allowed (a control or bidi character; remove it)"),
     # YAML reads U+202E (printable to it): the key is then unknown, and written out in the line
-    ("\u202e", ": fetch.time\\u202eout_s: unknown key"),
+    ("\u202e", ": fetch.time\\u202eout_s: unknown key, did you mean robots_timeout_s or request_timeout_s?"),
 ])
 def test_a_control_or_bidi_character_in_a_key_is_one_line_with_line_and_column(tmp_path, char, message):
     p = write(tmp_path, f"fetch:\n  concurrency: 4\n  time{char}out_s: 3\n")

@@ -248,6 +248,9 @@ def test_a_home_sub_folder_that_cannot_be_made_mid_run_is_one_line_exit_1(tmp_pa
     cfg.write_text(yaml.safe_dump({"home": str(home), "extraction": {"corpus_dir": str(tmp_path / "corpus")},
                                    "judge": {"provider": "openai-compatible", "base_url": "http://127.0.0.1:9/v1"}}),
                    encoding="utf-8")
+    # verify needs an audit first: its stored values, as one leaves them (the step fails before it reads them)
+    (home / "assets" / "priors").mkdir(parents=True)
+    (home / "assets" / "priors" / "countries.json").write_text("{}", encoding="utf-8")
     run = run_cli("verify", "--config", str(cfg), cwd=tmp_path, env=cli_env(tmp_path), timeout=120)
     assert run.returncode == 1 and run.stdout == "", run.stderr[-3000:]
     assert run.err_lines[-1] == f"claims-pipeline: verdicts: FileExistsError: [Errno 17] File exists: '{home / 'judge'}'"

@@ -62,6 +62,15 @@ def audited(tmp_path_factory: pytest.TempPathFactory):
         yield root, cfg, data, web
 
 
+# verify needs a judge (without one it says what to set, exit 2): one on a closed port, which never answers
+UNREACHABLE_JUDGE = {"provider": "openai-compatible", "base_url": f"http://127.0.0.1:{closed_port()}/v1",
+                     "max_retries": 0, "request_timeout_s": 5, "api_key_env": "CLAIMS_TEST_JUDGE_KEY"}
+
+
+def JUDGE_ENV(tmp_path: Path) -> dict[str, str]:  # noqa: N802 (reads as the constant it stands beside)
+    return {**cli_env(tmp_path), "CLAIMS_TEST_JUDGE_KEY": "sk-test-not-a-key"}
+
+
 def copy_of(audited, tmp_path: Path, **changes) -> tuple[Path, dict]:
     """A copy of the audited home, with a config of its own (pointing at the copy)."""
     root, _, data, _ = audited
@@ -77,12 +86,12 @@ def test_latest_is_relative_to_the_home_and_a_copied_home_reads_its_own(audited,
     root = audited[0]
     text = (root / "home" / "reports" / "LATEST").read_text(encoding="utf-8").strip()
     assert not Path(text).is_absolute() and text.startswith("reports/"), text
-    cfg, _ = copy_of(audited, tmp_path)
+    cfg, _ = copy_of(audited, tmp_path, judge=UNREACHABLE_JUDGE)
     shutil.rmtree(root / "home" / "reports" / "keep", ignore_errors=True)
     copied = HomeLayout(tmp_path / "home").latest_report_dir()
     assert copied == tmp_path / "home" / text and (copied / "report.json").is_file()
-    # the verdict step of the copy finds the copy's report (the judge is off: nothing is sent)
-    run = run_cli("verify", "--config", str(cfg), cwd=tmp_path, env=cli_env(tmp_path), timeout=300)
+    # the verdict step of the copy finds the copy's report (a judge on a closed port: nothing answers)
+    run = run_cli("verify", "--config", str(cfg), cwd=tmp_path, env=JUDGE_ENV(tmp_path), timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
     assert str(tmp_path / "home" / "reports") in run.stderr and str(root / "home") not in run.stderr, run.stderr
 
@@ -96,10 +105,10 @@ def test_an_older_absolute_latest_is_still_read(audited, tmp_path):
 
 
 def test_a_damaged_stored_value_names_the_file_and_the_fix_and_audit_repairs_it(audited, tmp_path):
-    cfg, _ = copy_of(audited, tmp_path)
+    cfg, _ = copy_of(audited, tmp_path, judge=UNREACHABLE_JUDGE)
     damaged = tmp_path / "home" / "assets" / "priors" / "xa.json"
     damaged.write_bytes(damaged.read_bytes()[:40])  # cut short, as by a full disk
-    run = run_cli("verify", "--config", str(cfg), cwd=tmp_path, env=cli_env(tmp_path), timeout=300)
+    run = run_cli("verify", "--config", str(cfg), cwd=tmp_path, env=JUDGE_ENV(tmp_path), timeout=300)
     assert run.returncode == 1
     line = one_error_line(run)
     assert line.startswith(f"claims-pipeline: verdicts: StoredValueDamaged: {damaged}: the stored value of priors is "
@@ -110,7 +119,7 @@ def test_a_damaged_stored_value_names_the_file_and_the_fix_and_audit_repairs_it(
         data["fetch"]["address_map"] = web.address_map()
         cfg.write_text(yaml.safe_dump(data), encoding="utf-8")
         assert run_cli("audit", "--config", str(cfg), cwd=tmp_path, env=cli_env(tmp_path), timeout=300).returncode == 0
-    run = run_cli("verify", "--config", str(cfg), cwd=tmp_path, env=cli_env(tmp_path), timeout=300)
+    run = run_cli("verify", "--config", str(cfg), cwd=tmp_path, env=JUDGE_ENV(tmp_path), timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
 
 

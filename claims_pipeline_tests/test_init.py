@@ -44,8 +44,16 @@ def write_tree(root: Path, files: dict[str, str]) -> None:
         p.write_text(text, encoding="utf-8")
 
 
+VENV_SCRIPT = Path(sys.executable).with_name("claims-pipeline")
+
+
+def without_the_venv(path: str) -> str:
+    return os.pathsep.join(p for p in path.split(os.pathsep) if not p or Path(p).absolute() != VENV_SCRIPT.parent)
+
+
 def cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "CLAIMS_PIPELINE_HOME": str(cwd / "home"), "DAGSTER_HOME": str(cwd / "dagster")}
+    env = {**os.environ, "CLAIMS_PIPELINE_HOME": str(cwd / "home"), "DAGSTER_HOME": str(cwd / "dagster"),
+           "PATH": without_the_venv(os.environ.get("PATH", ""))}
     env.pop("CLAIMS_PIPELINE_CONFIG", None)
     return subprocess.run([sys.executable, "-m", "claims_pipeline.cli", *args], cwd=cwd, capture_output=True,
                           text=True, timeout=scaled(300), env=env)
@@ -70,7 +78,12 @@ def test_init_then_audit_on_a_new_folder(tmp_path):
                           "guides (2 files), root (1 file), Housing market (1 file)")
         assert out[3] == ("  claims: 3 by source tier: official 2 (government name 0, listed 2), secondary 1, "
                           "own pages 0")
-        assert out[4] == "next:" and out[5].split() == ["claims-pipeline", "audit", "re-reads", "every", "cited", "page",
+        # guides/benefits.md and guides/admin/passport.md share a scope: said, with the setting that splits them
+        assert out[4] == ("  hint: the scope guides holds files of guides/ and of guides/admin/: --set "
+                          "extraction.scope_depth=2 (with --force) gives each of these folders a scope of its own; "
+                          "extraction.scope_rules names scopes by path")
+        # run as `python -m` with the venv not on PATH: the venv's script by its path, which runs from anywhere
+        assert out[5] == "next:" and out[6].split() == [str(VENV_SCRIPT), "audit", "re-reads", "every", "cited", "page",
                                                         "and", "writes", "the", "report"]
         assert any("dg dev" in line and f"CLAIMS_PIPELINE_CONFIG={config}" in line for line in out)
         written = yaml.safe_load(config.read_text(encoding="utf-8"))
@@ -121,6 +134,7 @@ def test_init_chooses_the_countries_preset_for_that_layout(tmp_path):
     assert data["scope_dirs"] == ["countries", "shared"] and data["scope_rules"][0] == {"glob": "countries/*/**", "scope": "{1}"}
     assert "scopes: 2, the countries preset" in r.stdout and "fr (1 file), shared/exit/nordics (1 file)" in r.stdout
     assert f"claims-pipeline audit --config {tmp_path / 'kb.yaml'}" in r.stdout  # not the file found by default
+    assert "  hint: the scope" not in r.stdout  # the preset's scopes are by design
 
 
 def as_nobody(base: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -178,3 +192,25 @@ def test_init_where_config_is_a_file_says_so_and_exits_2(tmp_path):
     assert r.returncode == 2 and r.stderr.strip() == (
         f"claims-pipeline: {tmp_path / 'config'} is not a folder: init writes {tmp_path / 'config/claims_pipeline.yaml'} "
         "there; move it aside, or name another file with --config"), r.stderr
+
+
+def test_the_next_commands_name_the_program_as_it_was_run(tmp_path, monkeypatch):
+    from claims_pipeline.commands.init import cli_invocation
+
+    venv_bin = tmp_path / "clone" / ".venv" / "bin"
+    venv_bin.mkdir(parents=True)
+    script = venv_bin / "claims-pipeline"
+    script.write_text("#!/bin/sh\n", encoding="utf-8")
+    script.chmod(0o755)
+    monkeypatch.chdir(tmp_path / "clone")
+    monkeypatch.setenv("PATH", "/nonexistent")
+    # the README's way, from the clone: the same relative path
+    assert cli_invocation(".venv/bin/claims-pipeline") == ".venv/bin/claims-pipeline"
+    assert cli_invocation(str(script)) == ".venv/bin/claims-pipeline"
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert cli_invocation(str(script)) == str(script)  # from elsewhere: the whole path
+    monkeypatch.setenv("PATH", str(venv_bin))
+    assert cli_invocation(str(script)) == "claims-pipeline"  # an activated venv: the name is enough
+    # `python -m claims_pipeline.cli` with an interpreter that has no script beside it
+    assert cli_invocation("/x/cli.py", str(tmp_path / "python3")) == f"{tmp_path / 'python3'} -m claims_pipeline.cli"

@@ -16,9 +16,11 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -27,6 +29,7 @@ from pathlib import Path
 import pytest
 
 from claims_pipeline.config.home import HomeLayout
+from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.time_scale import scaled
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -247,3 +250,75 @@ def test_options_named_in_prose_exist():
             if opt not in usage:
                 problems.append(f"{doc}: `{text}`: {opt} is no option of {' '.join(Path(a).name for a in argv)}")
     assert not problems, "\n".join(problems)
+
+
+# ---- your own knowledge base, from a fresh clone -----------------------------------------------------------------
+
+OWN_SITES = {
+    "www.tax.gov.qq/rates.html": "<h1>Rates</h1><p>The standard rate is 21 % from 1 January.</p>",
+    "stats.example.net/rents.html": "<h1>Rents</h1><p>Rents in the capital rose 4.1 % last year.</p>",
+}
+OWN_NOTES = {
+    "money/tax.md": "# Tax\n\nThe standard rate is **21 %** ([tax office](http://www.tax.gov.qq/rates.html)).\n",
+    "home/rents.md": "# Rents\n\nRents rose **4.9 %** in a year ([a statistics blog](http://stats.example.net/rents.html)).\n",
+}
+
+
+def fresh_clone(dest: Path) -> Path:
+    """The repository's tracked files in dest, as a fresh clone holds them (never a settings file someone's own
+    `init` wrote in this checkout), with .venv the tests' own environment, as `make demo` would have made it."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, timeout=60)
+    assert listed.returncode == 0, f"git ls-files: {listed.stderr!r}"
+    for rel in listed.stdout.decode("utf-8").split("\0"):
+        if rel and (ROOT / rel).is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(ROOT / rel, dest / rel)
+    (dest / ".venv").symlink_to(BIN.parent, target_is_directory=True)
+    return dest
+
+
+def test_the_readme_path_for_your_own_knowledge_base_runs_from_a_fresh_clone(tmp_path: Path):
+    """The README's two commands for one's own notes, as written, from the clone's folder with the venv not on PATH
+    (a newcomer who never activated it): init, then audit, no command refused. The only addition is the routing
+    of the notes' two hosts to the fixture web on 127.0.0.1 (`--set`, as a user routes an intranet)."""
+    block = next(b for b in README.split("```sh")[1:] if "claims-pipeline init" in b.split("```", 1)[0])
+    init_line, audit_line = [line.strip() for line in block.split("```", 1)[0].splitlines() if line.strip()]
+    assert init_line.startswith(".venv/bin/claims-pipeline init ~/") and audit_line == ".venv/bin/claims-pipeline audit"
+    clone = fresh_clone(tmp_path / "clone")
+    env = sandbox_env(tmp_path / "home")
+    env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep)
+                                  if not p or not Path(p).is_dir() or Path(p).resolve() != BIN.resolve())
+    notes = Path(os.path.expanduser(init_line.split()[-1].replace("~", str(tmp_path / "home"), 1)))
+    for rel, text in OWN_NOTES.items():
+        (notes / rel).parent.mkdir(parents=True, exist_ok=True)
+        (notes / rel).write_text(text, encoding="utf-8")
+    sites = tmp_path / "sites"
+    for rel, body in OWN_SITES.items():
+        (sites / rel).parent.mkdir(parents=True, exist_ok=True)
+        filler = "<p>" + "Who may claim, how to apply and which documents to bring. " * 6 + "</p>"  # not a thin page
+        (sites / rel).write_text(f"<html><head><title>x</title></head><body>{body}{filler}</body></html>", encoding="utf-8")
+
+    def run(line: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["bash", "-c", line], cwd=clone, env=env, capture_output=True, text=True, timeout=300)
+
+    with FixtureWeb(sites) as web:
+        routes = json.dumps(web.address_map([rel.split("/")[0] for rel in OWN_SITES]))
+        init = run(f"{init_line} --set 'fetch.allow_networks=[127.0.0.1/32]' --set {shlex.quote(f'fetch.address_map={routes}')}")
+        assert init.returncode == 0, f"{init_line}\n{init.stdout}\n{init.stderr}"
+        config = clone / "config" / "claims_pipeline.yaml"
+        assert init.stdout.splitlines()[0] == f"wrote {config}"
+        # the next command, printed the way the README runs it, is the README's second line
+        after = init.stdout.split("\nnext:\n", 1)[1].splitlines()
+        assert after[0].split()[:2] == audit_line.split(), after
+        audit = run(audit_line)
+        assert audit.returncode == 0, f"{audit_line}\n{audit.stdout}\n{audit.stderr[-3000:]}"
+    assert audit.stderr.splitlines()[0] == f"claims-pipeline: config {config}"
+    report_dir = HomeLayout(tmp_path / "home" / ".claims_pipeline").latest_report_dir()
+    assert report_dir is not None
+    report = json.loads((report_dir / "report.json").read_text(encoding="utf-8"))
+    # both pages read: 21 % is on its page, 4.9 % is not (the page says 4.1 %)
+    assert report["headline"]["total"] == 2 and report["headline"]["tokens_absent"] == 1
+    assert report["headline"]["by_prior"]["TOKENS_PRESENT"] == 1
+    assert "config" in (clone / ".gitignore").read_text(encoding="utf-8")  # the file init wrote is the user's, ignored
+    ignored = subprocess.run(["git", "check-ignore", "-q", "--no-index", "config/claims_pipeline.yaml"], cwd=ROOT, timeout=60)
+    assert ignored.returncode == 0, "git would offer config/claims_pipeline.yaml, the user's own settings, for a commit"

@@ -16,7 +16,7 @@ from claims_pipeline.config.settings import (
 )
 from claims_pipeline_tests.time_scale import scaled
 
-REPO_CONFIG = Path(__file__).resolve().parents[1] / "config" / "claims_pipeline.yaml"
+REPO_CONFIG = Path(__file__).resolve().parents[1] / "config" / "claims_pipeline.example.yaml"
 
 
 def write(tmp_path: Path, text: str, name: str = "cp.yaml") -> Path:
@@ -64,7 +64,21 @@ def test_unknown_key_names_file_and_dotted_key(tmp_path):
     p = write(tmp_path, "fetch:\n  concurency: 4\n")
     with pytest.raises(ConfigError) as e:
         load_settings(p)
-    assert str(p) in str(e.value) and "fetch.concurency" in str(e.value) and "unknown key" in str(e.value)
+    assert str(e.value) == f"{p}: fetch.concurency: unknown key, did you mean concurrency?"
+
+
+def test_a_misspelt_key_gets_the_closest_keys_of_its_own_section(tmp_path):
+    p = write(tmp_path, "extraction:\n  scope_dept: 2\n  scope_rules:\n    - {glob: 'a/**', scope: '{1}', scop: x}\n"
+              "fetch:\n  per_host_overrides:\n    x.org: {concurrency: 1, interval_ms: 3, intervl_ms: 3}\n"
+              "zzzz: 1\n")
+    with pytest.raises(ConfigError) as e:
+        load_settings(p)
+    assert str(e.value).splitlines() == [
+        f"{p}: extraction.scope_rules.0.scop: unknown key, did you mean scope?",
+        f"{p}: extraction.scope_dept: unknown key, did you mean scope_depth or scope_dirs?",
+        f"{p}: fetch.per_host_overrides.x.org.intervl_ms: unknown key, did you mean interval_ms?",
+        f"{p}: zzzz: unknown key",  # nothing close: no guess
+    ]
 
 
 def test_wrong_type_names_key(tmp_path):

@@ -34,6 +34,18 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     return audit(settings, scope=args.scope, clock=args.now or "", as_json=args.json)
 
 
+def unusable_channels(settings: Settings) -> list[str]:
+    """A warning per notification channel that cannot be formed (a ${VARIABLE} of its URL not set), said when the
+    audit starts: otherwise it shows only when a month has news to send. Names the channel and the variable,
+    never a value."""
+    if not settings.notify.configured:
+        return []
+    from claims_pipeline.notify.channels import channels
+
+    return [f"warning: notification {ch.label}: {ch.problem}: this audit's news cannot reach it (set it in the "
+            "environment of the command)" for ch in channels(settings.notify) if ch.problem]
+
+
 def audit(settings: Settings, *, scope: str | None = None, clock: str = "", fixture_web: bool = True,
           quiet: bool = False, trigger: str = "cli", name: str = "", as_json: bool = False) -> int:
     """Exit code 0 (done), 1 (a run or a blocking check failed). Raises InputError (exit 2 in cli.main) for a
@@ -51,6 +63,9 @@ def audit(settings: Settings, *, scope: str | None = None, clock: str = "", fixt
         raise InputError(nothing_read_message(corpus, walk))
     all_scopes = list(walk.scopes)
     chosen = chosen_scopes(all_scopes, scope)
+    if not quiet:
+        for line in unusable_channels(settings):
+            print(terminal_escaped(line), file=sys.stderr)
     instance = open_instance(settings.home_dir)
     resources = resources_for(settings, fixture_web=fixture_web, clock=clock)
     before = latest_signature(settings.reports_dir)

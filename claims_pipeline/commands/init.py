@@ -8,6 +8,7 @@ import argparse
 import copy
 import os
 import shlex
+import shutil
 import sys
 from collections import Counter
 from pathlib import Path
@@ -201,6 +202,7 @@ def summary_lines(corpus: CorpusSource, walk: CorpusWalk, described: str) -> lis
     if len(extraction.warnings) > WARNINGS_SHOWN:
         out.append(f"  … {len(extraction.warnings) - WARNINGS_SHOWN} more warnings (`claims-pipeline extract` lists "
                    "them all)")
+    out += mixed_depth_hints(walk)
     return out
 
 
@@ -218,11 +220,33 @@ def _not_taken_line(corpus: CorpusSource, claims: list) -> list[str]:
             f"claims-pipeline extract --explain {shlex.quote(first)}"]
 
 
+def mixed_depth_hints(walk: CorpusWalk) -> list[str]:
+    """A hint for each scope whose files lie in folders of different depths (`notes/tax.md` and
+    `notes/visa/rules.md` in the scope `notes`): the setting that splits them, since a scope is what one run audits
+    and the report groups."""
+    folders: dict[str, set[str]] = {}
+    for f in walk.files:
+        if "/" in f.rel:
+            folders.setdefault(f.scope, set()).add(f.rel.rsplit("/", 1)[0])
+    hints = []
+    for scope, found in folders.items():
+        depths = sorted({d.count("/") + 1 for d in found})
+        if len(depths) < 2:
+            continue
+        top = ", ".join(sorted(f"{d}/" for d in found if d.count("/") + 1 == depths[0]))
+        deeper = sorted(f"{d}/" for d in found if d.count("/") + 1 > depths[0])
+        named = ", ".join(deeper[:3]) + (f", … {len(deeper) - 3} more" if len(deeper) > 3 else "")
+        hints.append(f"  hint: the scope {scope} holds files of {top} and of {named}: "
+                     f"--set extraction.scope_depth={depths[0] + 1} (with --force) gives each of these folders a "
+                     "scope of its own; extraction.scope_rules names scopes by path")
+    return hints
+
+
 def next_commands(settings: Any, config: Path, *, explicit: bool) -> list[str]:
     from claims_pipeline.commands.demo import ui_command
     from claims_pipeline.orchestration.instance import dagster_home_for
 
-    cli = "claims-pipeline"
+    cli = cli_invocation()
     with_config = f" --config {shlex.quote(str(config))}" if explicit else ""
     return [
         f"  {cli} audit{with_config}    re-reads every cited page and writes the report",
@@ -231,3 +255,23 @@ def next_commands(settings: Any, config: Path, *, explicit: bool) -> list[str]:
         f"  {ui_command(config, str(dagster_home_for(settings.home_dir)), settings.deployment)}    the Dagster UI on this corpus "
         "(http://127.0.0.1:3000)",
     ]
+
+
+def cli_invocation(argv0: str | None = None, executable: str | None = None) -> str:
+    """How to run this command again the way it was just run: `claims-pipeline` when that name on PATH is this
+    very program, else its script by path (relative to here when under it: `.venv/bin/claims-pipeline`, as the
+    README runs it from the clone), else `python -m claims_pipeline.cli` with this interpreter."""
+    script = Path(argv0 if argv0 is not None else sys.argv[0])
+    if script.name != "claims-pipeline":  # run as `python -m claims_pipeline.cli`: the venv's script, when it has one
+        script = Path(executable or sys.executable).with_name("claims-pipeline")
+        if not script.is_file():
+            return f"{shlex.quote(executable or sys.executable)} -m claims_pipeline.cli"
+    on_path = shutil.which("claims-pipeline")
+    if on_path is not None and Path(on_path).resolve() == script.resolve():
+        return "claims-pipeline"
+    script = script.absolute()  # not resolved: a .venv that is a link keeps its name
+    try:
+        rel = script.relative_to(Path.cwd()).as_posix()
+        return shlex.quote(rel if "/" in rel else f"./{rel}")
+    except ValueError:
+        return shlex.quote(str(script))

@@ -25,7 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    from claims_pipeline.corpus.linter import corpus_files, lint_corpus
+    from claims_pipeline.corpus.linter import corpus_files, corpus_rel, lint_corpus
 
     corpus = corpus_for(args, settings)
     skipped: list = []
@@ -49,6 +49,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         from claims_pipeline.corpus.extract import extract_corpus
 
         extraction = extract_corpus(corpus, scopes=scopes)
+        if only is not None:  # the files given, not the corpus: what was linted is what the line counts
+            named = {corpus_rel(corpus.root, p.resolve()) for p in only}
+            extraction.claims = [c for c in extraction.claims if c.file in named]
+            extraction.files = [f for f in extraction.files if f in named]
         if not extraction.claims:  # nothing to lint is no clean bill: say why
             message = no_claim_message(corpus, len(extraction.files), scopes=scopes)
             if args.json:  # the document's empty findings would read as a clean bill: the reason on stderr

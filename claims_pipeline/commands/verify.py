@@ -8,6 +8,7 @@ result (stdout; --json: one JSON document). --dry-run says what would be sent an
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from datetime import UTC
 from typing import TYPE_CHECKING
@@ -42,6 +43,11 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     scripted = demo_judge_replaces(settings)
     if scripted:
         print(SCRIPTED_NOTICE, file=sys.stderr)
+    no_judge = settings.judge.provider == "none" and not scripted
+    if no_judge and not args.dry_run:  # a run that could judge nothing: what to set, before any run is made
+        raise InputError(no_judge_line(settings))
+    if not args.dry_run:
+        not_audited_yet(settings, scopes)
     if args.dry_run:
         from claims_pipeline.steps.verdicts import VerdictSources, dry_run
         from claims_pipeline.store.cache import PageCache
@@ -51,18 +57,47 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             plan = dry_run(sources, settings.judge, page_cache, scopes, now, max_claims=args.max_claims,
                            scripted=scripted)
         output = options.Result(args.json)
+        if plan.scopes_not_audited:  # scope names come from file names
+            print(terminal_escaped(f"not audited yet (run `claims-pipeline audit` first): "
+                                   f"{', '.join(plan.scopes_not_audited)}"), file=sys.stderr)
+        if no_judge:  # no provider, no price: the claims ready for a judge, and how to configure one
+            plan = dataclasses.replace(plan, provider="none", model=None, est_cost_usd=None, price_known=False)
+            output.document(plan.to_json())
+            output.line(f"dry run: no judge configured; {plan.would_send} of {plan.claims} claims would be sent "
+                        "once one is; nothing was sent")
+            print(terminal_escaped(no_judge_line(settings)), file=sys.stderr)
+            return 0
         output.document(plan.to_json())
         output.line(
             f"dry run: {plan.would_send} of {plan.claims} claims would be sent to {plan.provider} "
             f"({plan.model}), {plan.would_reuse} answers would be reused from the verdict cache, "
             f"{plan.would_ask_direction_b} direction-B asks expected: about {plan.est_input_tokens} input + "
             f"{plan.est_output_tokens} output tokens, ${plan.est_cost_usd:.4f}; nothing was sent")
-        if plan.scopes_not_audited:  # scope names come from file names
-            print(terminal_escaped(f"not audited yet (run `claims-pipeline audit` first): "
-                                   f"{', '.join(plan.scopes_not_audited)}"), file=sys.stderr)
         return 0
     return verify(settings, all_scopes, scopes if args.scope else None, max_claims=args.max_claims,
                   clock=args.now or "", as_json=args.json)
+
+
+def no_judge_line(settings: Settings) -> str:
+    """One line: no judge, and the keys that configure one, in the file this command read."""
+    from claims_pipeline.judge.providers.none import NO_JUDGE_MESSAGE
+
+    where = str(settings.source_file) if settings.source_file else "a config file (--config)"
+    return (f"verify: {NO_JUDGE_MESSAGE.replace('in the config file', 'in ' + where)}; "
+            'see docs/verification.md, "Setting it up"')
+
+
+def not_audited_yet(settings: Settings, scopes: list[str]) -> None:
+    """Verdicts are on the claims an audit stored: none of the chosen scopes audited yet is one line, exit 2
+    (not Dagster's "not yet materialized")."""
+    from claims_pipeline.commands.inputs import InputError
+    from claims_pipeline.steps.priors import PRIORS
+
+    # whether the values exist, not read: a damaged one is the run's to name
+    if not any(PRIORS.path(settings.home_dir, s).is_file() for s in scopes):
+        which = "the corpus" if len(scopes) > 3 else ", ".join(scopes)
+        raise InputError(f"verify: no audit of {which} yet under {settings.home_dir}: run `claims-pipeline audit` "
+                         "first (the verdicts are on the claims and pages an audit stored)")
 
 
 SCRIPTED_NOTICE = ("verify: the demo deployment with judge.provider none: the demo's scripted judge (a local stand-in "

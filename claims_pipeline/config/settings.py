@@ -956,7 +956,7 @@ def _format_errors(path: Path | str, exc: ValidationError) -> str:
     for err in errors[:MAX_ERRORS_SHOWN]:
         key = ".".join(str(p) for p in err["loc"]) or "(top level)"
         if err["type"] == "extra_forbidden":
-            msg = "unknown key"
+            msg = "unknown key" + _did_you_mean(err["loc"])
         elif err["type"] == "value_error" and "error" in err.get("ctx", {}):
             msg = str(err["ctx"]["error"])  # our validators' own words, without pydantic's "Value error, "
         else:
@@ -965,6 +965,40 @@ def _format_errors(path: Path | str, exc: ValidationError) -> str:
     if len(errors) > MAX_ERRORS_SHOWN:
         lines.append(f"{path}: … and {len(errors) - MAX_ERRORS_SHOWN} more errors ({len(errors)} in all); fix these first")
     return "\n".join(lines)
+
+
+def _did_you_mean(loc: tuple[int | str, ...]) -> str:
+    """', did you mean scope_depth?' for a misspelt key: the closest keys of the section it was found in."""
+    import difflib
+
+    model: Any = Settings
+    keyed = False  # the part before was a mapping of names to sections (per_host_overrides): this part is a name
+    for part in loc[:-1]:
+        if isinstance(part, int) or keyed:  # an entry of a list or a mapping: its model was taken already
+            keyed = False
+            continue
+        field = model.model_fields.get(part) if isinstance(model, type) and issubclass(model, BaseModel) else None
+        if field is None:
+            return ""
+        model = _section_model(field.annotation)
+        keyed = "dict" in str(field.annotation)
+    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        return ""
+    close = difflib.get_close_matches(str(loc[-1]), list(model.model_fields), n=2, cutoff=0.6)
+    return f", did you mean {' or '.join(close)}?" if close else ""
+
+
+def _section_model(annotation: Any) -> Any:
+    """The model a field holds: itself, or the item model of a `list[Model] | None`, or a dict's value model."""
+    from typing import get_args
+
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in get_args(annotation):
+        found = _section_model(arg)
+        if found is not None:
+            return found
+    return None
 
 
 def settings_from_dict(data: dict[str, Any], *, source: Path | str = "<dict>", base_dir: Path | None = None,

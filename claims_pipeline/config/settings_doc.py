@@ -157,9 +157,9 @@ claims_pipeline/defs/resources.py). Every command says first, on stderr, which o
     claims-pipeline: config /path/to/claims_pipeline.yaml
     claims-pipeline: built-in defaults (${ENV_CONFIG} unset, no ./{DEFAULT_CONFIG_RELPATH.as_posix()})
 
-and every Dagster run logs the same, with the home folder. So, from the root of a checkout with no
-`${ENV_CONFIG}`, commands read the repository's `{DEFAULT_CONFIG_RELPATH.as_posix()}`; from any other folder they
-use the built-in defaults.
+and every Dagster run logs the same, with the home folder. A checkout ships no `{DEFAULT_CONFIG_RELPATH.as_posix()}`
+(git ignores that file): from the root of a fresh clone the commands use the built-in defaults until
+`claims-pipeline init DIR` writes it there for your knowledge base.
 
 ## Deployments
 
@@ -204,14 +204,16 @@ command or the UI without a config file runs on that copy (`${ENV_HOME}/demo/dem
 One YAML mapping of the sections below; every key is optional and takes the default shown. The file is read as
 UTF-8, at most 4 MB, and validated when loaded: an unknown key, a key given twice, a wrong type or a value out of
 its range stops the command with `claims-pipeline: config error:` and one line `<file>: <dotted.key>: <reason>`
-(exit code 2), before any corpus walk or network use. Values a later step would reject are refused at load time
+(exit code 2; an unknown key comes with the closest keys of its section: `unknown key, did you mean
+scope_depth?`), before any corpus walk or network use. Values a later step would reject are refused at load time
 too: network ranges, address-map targets, database URLs, host names (no URL, port, space or empty entry), an
 allowlist file that cannot be read, a `home` or `cache.blob_dir` that is an existing file. Every number is finite.
 Relative paths (`home`, `extraction.corpus_dir`, `extraction.primary_allowlist_file`, `cache.blob_dir`) are
 resolved against the config file's own folder.
 
-The repository's `config/` holds a starting point: `claims_pipeline.yaml` (the defaults, with the project's
-allowlist) and `primary_allowlist.txt` (hosts that count as primary sources without a government suffix).
+The repository's `config/` holds a starting point, read only when named: `claims_pipeline.example.yaml` (the
+defaults, with the project's politeness for real official sites and its allowlist) and `primary_allowlist.txt`
+(hosts that count as primary sources without a government suffix).
 
 Environment variables: `${ENV_CONFIG}` (the config file, above), `${ENV_DEPLOYMENT}` (`demo`, `local` or
 `production`, above), `${ENV_HOME}` (the home folder when `home` is

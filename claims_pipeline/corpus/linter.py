@@ -11,7 +11,6 @@ anywhere exempt the whole line, charge a figure to any root link on its line and
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -26,7 +25,6 @@ from claims_pipeline.corpus.records import ClaimRecord, Extraction, ExtractWarni
 from claims_pipeline.corpus.scopes import walk_corpus
 from claims_pipeline.corpus.tiers import PrimaryHosts
 
-HOSTLIKE_LABEL_RE = re.compile(r"^[a-z0-9][a-z0-9.-]*\.[a-z]{2,}$", re.I)
 _FIGURE_TYPES = ("pct", "money")  # the reference check: percentages and amounts
 
 
@@ -70,9 +68,9 @@ def lint_options(ex: ExtractionSettings, primary_hosts: Collection[str] = (),
 
 def _findings(text: str, opts: ExtractOptions, roots: RootAllowlist) -> list[tuple[int, str, str, str]]:
     """(line, URL, context, label) of every claim whose citation is a primary portal's root and which states a
-    percentage or an amount, and of every table row citing only a home page. A markdown link counts when its
-    label is the host name ("[tax.gov.xx](https://tax.gov.xx/)", the reference rule: a link text naming a
-    page is taken as meaning that site's home page); a bare or backticked root URL always does."""
+    percentage or an amount, and of every table row citing only a home page: a markdown link whatever its label
+    ("[tax.gov.xx](https://tax.gov.xx/)" as the reference rule had it, and "[the tax portal](https://tax.gov.xx/)",
+    which it let through: docs/decisions/0002), a bare or a backticked root URL."""
     out = Extraction()
     extract_text(text, scope="-", rel="-", opts=opts, out=out)
     rows = [(line, url, row, "") for _rel, line, url, row in out.home_page_rows if url not in roots]
@@ -88,12 +86,10 @@ def _claim_findings(text: str, out: Extraction, roots: RootAllowlist) -> list[tu
         if not any(v.salient and v.type in _FIGURE_TYPES for v in c.values):
             continue
         label = ""
-        if c.link_kind == "markdown":
+        if c.link_kind == "markdown":  # any label: "[the tax portal](https://tax.gov.xx/)" cites the home page too
             lines = with_newlines(text).split("\n") if lines is None else lines
             links, _ = find_links(lines[c.line_no - 1])
             label = next((ln.label.strip() for ln in links if ln.url == c.source_url), "")
-            if not HOSTLIKE_LABEL_RE.match(label):
-                continue
         found.append((c, label))
     return found
 
@@ -126,7 +122,7 @@ def lint_corpus(corpus: CorpusSource, linter: LinterSettings, scopes: Iterable[s
     problems = [w for scope, w in walk.warnings if wanted is None or scope in wanted]
     findings: list[LintFinding] = []
     if chosen is not None:
-        named = {_rel(corpus.root, p) for p in chosen}
+        named = {corpus_rel(corpus.root, p) for p in chosen}
         problems = [w for w in problems if w.file in named]
     for f in walk.files:
         if wanted is not None and f.scope not in wanted:
@@ -144,7 +140,7 @@ def lint_corpus(corpus: CorpusSource, linter: LinterSettings, scopes: Iterable[s
     return findings
 
 
-def _rel(root: Path, path: Path) -> str:
+def corpus_rel(root: Path, path: Path) -> str:
     try:
         return path.relative_to(root.resolve()).as_posix()
     except ValueError:

@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import dagster as dg
 from pydantic import PrivateAttr
@@ -61,24 +61,31 @@ def entry_settings_key(settings: Settings) -> str:
 
 
 class ClaimsConfig(dg.ConfigurableResource):
-    """Which settings file to use, for which deployment, and what time it is.
+    """Which settings file to use, for which deployment: the whole of the code location's run config (the
+    launchpad shows these two and nothing of a test's or an entry point's: EntryClaimsConfig).
 
     config_path: a claims_pipeline YAML file; empty means the usual chain ($CLAIMS_PIPELINE_CONFIG, then
     ./config/claims_pipeline.yaml, else the built-in defaults), the same as the CLI's.
     deployment: demo, local or production (resources_by_deployment).
-    clock: an ISO-8601 instant used as "now" for fetch times and the audit date; empty means the wall clock.
-    entry_key: settings the CLI already read for its in-process runs (entry_settings_key); empty: read the file.
     """
 
     config_path: str = ""
     deployment: str = DEFAULT_DEPLOYMENT
-    clock: str = ""
-    entry_key: str = ""
 
     _settings: Settings | None = PrivateAttr(default=None)
 
+    @property
+    def run_clock(self) -> str:
+        """An ISO-8601 instant used as "now"; empty: the wall clock (only an entry point's runs set one)."""
+        return ""
+
+    @property
+    def run_entry_key(self) -> str:
+        """The settings an entry point already read for its in-process runs; empty: read the file."""
+        return ""
+
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
-        key = (context.run_id or "", self.config_path, self.entry_key)
+        key = (context.run_id or "", self.config_path, self.run_entry_key)
         if context.run_id and key in _RUN_SETTINGS:
             self._settings = _RUN_SETTINGS[key]
             return
@@ -100,7 +107,7 @@ class ClaimsConfig(dg.ConfigurableResource):
     def load(self) -> Settings:
         """The run's settings, read once (a resource lives for one run)."""
         if self._settings is None:
-            settings = _ENTRY_SETTINGS.get(self.entry_key)
+            settings = _ENTRY_SETTINGS.get(self.run_entry_key)
             if settings is None:  # an entry point checked its settings where it read them (cli.command_settings)
                 settings = load_settings(self.config_file(), deployment=deployment_named(
                     self.deployment, "the claims_config resource's deployment"))
@@ -109,10 +116,27 @@ class ClaimsConfig(dg.ConfigurableResource):
         return self._settings
 
     def now(self) -> datetime:
-        if not self.clock:
+        if not self.run_clock:
             return datetime.now(UTC)
-        dt = datetime.fromisoformat(self.clock)
+        dt = datetime.fromisoformat(self.run_clock)
         return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
+
+
+class EntryClaimsConfig(ClaimsConfig):
+    """ClaimsConfig for an entry point's in-process runs (the CLI, the demo, tests), which the code location
+    never serves: clock, the `--now` of a command or a test; entry_key, the settings the command read
+    (entry_settings_key)."""
+
+    clock: str = ""
+    entry_key: str = ""
+
+    @property
+    def run_clock(self) -> str:
+        return self.clock
+
+    @property
+    def run_entry_key(self) -> str:
+        return self.entry_key
 
 
 class PageCacheResource(dg.ConfigurableResource):
@@ -130,11 +154,11 @@ class PageCacheResource(dg.ConfigurableResource):
 
 
 class FetcherResource(dg.ConfigurableResource):
-    """The polite fetcher for a run, with the sections of the settings it needs (Settings.page_fetching).
-    force_refresh: the audit re-reads every cited page."""
+    """The polite fetcher for a run, with the sections of the settings it needs (Settings.page_fetching). An audit
+    re-reads every cited page (force_refresh: a constant, not run config)."""
 
     config: ClaimsConfig
-    force_refresh: bool = True
+    force_refresh: ClassVar[bool] = True
 
     def fetching(self) -> PageFetching:
         return self.config.load().page_fetching
@@ -152,8 +176,6 @@ class DemoFetcherResource(FetcherResource):
     """The fetcher for the bundled demo corpus: starts the fixture web on an ephemeral 127.0.0.1 port for the
     run and routes the demo's fictional hosts to it (and nowhere else)."""
 
-    fixture_epoch: int = 0  # 0: the epoch the last `claims-pipeline demo` left in its home
-
     _address: str | None = PrivateAttr(default=None)
 
     @contextlib.contextmanager
@@ -161,7 +183,8 @@ class DemoFetcherResource(FetcherResource):
         from claims_pipeline_demo.fixture_web.server import FixtureWeb
         from claims_pipeline_demo.routes import saved_epoch
 
-        epoch = self.fixture_epoch or saved_epoch(self.config.load().home_dir)  # type: ignore[union-attr]  # an inherited resource field reads as Any | PartialResource to mypy
+        # the epoch the last `claims-pipeline demo` left in its home
+        epoch = saved_epoch(self.config.load().home_dir)  # type: ignore[union-attr]  # an inherited resource field reads as Any | PartialResource to mypy
         with FixtureWeb() as web:
             web.set_epoch(epoch)
             self._address = f"127.0.0.1:{web.port}"
@@ -267,15 +290,15 @@ def resources_by_deployment(config: ClaimsConfig, *, fixture_web: bool = True) -
 def resources_for_file(config_path: str = "", deployment: Deployment = DEFAULT_DEPLOYMENT, *, clock: str = "",
                        fixture_web: bool = True) -> dict[str, Any]:
     """The resources of a deployment whose runs read the settings file (empty: the default chain) themselves."""
-    config = ClaimsConfig(config_path=config_path, deployment=deployment, clock=clock)
+    config = EntryClaimsConfig(config_path=config_path, deployment=deployment, clock=clock)
     return resources_by_deployment(config, fixture_web=fixture_web)[deployment]
 
 
 def resources_for_settings(settings: Settings, *, clock: str = "", fixture_web: bool = True) -> dict[str, Any]:
     """The resources of an entry point that has read its settings: its in-process runs take them as they are."""
     source = settings.source_file
-    config = ClaimsConfig(config_path=str(source) if source else "", deployment=settings.deployment, clock=clock,
-                          entry_key=entry_settings_key(settings))
+    config = EntryClaimsConfig(config_path=str(source) if source else "", deployment=settings.deployment,
+                               clock=clock, entry_key=entry_settings_key(settings))
     return resources_by_deployment(config, fixture_web=fixture_web)[settings.deployment]
 
 

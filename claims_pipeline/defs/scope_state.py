@@ -4,8 +4,11 @@ last verified), naming the scopes in trouble in its one-line result ("xa: 2 stal
 
 Each check covers every scope, from the metadata of each scope's latest materialization, so it says the same
 after a run of one scope as after the monthly run of all of them. Not a partitioned check: Dagster 1.13's
-(preview) records a single result without a partition for a run over a partition range, which is how the
-monthly audit runs. Severity ERROR, not blocking: the run goes on and succeeds; Dagster's open-source UI
+`@asset_check(partitions_def=…)` is a preview, and records a single result without a partition for a run over a
+partition range, which is how the monthly audit runs. So where the trouble is is said three times instead: the
+check's description names the scopes ("xa: 1 stale_changed"), its metadata lists every failing partition key
+(`failing_partitions`), and each scope's own materialization, in the partitions view, opens with its `state`
+line ("in trouble: 1 stale_changed (check stale_changed_by_scope fails)", or "ok"; defs/scoped.py). Severity ERROR, not blocking: the run goes on and succeeds; Dagster's open-source UI
 colours a node, and the collapsed group around it, only for a failed ERROR check (a WARN leaves them green).
 """
 
@@ -68,6 +71,7 @@ def scope_result(by_scope: dict[str, int], what: str, *, detail: dict[str, str] 
     return dg.AssetCheckResult(
         passed=not trouble, severity=dg.AssetCheckSeverity.ERROR, description=description,
         metadata={"scopes_in_trouble": len(trouble), "total": sum(trouble.values()),
+                  "failing_partitions": dg.MetadataValue.json(sorted(trouble)),
                   "scopes": dg.MetadataValue.json(top_scopes(trouble)),
                   "by_scope": md_table(["scope", what, "detail"] if detail else ["scope", what],
                                        ([r[0], r[1], r[2]] if detail else r[:2] for r in rows), limits=[40, 20, 60])},

@@ -41,12 +41,28 @@ def scope_asset(kinds: set[str]) -> Callable[[Callable[..., Any]], dg.AssetsDefi
                     backfill_policy=single_run_backfill)
 
 
+# The counts that put a scope in trouble, by metadata key: (what the line calls them, the check that fails on them,
+# defs/scope_state.py). A scope's own materialization says it in its `state` line, so the partitions view, where
+# every materialized scope is green, shows which scope the failed check means when one opens it.
+SCOPE_TROUBLE = {"stale_changed": ("stale_changed", "stale_changed_by_scope"),
+                 "tokens_absent": ("TOKENS_ABSENT", "tokens_absent_by_scope"),
+                 "newly_unreadable": ("sources newly unreadable", "newly_unreadable_by_scope")}
+
+
+def scope_state_line(metadata: dict[str, Any]) -> str:
+    """'in trouble: 1 stale_changed (check stale_changed_by_scope fails)', or 'ok' when none of its counts is."""
+    trouble = [f"{n} {what} (check {check} fails)" for key, (what, check) in SCOPE_TROUBLE.items()
+               if isinstance(n := metadata.get(key), int) and n > 0]
+    return "in trouble: " + "; ".join(trouble) if trouble else "ok"
+
+
 def scoped_output(context: dg.AssetExecutionContext, values: dict[str, R],
                   metadata_of: Callable[[str], dict[str, Any]],
                   version: dict[str, str] | None = None) -> dg.Output[dict[str, R]]:
     """The Output of a per-scope asset: each scope's metadata on its own partition, headed by its scope."""
     def headed(scope: str) -> dict[str, Any]:
-        return {"scope": scope, "shows": WHOLE_CORPUS_NOTE, **metadata_of(scope)}
+        own = metadata_of(scope)
+        return {"scope": scope, "state": scope_state_line(own), "shows": WHOLE_CORPUS_NOTE, **own}
 
     scopes = list(values)
     if len(scopes) == 1:

@@ -38,8 +38,12 @@ def audit_message(found: Findings, new: list[Item], *, since: str | None, unsent
                   failures: list[dict[str, Any]], max_items: int, report_url: str | None) -> tuple[str, str]:
     """(title, body) of the notification after an audit."""
     flagged = found.headline.get("flagged", "?")
-    title = (f"{APP}: {len(new)} new finding{'s' if len(new) != 1 else ''} since the last notice, {flagged} flagged"
-             if new else f"{APP}: nothing new since the last notice, {flagged} flagged")
+    findings = f"{len(new)} finding{'s' if len(new) != 1 else ''}"
+    if since is None:  # no notice before on this channel: nothing is "since the last notice"
+        title = f"{APP}: first notice, {findings}, {flagged} flagged" if new else f"{APP}: first notice, {flagged} flagged"
+    else:
+        title = (f"{APP}: {len(new)} new finding{'s' if len(new) != 1 else ''} since the last notice, {flagged} flagged"
+                 if new else f"{APP}: nothing new since the last notice, {flagged} flagged")
     lines = [headline_line(found), ""]
     if new:
         lines.append(f"New since the last notification ({since}):" if since else

@@ -35,10 +35,14 @@ def render_html(audit: Audit, previous_run: str | None = None, history: list[Aud
     cards = [
         ("Claims checked", hd["total"], False),
         ("Flagged", hd["flagged"], hd["flagged"] > 0),
-        ("Stale after verify", hd["stale_changed"], hd["stale_changed"] > 0),
-        ("Figure absent", hd["tokens_absent"], hd["tokens_absent"] > 0),
-        ("On a changed page", hd["content_changed"], False),
-        ("Changed pages", changed_page_count(audit), False),
+        # each card says what it counts: a stale claim's change may have been shown by an earlier report, and the
+        # changed-page cards count pages (new in this report, shown before) where the others count claims
+        ("Claims stale: page changed after their Last verified", hd["stale_changed"], hd["stale_changed"] > 0),
+        ("Claims whose figure is absent", hd["tokens_absent"], hd["tokens_absent"] > 0),
+        ("Claims on a page changed since the last report", hd["content_changed"], False),
+        ("Pages changed since the last report", changed_page_count(audit), False),
+        ("Pages changed before, shown by an earlier report, claims still stale",
+         sum(1 for g in groups if not g.new), False),
         ("Weak match", int(hd["by_prior"].get("WEAK_MATCH", 0)), False),
         ("Source unavailable", hd["source_unavailable"], False),
         ("PDF without text", hd["pdf_no_text"], False),

@@ -260,11 +260,11 @@ class DryRunPlan:
     requests: int
     unreadable: int
     provider: str
-    model: str
+    model: str | None  # None: no judge configured (verify --dry-run says what to set)
     max_claims_per_run: int
     est_input_tokens: int
     est_output_tokens: int
-    est_cost_usd: float
+    est_cost_usd: float | None
     price_known: bool
     stopped_by: str | None
     prompts: list[DryRunPrompt]

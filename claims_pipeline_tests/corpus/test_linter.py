@@ -13,6 +13,13 @@ def test_root_citation_next_to_figure_flagged():
     assert lint_line(line, allowlist=[], root_allowlist=[]) == [("https://stats.gov.xx/", "stats.gov.xx")]
 
 
+def test_a_root_url_is_flagged_whatever_the_link_says():
+    # the reference rule flagged only a label naming the host; a descriptive one cites the home page all the same
+    line = "- The standard rate is **21 %** ([the tax portal](http://www.tax.gov.qq/))"
+    assert lint_line(line, allowlist=[], root_allowlist=[]) == [("http://www.tax.gov.qq/", "the tax portal")]
+    assert lint_line(line, allowlist=[], root_allowlist=["tax.gov.qq"]) == []  # a deliberate root stays allowed
+
+
 def test_deep_link_pointer_and_no_figure_not_flagged():
     assert lint_line("- median **€185,000** ([stats](https://stats.gov.xx/hpi/2025))", allowlist=[], root_allowlist=[]) == []
     assert lint_line("- **5 %** (verify at [legal.gov.xx](https://legal.gov.xx/))", allowlist=[], root_allowlist=[]) == []

@@ -35,6 +35,12 @@ def test_the_per_scope_assets_name_the_scopes_in_trouble_and_the_runs_say_who_ra
     absent = checks["tokens_absent_by_scope"]
     assert not absent.passed and absent.severity == dg.AssetCheckSeverity.ERROR
     assert absent.description == "xa: 1 TOKENS_ABSENT"
+    assert absent.metadata["failing_partitions"].value == ["xa"]
+    # the partitions view lists xa green (materialized): its own materialization says which check it fails
+    xa = instance.fetch_materializations(dg.AssetRecordsFilter(asset_key=dg.AssetKey("priors"), asset_partitions=["xa"]),
+                                         limit=1).records[0].asset_materialization
+    assert xa.metadata["state"].value == "in trouble: 1 TOKENS_ABSENT (check tokens_absent_by_scope fails)"
+    assert list(xa.metadata)[:2] == ["scope", "state"]
     assert checks["stale_changed_by_scope"].passed
     assert checks["stale_changed_by_scope"].description == "no scope has stale_changed (1 scope checked)"
     # first fetch of xa: its zip, robots-refused and other unreadable sources are news

@@ -83,7 +83,7 @@ def test_reports_escape_hostile_model_text(tmp_path: Path, verdicts):
     tags.feed(html)
     assert {t for t, _ in tags.events} <= {"html", "head", "meta", "title", "style", "body", "main", "section", "h1",
                                             "h2", "div", "wbr", "b", "span", "p", "code", "table", "tr", "th", "td",
-                                            "blockquote", "a"}
+                                            "blockquote", "a", "colgroup", "col"}
     assert all(not name.startswith("on") for _, attrs in tags.events for name, _ in attrs)
     assert "<script>" not in md and "\\<script\\>" in md
     doc = paths["verdicts.json"].read_text(encoding="utf-8")

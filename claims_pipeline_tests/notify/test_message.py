@@ -33,6 +33,16 @@ def test_a_long_list_is_cut_and_the_report_linked(tmp_path: Path) -> None:
     assert "New since the last notification (2026-05-01 06:00:00 UTC):" in body
 
 
+def test_the_first_notice_on_a_channel_says_so_not_news_since_a_notice_never_sent(tmp_path: Path) -> None:
+    found = findings(tmp_path, 3)
+    title, body = audit_message(found, found.items, since=None, unsent_since=None, failures=[], max_items=5,
+                                report_url=None)
+    assert title == "claims_pipeline: first notice, 3 findings, 3 flagged"
+    assert "since the last notice" not in title and "New (the first notification on this channel" in body
+    quiet, _ = audit_message(found, [], since=None, unsent_since=None, failures=[], max_items=5, report_url=None)
+    assert quiet == "claims_pipeline: first notice, 3 flagged"
+
+
 def test_corpus_text_reaches_a_channel_inert_and_bounded() -> None:
     hostile = "0.8%\x1b[2J\x1b]0;owned\x07 \u202egnp.exe\n@channel " + "x" * 500
     line = short(hostile)

@@ -80,7 +80,7 @@ def test_new_findings_once_nothing_new_silent_and_a_channel_down_retried(env: Pa
         assert first["path"] == f"/kb/{HOOK_SECRET}"  # the variable was read when the message was sent
         assert box.logins == ["kb-audit"]  # the password from the environment logged in
         body, title = first["json"]["message"], first["json"]["title"]
-        assert title.startswith("claims_pipeline: ") and "new findings since the last notice, 1 flagged" in title
+        assert title.startswith("claims_pipeline: first notice, ") and title.endswith(" findings, 1 flagged"), title
         assert "Audit of 2026-06-01 06:00:00 UTC: 29 claims, 1 flagged (TOKENS_ABSENT 1)" in body
         assert "pages unreadable: " in body and "robots.txt 1" in body and "HTTP 404 1" in body
         assert "New (the first notification on this channel" in body

@@ -47,7 +47,7 @@ GOOD_URL = "https://www.tax.gov.zz/levy"
 # what a page may contain: the tags the templates write, attributes whose values come from the templates
 TAGS = {"html", "head", "meta", "title", "style", "body", "main", "h1", "h2", "h3", "div", "section", "b", "span",
         "svg", "rect", "text", "line", "table", "tr", "th", "td", "article", "code", "blockquote", "mark", "details",
-        "summary", "pre", "a", "p", "wbr"}
+        "summary", "pre", "a", "p", "wbr", "colgroup", "col"}
 ATTRIBUTE_VALUE = {
     "class": re.compile(r"[a-z ]+"),
     "style": re.compile(r"background:#[0-9a-f]{6}"),

@@ -68,7 +68,7 @@ class TagCollector(HTMLParser):
 ALLOWED_TAGS = {
     "html", "head", "meta", "title", "style", "body", "main", "h1", "h2", "div", "section", "b", "span", "svg",
     "rect", "text", "table", "tr", "th", "td", "article", "code", "blockquote", "mark", "details", "summary",
-    "pre", "a", "p", "wbr",
+    "pre", "a", "p", "wbr", "colgroup", "col",
 }
 
 

@@ -132,6 +132,11 @@ def test_cited_page_changed_0_beside_two_stale_claims_is_explained(tmp_path: Pat
     assert "claims still stale (2 pages · 2 claims)" in md
     html_doc = paths["report.html"].read_text(encoding="utf-8")
     assert "change reported in an earlier report" in html_doc and "Cited page CHANGED (0 pages · 0 claims)" in html_doc
+    # the cards agree: 2 stale claims beside 0 pages changed since the last report and 2 changed before
+    cards = {label: int(n) for n, label in re.findall(r'<div class="card[^"]*"><b>(\d+)</b><span>([^<]+)</span>', html_doc)}
+    assert cards["Claims stale: page changed after their Last verified"] == 2
+    assert cards["Pages changed since the last report"] == 0 and cards["Claims on a page changed since the last report"] == 0
+    assert cards["Pages changed before, shown by an earlier report, claims still stale"] == 2
 
 
 def test_weak_matches_are_listed_in_every_rendering(tmp_path: Path) -> None:
