@@ -14,6 +14,7 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 
 from claims_pipeline.common.urls import url_host
@@ -50,8 +51,16 @@ from claims_pipeline.corpus.numbers import parse_number
 from claims_pipeline.corpus.pool import ChunkResult, FileJob, pool_size, run_in_pool
 from claims_pipeline.corpus.reading import DEFAULT_MAX_FILE_BYTES, read_markdown, with_newlines
 from claims_pipeline.corpus.records import ClaimRecord, Extraction, ExtractWarning, InlineStamp, Value, VerifiedOrigin
+from claims_pipeline.corpus.references import (
+    HTML_NOTE_HINT_RE,
+    HTML_NOTE_USE_RE,
+    References,
+    is_definition,
+    is_html_note,
+    parse_references,
+    reference_links,
+)
 from claims_pipeline.corpus.references import USE_RE as REFERENCE_USE_RE
-from claims_pipeline.corpus.references import References, is_definition, parse_references, reference_links
 from claims_pipeline.corpus.scopes import list_scopes, walk_corpus
 from claims_pipeline.corpus.scopes import resolve_scope_filter as _resolve
 from claims_pipeline.corpus.sentences import sentence_ends, sentences
@@ -209,9 +218,9 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
             cites.add(start)
     if "](" in text:
         cites.update(rfind("\n", 0, m.start()) + 1 for m in _MD_TARGET_TO_EOL_RE.finditer(text))
-    refs = parse_references(text) if _DEFINITION_HINT_RE.search(text) else None
+    refs = parse_references(text) if _DEFINITION_HINT_RE.search(text) or HTML_NOTE_HINT_RE.search(text) else None
     if refs:  # lines citing by reference or footnote, with a figure
-        for m in REFERENCE_USE_RE.finditer(text):
+        for m in chain(REFERENCE_USE_RE.finditer(text), HTML_NOTE_USE_RE.finditer(text) if refs.anchors else ()):
             start = rfind("\n", 0, m.start()) + 1
             end = text.find("\n", m.end())
             if digit(text, start, end if end >= 0 else len(text)) is not None:
@@ -324,6 +333,8 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
         return  # a bibliography or reading-list entry names a work: no claim
     if "]:" in line and is_definition(line):  # "[r]: https://…", "[^1]: [Agency](…) (May 2025)": a source, no statement
         return
+    if refs and refs.anchors and "<li" in line and is_html_note(line, refs):
+        return  # an HTML footnote's list item: a source, no statement
     if refs:
         by_ref = [r for r in reference_links(line, refs) if not any(ln.start < r.end and r.start < ln.end for ln in links)]
         if by_ref:

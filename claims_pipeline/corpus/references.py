@@ -33,6 +33,12 @@ _READ_DATE_BEFORE_RE = re.compile(
     r"\b[^()\d\n]{0,12})$", re.I)
 _NUMERIC_DATE_RE = re.compile(r"(?<![\d.,/])(\d{1,2})([./])(\d{1,2})\2(\d{4})(?!\d)")
 _QUOTED_RE = re.compile(r"\"[^\"\n]*\"")  # a definition's title
+# HTML footnotes, as blog engines and hand-written posts make them: a marker `<sup><a href="#fn1">[1]</a></sup>`
+# in the text, and a list item `<li id="fn1">Author, title, https://…</li>` at the end. Bounded, one line.
+HTML_NOTE_HINT_RE = re.compile(r"href=\"#")
+_HTML_NOTE_RE = re.compile(r"<li\b[^<>\n]{0,300}?\bid=\"(?P<key>[^\"\n]{1,100})\"[^<>\n]{0,300}>(?P<body>[^\n]*)", re.I)
+HTML_NOTE_USE_RE = re.compile(
+    r"(?:<sup>\s*)?<a\b[^<>\n]{0,300}?\bhref=\"#(?P<key>[^\"\n]{1,100})\"[^<>\n]{0,300}>[^<>\n]{0,20}</a>(?:\s*</sup>)?", re.I)
 
 
 def _norm(key: str) -> str:
@@ -43,10 +49,11 @@ def _norm(key: str) -> str:
 class References:
     urls: dict[str, str]  # normalised reference label -> URL
     notes: dict[str, str]  # footnote key -> the first URL of its text
+    anchors: dict[str, str] = field(default_factory=dict)  # HTML footnote: the list item's id -> its first URL
     read_on: dict[str, str] = field(default_factory=dict)  # URL -> YYYY-MM-DD written beside its definition
 
     def __bool__(self) -> bool:
-        return bool(self.urls or self.notes)
+        return bool(self.urls or self.notes or self.anchors)
 
 
 def parse_references(text: str) -> References:
@@ -65,7 +72,31 @@ def parse_references(text: str) -> References:
             if links and m["key"].strip() not in notes:
                 notes[m["key"].strip()] = links[0].url
                 _note_read_date(read_on, links[0].url, m["body"][links[0].end:])
-    return References(urls, notes, read_on)
+    anchors = _html_notes(text, read_on) if HTML_NOTE_HINT_RE.search(text) else {}
+    return References(urls, notes, anchors=anchors, read_on=read_on)
+
+
+def _html_notes(text: str, read_on: dict[str, str]) -> dict[str, str]:
+    """HTML footnotes: each list item `<li id="…">` that a marker `href="#…"` of the text points to, and the first
+    URL of its text (an item without one cites nothing)."""
+    used = {m["key"] for m in HTML_NOTE_USE_RE.finditer(text)}
+    anchors: dict[str, str] = {}
+    if not used:
+        return anchors
+    for m in _HTML_NOTE_RE.finditer(text):
+        key = m["key"]
+        if key in used and key not in anchors:
+            links, _ = find_links(m["body"])
+            if links:
+                anchors[key] = links[0].url
+                _note_read_date(read_on, links[0].url, m["body"][links[0].end:])
+    return anchors
+
+
+def is_html_note(line: str, refs: References) -> bool:
+    """The list item of an HTML footnote (`<li id="fn1">…`): it names a source, it states nothing."""
+    m = _HTML_NOTE_RE.search(line)
+    return m is not None and m["key"] in refs.anchors and not line[:m.start()].strip(" \t<>/ulo")
 
 
 def _line_end(text: str, pos: int) -> int:
@@ -116,6 +147,12 @@ def reference_links(line: str, refs: References) -> list[Link]:
         for m in _NOTE_USE_RE.finditer(line):
             url = refs.notes.get(m["key"].strip())
             if url is not None:
+                found.append(Link(m.start(), m.end(), url, "footnote", "", m.start(), m.end()))
+                taken.append(m.span())
+    if refs.anchors and "#" in line:
+        for m in HTML_NOTE_USE_RE.finditer(line):
+            url = refs.anchors.get(m["key"])
+            if url is not None:  # the marker is masked whole: no figure from its '[1]'
                 found.append(Link(m.start(), m.end(), url, "footnote", "", m.start(), m.end()))
                 taken.append(m.span())
     if refs.urls:

@@ -1,0 +1,31 @@
+"""Citation forms people write that the markdown parser does not know: HTML footnotes, and the links that name
+a subject rather than give evidence (home pages, event pages). Sentences written for these tests."""
+
+from __future__ import annotations
+
+from .conftest import extract_lines
+
+HTML_NOTES = (
+    "Ferry traffic grew by 18% in the first quarter<sup><a href=\"#fn1\" id=\"ref1\">[1]</a></sup> and the\n"
+    "harbour counted 2,400 sailings.<sup><a href=\"#fn2\" id=\"ref2\">[2]</a></sup>\n"
+    "\n"
+    "<ol>\n"
+    "  <li id=\"fn1\">Port Authority, Quarterly traffic 2024, https://port.example.gov/traffic-q1.pdf"
+    " <a href=\"#ref1\">back</a></li>\n"
+    "  <li id=\"fn2\">Harbour log, vol. 3, 2024. https://harbour.example.org/log/2024 <a href=\"#ref2\">back</a></li>\n"
+    "</ol>\n"
+)
+
+
+def test_html_footnote_marker_cites_its_list_item_url():
+    ex = extract_lines(HTML_NOTES)
+    got = {c.source_url: sorted(v.raw for v in c.values) for c in ex.claims}
+    assert got == {"https://port.example.gov/traffic-q1.pdf": ["18%"],
+                   "https://harbour.example.org/log/2024": ["2,400 sailings"]}
+    assert all(c.line_no in (1, 2) and c.source_reason == "footnote" for c in ex.claims)  # the notes' list items are sources, not statements
+
+
+def test_html_footnote_list_item_with_no_marker_is_read_as_before():
+    text = "<ul>\n<li id=\"item3\">Toll rose to 12% in 2023 (https://port.example.gov/tolls)</li>\n</ul>\n"
+    (c,) = extract_lines(text).claims
+    assert c.source_url == "https://port.example.gov/tolls"
