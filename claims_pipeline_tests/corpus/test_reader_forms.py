@@ -29,3 +29,30 @@ def test_html_footnote_list_item_with_no_marker_is_read_as_before():
     text = "<ul>\n<li id=\"item3\">Toll rose to 12% in 2023 (https://port.example.gov/tolls)</li>\n</ul>\n"
     (c,) = extract_lines(text).claims
     assert c.source_url == "https://port.example.gov/tolls"
+
+
+ADMONITION = (
+    "## Examples\n"
+    "\n"
+    "!!! example \"City of Springfield: parking sensors\"\n"
+    "\n"
+    "\tThe city fitted sensors to 40% of its parking bays in a first phase.\n"
+    "\n"
+    "\tThe council then halved the fine for short overstays, to 15 euros.\n"
+    "\n"
+    "\n"
+    "\tSource: [Council decision 2024-17](https://springfield.example.gov/decisions/2024-17)\n"
+)
+
+
+def test_source_line_closing_an_admonition_sources_every_paragraph_of_its_box():
+    ex = extract_lines(ADMONITION)
+    got = {c.line_no: [v.raw for v in c.values if v.salient] for c in ex.claims
+           if c.source_url == "https://springfield.example.gov/decisions/2024-17" and c.source_reason == "source-line"}
+    assert set(got) == {5, 7} and "40%" in got[5]
+
+
+def test_source_line_under_plain_paragraphs_keeps_to_the_one_right_above():
+    text = ("Sensors cover 40% of the parking bays.\n\nThe fine is now 15 euros.\n\n"
+            "Source: [Council decision](https://springfield.example.gov/decisions/2024-17)\n")
+    assert [c.line_no for c in extract_lines(text).claims if c.source_reason == "source-line"] == [3]
