@@ -154,6 +154,7 @@ def by_sentence(text: str, links: Sequence[Link], values: Sequence[Value], attri
                     j = min(evidence, key=lambda i: _distance(links[i], v))
                     moved[j] = True
             out[j].append(v)
+    _notes_cite_backwards(links, out, link_sent)
     clauses = clause_ends(text) if any(ln.kind == "footnote" for ln in links) else ([], [])
     for k, ln in enumerate(links):
         if ln.kind == "footnote":  # its own clause when that states a figure ("…; rate 5 %[^1]"), else its sentence
@@ -175,6 +176,21 @@ def by_sentence(text: str, links: Sequence[Link], values: Sequence[Value], attri
         elif reasons[k] == "nearest" and len(in_sentence[link_sent[k]]) == 1:
             reasons[k] = "only"
     return out, reasons
+
+
+def _notes_cite_backwards(links: Sequence[Link], out: list[list[Value]], link_sent: list[int]) -> None:
+    """A note marker closes the text it supports ("in June 2016[^1] and since 1 January 2021 the [Decree](…)"): a
+    figure after it goes to the next citation of the same sentence when there is one."""
+    for k, ln in enumerate(links):
+        if ln.kind != "footnote" or not out[k]:
+            continue
+        nxt = next((j for j in range(k + 1, len(links)) if link_sent[j] == link_sent[k]), None)
+        if nxt is None or links[nxt].url == ln.url:  # the same source marked again: nothing to move
+            continue
+        after = [v for v in out[k] if v.pos >= ln.end and v.end <= links[nxt].start]
+        if after:
+            out[k] = [v for v in out[k] if v not in after]
+            out[nxt].extend(after)
 
 
 def _cites_orphan(text: str, links: Sequence[Link], k: int, si: int, link_sent: list[int],

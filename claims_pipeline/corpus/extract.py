@@ -52,9 +52,12 @@ from claims_pipeline.corpus.pool import ChunkResult, FileJob, pool_size, run_in_
 from claims_pipeline.corpus.reading import DEFAULT_MAX_FILE_BYTES, read_markdown, with_newlines
 from claims_pipeline.corpus.records import ClaimRecord, Extraction, ExtractWarning, InlineStamp, Value, VerifiedOrigin
 from claims_pipeline.corpus.references import (
+    CITE_HINT_RE,
+    CITE_USE_RE,
     HTML_NOTE_HINT_RE,
     HTML_NOTE_USE_RE,
     References,
+    is_cite_entry,
     is_definition,
     is_html_note,
     parse_references,
@@ -218,9 +221,11 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
             cites.add(start)
     if "](" in text:
         cites.update(rfind("\n", 0, m.start()) + 1 for m in _MD_TARGET_TO_EOL_RE.finditer(text))
-    refs = parse_references(text) if _DEFINITION_HINT_RE.search(text) or HTML_NOTE_HINT_RE.search(text) else None
+    refs = (parse_references(text) if _DEFINITION_HINT_RE.search(text) or HTML_NOTE_HINT_RE.search(text)
+            or CITE_HINT_RE.search(text) else None)
     if refs:  # lines citing by reference or footnote, with a figure
-        for m in chain(REFERENCE_USE_RE.finditer(text), HTML_NOTE_USE_RE.finditer(text) if refs.anchors else ()):
+        for m in chain(REFERENCE_USE_RE.finditer(text), HTML_NOTE_USE_RE.finditer(text) if refs.anchors else (),
+                       CITE_USE_RE.finditer(text) if refs.cites else ()):
             start = rfind("\n", 0, m.start()) + 1
             end = text.find("\n", m.end())
             if digit(text, start, end if end >= 0 else len(text)) is not None:
@@ -335,8 +340,13 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
         return
     if refs and refs.anchors and "<li" in line and is_html_note(line, refs):
         return  # an HTML footnote's list item: a source, no statement
+    if refs and refs.cites and "[@" in line and is_cite_entry(line, refs):
+        return  # a bibliography entry named by its citation key: a source, no statement
     if refs:
         by_ref = [r for r in reference_links(line, refs) if not any(ln.start < r.end and r.start < ln.end for ln in links)]
+        if refs.cites and links and "[@" in line:  # "[Act](url) [@act2016]": the key names the linked work again
+            by_ref = [r for r in by_ref if not (line.startswith("[@", r.start)
+                                                and any(not line[ln.end:r.start].strip() for ln in links if ln.end <= r.start))]
         if by_ref:
             links = sorted(links + by_ref, key=lambda ln: ln.start)
     if not links:

@@ -56,3 +56,37 @@ def test_source_line_under_plain_paragraphs_keeps_to_the_one_right_above():
     text = ("Sensors cover 40% of the parking bays.\n\nThe fine is now 15 euros.\n\n"
             "Source: [Council decision](https://springfield.example.gov/decisions/2024-17)\n")
     assert [c.line_no for c in extract_lines(text).claims if c.source_reason == "source-line"] == [3]
+
+
+CITATIONS = (
+    "The river authority measured a 7% drop in nitrate levels [@rivers2023, p. 12].\n"
+    "\n"
+    "Fishing permits rose by 9% in 2022 [@link(PERMITS22)].\n"
+    "\n"
+    "## Bibliography\n"
+    "\n"
+    "**[@linktarget(PERMITS22)]** County office. _Permit statistics_. 2022. <https://county.example.gov/permits-2022>.\n"
+    "\n"
+    "[@rivers2023] River Authority. Annual water report 2023. https://rivers.example.gov/report-2023.pdf\n"
+)
+
+
+def test_citation_keys_resolve_to_the_files_bibliography_entry():
+    ex = extract_lines(CITATIONS)
+    got = {c.line_no: (c.source_url, [v.raw for v in c.values if v.salient]) for c in ex.claims}
+    assert got[1] == ("https://rivers.example.gov/report-2023.pdf", ["7%"])
+    assert got[3][0] == "https://county.example.gov/permits-2022" and "9%" in got[3][1]
+    assert set(got) == {1, 3}  # the entries name works: no claims of their own
+
+
+def test_a_note_marker_closes_the_text_it_supports():
+    text = ("The levy was set in June 2016[^1] and 4% has been its rate since the [2021 decree](https://laws.example.gov/d21).\n"
+            "\n"
+            "[^1]: Levy Act, https://laws.example.gov/act-2016\n")
+    got = {c.source_url: [v.raw for v in c.values if v.salient] for c in extract_lines(text).claims}
+    assert "4%" in got.get("https://laws.example.gov/d21", []) and "4%" not in got.get("https://laws.example.gov/act-2016", [])
+    text = ("The levy was set in June 2016 [@act2016] and has been 4% since the [2021 decree](https://laws.example.gov/d21).\n"
+            "\n"
+            "[@act2016] Levy Act. 2016. https://laws.example.gov/act-2016\n")
+    got = {c.source_url: [v.raw for v in c.values if v.salient] for c in extract_lines(text).claims}
+    assert "4%" in got.get("https://laws.example.gov/d21", []) and "4%" not in got.get("https://laws.example.gov/act-2016", [])
