@@ -90,3 +90,18 @@ def test_a_note_marker_closes_the_text_it_supports():
             "[@act2016] Levy Act. 2016. https://laws.example.gov/act-2016\n")
     got = {c.source_url: [v.raw for v in c.values if v.salient] for c in extract_lines(text).claims}
     assert "4%" in got.get("https://laws.example.gov/d21", []) and "4%" not in got.get("https://laws.example.gov/act-2016", [])
+
+
+def test_a_reading_list_of_linked_titles_gives_no_claims():
+    text = ("## Further documents\n\n"
+            "- [Annex 4.2 Data Retention Rules](https://agency.example.gov/annex-4-2.pdf) — Data Agency\n"
+            "* [Chapter 7 guidance for the 2025 filing season](https://agency.example.gov/ch7) (PDF)\n")
+    assert extract_lines(text).claims == []
+
+
+def test_linked_titles_under_a_sources_line_and_items_that_state_keep_their_claims():
+    text = ("Retention is capped at 30 days.\nSources:\n"
+            "- [Annex 4.2 Data Retention Rules](https://agency.example.gov/annex-4-2.pdf)\n\n"
+            "- [Article 6](https://agency.example.gov/art6) sets the levy at 5%.\n")
+    urls = {c.source_url for c in extract_lines(text).claims}
+    assert {"https://agency.example.gov/annex-4-2.pdf", "https://agency.example.gov/art6"} <= urls
