@@ -105,3 +105,16 @@ def test_linked_titles_under_a_sources_line_and_items_that_state_keep_their_clai
             "- [Article 6](https://agency.example.gov/art6) sets the levy at 5%.\n")
     urls = {c.source_url for c in extract_lines(text).claims}
     assert {"https://agency.example.gov/annex-4-2.pdf", "https://agency.example.gov/art6"} <= urls
+
+
+def test_a_report_goes_on_in_the_next_sentence_with_the_first_link_of_the_sentence_before():
+    text = ("[A survey of commuters](https://transit.example.gov/survey-2024) found 64% ride daily, most on lines"
+            " running every [10 minutes](https://transit.example.gov/glossary#headway). In detail, 31% ride twice a day.\n")
+    got = {c.source_url: [v.raw for v in c.values if v.salient] for c in extract_lines(text).claims}
+    assert "31%" in got["https://transit.example.gov/survey-2024"]
+
+
+def test_figures_after_a_sentence_whose_link_gives_none_are_the_writers_own():
+    text = ("[Other surveys](https://transit.example.gov/older-surveys) found that riders value punctuality."
+            " Our own panel is young: 41% are under 30.\n")
+    assert extract_lines(text).claims == []
