@@ -188,15 +188,20 @@ def _reported_source(text: str, links: Sequence[Link], k: int, si: int, link_sen
     would pay 5 % more."): the figure continues the first link of that sentence (a link defining a word last) when
     that sentence states figures. When it states none and it says more than a citation
     ("[Some studies](…) found the young worry more. Our respondents are 6.8 % …"), the figure is the writer's own:
-    None. Any other case: k, as before."""
+    None. A nearest link two or more sentences on is not what the figure reports: the sentence before it is read
+    the same way. Any other case: k, as before."""
     ks = link_sent[k]
-    if ks != si - 1 or links[k].kind == "footnote" or links[k].start > (ends[si - 1] if si else 0):
+    if links[k].kind == "footnote":
+        return k
+    if ks >= si + 2 and si - 1 in in_sentence:  # nearest is two sentences on: the report of the sentence before
+        ks = si - 1
+    elif ks != si - 1 or links[k].start > (ends[si - 1] if si else 0):
         return k
     peers = in_sentence[ks]
     lo = ends[ks - 1] if ks else 0
     hi = ends[ks] if ks < len(ends) else len(text)
     if _citing_only(text, lo, hi, [links[j] for j in peers]):
-        return k
+        return k if link_sent[k] == ks else peers[0]
     if not any(lo <= v.pos < hi and v.salient for vs in attributed for v in vs):
         return None
     return min(peers, key=lambda j: (defining[j], j))

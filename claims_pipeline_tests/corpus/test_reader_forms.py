@@ -118,3 +118,11 @@ def test_figures_after_a_sentence_whose_link_gives_none_are_the_writers_own():
     text = ("[Other surveys](https://transit.example.gov/older-surveys) found that riders value punctuality."
             " Our own panel is young: 41% are under 30.\n")
     assert extract_lines(text).claims == []
+
+
+def test_a_link_two_sentences_on_does_not_take_the_figure_of_a_report_going_on():
+    text = ("The [2024 ridership report](https://transit.example.gov/ridership-2024) counts 64% daily riders."
+            " By its count, weekend use grew 12%. Planning is slow work."
+            " As [the planners put it](https://transit.example.gov/blog/plans), timetables take a year.\n")
+    got = {c.source_url: [v.raw for v in c.values if v.salient] for c in extract_lines(text).claims}
+    assert "12%" in got["https://transit.example.gov/ridership-2024"]
