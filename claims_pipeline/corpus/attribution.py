@@ -88,6 +88,19 @@ _DEFINING_URL_RE = re.compile(
     r"(?:/|#|\.html?|$)"
     r"|linkedin\.com/in/|/(?:people|person|persons|team|staff|authors?|profiles?|members?|speakers?)/[^/?#]+/?$",
     re.I)
+# A site's index page of a topic, tag, category or community ("/topics/plain-language/", "/tags/ai/",
+# "/communities/web-managers/"): it lists posts about a name, it is no evidence for a figure.
+_INDEX_PAGE_RE = re.compile(
+    r"^https?://[^/?#]+(?:/[a-z]{2}(?:-[a-z]{2})?)?/(?:topics?|tags?|categor(?:y|ies)|communit(?:y|ies)|themen|thema"
+    r"|th[eè]mes?|temas?|onderwerpen|rubriques?)/[^/?#]*/?$", re.I)
+
+
+def is_index_page(link: Link) -> bool:
+    """A markdown link to a topic, tag or community index page, its label holding no digit."""
+    return link.kind == "markdown" and _INDEX_PAGE_RE.search(link.url) is not None and not any(
+        ch.isdigit() for ch in link.label)
+
+
 # Words of a sentence that is only a citation: "See [x].", "Source: [x]", "Mehr dazu: [x]", "(via [x])".
 _WORD_RE = re.compile(r"[^\W\d_]+")
 _CITING_SENTENCE_MAX_WORDS = 3

@@ -20,7 +20,7 @@ from pathlib import Path
 from claims_pipeline.common.urls import url_host
 from claims_pipeline.config.corpus_source import CorpusSource
 from claims_pipeline.config.settings import ExtractionSettings
-from claims_pipeline.corpus.attribution import attribute_values, by_sentence
+from claims_pipeline.corpus.attribution import attribute_values, by_sentence, is_index_page
 from claims_pipeline.corpus.blocks import (
     HEADING_RE,
     HEADING_START_RE,
@@ -444,6 +444,8 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
             continue
         if link.kind == "markdown" and not is_official(tier) and is_root_url(link.url) and _names_host(link.label, host):
             continue  # "([Klaxit](https://www.klaxit.com/))": the company or product the sentence is about, not a source
+        if is_index_page(link):
+            continue  # "the [Web Managers community](https://site.example/communities/web-managers/)": a name's index
         if multi and not any(v.salient for v in link_values):  # roster / navigation co-citation
             continue
         # the same URL twice on a line keeps the first link's values

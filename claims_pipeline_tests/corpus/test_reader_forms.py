@@ -126,3 +126,11 @@ def test_a_link_two_sentences_on_does_not_take_the_figure_of_a_report_going_on()
             " As [the planners put it](https://transit.example.gov/blog/plans), timetables take a year.\n")
     got = {c.source_url: [v.raw for v in c.values if v.salient] for c in extract_lines(text).claims}
     assert "12%" in got["https://transit.example.gov/ridership-2024"]
+
+
+def test_a_topic_or_community_index_page_is_no_source():
+    text = ("On 3 March 2025 the [Open Maps community](https://news.example.gov/communities/open-maps/) met for a"
+            " 2-hour workshop.\n\n"
+            "Since 2021 the [data topic](https://news.example.gov/topics/data/) counts 40% more posts.\n\n"
+            "Fees rose 4% in 2024 ([fee schedule](https://agency.example.gov/topics/fees/schedule-2024.pdf)).\n")
+    assert [c.source_url for c in extract_lines(text).claims] == ["https://agency.example.gov/topics/fees/schedule-2024.pdf"]
