@@ -14,12 +14,13 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 
 from claims_pipeline.common.urls import url_host
 from claims_pipeline.config.corpus_source import CorpusSource
 from claims_pipeline.config.settings import ExtractionSettings
-from claims_pipeline.corpus.attribution import attribute_values, by_sentence
+from claims_pipeline.corpus.attribution import attribute_values, by_sentence, is_index_page
 from claims_pipeline.corpus.blocks import (
     HEADING_RE,
     HEADING_START_RE,
@@ -50,12 +51,23 @@ from claims_pipeline.corpus.numbers import parse_number
 from claims_pipeline.corpus.pool import ChunkResult, FileJob, pool_size, run_in_pool
 from claims_pipeline.corpus.reading import DEFAULT_MAX_FILE_BYTES, read_markdown, with_newlines
 from claims_pipeline.corpus.records import ClaimRecord, Extraction, ExtractWarning, InlineStamp, Value, VerifiedOrigin
+from claims_pipeline.corpus.references import (
+    CITE_HINT_RE,
+    CITE_USE_RE,
+    HTML_NOTE_HINT_RE,
+    HTML_NOTE_USE_RE,
+    References,
+    is_cite_entry,
+    is_definition,
+    is_html_note,
+    parse_references,
+    reference_links,
+)
 from claims_pipeline.corpus.references import USE_RE as REFERENCE_USE_RE
-from claims_pipeline.corpus.references import References, is_definition, parse_references, reference_links
 from claims_pipeline.corpus.scopes import list_scopes, walk_corpus
 from claims_pipeline.corpus.scopes import resolve_scope_filter as _resolve
 from claims_pipeline.corpus.sentences import sentence_ends, sentences
-from claims_pipeline.corpus.source_lines import SOURCE_HINT_RE, find_lead_ins, find_source_lines
+from claims_pipeline.corpus.source_lines import SOURCE_HINT_RE, SOURCE_LINE_RE, find_lead_ins, find_source_lines
 from claims_pipeline.corpus.stamps import file_last_verified, find_inline_stamp, mask_stamps
 from claims_pipeline.corpus.tiers import SECONDARY_TIER, PrimaryHosts, builtin_official_hosts, is_official, source_tier
 from claims_pipeline.corpus.values import extract_values, num_needles
@@ -97,6 +109,22 @@ _BIBLIOGRAPHY_ENTRY_RE = re.compile(
 # ('"[Title](…)", Agency, mars 2019'; a list marker or a flag may lead).
 _QUOTED_TITLE_ENTRY_RE = re.compile(r"[^\w\[\n]{0,12}[\"“«„]\s*\[[^\[\]\n]+\]\([^\n]*?\)\s*[\"”»“]\s*,")
 _NOT_ALNUM_RE = re.compile(r"[\W_]+")
+_WORDS_RE = re.compile(r"[^\W\d_]+")
+_SOURCE_LINE_ANY_RE = re.compile(r"^" + SOURCE_LINE_RE.pattern, re.M)  # a "Sources:" line anywhere in a range
+
+
+# A list item that is one linked title and at most a publisher's name after it ("- [Title](…) — Agency", "* [Title](…)
+# (PDF)"): an entry of a list of documents to read.
+_LIST_MARK_RE = re.compile(r"[ \t>]*(?:[-*+]|\d{1,3}[.)])[ \t]+[*_]*")
+_TITLE_ITEM_MAX_WORDS = 3
+
+
+def _is_linked_title_item(line: str, link: Link) -> bool:
+    m = _LIST_MARK_RE.match(line)
+    if m is None or line[m.end():link.start].strip("*_ \t\"“”«»"):
+        return False  # not a list item, or words before the link: a statement
+    tail = line[link.end:]
+    return not _DIGIT_RE.search(tail) and len(_WORDS_RE.findall(tail)) <= _TITLE_ITEM_MAX_WORDS
 
 
 def _names_host(label: str, host: str) -> bool:
@@ -209,9 +237,11 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
             cites.add(start)
     if "](" in text:
         cites.update(rfind("\n", 0, m.start()) + 1 for m in _MD_TARGET_TO_EOL_RE.finditer(text))
-    refs = parse_references(text) if _DEFINITION_HINT_RE.search(text) else None
+    refs = (parse_references(text) if _DEFINITION_HINT_RE.search(text) or HTML_NOTE_HINT_RE.search(text)
+            or CITE_HINT_RE.search(text) else None)
     if refs:  # lines citing by reference or footnote, with a figure
-        for m in REFERENCE_USE_RE.finditer(text):
+        for m in chain(REFERENCE_USE_RE.finditer(text), HTML_NOTE_USE_RE.finditer(text) if refs.anchors else (),
+                       CITE_USE_RE.finditer(text) if refs.cites else ()):
             start = rfind("\n", 0, m.start()) + 1
             end = text.find("\n", m.end())
             if digit(text, start, end if end >= 0 else len(text)) is not None:
@@ -238,7 +268,7 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
     line_no, counted_to = 1, 0
     heading_at, prev = -1, 0  # start of the line of the section's heading (-1: none yet); previous cite line
     section, skipping, selected = "", False, opts.section_filter is None
-    run_hi, done = -1, set()  # the end of the current run of lines; the paragraphs read (by their first line)
+    run_hi, done, listed_at = -1, set(), -1  # the end of the current run of lines; the paragraphs read (by their first line)
     paragraphs: dict[int, Paragraph] = {}
     for start in sorted(cites):
         line_no += text.count("\n", counted_to, start)
@@ -267,6 +297,8 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
             continue  # a heading is never a claim
         if start > run_hi:  # a new run of non-blank lines: its wrapped paragraphs, if any
             run_lo, run_hi = run_around(text, start)
+            # where a "Sources:" line stands in the run: the list under it names sources, no reading list
+            listed_at = sl.start() if sources is not None and (sl := _SOURCE_LINE_ANY_RE.search(text, run_lo, run_hi)) else -1
             paragraphs = wrapped_paragraphs(text, run_lo, run_hi) if run_lo < start or run_hi > eol(text, start) else {}
         if (para := paragraphs.get(start)) is not None:
             if para.line_starts[0] in done:
@@ -284,7 +316,8 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
             line = line[: opts.max_line_chars]
         _claims_of_line(line, line_no, scope, rel, section, file_verified, opts, out, seen, id_scope or scope, refs,
                         sources.get(start) if sources is not None else None,
-                        borrowed_reason=_borrowed_reason(leads, sources, start))
+                        borrowed_reason=_borrowed_reason(leads, sources, start),
+                        reading_list=not 0 <= listed_at < start)
 
 
 def _borrowed_reason(leads: dict[int, list[Link]], sources: dict[int, list[Link]] | None, start: int) -> str:
@@ -306,8 +339,10 @@ def _claims_of_paragraph(para: Paragraph, first: int, scope: str, rel: str, sect
 def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str, file_verified: str | None,
                     opts: ExtractOptions, out: Extraction, seen: set[str], id_scope: str,
                     refs: References | None = None, borrowed: list[Link] | None = None,
-                    line_of: Callable[[int], int] | None = None, borrowed_reason: str = "source-line") -> None:
-    """The claims of one text: a line, or a wrapped paragraph's lines joined (`line_of`: the line of a position)."""
+                    line_of: Callable[[int], int] | None = None, borrowed_reason: str = "source-line",
+                    reading_list: bool = True) -> None:
+    """The claims of one text: a line, or a wrapped paragraph's lines joined (`line_of`: the line of a position).
+    `reading_list`: False for an item of a list under a "Sources:" line (its linked titles keep their claims)."""
     if "{{" in line or "{%" in line:  # template markers: what they print is made at build time, not written here
         line = mask_templates(line)[0]
     if _DIGIT_RE.search(line) is None:
@@ -322,10 +357,19 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
         out.warnings.append(ExtractWarning(rel, line_no, p))
     if _BIBLIOGRAPHY_ENTRY_RE.match(line) or _QUOTED_TITLE_ENTRY_RE.match(line):
         return  # a bibliography or reading-list entry names a work: no claim
+    if reading_list and len(links) == 1 and _is_linked_title_item(line, links[0]):
+        return  # "- [Section 3.3 Service Terms](…) — Agency": a reading list names a document, its title's numbers too
     if "]:" in line and is_definition(line):  # "[r]: https://…", "[^1]: [Agency](…) (May 2025)": a source, no statement
         return
+    if refs and refs.anchors and "<li" in line and is_html_note(line, refs):
+        return  # an HTML footnote's list item: a source, no statement
+    if refs and refs.cites and "[@" in line and is_cite_entry(line, refs):
+        return  # a bibliography entry named by its citation key: a source, no statement
     if refs:
         by_ref = [r for r in reference_links(line, refs) if not any(ln.start < r.end and r.start < ln.end for ln in links)]
+        if refs.cites and links and "[@" in line:  # "[Act](url) [@act2016]": the key names the linked work again
+            by_ref = [r for r in by_ref if not (line.startswith("[@", r.start)
+                                                and any(not line[ln.end:r.start].strip() for ln in links if ln.end <= r.start))]
         if by_ref:
             links = sorted(links + by_ref, key=lambda ln: ln.start)
     if not links:
@@ -400,6 +444,8 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
             continue
         if link.kind == "markdown" and not is_official(tier) and is_root_url(link.url) and _names_host(link.label, host):
             continue  # "([Klaxit](https://www.klaxit.com/))": the company or product the sentence is about, not a source
+        if is_index_page(link):
+            continue  # "the [Web Managers community](https://site.example/communities/web-managers/)": a name's index
         if multi and not any(v.salient for v in link_values):  # roster / navigation co-citation
             continue
         # the same URL twice on a line keeps the first link's values

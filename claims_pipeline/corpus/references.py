@@ -33,6 +33,19 @@ _READ_DATE_BEFORE_RE = re.compile(
     r"\b[^()\d\n]{0,12})$", re.I)
 _NUMERIC_DATE_RE = re.compile(r"(?<![\d.,/])(\d{1,2})([./])(\d{1,2})\2(\d{4})(?!\d)")
 _QUOTED_RE = re.compile(r"\"[^\"\n]*\"")  # a definition's title
+# HTML footnotes, as blog engines and hand-written posts make them: a marker `<sup><a href="#fn1">[1]</a></sup>`
+# in the text, and a list item `<li id="fn1">Author, title, https://…</li>` at the end. Bounded, one line.
+HTML_NOTE_HINT_RE = re.compile(r"href=\"#")
+# Citation keys, as pandoc and its like write them: `[@smith2019]`, `[@smith2019, p. 4; @doe2020]`, or a macro
+# around the key (`[@link(ODIS2021)]`), resolved by the file's own bibliography: an entry that opens with the key
+# (`[@smith2019]`, `**[@linktarget(ODIS2021)]** Author. Title. 2021. <https://…>`) and gives a URL.
+CITE_HINT_RE = re.compile(r"\[@")
+_CITE_KEY = r"\[@(?:[A-Za-z]{1,20}\()?(?P<key>[^\s()\[\],;@]{1,100})\)?"
+CITE_USE_RE = re.compile(_CITE_KEY + r"(?:[,;][^\[\]\n]{0,200})?\](?!:)")
+_CITE_ENTRY_RE = re.compile(r"^[ \t>]*(?:[-*+][ \t]+)?[*_]*" + _CITE_KEY + r"\]:?[*_]*(?P<body>[^\n]*)", re.M)
+_HTML_NOTE_RE = re.compile(r"<li\b[^<>\n]{0,300}?\bid=\"(?P<key>[^\"\n]{1,100})\"[^<>\n]{0,300}>(?P<body>[^\n]*)", re.I)
+HTML_NOTE_USE_RE = re.compile(
+    r"(?:<sup>\s*)?<a\b[^<>\n]{0,300}?\bhref=\"#(?P<key>[^\"\n]{1,100})\"[^<>\n]{0,300}>[^<>\n]{0,20}</a>(?:\s*</sup>)?", re.I)
 
 
 def _norm(key: str) -> str:
@@ -43,10 +56,12 @@ def _norm(key: str) -> str:
 class References:
     urls: dict[str, str]  # normalised reference label -> URL
     notes: dict[str, str]  # footnote key -> the first URL of its text
+    anchors: dict[str, str] = field(default_factory=dict)  # HTML footnote: the list item's id -> its first URL
+    cites: dict[str, str] = field(default_factory=dict)  # citation key -> the first URL of its bibliography entry
     read_on: dict[str, str] = field(default_factory=dict)  # URL -> YYYY-MM-DD written beside its definition
 
     def __bool__(self) -> bool:
-        return bool(self.urls or self.notes)
+        return bool(self.urls or self.notes or self.anchors or self.cites)
 
 
 def parse_references(text: str) -> References:
@@ -65,7 +80,48 @@ def parse_references(text: str) -> References:
             if links and m["key"].strip() not in notes:
                 notes[m["key"].strip()] = links[0].url
                 _note_read_date(read_on, links[0].url, m["body"][links[0].end:])
-    return References(urls, notes, read_on)
+    anchors = _html_notes(text, read_on) if HTML_NOTE_HINT_RE.search(text) else {}
+    cites = _cite_entries(text, read_on) if CITE_HINT_RE.search(text) else {}
+    return References(urls, notes, anchors=anchors, cites=cites, read_on=read_on)
+
+
+def _cite_entries(text: str, read_on: dict[str, str]) -> dict[str, str]:
+    """The file's bibliography: each entry opening with a citation key, and the first URL of its text."""
+    cites: dict[str, str] = {}
+    for m in _CITE_ENTRY_RE.finditer(text):
+        key = m["key"]
+        if key not in cites and (links := find_links(m["body"])[0]):
+            cites[key] = links[0].url
+            _note_read_date(read_on, links[0].url, m["body"][links[0].end:])
+    return cites
+
+
+def is_cite_entry(line: str, refs: References) -> bool:
+    """A bibliography entry opening with a citation key the file uses: it names a work, it states nothing."""
+    m = _CITE_ENTRY_RE.match(line)
+    return m is not None and m["key"] in refs.cites
+
+def _html_notes(text: str, read_on: dict[str, str]) -> dict[str, str]:
+    """HTML footnotes: each list item `<li id="…">` that a marker `href="#…"` of the text points to, and the first
+    URL of its text (an item without one cites nothing)."""
+    used = {m["key"] for m in HTML_NOTE_USE_RE.finditer(text)}
+    anchors: dict[str, str] = {}
+    if not used:
+        return anchors
+    for m in _HTML_NOTE_RE.finditer(text):
+        key = m["key"]
+        if key in used and key not in anchors:
+            links, _ = find_links(m["body"])
+            if links:
+                anchors[key] = links[0].url
+                _note_read_date(read_on, links[0].url, m["body"][links[0].end:])
+    return anchors
+
+
+def is_html_note(line: str, refs: References) -> bool:
+    """The list item of an HTML footnote (`<li id="fn1">…`): it names a source, it states nothing."""
+    m = _HTML_NOTE_RE.search(line)
+    return m is not None and m["key"] in refs.anchors and not line[:m.start()].strip(" \t<>/ulo")
 
 
 def _line_end(text: str, pos: int) -> int:
@@ -116,6 +172,18 @@ def reference_links(line: str, refs: References) -> list[Link]:
         for m in _NOTE_USE_RE.finditer(line):
             url = refs.notes.get(m["key"].strip())
             if url is not None:
+                found.append(Link(m.start(), m.end(), url, "footnote", "", m.start(), m.end()))
+                taken.append(m.span())
+    if refs.anchors and "#" in line:
+        for m in HTML_NOTE_USE_RE.finditer(line):
+            url = refs.anchors.get(m["key"])
+            if url is not None:  # the marker is masked whole: no figure from its '[1]'
+                found.append(Link(m.start(), m.end(), url, "footnote", "", m.start(), m.end()))
+                taken.append(m.span())
+    if refs.cites and "[@" in line:
+        for m in CITE_USE_RE.finditer(line):
+            url = refs.cites.get(m["key"])
+            if url is not None and not (m.start() == 0 or line[:m.start()].strip(" \t>*_-+") == ""):  # rendered as a note: it cites what comes before it
                 found.append(Link(m.start(), m.end(), url, "footnote", "", m.start(), m.end()))
                 taken.append(m.span())
     if refs.urls:

@@ -28,6 +28,11 @@ _BLOCK_START_RE = re.compile(r"[ \t]*(?:#|```|~~~|\||>|\[[^\]\n]+\]:)")
 _MAX_LIST_LINES = 12
 _MAX_LEAD = 40  # what may stand before the word on its line ("> - **"): longer is prose, found in constant time
 _MAX_PARAGRAPH_LINES = 20
+# An admonition's first line (Python-Markdown, MkDocs Material: '!!! example "Title"', '??? note', '???+ tip'); its
+# body is the indented lines under it. The box is one unit: a source line closing its body sources all of it.
+_ADMONITION_RE = re.compile(r"[ \t]*(?:!!!|\?\?\?\+?)[ \t]*[\w-]+")
+_INDENTED_RE = re.compile(r"(?: {0,3}\t| {4})")
+_MAX_ADMONITION_LINES = 60
 
 
 
@@ -67,12 +72,34 @@ def find_source_lines(text: str, in_fence: Callable[[int], bool]) -> dict[int, l
                 links += found
                 listed += 1
                 nxt = text.find("\n", nxt + 1)
-        statement = _statement_lines(text, start)
+        statement = (_INDENTED_RE.match(text, start) and _admonition_body(text, start)) or _statement_lines(text, start)
         if not links or not statement:
             continue
         for s in statement:
             out.setdefault(s, []).extend(links)
     return out or None
+
+
+def _admonition_body(text: str, source_start: int) -> list[int]:
+    """Starts of the body lines above an indented source line that closes an admonition's body (every line up to
+    the admonition's first line, blank ones and other source lines left out), or [] when it closes none."""
+    lines: list[int] = []
+    up = source_start
+    for _ in range(_MAX_ADMONITION_LINES):
+        up = _prev_start(text, up)
+        if up < 0:
+            return []
+        line = _line(text, up)
+        if _ADMONITION_RE.match(line):
+            return lines
+        if not line.strip():
+            continue
+        if not _INDENTED_RE.match(line):
+            return []  # the body ended above: this source line closes no admonition
+        if _is_source_line(line):
+            return []  # another source line in the box: each one sources what is right above it
+        lines.append(up)
+    return []
 
 
 def _is_source_line(line: str) -> bool:
