@@ -35,12 +35,13 @@ def new_database() -> Iterator[Callable[[], str]]:
 
 
 @pytest.mark.timeout(300)
-def test_production_on_the_demo_corpus_reads_once_starts_no_fixture_web_and_tells_its_channel(tmp_path: Path,
-                                                                                             new_database):
+def test_production_on_the_demo_corpus_reads_once_starts_no_fixture_web_and_refuses_a_loopback_channel(
+        tmp_path: Path, new_database):
     """The demo corpus in a production config (a home, the page cache on PostgreSQL, a webhook channel, no route
     to loopback): one audit reads the settings once; the demo's fictional hosts reach nothing, as no fixture web
     is started and nothing sends them to loopback, so no cited page reads (exit 1, said in one line); the
-    webhook hears of the audit."""
+    channel, on loopback, is refused as the fetches are (issue 35: production never sends to loopback), and the
+    audit says so."""
     with Webhook() as hook:
         config = write_production_config(tmp_path, db_url=new_database(),
                                          notify_url=f"json://127.0.0.1:{hook.port}/kb-audit")
@@ -51,7 +52,9 @@ def test_production_on_the_demo_corpus_reads_once_starts_no_fixture_web_and_tell
         assert out.stderr.splitlines()[0] == f"claims-pipeline: config {config} · deployment production"
         assert "no cited page could be read" in out.stderr and "fixture web" not in out.stderr
         assert reads(log) == (1, False)
-        assert [r["path"] for r in hook.received] == ["/kb-audit"], out.stderr[-3000:]
+        assert hook.received == [], out.stderr[-3000:]
+        assert "notification failed: channel 1 (json): failed (failure: refused address 127.0.0.1 (loopback: never " \
+               "a notification's destination in this deployment)" in out.stderr, out.stderr[-3000:]
     assert not list(tmp_path.rglob("*.sqlite"))
 
 
