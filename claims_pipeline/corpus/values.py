@@ -80,7 +80,7 @@ PCT_RE = re.compile(rf"(?<!{_GLUE})\d{{1,3}}(?:[.,]\d+)?\s?{PCT_UNIT}", re.I)
 ISO_DATE_RE = re.compile(rf"(?<!{_WORD})\d{{4}}-\d{{2}}-\d{{2}}(?!{_WORD})")
 # The three month forms in one pass: leftmost match wins, so "19 Nov 2024" is read whole before "Nov 2024".
 MONTH_DATE_RE = re.compile(rf"\b(?:\d{{1,2}}\s)?(?:{MONTHS})\.?\s(?:\d{{1,2}},\s)?\d{{4}}\b")
-# French and German month names ('21 novembre 2017', '3. März 2024', '1er janvier 2025', 'Juni 2024'). Those spelt
+# French, German, Dutch, Spanish and Italian month names ('21 novembre 2017', '3. März 2024', '1er janvier 2025', 'Juni 2024'). Those spelt
 # as in English (April, August, September, November) are read here only after a '1.' or '1er' day: MONTH_DATE_RE
 # reads the English forms.
 WORD_MONTHS: dict[str, int] = {
@@ -88,12 +88,22 @@ WORD_MONTHS: dict[str, int] = {
     "aout": 8, "septembre": 9, "octobre": 10, "novembre": 11, "décembre": 12, "decembre": 12,
     "januar": 1, "jänner": 1, "februar": 2, "märz": 3, "maerz": 3, "april": 4, "juni": 6, "juli": 7,
     "august": 8, "september": 9, "oktober": 10, "november": 11, "dezember": 12,
+    # Dutch, Spanish, Italian: news and policy notes date events this way ("in februari 2025", "en marzo 2024")
+    "januari": 1, "februari": 2, "maart": 3, "mei": 5, "augustus": 8, "december": 12,
+    "enero": 1, "febrero": 2, "marzo": 3, "mayo": 5, "junio": 6, "julio": 7, "agosto": 8, "septiembre": 9,
+    "octubre": 10, "noviembre": 11, "diciembre": 12,
+    "gennaio": 1, "febbraio": 2, "aprile": 4, "maggio": 5, "giugno": 6, "luglio": 7, "settembre": 9,
+    "ottobre": 10, "dicembre": 12,
 }
-_ENGLISH_SPELT = frozenset(("april", "august", "september", "november"))
+_ENGLISH_SPELT = frozenset(("april", "august", "september", "november", "december"))
+# Spelt as in English but written in lower case: a Dutch or German-style date ("sinds september 2023"), never an
+# English one (English capitalises its months, and MONTH_DATE_RE reads those).
+_LOWER_ENGLISH_SPELT_ALT = "|".join(sorted(_ENGLISH_SPELT))
 _WORD_MONTH_ALT = "|".join(sorted(WORD_MONTHS, key=len, reverse=True))
 _NON_ENGLISH_ALT = "|".join(sorted(set(WORD_MONTHS) - _ENGLISH_SPELT, key=len, reverse=True))
 WORD_DATE_RE = re.compile(
-    rf"(?<![\w.])(?:\d{{1,2}}(?:er|\.)\s(?:{_WORD_MONTH_ALT})|(?:\d{{1,2}}\s)?(?:{_NON_ENGLISH_ALT}))\s\d{{4}}(?!\d)", re.I)
+    rf"(?<![\w.])(?:\d{{1,2}}(?:er|\.)\s(?:{_WORD_MONTH_ALT})|(?:\d{{1,2}}\s)?(?:{_NON_ENGLISH_ALT}|(?-i:{_LOWER_ENGLISH_SPELT_ALT})))\s\d{{4}}(?!\d)",
+    re.I)
 _WORD_DATE_PARTS_RE = re.compile(
     rf"(?:(?P<day>\d{{1,2}})(?:er|\.)?\s)?(?P<month>{_WORD_MONTH_ALT})\s(?P<year>\d{{4}})", re.I)
 # The two guards below open with a plain character set (each first letter in both cases, and 'ſ' 'ı' 'İ' that

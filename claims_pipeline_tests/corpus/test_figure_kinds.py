@@ -195,3 +195,19 @@ def test_may_hold_figure_says_which_text_the_values_reader_needs(text, holds):
     assert may_hold_figure(text) is holds
     if not holds:
         assert extract_values(text) == []
+
+
+@pytest.mark.parametrize("text, raw", [
+    # Dutch, Spanish and Italian policy notes date events by month and year; Dutch writes months in lower case
+    ("Het ministerie stelde de regeling vast in februari 2024.", "februari 2024"),
+    ("Sinds oktober 2022 werkt de dienst zo.", "oktober 2022"),
+    ("Sinds september 2021 werkt de dienst zo.", "september 2021"),
+    ("El consejo aprobó el plan el 4 marzo 2023.", "4 marzo 2023"),
+    ("Il comitato si è riunito a giugno 2020.", "giugno 2020"),
+])
+def test_month_and_year_in_dutch_spanish_italian(text, raw):
+    assert [(v.type, v.raw, v.salient) for v in extract_values(text)] == [("date", raw, True)]
+
+
+def test_an_english_lower_case_word_before_a_year_is_no_date():
+    assert [v.type for v in extract_values("We may 2024 plan it.")] == ["year"]
