@@ -561,7 +561,7 @@ def extract_values(text: str) -> list[Value]:
     if values and _ANY_RANGE_RE.search(text) is not None:
         values += _range_bounds(text, values, starts, ends)
     for k, v in enumerate(values):
-        if v.type == "year" and _is_subject_year(text, v):
+        if v.type == "year" and (_is_subject_year(text, v) or _is_time_year(text, v)):
             values[k] = replace(v, salient=True)
     return values
 
@@ -580,6 +580,26 @@ def _is_subject_year(text: str, v: Value) -> bool:
     """'2019 was the warmest year on record': a year that opens a statement and is its subject."""
     return (SUBJECT_VERB_RE.match(text, v.end) is not None
             and SENTENCE_START_RE.search(text, max(0, v.pos - 8), v.pos) is not None)
+
+
+# The year an event took place or a period began, written as the frame of the statement: fronted ("In 2021, 45 %
+# ...", "Seit 2006 gilt ...") or inside the clause before what happened ("heeft in 2023 een experiment uitgevoerd",
+# "wurde seit 2019 erweitert", "was founded in 2015 by"). A time phrase that ends its clause ("reformed in 2019
+# ([r])", "2.1 % in 2023.") qualifies a statement already made or is an aside: a bare year, as before (docs/
+# decisions/0001, 0004). A year after any other word ("the 2019 report", "ISO 27001:2013") stays a bare year.
+_TIME_BEFORE_YEAR_RE = re.compile(
+    r"(?<![^\W\d_])(?:in|since|seit|im\sJahre?|in\shet\sjaar|sinds|sedert|depuis|en|desde|dal|nel|dall['’]anno)\s$",
+    re.I)
+_CLAUSE_GOES_ON_RE = re.compile(r",?\s[^\W\d_]")
+
+
+def _is_time_year(text: str, v: Value) -> bool:
+    """'In 2021, 45 % ...', 'seit 2006 gilt', 'heeft in 2023 ... uitgevoerd': a year read as the time of the statement."""
+    before = _TIME_BEFORE_YEAR_RE.search(text, max(0, v.pos - 14), v.pos)
+    if before is None or _CLAUSE_GOES_ON_RE.match(text, v.end) is None:
+        return False
+    return text[v.end:v.end + 1] != "," or SENTENCE_START_RE.search(text, max(0, before.start() - 8),
+                                                                    before.start()) is not None
 
 
 def _scan(text: str, scans: tuple, starts: list[int], ends: list[int], values: list[Value]) -> None:

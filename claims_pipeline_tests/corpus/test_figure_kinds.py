@@ -73,7 +73,7 @@ def test_counts_of_a_named_thing_are_salient(text, raw, number):
     ("Write to 155 Main Street.", []),
     ("Only Windows 10 users can upgrade.", []),  # a capitalised word inside a sentence names a thing
     ("COVID-19 cases rose.", []),
-    ("In 2019 elections were held.", [("year", "2019", None, False)]),
+    ("In 2019 elections were held.", [("year", "2019", None, True)]),  # no count; the year is the time (salient)
     ("during the 2018–19 academic year", [("year", "2018", None, False)]),
     ("There were 12 and 14 in total.", []),
 ])
@@ -211,3 +211,40 @@ def test_month_and_year_in_dutch_spanish_italian(text, raw):
 
 def test_an_english_lower_case_word_before_a_year_is_no_date():
     assert [v.type for v in extract_values("We may 2024 plan it.")] == ["year"]
+
+
+@pytest.mark.parametrize("text, year", [
+    # the time of the statement: when an event took place or a state began
+    ("In 2018, the towns joined the scheme.", "2018"),
+    ("The council has published the plan in 2022 after a vote.", "2022"),
+    ("Since 2015 the register lists every contract.", "2015"),
+    ("Seit 2017 meldet das Amt jeden Fall.", "2017"),
+    ("Im Jahr 2009 begann die Erhebung.", "2009"),
+    ("De gemeente heeft in 2020 een register ingericht.", "2020"),
+    ("Sinds 2016 houdt de dienst dit bij.", "2016"),
+    ("Depuis 2014 le registre est public.", "2014"),
+    ("En 2012, la ville a ouvert ses données.", "2012"),
+    ("Desde 2013 el registro es público.", "2013"),
+])
+def test_a_year_as_the_time_of_a_statement_is_salient(text, year):
+    assert [(v.type, v.raw, v.salient) for v in extract_values(text)] == [("year", year, True)]
+
+
+@pytest.mark.parametrize("text", [
+    "The 2018 report describes the method.",  # a year naming a document
+    "See the standard ISO 9001:2015 for details.",
+    "As noted earlier (Jansen, 2017), the method works.",
+    "Version 2021 of the tool is out.",
+])
+def test_a_year_after_another_word_stays_a_bare_year(text):
+    assert [v.salient for v in extract_values(text) if v.type == "year"] == [False]
+
+
+
+@pytest.mark.parametrize("text", [
+    "The portal was reformed in 2019 (see the notice).",  # the time phrase ends the clause: an aside
+    "Growth was 2.1 % in 2023.",  # the period of a figure already stated
+    "Prices rose in 2020, then fell.",
+])
+def test_a_time_phrase_that_ends_its_clause_leaves_a_bare_year(text):
+    assert [v.salient for v in extract_values(text) if v.type == "year"] == [False]
