@@ -578,8 +578,12 @@ _ANY_DIGIT_RE = re.compile(r"\d")
 
 def _is_subject_year(text: str, v: Value) -> bool:
     """'2019 was the warmest year on record': a year that opens a statement and is its subject."""
-    return (SUBJECT_VERB_RE.match(text, v.end) is not None
+    return ((SUBJECT_VERB_RE.match(text, v.end) is not None or _CHRONOLOGY_AFTER_RE.match(text, v.end) is not None)
             and SENTENCE_START_RE.search(text, max(0, v.pos - 8), v.pos) is not None)
+
+
+# A chronology's entry: "- 2015: the law on ...", "* 2011 – creation of ...": the year opens the item and is its date.
+_CHRONOLOGY_AFTER_RE = re.compile(r"\s?:\s|\s[-–—]\s")
 
 
 # The year an event took place or a period began, written as the frame of the statement: fronted ("In 2021, 45 %

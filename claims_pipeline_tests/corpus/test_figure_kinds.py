@@ -248,3 +248,16 @@ def test_a_year_after_another_word_stays_a_bare_year(text):
 ])
 def test_a_time_phrase_that_ends_its_clause_leaves_a_bare_year(text):
     assert [v.salient for v in extract_values(text) if v.type == "year"] == [False]
+
+
+@pytest.mark.parametrize("text", [
+    "- 2014: the first register of public contracts",
+    "* 2009 – Gründung der Stelle für offene Daten",
+    "1. 2016 - création du portail national",
+])
+def test_a_year_that_opens_a_chronology_entry_is_salient(text):
+    assert [(v.type, v.salient) for v in extract_values(text) if v.type == "year"] == [("year", True)]
+
+
+def test_a_year_inside_a_list_item_before_a_colon_is_not_an_entry_date():
+    assert [v.salient for v in extract_values("- The plan of 2014: a first register")] == [False]
