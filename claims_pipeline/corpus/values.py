@@ -149,6 +149,13 @@ STATUTE_RE = re.compile(
 )
 CJK_STATUTE_RE = re.compile(r"第\s?\d+(?:-\d+)?\s?[号號條条]")
 YEAR_RE = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
+# Law numbers written without a keyword before them, by the habits of their own legal systems: a French code's
+# article as its part letter and number ("L312-1-2", "R. 311-3-1-1", "D. 123-4"; the number always has a dash), a US
+# executive order ("EO 14058", "E.O. 13985", "Executive Order (14067)", Japanese "大統領令 14067"), a Federal Acquisition Regulation part
+# ("FAR 39.104"). docs/decisions/0004.
+CODE_ARTICLE_RE = re.compile(
+    r"(?:(?<![\w.\-/])(?:[LRD]\.?\s?\d{3,4}(?:-\d{1,4})+|(?:EO|E\.O\.|Executive\sOrder|Exec\.\sOrder)\s?"
+    r"(?:No\.\s?)?(?:\d{5}|\(\d{5}\))|(?:FAR|DFARS)\s\d{1,3}\.\d{1,4}(?:-\d{1,4})?)|大統領令\s?\d{5})(?![\w\-]|\.\d)")
 
 # ---- the same regexes, written so SRE can skip ahead ------------------------------------------------------
 # A pattern that opens with a character class (not `\b` or a lookbehind) lets the regex engine jump from one
@@ -438,6 +445,7 @@ READERS: tuple[tuple[ValueType, re.Pattern[str], Reader, Guard], ...] = (
     ("year", ERA_YEAR_RE, _era_year, lambda t: "年" in t),
     ("statute", STATUTE_RE, _statute, None),
     ("statute", CJK_STATUTE_RE, _statute, lambda t: "第" in t),
+    ("statute", CODE_ARTICLE_RE, _statute, None),
     ("year", YEAR_RE, _year, None),
 )
 # What extract_values runs: each reader's regex as a finditer (the fast equivalents above where there is one).
@@ -561,7 +569,8 @@ def extract_values(text: str) -> list[Value]:
     if values and _ANY_RANGE_RE.search(text) is not None:
         values += _range_bounds(text, values, starts, ends)
     for k, v in enumerate(values):
-        if v.type == "year" and (_is_subject_year(text, v) or _is_time_year(text, v)):
+        if v.type == "year" and (_is_subject_year(text, v)
+                                 or (_is_time_year(text, v) and not _after_a_figure(text, v, values))):
             values[k] = replace(v, salient=True)
     return values
 
@@ -595,6 +604,16 @@ _TIME_BEFORE_YEAR_RE = re.compile(
     r"(?<![^\W\d_])(?:in|since|seit|im\sJahre?|in\shet\sjaar|sinds|sedert|depuis|en|desde|dal|nel|dall['’]anno)\s$",
     re.I)
 _CLAUSE_GOES_ON_RE = re.compile(r",?\s[^\W\d_]")
+
+
+def _after_a_figure(text: str, v: Value, values: list[Value]) -> bool:
+    """'Rents rose 9.4 % in 2024 according to ...': a time phrase after a figure of its sentence is that figure's
+    period, not a statement of its own."""
+    return any(o.salient and o.type != "year" and o.end <= v.pos and _SENTENCE_END_RE.search(text, o.end, v.pos) is None
+               for o in values)
+
+
+_SENTENCE_END_RE = re.compile(r"[.!?;]\s")
 
 
 def _is_time_year(text: str, v: Value) -> bool:

@@ -261,3 +261,35 @@ def test_a_year_that_opens_a_chronology_entry_is_salient(text):
 
 def test_a_year_inside_a_list_item_before_a_colon_is_not_an_entry_date():
     assert [v.salient for v in extract_values("- The plan of 2014: a first register")] == [False]
+
+
+@pytest.mark.parametrize("text, raw", [
+    # a French code's article by its part letter and number, no keyword before it
+    ("Le décret applique les dispositions du L421-7-3 du code.", "L421-7-3"),
+    ("Voir [D. 214-12 du code rural](https://www.example.fr/d) pour la liste.", "D. 214-12"),
+    ("Le R531-4 précise la procédure.", "R531-4"),
+    # a US executive order and a FAR part
+    ("Agencies follow EO 14123 since its signature.", "EO 14123"),
+    ("Executive Order 13999 set the goal.", "Executive Order 13999"),
+    ("Under E.O. 13888, agencies report yearly.", "E.O. 13888"),
+    ("The new Executive Order (13777) on data sharing.", "Executive Order (13777)"),
+    ("米国の大統領令 13990 は目標を定めた。", "大統領令 13990"),
+    ("FAR 12.207 limits the contract type.", "FAR 12.207"),
+])
+def test_law_numbers_written_without_a_keyword(text, raw):
+    assert [(v.raw, v.salient) for v in extract_values(text) if v.type == "statute"] == [(raw, True)]
+
+
+@pytest.mark.parametrize("text", [
+    "Take exit L2-3 after the bridge.",  # a short number: not a code article
+    "The R2-D2 droid.",
+    "Visit www.L312-1.example for more.",
+    "The flight EO 123 left late.",  # an order number has five digits
+])
+def test_letter_and_number_that_are_no_law(text):
+    assert [v.raw for v in extract_values(text) if v.type == "statute"] == []
+
+
+def test_a_time_phrase_after_a_figure_is_that_figures_period():
+    values = extract_values("Prices rose 4.2 % in 2021 according to the office.")
+    assert [(v.raw, v.salient) for v in values] == [("4.2 %", True), ("2021", False)]
