@@ -293,3 +293,19 @@ def test_letter_and_number_that_are_no_law(text):
 def test_a_time_phrase_after_a_figure_is_that_figures_period():
     values = extract_values("Prices rose 4.2 % in 2021 according to the office.")
     assert [(v.raw, v.salient) for v in values] == [("4.2 %", True), ("2021", False)]
+
+
+@pytest.mark.parametrize("text, raw, number", [
+    ("Methane traps 28 times the heat of carbon dioxide.", "28 times", 28.0),
+    ("A letter is 12 times more likely to be read.", "12 times", 12.0),
+    ("The region saw a 3-fold rise.", "3-fold", 3.0),
+    ("Die Kosten sind 4 mal so hoch.", "4 mal", 4.0),
+    ("Il y a 2 fois plus de cas.", "2 fois", 2.0),
+    ("Het is 5 keer zo groot.", "5 keer", 5.0),
+])
+def test_a_multiple_is_a_ratio(text, raw, number):
+    assert kinds(text) == [("ratio", raw, number, True)]
+
+
+def test_a_repetition_is_no_multiple():
+    assert kinds("The team meets 3 times a week.") == []
