@@ -193,6 +193,10 @@ def test_page_repeating_a_yearless_date_gives_the_evidence_of_a_short_page(head:
         ("L421-7-3", "voir XL421-7-3 ci-dessous", TOKENS_ABSENT),  # inside a word: not the article
         ("EO 14123", "Executive Order 14123 of May 2, 2024", TOKENS_PRESENT),
         ("Executive Order 14123", "signed E.O. 14123 last spring", TOKENS_PRESENT),
+        ("OMB Memo 21-07", "Memorandum M-21-07 for the heads of agencies", TOKENS_PRESENT),
+        ("M-21-07", "see OMB memorandum M-21-07", TOKENS_PRESENT),
+        ("OMB Circular A-119", "Circular No. A-119, revised", WEAK_MATCH),  # found; a number without a dash is weak
+        ("M-21-07", "form XM-21-07 attached", TOKENS_ABSENT),
     ],
 )
 def test_statute_identifier_matching(claim_raw: str, page_fragment: str, expected: str) -> None:

@@ -55,8 +55,10 @@ _claim_digits = lru_cache(maxsize=8192)(significant_digits)
 
 
 # Where an identifier may start: not inside a word or a longer number, except after the letter of a French code's
-# part glued to it ("L312-1-2", "R311-3-1-1", "D1-2" on Légifrance: the claim's "article L. 312-1-2" is that article).
-_IDENT_START = r"(?:(?<![0-9A-Za-z])|(?<=(?<![0-9A-Za-z])[LRD]))(?<![0-9A-Za-z][-./:])"
+# part glued to it ("L312-1-2", "R311-3-1-1", "D1-2" on Légifrance: the claim's "article L. 312-1-2" is that article)
+# and after an OMB memorandum's or circular's "M-" or "A-" ("M-19-17" for "OMB Memo 19-17", "A-130").
+_IDENT_START = (r"(?:(?<![0-9A-Za-z])(?<![0-9A-Za-z][-./:])|(?<=(?<![0-9A-Za-z])[LRD])"
+                r"|(?<=(?<![0-9A-Za-z])[MA]-))")
 
 
 @lru_cache(maxsize=4096)

@@ -275,6 +275,10 @@ def test_a_year_inside_a_list_item_before_a_colon_is_not_an_entry_date():
     ("The new Executive Order (13777) on data sharing.", "Executive Order (13777)"),
     ("米国の大統領令 13990 は目標を定めた。", "大統領令 13990"),
     ("FAR 12.207 limits the contract type.", "FAR 12.207"),
+    # an OMB memorandum or circular
+    ("Agencies follow M-21-07 for logging.", "M-21-07"),
+    ("Per OMB Memo 21-07, agencies log events.", "OMB Memo 21-07"),
+    ("OMB Circular A-119 covers standards.", "OMB Circular A-119"),
 ])
 def test_law_numbers_written_without_a_keyword(text, raw):
     assert [(v.raw, v.salient) for v in extract_values(text) if v.type == "statute"] == [(raw, True)]
@@ -285,6 +289,7 @@ def test_law_numbers_written_without_a_keyword(text, raw):
     "The R2-D2 droid.",
     "Visit www.L312-1.example for more.",
     "The flight EO 123 left late.",  # an order number has five digits
+    "Take the M-5-1 road north.",
 ])
 def test_letter_and_number_that_are_no_law(text):
     assert [v.raw for v in extract_values(text) if v.type == "statute"] == []
