@@ -197,6 +197,8 @@ def test_page_repeating_a_yearless_date_gives_the_evidence_of_a_short_page(head:
         ("M-21-07", "see OMB memorandum M-21-07", TOKENS_PRESENT),
         ("OMB Circular A-119", "Circular No. A-119, revised", WEAK_MATCH),  # found; a number without a dash is weak
         ("M-21-07", "form XM-21-07 attached", TOKENS_ABSENT),
+        ("overweging 61", "(61) Overwegende dat ... zie Overweging 61 van Verordening", TOKENS_PRESENT),
+        ("recital 42", "as set out in Recital 42, consent", TOKENS_PRESENT),
     ],
 )
 def test_statute_identifier_matching(claim_raw: str, page_fragment: str, expected: str) -> None:

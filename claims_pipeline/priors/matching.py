@@ -30,7 +30,7 @@ _MAX_OCCURRENCES = 400  # per value: bounds the work on pages that repeat a smal
 _STATUTE_KW = (
     r"Loi|Law|Ley|Legge|Lei|Gesetz(?:es)?|Decreto|D[ée]cret|Decree|Regulations?|Reg|Acts?|Cap|Chap(?:ter)?|"
     r"Articles?|Art|Artikel|Artículo|Articolo|Section|Sec|§§?|No|n°|nº|Nr|Bekendtg[øo]relse|Verordnung|Ordinance|Ord|第"
-    r"|Executive\s+Order|E\.O|EO|FAR"
+    r"|Executive\s+Order|E\.O|EO|FAR|Recitals?|Overweging|Erwägungsgrund|Considérant|Considerando"
 )
 _STATUTE_RAW_RE = re.compile(rf"^\W*(?:{_STATUTE_KW})\b\.?\s*(?:n[°oº]\.?\s*)?", re.I)
 _KW_BEFORE_RE = re.compile(rf"(?:^|[^0-9A-Za-z])(?:{_STATUTE_KW})\.?\s*(?:n[°oº]\.?\s*)?(?:\([^)]{{0,12}}\)\s*)?$", re.I)

@@ -279,6 +279,11 @@ def test_a_year_inside_a_list_item_before_a_colon_is_not_an_entry_date():
     ("Agencies follow M-21-07 for logging.", "M-21-07"),
     ("Per OMB Memo 21-07, agencies log events.", "OMB Memo 21-07"),
     ("OMB Circular A-119 covers standards.", "OMB Circular A-119"),
+    # an EU act's recital, in the languages of the act
+    ("As recital 42 of the regulation explains, consent is needed.", "recital 42"),
+    ("Zie overweging 61 van de verordening.", "overweging 61"),
+    ("Laut Erwägungsgrund 27 gilt das nicht.", "Erwägungsgrund 27"),
+    ("Le considérant 15 le précise.", "considérant 15"),
 ])
 def test_law_numbers_written_without_a_keyword(text, raw):
     assert [(v.raw, v.salient) for v in extract_values(text) if v.type == "statute"] == [(raw, True)]
