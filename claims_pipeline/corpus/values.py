@@ -432,6 +432,16 @@ def _has_pct(t: str) -> bool:
 
 _POST_SYMBOL_RE = re.compile(f"[{POST_SYMBOLS}]")
 
+# CODE_ARTICLE_RE has no literal to skip ahead to, and most lines hold none of its forms: first what each form must
+# contain, by substring tests (C-fast) and a scan led by a character set ('L312-', 'M-19', 'A-130').
+_CODE_ARTICLE_WORDS = ("EO", "E.O", "Order", "FAR", "OMB", "ecital", "verweging", "rwägungsgrund", "onsid", "大統領令")
+_CODE_ARTICLE_DASH_RE = re.compile(r"[LRDMA](?:(?<=[LRD])\.?\s?\d{3,4}-\d|(?<=[MA])-\d)")
+
+
+def _may_hold_code_article(t: str) -> bool:
+    return any(w in t for w in _CODE_ARTICLE_WORDS) or _CODE_ARTICLE_DASH_RE.search(t) is not None
+
+
 # Order matters (a span taken by an earlier reader blocks later ones): dates before statutes, so "Nov 2024"
 # is not "No." + "v 2024"; money before pct; years last.
 READERS: tuple[tuple[ValueType, re.Pattern[str], Reader, Guard], ...] = (
@@ -450,7 +460,7 @@ READERS: tuple[tuple[ValueType, re.Pattern[str], Reader, Guard], ...] = (
     ("year", ERA_YEAR_RE, _era_year, lambda t: "年" in t),
     ("statute", STATUTE_RE, _statute, None),
     ("statute", CJK_STATUTE_RE, _statute, lambda t: "第" in t),
-    ("statute", CODE_ARTICLE_RE, _statute, None),
+    ("statute", CODE_ARTICLE_RE, _statute, lambda t: _may_hold_code_article(t)),
     ("year", YEAR_RE, _year, None),
 )
 # What extract_values runs: each reader's regex as a finditer (the fast equivalents above where there is one).
