@@ -187,6 +187,18 @@ def test_page_repeating_a_yearless_date_gives_the_evidence_of_a_short_page(head:
         ("Article 12", "see article 12.5 and article 120", TOKENS_ABSENT),  # boundaries
         ("Loi 2024-1039", "loi n° 2024-10391 bis", TOKENS_ABSENT),
         ("CAP. 293", "the Non-Citizens Land Holding Regulation Act, Cap 293", TOKENS_PRESENT),
+        # a French code's article: the page glues the part letter to the number, with or without 'Article'
+        ("article L. 421-7-3", "Article L421-7-3 - Version en vigueur", TOKENS_PRESENT),
+        ("R531-4", "Article R. 531-4 du code", TOKENS_PRESENT),
+        ("L421-7-3", "voir XL421-7-3 ci-dessous", TOKENS_ABSENT),  # inside a word: not the article
+        ("EO 14123", "Executive Order 14123 of May 2, 2024", TOKENS_PRESENT),
+        ("Executive Order 14123", "signed E.O. 14123 last spring", TOKENS_PRESENT),
+        ("OMB Memo 21-07", "Memorandum M-21-07 for the heads of agencies", TOKENS_PRESENT),
+        ("M-21-07", "see OMB memorandum M-21-07", TOKENS_PRESENT),
+        ("OMB Circular A-119", "Circular No. A-119, revised", WEAK_MATCH),  # found; a number without a dash is weak
+        ("M-21-07", "form XM-21-07 attached", TOKENS_ABSENT),
+        ("overweging 61", "(61) Overwegende dat ... zie Overweging 61 van Verordening", TOKENS_PRESENT),
+        ("recital 42", "as set out in Recital 42, consent", TOKENS_PRESENT),
     ],
 )
 def test_statute_identifier_matching(claim_raw: str, page_fragment: str, expected: str) -> None:

@@ -37,6 +37,9 @@ def full_dates(text: str) -> set[tuple[int, int | None, int | None]]:
         ("Fagstein Post authorMarch 11, 2010 at 3:10 pm", (2010, 3, 11)),
         ("By Sam KeanApr. 4, 2019 , 10:00 AM", (2019, 4, 4)),
         ("ActualitésAoût 3 2019", (2019, 8, 3)),
+        # Dutch month names
+        ("gepubliceerd op 3 februari 2025 door de minister", (2025, 2, 3)),
+        ("vastgesteld op 14 maart 2023", (2023, 3, 14)),
     ],
 )
 def test_date_forms_are_read(text: str, expected: tuple[int, int, int]) -> None:

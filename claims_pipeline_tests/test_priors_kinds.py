@@ -68,6 +68,10 @@ def prior_of(claim_text: str, page_text: str) -> Prior:
     ("Nach § 3 Abs. 2 gilt das.", "Gemäß § 3 Absatz 2 gilt Folgendes."),
     # a year that opens a statement
     ("2019 was the warmest year on record.", "The year 2019 was the warmest on record."),
+    # a multiple, in its other forms
+    ("The gas traps 28 times the heat of CO2.", "it traps 28 times more heat than carbon dioxide"),
+    ("The gas traps 28 times the heat of CO2.", "a warming effect 28x that of carbon dioxide"),
+    ("Der Bedarf ist 4 mal so hoch.", "ein 4-fold higher demand"),
 ])
 def test_a_figure_of_each_kind_is_found_in_its_other_forms(claim_text, page_text):
     assert prior_of(claim_text, page_text).prior == TOKENS_PRESENT
@@ -82,6 +86,7 @@ def test_a_figure_of_each_kind_is_found_in_its_other_forms(claim_text, page_text
     ("Deutschland belegt Platz 13 von 35.", "Deutschland landet auf Rang 17 (von 38 Ländern)."),
     ("Since the 1950s the rate rose.", "since the 1970s, rates have risen"),
     ("2019 was the warmest year on record.", "The year 2018 was the warmest on record."),
+    ("The gas traps 28 times the heat of CO2.", "it traps 25 times more heat than carbon dioxide"),
 ])
 def test_a_different_figure_of_the_kind_is_not_found(claim_text, page_text):
     assert prior_of(claim_text, page_text).prior == TOKENS_ABSENT
@@ -92,6 +97,7 @@ def test_a_different_figure_of_the_kind_is_not_found(claim_text, page_text):
     ("About 155 individuals were surveyed.", "The survey covered 155 respondents."),
     ("Since the 1950s the rate rose.", "In 1953 the rate was low."),
     ("Warming of 1,5 Grad Celsius is the limit.", "warming of 1.5 per year"),
+    ("The gas traps 28 times the heat of CO2.", "Table 28 lists the gases."),
 ])
 def test_the_number_without_its_unit_or_noun_is_a_weak_hit_not_an_absence(claim_text, page_text):
     assert prior_of(claim_text, page_text).prior == WEAK_MATCH

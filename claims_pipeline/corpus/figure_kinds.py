@@ -176,6 +176,9 @@ _CANDIDATE_RE = re.compile(
     rf"|(?<=['’]\d)(?>{_NUM_REST})|(?>{_NUM_REST})(?=[^\W\d_]|[°µμ'’]|[ \u00a0\u202f-](?:[^\W\d_]|[°µμ])))")
 _NUM_BEFORE_UNIT = r"(?:[ \u00a0\u202f]|-(?=[^\W\d_]))?"
 _NOUN_AFTER_RE = re.compile(r"[ \u00a0]([^\W\d_][^\W\d_'’-]{2,})(?:[ \u00a0]([^\W\d_]+))?")
+_MULTIPLE_AFTER_RE = re.compile(
+    r"[\s-](?:(?i:fold)|(?i:times|mal|fois|keer|maal|volte|veces)(?=[\s,](?i:the|more|as|higher|larger|greater|less"
+    r"|lower|faster|mehr|so|höher|größer|plus|moins|meer|zo|zoveel|hoger|groter|più|más)\b))")
 _DURATION_AFTER_RE = re.compile(
     rf"{_NUM_BEFORE_UNIT}(?i:(business|working|calendar|consecutive|full)[ \u00a0])?([^\W\d_]+)(?![\w])")
 
@@ -326,6 +329,10 @@ def _read_at(text: str, s: int, e: int, num: str) -> Value | None:
         second = int(r.group(1))
         if second > n and not _is_year_like(r.group(1)):
             return Value("ratio", text[s:r.end()], _needles(num, num), True, s, r.end(), n)
+    # multiples: '25 times the warming potential', '34 times more', '3-fold', '3-mal so hoch', '2 fois plus',
+    # '4 keer zo groot': a comparison with a measured base, as a source states it ('3 times a week' is no multiple)
+    if n >= 2 and (m := _MULTIPLE_AFTER_RE.match(text, e)) is not None:
+        return Value("ratio", text[s:m.end()], _needles(num, num), True, s, m.end(), n)
     # durations: '30 days', '30-day', '7.7 years', '30 Tage', '6 mois', '3 jaar' (a dictionary look-up: first)
     if (d := _DURATION_AFTER_RE.match(text, e)) is not None and d.group(2).casefold() in DURATION_UNITS:
         if not (d.group(2) in ("an", "min", "ore", "mes") and not _is_latin_unit_context(d.group(2), text, d.end())):

@@ -80,7 +80,7 @@ PCT_RE = re.compile(rf"(?<!{_GLUE})\d{{1,3}}(?:[.,]\d+)?\s?{PCT_UNIT}", re.I)
 ISO_DATE_RE = re.compile(rf"(?<!{_WORD})\d{{4}}-\d{{2}}-\d{{2}}(?!{_WORD})")
 # The three month forms in one pass: leftmost match wins, so "19 Nov 2024" is read whole before "Nov 2024".
 MONTH_DATE_RE = re.compile(rf"\b(?:\d{{1,2}}\s)?(?:{MONTHS})\.?\s(?:\d{{1,2}},\s)?\d{{4}}\b")
-# French and German month names ('21 novembre 2017', '3. März 2024', '1er janvier 2025', 'Juni 2024'). Those spelt
+# French, German, Dutch, Spanish and Italian month names ('21 novembre 2017', '3. März 2024', '1er janvier 2025', 'Juni 2024'). Those spelt
 # as in English (April, August, September, November) are read here only after a '1.' or '1er' day: MONTH_DATE_RE
 # reads the English forms.
 WORD_MONTHS: dict[str, int] = {
@@ -88,12 +88,22 @@ WORD_MONTHS: dict[str, int] = {
     "aout": 8, "septembre": 9, "octobre": 10, "novembre": 11, "décembre": 12, "decembre": 12,
     "januar": 1, "jänner": 1, "februar": 2, "märz": 3, "maerz": 3, "april": 4, "juni": 6, "juli": 7,
     "august": 8, "september": 9, "oktober": 10, "november": 11, "dezember": 12,
+    # Dutch, Spanish, Italian: news and policy notes date events this way ("in februari 2025", "en marzo 2024")
+    "januari": 1, "februari": 2, "maart": 3, "mei": 5, "augustus": 8, "december": 12,
+    "enero": 1, "febrero": 2, "marzo": 3, "mayo": 5, "junio": 6, "julio": 7, "agosto": 8, "septiembre": 9,
+    "octubre": 10, "noviembre": 11, "diciembre": 12,
+    "gennaio": 1, "febbraio": 2, "aprile": 4, "maggio": 5, "giugno": 6, "luglio": 7, "settembre": 9,
+    "ottobre": 10, "dicembre": 12,
 }
-_ENGLISH_SPELT = frozenset(("april", "august", "september", "november"))
+_ENGLISH_SPELT = frozenset(("april", "august", "september", "november", "december"))
+# Spelt as in English but written in lower case: a Dutch or German-style date ("sinds september 2023"), never an
+# English one (English capitalises its months, and MONTH_DATE_RE reads those).
+_LOWER_ENGLISH_SPELT_ALT = "|".join(sorted(_ENGLISH_SPELT))
 _WORD_MONTH_ALT = "|".join(sorted(WORD_MONTHS, key=len, reverse=True))
 _NON_ENGLISH_ALT = "|".join(sorted(set(WORD_MONTHS) - _ENGLISH_SPELT, key=len, reverse=True))
 WORD_DATE_RE = re.compile(
-    rf"(?<![\w.])(?:\d{{1,2}}(?:er|\.)\s(?:{_WORD_MONTH_ALT})|(?:\d{{1,2}}\s)?(?:{_NON_ENGLISH_ALT}))\s\d{{4}}(?!\d)", re.I)
+    rf"(?<![\w.])(?:\d{{1,2}}(?:er|\.)\s(?:{_WORD_MONTH_ALT})|(?:\d{{1,2}}\s)?(?:{_NON_ENGLISH_ALT}|(?-i:{_LOWER_ENGLISH_SPELT_ALT})))\s\d{{4}}(?!\d)",
+    re.I)
 _WORD_DATE_PARTS_RE = re.compile(
     rf"(?:(?P<day>\d{{1,2}})(?:er|\.)?\s)?(?P<month>{_WORD_MONTH_ALT})\s(?P<year>\d{{4}})", re.I)
 # The two guards below open with a plain character set (each first letter in both cases, and 'ſ' 'ı' 'İ' that
@@ -139,6 +149,18 @@ STATUTE_RE = re.compile(
 )
 CJK_STATUTE_RE = re.compile(r"第\s?\d+(?:-\d+)?\s?[号號條条]")
 YEAR_RE = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
+# Law numbers written without a keyword before them, by the habits of their own legal systems: a French code's
+# article as its part letter and number ("L312-1-2", "R. 311-3-1-1", "D. 123-4"; the number always has a dash), a
+# US executive order ("EO 14058", "E.O. 13985", "Executive Order (14067)", Japanese "大統領令 14067"), a Federal
+# Acquisition Regulation part ("FAR 39.104"), an OMB memorandum or circular ("M-19-17", "OMB Memo 19-17", "OMB
+# Circular A-130"), an EU act's recital ("recital 84", "overweging 84", "Erwägungsgrund 84", "considérant 84").
+# docs/decisions/0004.
+CODE_ARTICLE_RE = re.compile(
+    r"(?:(?<![\w.\-/])(?:[LRD]\.?\s?\d{3,4}(?:-\d{1,4})+|(?:EO|E\.O\.|Executive\sOrder|Exec\.\sOrder)\s?"
+    r"(?:No\.\s?)?(?:\d{5}|\(\d{5}\))|(?:FAR|DFARS)\s\d{1,3}\.\d{1,4}(?:-\d{1,4})?"
+    r"|OMB\s(?:Memo(?:randum)?\s)?(?:M-)?\d{2}-\d{2}|M-\d{2}-\d{2}|(?:OMB\s)?Circular\s(?:No\.\s)?A-\d{1,3}"
+    r"|(?i:recital|overweging|erwägungsgrund|considérant|considerando)\s\(?\d{1,3}\)?)"
+    r"|大統領令\s?\d{5})(?![\w\-]|\.\d)")
 
 # ---- the same regexes, written so SRE can skip ahead ------------------------------------------------------
 # A pattern that opens with a character class (not `\b` or a lookbehind) lets the regex engine jump from one
@@ -410,6 +432,16 @@ def _has_pct(t: str) -> bool:
 
 _POST_SYMBOL_RE = re.compile(f"[{POST_SYMBOLS}]")
 
+# CODE_ARTICLE_RE has no literal to skip ahead to, and most lines hold none of its forms: first what each form must
+# contain, by substring tests (C-fast) and a scan led by a character set ('L312-', 'M-19', 'A-130').
+_CODE_ARTICLE_WORDS = ("EO", "E.O", "Order", "FAR", "OMB", "ecital", "verweging", "rwägungsgrund", "onsid", "大統領令")
+_CODE_ARTICLE_DASH_RE = re.compile(r"[LRDMA](?:(?<=[LRD])\.?\s?\d{3,4}-\d|(?<=[MA])-\d)")
+
+
+def _may_hold_code_article(t: str) -> bool:
+    return any(w in t for w in _CODE_ARTICLE_WORDS) or _CODE_ARTICLE_DASH_RE.search(t) is not None
+
+
 # Order matters (a span taken by an earlier reader blocks later ones): dates before statutes, so "Nov 2024"
 # is not "No." + "v 2024"; money before pct; years last.
 READERS: tuple[tuple[ValueType, re.Pattern[str], Reader, Guard], ...] = (
@@ -428,6 +460,7 @@ READERS: tuple[tuple[ValueType, re.Pattern[str], Reader, Guard], ...] = (
     ("year", ERA_YEAR_RE, _era_year, lambda t: "年" in t),
     ("statute", STATUTE_RE, _statute, None),
     ("statute", CJK_STATUTE_RE, _statute, lambda t: "第" in t),
+    ("statute", CODE_ARTICLE_RE, _statute, lambda t: _may_hold_code_article(t)),
     ("year", YEAR_RE, _year, None),
 )
 # What extract_values runs: each reader's regex as a finditer (the fast equivalents above where there is one).
@@ -551,7 +584,8 @@ def extract_values(text: str) -> list[Value]:
     if values and _ANY_RANGE_RE.search(text) is not None:
         values += _range_bounds(text, values, starts, ends)
     for k, v in enumerate(values):
-        if v.type == "year" and _is_subject_year(text, v):
+        if v.type == "year" and (_is_subject_year(text, v)
+                                 or (_is_time_year(text, v) and not _after_a_figure(text, v, values))):
             values[k] = replace(v, salient=True)
     return values
 
@@ -568,8 +602,42 @@ _ANY_DIGIT_RE = re.compile(r"\d")
 
 def _is_subject_year(text: str, v: Value) -> bool:
     """'2019 was the warmest year on record': a year that opens a statement and is its subject."""
-    return (SUBJECT_VERB_RE.match(text, v.end) is not None
+    return ((SUBJECT_VERB_RE.match(text, v.end) is not None or _CHRONOLOGY_AFTER_RE.match(text, v.end) is not None)
             and SENTENCE_START_RE.search(text, max(0, v.pos - 8), v.pos) is not None)
+
+
+# A chronology's entry: "- 2015: the law on ...", "* 2011 – creation of ...": the year opens the item and is its date.
+_CHRONOLOGY_AFTER_RE = re.compile(r"\s?:\s|\s[-–—]\s")
+
+
+# The year an event took place or a period began, written as the frame of the statement: fronted ("In 2021, 45 %
+# ...", "Seit 2006 gilt ...") or inside the clause before what happened ("heeft in 2023 een experiment uitgevoerd",
+# "wurde seit 2019 erweitert", "was founded in 2015 by"). A time phrase that ends its clause ("reformed in 2019
+# ([r])", "2.1 % in 2023.") qualifies a statement already made or is an aside: a bare year, as before (docs/
+# decisions/0001, 0004). A year after any other word ("the 2019 report", "ISO 27001:2013") stays a bare year.
+_TIME_BEFORE_YEAR_RE = re.compile(
+    r"(?<![^\W\d_])(?:in|since|seit|im\sJahre?|in\shet\sjaar|sinds|sedert|depuis|en|desde|dal|nel|dall['’]anno)\s$",
+    re.I)
+_CLAUSE_GOES_ON_RE = re.compile(r",?\s[^\W\d_]")
+
+
+def _after_a_figure(text: str, v: Value, values: list[Value]) -> bool:
+    """'Rents rose 9.4 % in 2024 according to ...': a time phrase after a figure of its sentence is that figure's
+    period, not a statement of its own."""
+    return any(o.salient and o.type != "year" and o.end <= v.pos and _SENTENCE_END_RE.search(text, o.end, v.pos) is None
+               for o in values)
+
+
+_SENTENCE_END_RE = re.compile(r"[.!?;]\s")
+
+
+def _is_time_year(text: str, v: Value) -> bool:
+    """'In 2021, 45 % ...', 'seit 2006 gilt', 'heeft in 2023 ... uitgevoerd': a year read as the time of the statement."""
+    before = _TIME_BEFORE_YEAR_RE.search(text, max(0, v.pos - 14), v.pos)
+    if before is None or _CLAUSE_GOES_ON_RE.match(text, v.end) is None:
+        return False
+    return text[v.end:v.end + 1] != "," or SENTENCE_START_RE.search(text, max(0, before.start() - 8),
+                                                                    before.start()) is not None
 
 
 def _scan(text: str, scans: tuple, starts: list[int], ends: list[int], values: list[Value]) -> None:

@@ -17,14 +17,14 @@ from claims_pipeline.priors.spans import SpanSet
 
 # Month names (lower-cased) in the languages of the corpus → month number.
 _MONTH_NAMES: dict[int, tuple[str, ...]] = {
-    1: ("january", "jan", "janvier", "janv", "enero", "ene", "januar", "jän", "gennaio", "janeiro"),
-    2: ("february", "feb", "février", "fevrier", "févr", "fev", "febrero", "februar", "febbraio", "fevereiro"),
-    3: ("march", "mar", "mars", "marzo", "märz", "maerz", "março", "marco"),
+    1: ("january", "jan", "janvier", "janv", "enero", "ene", "januar", "januari", "jän", "gennaio", "janeiro"),
+    2: ("february", "feb", "février", "fevrier", "févr", "fev", "febrero", "februar", "februari", "febbraio", "fevereiro"),
+    3: ("march", "mar", "mars", "marzo", "märz", "maerz", "maart", "março", "marco"),
     4: ("april", "apr", "avril", "avr", "abril", "abr", "aprile"),
-    5: ("may", "mai", "mayo", "maggio", "maio"),
+    5: ("may", "mai", "mayo", "maggio", "maio", "mei"),
     6: ("june", "jun", "juin", "junio", "juni", "giugno", "junho"),
     7: ("july", "jul", "juillet", "juil", "julio", "juli", "luglio", "julho"),
-    8: ("august", "aug", "août", "aout", "agosto"),
+    8: ("august", "aug", "août", "aout", "agosto", "augustus"),
     9: ("september", "sep", "sept", "septembre", "septiembre", "settembre", "setembro"),
     10: ("october", "oct", "octobre", "octubre", "oktober", "okt", "ottobre", "ott", "outubro"),
     11: ("november", "nov", "novembre", "noviembre", "novembro"),

@@ -11,7 +11,8 @@ reader reads it (docs/decisions/0004):
   the number alone: weak.
 - rank, ratio: both numbers within 30 characters of each other ("Platz 13 von 35", "13th out of 35", "1 in 20",
   "one in twenty"), or the ratio as a percentage ("one in 20" ~ "5 %", "two thirds" ~ "67 %"), or a fraction
-  ("2/3", "two-thirds"): strong; the larger number alone: weak.
+  ("2/3", "two-thirds"): strong; the larger number alone: weak. A multiple ("25 times the", "3-fold"): the number
+  with a multiple's word or sign near it ("25 times", "25x", "25-fold", "25-mal"): strong; alone: weak.
 - decade: "1950s", "1950's", "'50s", "1950er", "années 50", "años 1950", "anni '50", "jaren 50": strong; a year of
   the decade anywhere: weak.
 - a salient year (one that opens a statement): the year as a number or in a date: strong.
@@ -48,6 +49,7 @@ _UNIT_AFTER_RE = re.compile(
     r"[ \u00a0\u202f-]?(?i:(?:business|working|calendar|consecutive|full)[ \u00a0])?([^\W\d_]+)(?![^\W\d_])")
 _PCT_WORD_AFTER_RE = re.compile(
     r"[ \u00a0\u202f]?(?:%|(?i:percent|per cent|prozent|pour cent|por ciento|per cento|procent|percento))")
+_MULTIPLE_NEAR_RE = re.compile(r"(?i:times|fold|mal|fois|keer|maal|volte|veces|(?<=\d)\s?[x×](?![^\W\d_]))")
 _RANK_NEAR_RE = re.compile(
     r"(?i:platz|rang|rank|ranked|ranking|place|position|posición|puesto|posto|posizione|plaats|positie|classé)")
 
@@ -154,9 +156,10 @@ def _rank_spans(value: Value, index: PageIndex) -> list[Span]:
     firsts = _number_hits(index, value, first)
     text = index.search_text
     out: list[Span] = []
-    if second is None:  # 'Platz 13', 'ranked 13th'
+    if second is None:  # 'Platz 13', 'ranked 13th'; a multiple: '25 times', '25x', '25-fold', '25-mal'
+        near_re = _MULTIPLE_NEAR_RE if value.type == "ratio" else _RANK_NEAR_RE
         for s, e in firsts:
-            near = _RANK_NEAR_RE.search(text, max(0, s - 20), min(len(text), e + 20)) is not None
+            near = near_re.search(text, max(0, s - 20), min(len(text), e + 20)) is not None
             out.append((s, e, near))
         return out[:_MAX]
     seconds = _number_hits(index, value, second)

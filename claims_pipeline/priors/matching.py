@@ -30,6 +30,7 @@ _MAX_OCCURRENCES = 400  # per value: bounds the work on pages that repeat a smal
 _STATUTE_KW = (
     r"Loi|Law|Ley|Legge|Lei|Gesetz(?:es)?|Decreto|D[ée]cret|Decree|Regulations?|Reg|Acts?|Cap|Chap(?:ter)?|"
     r"Articles?|Art|Artikel|Artículo|Articolo|Section|Sec|§§?|No|n°|nº|Nr|Bekendtg[øo]relse|Verordnung|Ordinance|Ord|第"
+    r"|Executive\s+Order|E\.O|EO|FAR|Recitals?|Overweging|Erwägungsgrund|Considérant|Considerando"
 )
 _STATUTE_RAW_RE = re.compile(rf"^\W*(?:{_STATUTE_KW})\b\.?\s*(?:n[°oº]\.?\s*)?", re.I)
 _KW_BEFORE_RE = re.compile(rf"(?:^|[^0-9A-Za-z])(?:{_STATUTE_KW})\.?\s*(?:n[°oº]\.?\s*)?(?:\([^)]{{0,12}}\)\s*)?$", re.I)
@@ -53,6 +54,13 @@ _claim_date = lru_cache(maxsize=8192)(parse_claim_date)
 _claim_digits = lru_cache(maxsize=8192)(significant_digits)
 
 
+# Where an identifier may start: not inside a word or a longer number, except after the letter of a French code's
+# part glued to it ("L312-1-2", "R311-3-1-1", "D1-2" on Légifrance: the claim's "article L. 312-1-2" is that article)
+# and after an OMB memorandum's or circular's "M-" or "A-" ("M-19-17" for "OMB Memo 19-17", "A-130").
+_IDENT_START = (r"(?:(?<![0-9A-Za-z])(?<![0-9A-Za-z][-./:])|(?<=(?<![0-9A-Za-z])[LRD])"
+                r"|(?<=(?<![0-9A-Za-z])[MA]-))")
+
+
 @lru_cache(maxsize=4096)
 def _statute_pattern(ident: str) -> re.Pattern[str]:
     parts = re.split(r"[-./:]", ident)
@@ -60,7 +68,7 @@ def _statute_pattern(ident: str) -> re.Pattern[str]:
     # case-blind only when the identifier has letters ("Cap. 70A"): the same matches, and a digits-only one
     # ("2024-1039", most of them) compiles several times faster without re.I; an audit compiles one per distinct statute
     flags = re.I if any(ch.isalpha() for ch in ident) else 0
-    return re.compile(rf"(?<![0-9A-Za-z])(?<![0-9A-Za-z][-./:]){body}(?![0-9A-Za-z])(?![-./:][0-9A-Za-z])", flags)
+    return re.compile(rf"{_IDENT_START}{body}(?![0-9A-Za-z])(?![-./:][0-9A-Za-z])", flags)
 
 
 _ALNUM_RUN = "([0-9A-Za-z]*)"
@@ -75,7 +83,7 @@ def _statute_shape(parts: int) -> re.Pattern[str]:
     shape matches with its runs equal to the parts, with the same end. One compiled shape serves every
     identifier (compiling one pattern per distinct statute costs a share of the priors' CPU that grows with the corpus)."""
     body = r"\s?[-./:]\s?".join([_ALNUM_RUN] * parts)
-    return re.compile(rf"(?<![0-9A-Za-z])(?<![0-9A-Za-z][-./:]){body}(?![0-9A-Za-z])(?![-./:][0-9A-Za-z])")
+    return re.compile(rf"{_IDENT_START}{body}(?![0-9A-Za-z])(?![-./:][0-9A-Za-z])")
 
 
 def _statute_matches(ident: str, index: PageIndex) -> Iterator[re.Match[str]]:

@@ -73,7 +73,7 @@ def test_counts_of_a_named_thing_are_salient(text, raw, number):
     ("Write to 155 Main Street.", []),
     ("Only Windows 10 users can upgrade.", []),  # a capitalised word inside a sentence names a thing
     ("COVID-19 cases rose.", []),
-    ("In 2019 elections were held.", [("year", "2019", None, False)]),
+    ("In 2019 elections were held.", [("year", "2019", None, True)]),  # no count; the year is the time (salient)
     ("during the 2018–19 academic year", [("year", "2018", None, False)]),
     ("There were 12 and 14 in total.", []),
 ])
@@ -195,3 +195,127 @@ def test_may_hold_figure_says_which_text_the_values_reader_needs(text, holds):
     assert may_hold_figure(text) is holds
     if not holds:
         assert extract_values(text) == []
+
+
+@pytest.mark.parametrize("text, raw", [
+    # Dutch, Spanish and Italian policy notes date events by month and year; Dutch writes months in lower case
+    ("Het ministerie stelde de regeling vast in februari 2024.", "februari 2024"),
+    ("Sinds oktober 2022 werkt de dienst zo.", "oktober 2022"),
+    ("Sinds september 2021 werkt de dienst zo.", "september 2021"),
+    ("El consejo aprobó el plan el 4 marzo 2023.", "4 marzo 2023"),
+    ("Il comitato si è riunito a giugno 2020.", "giugno 2020"),
+])
+def test_month_and_year_in_dutch_spanish_italian(text, raw):
+    assert [(v.type, v.raw, v.salient) for v in extract_values(text)] == [("date", raw, True)]
+
+
+def test_an_english_lower_case_word_before_a_year_is_no_date():
+    assert [v.type for v in extract_values("We may 2024 plan it.")] == ["year"]
+
+
+@pytest.mark.parametrize("text, year", [
+    # the time of the statement: when an event took place or a state began
+    ("In 2018, the towns joined the scheme.", "2018"),
+    ("The council has published the plan in 2022 after a vote.", "2022"),
+    ("Since 2015 the register lists every contract.", "2015"),
+    ("Seit 2017 meldet das Amt jeden Fall.", "2017"),
+    ("Im Jahr 2009 begann die Erhebung.", "2009"),
+    ("De gemeente heeft in 2020 een register ingericht.", "2020"),
+    ("Sinds 2016 houdt de dienst dit bij.", "2016"),
+    ("Depuis 2014 le registre est public.", "2014"),
+    ("En 2012, la ville a ouvert ses données.", "2012"),
+    ("Desde 2013 el registro es público.", "2013"),
+])
+def test_a_year_as_the_time_of_a_statement_is_salient(text, year):
+    assert [(v.type, v.raw, v.salient) for v in extract_values(text)] == [("year", year, True)]
+
+
+@pytest.mark.parametrize("text", [
+    "The 2018 report describes the method.",  # a year naming a document
+    "See the standard ISO 9001:2015 for details.",
+    "As noted earlier (Jansen, 2017), the method works.",
+    "Version 2021 of the tool is out.",
+])
+def test_a_year_after_another_word_stays_a_bare_year(text):
+    assert [v.salient for v in extract_values(text) if v.type == "year"] == [False]
+
+
+
+@pytest.mark.parametrize("text", [
+    "The portal was reformed in 2019 (see the notice).",  # the time phrase ends the clause: an aside
+    "Growth was 2.1 % in 2023.",  # the period of a figure already stated
+    "Prices rose in 2020, then fell.",
+])
+def test_a_time_phrase_that_ends_its_clause_leaves_a_bare_year(text):
+    assert [v.salient for v in extract_values(text) if v.type == "year"] == [False]
+
+
+@pytest.mark.parametrize("text", [
+    "- 2014: the first register of public contracts",
+    "* 2009 – Gründung der Stelle für offene Daten",
+    "1. 2016 - création du portail national",
+])
+def test_a_year_that_opens_a_chronology_entry_is_salient(text):
+    assert [(v.type, v.salient) for v in extract_values(text) if v.type == "year"] == [("year", True)]
+
+
+def test_a_year_inside_a_list_item_before_a_colon_is_not_an_entry_date():
+    assert [v.salient for v in extract_values("- The plan of 2014: a first register")] == [False]
+
+
+@pytest.mark.parametrize("text, raw", [
+    # a French code's article by its part letter and number, no keyword before it
+    ("Le décret applique les dispositions du L421-7-3 du code.", "L421-7-3"),
+    ("Voir [D. 214-12 du code rural](https://www.example.fr/d) pour la liste.", "D. 214-12"),
+    ("Le R531-4 précise la procédure.", "R531-4"),
+    # a US executive order and a FAR part
+    ("Agencies follow EO 14123 since its signature.", "EO 14123"),
+    ("Executive Order 13999 set the goal.", "Executive Order 13999"),
+    ("Under E.O. 13888, agencies report yearly.", "E.O. 13888"),
+    ("The new Executive Order (13777) on data sharing.", "Executive Order (13777)"),
+    ("米国の大統領令 13990 は目標を定めた。", "大統領令 13990"),
+    ("FAR 12.207 limits the contract type.", "FAR 12.207"),
+    # an OMB memorandum or circular
+    ("Agencies follow M-21-07 for logging.", "M-21-07"),
+    ("Per OMB Memo 21-07, agencies log events.", "OMB Memo 21-07"),
+    ("OMB Circular A-119 covers standards.", "OMB Circular A-119"),
+    # an EU act's recital, in the languages of the act
+    ("As recital 42 of the regulation explains, consent is needed.", "recital 42"),
+    ("Zie overweging 61 van de verordening.", "overweging 61"),
+    ("Laut Erwägungsgrund 27 gilt das nicht.", "Erwägungsgrund 27"),
+    ("Le considérant 15 le précise.", "considérant 15"),
+])
+def test_law_numbers_written_without_a_keyword(text, raw):
+    assert [(v.raw, v.salient) for v in extract_values(text) if v.type == "statute"] == [(raw, True)]
+
+
+@pytest.mark.parametrize("text", [
+    "Take exit L2-3 after the bridge.",  # a short number: not a code article
+    "The R2-D2 droid.",
+    "Visit www.L312-1.example for more.",
+    "The flight EO 123 left late.",  # an order number has five digits
+    "Take the M-5-1 road north.",
+])
+def test_letter_and_number_that_are_no_law(text):
+    assert [v.raw for v in extract_values(text) if v.type == "statute"] == []
+
+
+def test_a_time_phrase_after_a_figure_is_that_figures_period():
+    values = extract_values("Prices rose 4.2 % in 2021 according to the office.")
+    assert [(v.raw, v.salient) for v in values] == [("4.2 %", True), ("2021", False)]
+
+
+@pytest.mark.parametrize("text, raw, number", [
+    ("Methane traps 28 times the heat of carbon dioxide.", "28 times", 28.0),
+    ("A letter is 12 times more likely to be read.", "12 times", 12.0),
+    ("The region saw a 3-fold rise.", "3-fold", 3.0),
+    ("Die Kosten sind 4 mal so hoch.", "4 mal", 4.0),
+    ("Il y a 2 fois plus de cas.", "2 fois", 2.0),
+    ("Het is 5 keer zo groot.", "5 keer", 5.0),
+])
+def test_a_multiple_is_a_ratio(text, raw, number):
+    assert kinds(text) == [("ratio", raw, number, True)]
+
+
+def test_a_repetition_is_no_multiple():
+    assert kinds("The team meets 3 times a week.") == []
