@@ -268,8 +268,7 @@ def _expand_group(page, group: str, asset: str) -> None:
     the node's checks then ran out)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    node = page.locator("div").filter(has=page.get_by_text(asset, exact=True)).filter(
-        has=page.get_by_text("Asset checks", exact=True)).last
+    node = _graph_node(page, asset)
     for _ in range(3):
         page.get_by_text(group, exact=True).last.dblclick()
         try:
@@ -280,11 +279,17 @@ def _expand_group(page, group: str, asset: str) -> None:
     node.wait_for()  # the last try, with the page's own limit: its error says what was awaited
 
 
+def _graph_node(page, asset: str):
+    """The lineage node of asset, drawn with its checks. The graph draws each node in an SVG foreignObject of its
+    own; looking only there keeps the side panel out (it names the asset and, once loaded, its checks too: the
+    last div holding both was then the panel's, and the wait for the node's label ran out in CI)."""
+    return page.locator("foreignObject").filter(has=page.get_by_text(asset, exact=True)).filter(
+        has=page.get_by_text("Asset checks", exact=True)).first
+
+
 def _node_checks(page, asset: str):
     """The "N / M Passed" label in the lineage node of asset."""
-    node = page.locator("div").filter(has=page.get_by_text(asset, exact=True)).filter(
-        has=page.get_by_text("Asset checks", exact=True)).last
-    label = node.get_by_text(re.compile(r"^\d+ / \d+ Passed$")).first
+    label = _graph_node(page, asset).get_by_text(re.compile(r"^\d+ / \d+ Passed$")).first
     label.wait_for()
     return label
 
@@ -309,8 +314,9 @@ def _lineage_picture(browser, base: str, scope: str, report: dict, expect) -> No
         label = _node_checks(page, "audit_tables").bounding_box()
         shift = label["x"] + label["width"] + 60 - panel_left
         if shift > 0:  # pan the graph left until the node's check status is out from under the side panel
-            # from the empty top of the graph: the zoom controls are at its bottom right, beside the panel
-            x, y = panel_left - 120, 160
+            # from a point of the graph's background: a drag that starts on a group's fold button moves the button
+            # with the graph and ends as a click on it (seen in CI: the audit group folded, its node gone)
+            x, y = _graph_background_point(page, panel_left - 40)
             page.mouse.move(x, y)
             page.mouse.down()
             page.mouse.move(x - shift, y, steps=8)
@@ -341,6 +347,26 @@ def _lineage_picture(browser, base: str, scope: str, report: dict, expect) -> No
         raise
     finally:
         context.close()
+
+
+def _graph_background_point(page, x_max: float) -> tuple[float, float]:
+    """A point left of x_max where the lineage shows its bare background: no node, group, edge or control."""
+    point = page.evaluate(_BACKGROUND_POINT, x_max)
+    assert point, "the lineage shows no bare background left of the side panel"
+    return point["x"], point["y"]
+
+
+_BACKGROUND_POINT = """xMax => {
+    const view = document.querySelector('[data-svg-viewport]').getBoundingClientRect();
+    for (let y = view.top + 30; y < view.bottom - 30; y += 15)
+        for (let x = Math.min(xMax, view.right) - 20; x > view.left + 20; x -= 15) {
+            const e = document.elementFromPoint(x, y);
+            // the viewport itself or its bare svg: not a node, a group's outline, an edge or a control on top
+            if (e && (e.hasAttribute('data-svg-viewport') || (e.tagName === 'svg' && e.closest('[data-svg-viewport]'))))
+                return {x, y};
+        }
+    return null;
+}"""
 
 
 # by_scope's table in the lineage's side panel: its width and its cell's; its right edge and the visible panel's
