@@ -1,17 +1,17 @@
 """Configuration: validated models with defaults, loaded from one YAML file.
 
 Lookup order for the file: an explicit path (``--config``), then ``$CLAIMS_PIPELINE_CONFIG``, then
-``./config/claims_pipeline.yaml`` when it exists, else the built-in defaults below (in the demo deployment, the
-demo's settings: demo_config_file). Relative paths inside the file are resolved against the file's own
-directory. A wrong key, type or value raises ``ConfigError`` naming
-the file and the dotted key — also a value that only a later step would reject (a network range, an
-address-map target, a database URL, a host pattern, a path that must be a file...): the validators below run
-the same checks at load time, so a bad file fails before any corpus walk or network use.
+``./config/claims_pipeline.yaml`` when it exists, else the built-in defaults (the section models'; in the demo
+deployment, the demo's settings: demo_config_file). Relative paths inside the file are resolved against the file's
+own directory. A wrong key, type or value raises ``ConfigError`` naming the file and the dotted key — also a value
+that only a later step would reject (a network range, an address-map target, a database URL, a host pattern, a
+path that must be a file...): the section models' validators run the same checks at load time, so a bad file
+fails before any corpus walk or network use.
 
-This module is the settings' one import path; the code lives beside it, along its seams:
-environment.py (environment variables, default folders, deployments, ConfigError), config_file.py (reading a
-file and its YAML), sections/ (one model per section or group of sections, and the checks they share),
-settings_object.py (`Settings`) and loading.py (validation, lookup, `load_settings`).
+This module is the settings' one import path; the code lives beside it, along its seams: environment.py
+(environment variables, default folders, deployments, ConfigError), config_file.py (reading a file and its YAML),
+sections/ (one model per section or group of sections, and the checks they share), settings_object.py
+(`Settings`) and loading.py (validation, lookup, `load_settings`).
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ a final status, a retry, a redirect, or a body to read within a cap. web/fetcher
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -11,12 +12,14 @@ from datetime import UTC, datetime
 from email.message import Message
 from email.utils import parsedate_to_datetime
 from typing import TypedDict
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
-from claims_pipeline.config.settings import FetchSettings
-from claims_pipeline.web import botwall
+from claims_pipeline.common.urls import normalize_url, url_host
+from claims_pipeline.config.settings import FetchSettings, PdfSettings
+from claims_pipeline.web import botwall, stub
 from claims_pipeline.web.charset import charset_from_content_type
-from claims_pipeline.web.records import FetchStatus
+from claims_pipeline.web.politeness import host_matches
+from claims_pipeline.web.records import FetchResult, FetchStatus
 
 _REDIRECTS = {301, 302, 303, 307, 308}
 # 4xx answers that do not say the page is gone: reported as what they are, not DEAD
@@ -200,3 +203,57 @@ def _answer_of_body(raw: bytes, status: int, plan: _ReadBody, ctype: str, curren
             return _Settled(FetchStatus.BLOCKED, f"http {status} bot wall: challenge title {title!r}", raw=raw)
         return False
     return not plan.sniff and not _is_pdf(ctype, current, None) and not ctype.startswith("text/")
+
+
+def result_of(url: str, status: FetchStatus, **fields: object) -> FetchResult:
+    """A URL's result, stamped now."""
+    return FetchResult(url=url, status=status, fetched_at=datetime.now(UTC).isoformat(timespec="milliseconds"),
+                       **fields)  # type: ignore[arg-type]
+
+
+def retry_wait(f: FetchSettings, attempt: int, retry_after: float | None) -> float:
+    """How long to wait before the next attempt: the server's Retry-After up to its cap, else the backoff
+    sequence (its last value repeated) with jitter."""
+    if retry_after is not None:  # the server said how long: honour it, up to the cap
+        return min(retry_after, f.retry_after_cap_s)
+    base = f.retry_backoff_s[min(attempt - 1, len(f.retry_backoff_s) - 1)]
+    jitter = base * f.retry_jitter_pct / 100
+    return max(0.0, base + random.uniform(-jitter, jitter))
+
+
+def page_of_body(url: str, current: str, raw: bytes, common: _Common, f: FetchSettings, pdf: PdfSettings,
+                 named_pdf: bool = False) -> FetchResult:
+    """What a 2xx body read whole says once read as text: the page, or a redirect stub (raises _Redirect for a
+    meta refresh), or a page that cannot be read (a script redirect, a JS-rendered host or shell). CPU work: the
+    fetcher runs it off the event loop."""
+    from claims_pipeline.web import text as text_mod  # T's module: HTML/PDF → text
+
+    # a body the server named *.pdf (Content-Disposition) is read as one: junk before its %PDF- header is
+    # then skipped as for a declared PDF (read by its octet-stream type, it came out BINARY)
+    ctype = "application/pdf" if named_pdf else common["content_type"]
+    outcome = text_mod.extract_text(raw, ctype, current, f, pdf)
+    status = FetchStatus(outcome.status)
+    note = outcome.note
+    if named_pdf and status is FetchStatus.OK and common["content_type"]:
+        note = "; ".join(filter(None, [f"served as {common['content_type']} but is a PDF", note]))
+    if outcome.content_kind == "html" and status in (FetchStatus.OK, FetchStatus.UNREADABLE):
+        # a redirect stub: a meta refresh is one more hop (robots, throttle, guard, redirect limit); a script
+        # redirect is not run, so the stub is no page text
+        target = stub.refresh_target(raw, outcome.text or "")
+        if target is not None and normalize_url(urljoin(current, target)) != current:
+            raise _Redirect(target, common["http_status"], refresh=True)
+        target = stub.script_redirect_target(raw, outcome.text or "")
+        if target is not None:
+            return result_of(url, FetchStatus.UNREADABLE, **common, raw=raw, content_kind="html",
+                             note=f"redirect stub: its script sends the browser to "
+                                  f"{urljoin(current, target)}; not followed")
+    if status == FetchStatus.OK and not outcome.content_kind.startswith("pdf"):
+        host = url_host(current)
+        if host_matches(host, f.js_spa_hosts):
+            status, note = FetchStatus.UNREADABLE, f"host {host} in js_spa_hosts: JS-rendered page, not readable"
+        elif outcome.content_kind == "html" and (
+            shell := text_mod.looks_like_js_shell(raw, outcome.text or "", f.min_text_chars)
+        ):
+            status, note = FetchStatus.UNREADABLE, f"{shell}: page not readable, not a missing figure"
+    return result_of(url, status, **common, raw=raw, text=outcome.text, content_kind=outcome.content_kind,
+                     note=note or "")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import random
 import time
 from collections import Counter, defaultdict, deque
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
@@ -24,7 +23,7 @@ import httpx
 
 from claims_pipeline.common.urls import normalize_url, url_host
 from claims_pipeline.config.settings import FetchSettings, PdfSettings, package_version
-from claims_pipeline.web import botwall, event_loop, stub
+from claims_pipeline.web import botwall, event_loop
 from claims_pipeline.web.answers import (
     _REDIRECTS,
     _answer_of_body,
@@ -37,7 +36,10 @@ from claims_pipeline.web.answers import (
     _Retry,
     _retryable,
     _Settled,
+    page_of_body,
     parse_retry_after,
+    result_of,
+    retry_wait,
 )
 from claims_pipeline.web.body import (
     ACCEPT_ENCODING,
@@ -57,7 +59,6 @@ from claims_pipeline.web.politeness import (
     Start,
     WaitListener,
     domain_matcher,
-    host_matches,
 )
 from claims_pipeline.web.records import FetchResult, FetchStatus
 from claims_pipeline.web.robots import RobotsAnswer, RobotsCache, RobotsStore
@@ -71,12 +72,6 @@ _CHALLENGE_PEEK_BYTES = 65_536  # enough of an error page to read its <title>
 
 
 _NO_BODY = httpx.ByteStream(b"")  # a GET's (empty) request body, shared: never written, never changed
-
-
-def _now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
 
 
 class Fetcher:
@@ -259,7 +254,7 @@ class Fetcher:
         return None
 
     def _result(self, url: str, status: FetchStatus, **fields: object) -> FetchResult:
-        return FetchResult(url=url, status=status, fetched_at=_now_iso(), **fields)  # type: ignore[arg-type]
+        return result_of(url, status, **fields)
 
     # ---- one URL: attempts with backoff ------------------------------------------------------------
     async def _fetch_one(self, url: str, validator: tuple[str | None, str | None] | None) -> FetchResult:
@@ -295,12 +290,7 @@ class Fetcher:
                             note=f"{last.note} after {f.max_retries} attempts")
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
-        f = self.fetch
-        if retry_after is not None:  # the server said how long: honour it, up to the cap
-            return min(retry_after, f.retry_after_cap_s)
-        base = f.retry_backoff_s[min(attempt - 1, len(f.retry_backoff_s) - 1)]
-        jitter = base * f.retry_jitter_pct / 100
-        return max(0.0, base + random.uniform(-jitter, jitter))
+        return retry_wait(self.fetch, attempt, retry_after)
 
     # ---- one attempt: redirect hops --------------------------------------------------------------
     async def _follow(self, url: str, validator: tuple[str | None, str | None] | None,
@@ -474,37 +464,7 @@ class Fetcher:
             self._hosts.throttle(host).defer(min(retry_after, self.fetch.retry_after_cap_s))
 
     def _extracted(self, url: str, current: str, raw: bytes, common: _Common, named_pdf: bool = False) -> FetchResult:
-        from claims_pipeline.web import text as text_mod  # T's module: HTML/PDF → text
-
-        # a body the server named *.pdf (Content-Disposition) is read as one: junk before its %PDF- header is
-        # then skipped as for a declared PDF (read by its octet-stream type, it came out BINARY)
-        ctype = "application/pdf" if named_pdf else common["content_type"]
-        outcome = text_mod.extract_text(raw, ctype, current, self.fetch, self.pdf)
-        status = FetchStatus(outcome.status)
-        note = outcome.note
-        if named_pdf and status is FetchStatus.OK and common["content_type"]:
-            note = "; ".join(filter(None, [f"served as {common['content_type']} but is a PDF", note]))
-        if outcome.content_kind == "html" and status in (FetchStatus.OK, FetchStatus.UNREADABLE):
-            # a redirect stub: a meta refresh is one more hop (robots, throttle, guard, redirect limit); a script
-            # redirect is not run, so the stub is no page text
-            target = stub.refresh_target(raw, outcome.text or "")
-            if target is not None and normalize_url(urljoin(current, target)) != current:
-                raise _Redirect(target, common["http_status"], refresh=True)
-            target = stub.script_redirect_target(raw, outcome.text or "")
-            if target is not None:
-                return self._result(url, FetchStatus.UNREADABLE, **common, raw=raw, content_kind="html",
-                                    note=f"redirect stub: its script sends the browser to "
-                                         f"{urljoin(current, target)}; not followed")
-        if status == FetchStatus.OK and not outcome.content_kind.startswith("pdf"):
-            host = url_host(current)
-            if host_matches(host, self.fetch.js_spa_hosts):
-                status, note = FetchStatus.UNREADABLE, f"host {host} in js_spa_hosts: JS-rendered page, not readable"
-            elif outcome.content_kind == "html" and (
-                shell := text_mod.looks_like_js_shell(raw, outcome.text or "", self.fetch.min_text_chars)
-            ):
-                status, note = FetchStatus.UNREADABLE, f"{shell}: page not readable, not a missing figure"
-        return self._result(url, status, **common, raw=raw, text=outcome.text, content_kind=outcome.content_kind,
-                            note=note or "")
+        return page_of_body(url, current, raw, common, self.fetch, self.pdf, named_pdf)
 
     async def _peek(self, resp: httpx.Response) -> bytes:
         try:
