@@ -83,6 +83,17 @@ class _Redirect(Exception):
         self.refresh = refresh  # a <meta http-equiv="refresh"> stub, not a 3xx
 
 
+def conditional_headers(validator: tuple[str | None, str | None] | None) -> dict[str, str]:
+    """The headers that make a request conditional on the stored copy's (etag, last_modified): a 304 then means
+    the copy still stands."""
+    etag, last_modified = validator or (None, None)
+    headers: dict[str, str] = {}
+    if etag:
+        headers["If-None-Match"] = etag
+    if last_modified:
+        headers["If-Modified-Since"] = last_modified
+    return headers
+
 def parse_retry_after(value: str | None) -> float | None:
     """Seconds to wait from a Retry-After header (delta-seconds or HTTP-date); None when absent/invalid."""
     if not value:

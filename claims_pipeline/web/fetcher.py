@@ -5,7 +5,9 @@ workers (never "launch everything at once", which would hit hosts in bursts). Ea
 excluded-host check → robots.txt → circuit breaker → host slot (concurrency, interval between STARTS, then the
 global semaphore and token bucket; the start is booked only when all are passed) → guarded connect (DNS, address
 map, SSRF guard) → response.
-Redirects are followed here, one hop at a time, so every hop goes through all of the above.
+Redirects are followed here, one hop at a time, so every hop goes through all of the above. What an answer means
+(a result, a retry, a redirect, a body to read), how long a retry waits and what a read page says are decided in
+web/answers.py, with no I/O; this module does the requests and the scheduling and applies those decisions.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from claims_pipeline.web.answers import (
     _Retry,
     _retryable,
     _Settled,
+    conditional_headers,
     page_of_body,
     parse_retry_after,
     result_of,
@@ -373,12 +376,7 @@ class Fetcher:
         f = self.fetch
         host = url_host(current)
         headers = {"Accept": "text/html,application/xhtml+xml,application/pdf;q=0.9,*/*;q=0.8",
-                   "Accept-Encoding": ACCEPT_ENCODING}
-        etag, last_modified = validator or (None, None)
-        if etag:
-            headers["If-None-Match"] = etag
-        if last_modified:
-            headers["If-Modified-Since"] = last_modified
+                   "Accept-Encoding": ACCEPT_ENCODING, **conditional_headers(validator)}
         throttle = self._hosts.throttle(host)
         breaker = self._hosts.breaker(host)
         async with throttle.slot(self._gate) as start:  # host interval, then global concurrency and rate
@@ -477,12 +475,7 @@ class Fetcher:
         """GET /robots.txt through the same host slot, guard and rate limits as any request; conditional when
         validators of a stored copy are given (sent on every redirect hop: the final hop is what they name)."""
         target = origin + "/robots.txt"
-        headers: dict[str, str] = {}
-        etag, last_modified = validators or (None, None)
-        if etag:
-            headers["If-None-Match"] = etag
-        if last_modified:
-            headers["If-Modified-Since"] = last_modified
+        headers = conditional_headers(validators)
         try:
             return await self._robots_hops(target, headers)
         except CircuitOpen as exc:  # another run found the host down: the page requests will say so

@@ -19,8 +19,8 @@ class _Strict(BaseModel):
 
 
 # ---- value checks shared by the models: what a later step would reject, rejected at load time ------------------
-# A ValueError raised here becomes "<file>: <dotted.key>: <message>" (see _format_errors); the message names the
-# offending entry of a list or mapping.
+# A ValueError raised here becomes "<file>: <dotted.key>: <message>" (see loading._format_errors); the message
+# names the offending entry of a list or mapping.
 
 _NOT_IN_HOST_RE = re.compile(r"[\s/:@?#\[\]*]")  # scheme, path, port, credentials, spaces, wildcards
 
@@ -108,4 +108,5 @@ def _check_networks(v: list[str]) -> list[str]:
     return v
 
 
+# the name of an environment variable: judge.api_key_env, notify.urls_env, a ${NAME} in a notify URL
 _ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
