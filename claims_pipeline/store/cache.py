@@ -5,6 +5,9 @@ confirmed changes go to `changes` with their diff. Crash safety: the blobs of a 
 BEFORE the one transaction that records it, so a kill at any moment leaves rows whose blobs exist and, at worst,
 an orphan blob or temp file (consistency.gc removes those).
 
+PageCache does the I/O: what one fetch records is decided in record_decision.py (no I/O), the rows it writes
+are in fetch_rows.py, and opening the index (tables, schema check) in index_setup.py.
+
 PageState.text is the text the latest usable fetch read (a 304: the text it stands for): the figures are checked
 on what the page says now. Only the CHANGE waits for the second sighting: a new text seen once is carried with
 PageState.unconfirmed_since set (its first sighting), and content_changed, changed_at and the diff move when it is
