@@ -111,6 +111,19 @@ def function_lengths(path: str, tree: ast.AST) -> list[tuple[int, str]]:
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.end_lineno is not None]
 
 
+LONG_MODULE_LINES = 600  # the issue's bar for a module to split
+
+
+def maintainability(files: Mapping[str, str]) -> list[tuple[float, str]] | None:
+    """radon's maintainability index of each module (as `radon mi` computes it), lowest first; None when radon
+    is not installed (it is no dependency of the project: `pip install radon` to see these figures)."""
+    try:
+        from radon.metrics import mi_visit  # type: ignore[import-not-found, import-untyped, unused-ignore]
+    except ImportError:
+        return None
+    return sorted((round(mi_visit(text, True), 2), path) for path, text in files.items())
+
+
 def static_figures(rev: str | None, top: int) -> None:
     files = sources(rev)
     trees = {p: ast.parse(t) for p, t in files.items()}
@@ -150,6 +163,14 @@ def static_figures(rev: str | None, top: int) -> None:
     print(f"Any in code: {n_any}; dict[str, Any]: {n_dict}")
     print(f"  in steps/: Any {steps_any}; dict[str, Any]: {steps_dict}")
     print(f"longest functions (lines): {', '.join(f'{n} {where}' for n, where in lengths[:top])}")
+    long = sorted(((t.count(chr(10)), p) for p, t in files.items() if t.count(chr(10)) > LONG_MODULE_LINES), reverse=True)
+    print(f"modules over {LONG_MODULE_LINES} lines: {len(long)}{': ' if long else ''}{', '.join(f'{p} {n}' for n, p in long)}")
+    mi = maintainability(files)
+    if mi is None:
+        print("maintainability index: radon not installed")
+    else:
+        low = [x for x in mi if x[0] < 10]  # radon's rank C
+        print(f"maintainability index (radon) under 10: {len(low)}; lowest: {', '.join(f'{p} {v:g}' for v, p in mi[:top])}")
 
 
 def settings_reads(config: Path | None) -> None:

@@ -35,7 +35,7 @@ def test_every_key_has_a_meaning_and_the_extra_meanings_name_real_keys():
     assert "fetch.concurrency" in keys and "fetch.default_host" in keys and "judge.prices" in keys
     fields = dict(settings_doc._dotted_fields(settings_doc.Settings))
     missing = [k for k in keys if not settings_doc.meaning(k, fields[k])]
-    assert not missing, f"give these keys a description in settings.py (or a line in settings_doc.MEANINGS): {missing}"
+    assert not missing, f"give these keys a description in their section's model, config/sections/ (or a line in settings_doc.MEANINGS): {missing}"
     stale = sorted(set(settings_doc.MEANINGS) - set(keys))
     assert not stale, f"settings_doc.MEANINGS names keys the settings models do not have: {stale}"
     table = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")

@@ -3,7 +3,7 @@ drift from the code: every key, its type and bounds, its default and its meaning
 
     .venv/bin/python -m claims_pipeline.config.settings_doc > docs/configuration.md
 
-A key's meaning is its field's `description` in settings.py, followed by the text MEANINGS holds for it here
+A key's meaning is its field's `description` in its section's model (config/sections/), followed by the text MEANINGS holds for it here
 (for the fields that have no description yet, or need more words than one). claims_pipeline_tests/
 test_docs.py fails when docs/configuration.md differs from this module's output, when a key has no meaning,
 or when MEANINGS names a key the models do not have.

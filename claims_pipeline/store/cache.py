@@ -5,6 +5,9 @@ confirmed changes go to `changes` with their diff. Crash safety: the blobs of a 
 BEFORE the one transaction that records it, so a kill at any moment leaves rows whose blobs exist and, at worst,
 an orphan blob or temp file (consistency.gc removes those).
 
+PageCache does the I/O: what one fetch records is decided in record_decision.py (no I/O), the rows it writes
+are in fetch_rows.py, and opening the index (tables, schema check) in index_setup.py.
+
 PageState.text is the text the latest usable fetch read (a 304: the text it stands for): the figures are checked
 on what the page says now. Only the CHANGE waits for the second sighting: a new text seen once is carried with
 PageState.unconfirmed_since set (its first sighting), and content_changed, changed_at and the diff move when it is
@@ -24,36 +27,34 @@ import logging
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 from sqlalchemy import (
     Connection,
-    CursorResult,
     Engine,
     RowMapping,
     and_,
-    bindparam,
     func,
     insert,
-    inspect,
     select,
     update,
 )
-from sqlalchemy.exc import DatabaseError, IntegrityError, OperationalError, ProgrammingError
+from sqlalchemy.exc import IntegrityError, OperationalError
 
 from claims_pipeline.store import schema
 from claims_pipeline.store.blob_stores import open_blob_store
 from claims_pipeline.store.blobs import text_hash as text_hash_of
 from claims_pipeline.store.clock import iso, to_utc, utc_now
 from claims_pipeline.store.diffs import text_diff
-from claims_pipeline.store.engine import add_columns, is_sqlite, lock_schema, make_engine, write_transaction
-from claims_pipeline.store.errors import CacheError, database_problem, unreachable, write_failure_advice
+from claims_pipeline.store.engine import is_sqlite, make_engine, write_transaction
 from claims_pipeline.store.fast304 import NotModifiedGroup, NotModifiedWriter
+from claims_pipeline.store.fetch_rows import _STMT, _change_state, _write_fetch
+from claims_pipeline.store.index_setup import _create_tables, _refuse_an_emptied_index
+from claims_pipeline.store.record_decision import USABLE, _decide, _fetched, _Needed, _stable_replaced
 from claims_pipeline.store.records import Basis, PageState
-from claims_pipeline.store.settle import ChangeState, Settlement, settle
 from claims_pipeline.web.records import FetchResult, FetchStatus
 
 if TYPE_CHECKING:
@@ -61,7 +62,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-USABLE = (FetchStatus.OK.value, FetchStatus.NOT_MODIFIED.value)  # fetches that show the page's text
 _CHUNK = 500  # URLs per IN (...) clause: well under SQLite's variable limit
 _RECORD_ATTEMPTS = 4
 
@@ -106,149 +106,6 @@ class ChangeRow:
     new_hash: str
     diff: str | None
     fetch_id: int  # the fetch that confirmed it
-
-
-class _Statements:
-    """The per-fetch statements, built once: executing the same statement object lets SQLAlchemy reuse its
-    memoised cache key and compiled SQL, instead of rebuilding and re-keying a new expression for every URL
-    (rebuilding them would be most of the CPU of recording a warm run's 304s)."""
-
-    def __init__(self) -> None:
-        u, f = schema.urls, schema.fetches
-        self.url_row = select(u).where(u.c.url == bindparam("url")).with_for_update()
-        self.latest_usable = (
-            select(f.c.raw_hash, f.c.text_hash, f.c.content_type, f.c.content_kind, f.c.etag, f.c.last_modified)
-            .where(and_(f.c.url == bindparam("url"), f.c.fetch_status.in_(USABLE), f.c.text_hash.is_not(None)))
-            .order_by(f.c.id.desc())
-            .limit(1)
-        )
-        # did a usable fetch of these very bytes give the stable text? (then a new text is our reading, not the page)
-        self.same_bytes_read_as = (
-            select(f.c.id)
-            .where(and_(f.c.url == bindparam("url"), f.c.raw_hash == bindparam("raw_hash"),
-                        f.c.text_hash == bindparam("text_hash"), f.c.fetch_status.in_(USABLE)))
-            .limit(1)
-        )
-        # the latest fetch that gave a text, with its bytes: what the stable text was read from
-        self.stable_source = (
-            select(f.c.raw_hash, f.c.content_type, f.c.final_url)
-            .where(and_(f.c.url == bindparam("url"), f.c.text_hash == bindparam("text_hash"), f.c.raw_hash.is_not(None),
-                        f.c.reused_text.is_(False)))
-            .order_by(f.c.id.desc())
-            .limit(1)
-        )
-        self.insert_url = insert(u)
-        self.insert_fetch = insert(f)
-        self.insert_change = insert(schema.changes)
-        # SET columns come from the parameter dict; the row is picked by a separately named parameter
-        self.update_url = update(u).where(u.c.url == bindparam("where_url"))
-
-
-_STMT = _Statements()
-
-
-@dataclass(frozen=True, slots=True)
-class _Fetched:
-    """The content fields of one fetch row. A 304's are those of the cached fetch it stands for: nothing was
-    downloaded, the page is what that fetch read."""
-
-    raw_hash: str | None
-    text_hash: str | None
-    content_type: str
-    content_kind: str
-    etag: str | None
-    last_modified: str | None
-    note: str
-    usable: bool  # the fetch shows the page's text: a sighting for change detection
-
-
-@dataclass(frozen=True, slots=True)
-class _Recording:
-    """What one fetch writes: its row's fields, the URL's change state and, when it confirms a change, the
-    (old hash, new hash) of the diff to keep."""
-
-    fetched: _Fetched
-    before: ChangeState  # the state the fetch is settled against (re-based when only our reading changed)
-    settled: Settlement
-    diff_key: tuple[str, str] | None
-
-
-@dataclass(frozen=True, slots=True)
-class _Needed:
-    """A fact to compute with no lock held before the fetch can be recorded: a change's diff, or the hash of
-    the stable text's bytes read anew, each keyed as its cache in PageCache._write."""
-
-    diff: tuple[str, str] | None = None
-    reread: tuple[str, str] | None = None
-
-
-def _fetched(result: FetchResult, status: FetchStatus, raw_hash: str | None, text_hash: str | None,
-             basis: Basis | None) -> _Fetched:
-    """The row's content fields; basis: the cached fetch a 304 answers (None: no cached copy)."""
-    note = result.note or ""
-    content_type, content_kind = result.content_type or "", result.content_kind or ""
-    etag, last_modified = result.etag, result.last_modified
-    if status is FetchStatus.NOT_MODIFIED:
-        if basis is None:
-            note = _joined(note, "304 without a cached copy")
-        else:
-            raw_hash, text_hash = basis.raw_hash, basis.text_hash
-            content_type = content_type or basis.content_type
-            content_kind = content_kind or basis.content_kind
-            etag = etag or basis.etag
-            last_modified = last_modified or basis.last_modified
-    usable = status.value in USABLE and text_hash is not None
-    return _Fetched(raw_hash, text_hash, content_type, content_kind, etag, last_modified, note, usable)
-
-
-def _stable_replaced(fetched: _Fetched, before: ChangeState) -> str | None:
-    """The stable text's hash when this fetch shows another text (None: it shows the same, or none yet)."""
-    stable = before.stable_hash
-    return stable if fetched.usable and stable and fetched.text_hash != stable else None
-
-
-def _decide(url: str, fetched: _Fetched, before: ChangeState, fetched_at: datetime, *, same_bytes_as_stable: bool,
-            rereads: Mapping[tuple[str, str], str | None] | None, diffs: Mapping[tuple[str, str], str | None],
-            may_wait: bool) -> _Recording | _Needed:
-    """What to record for one fetch, from the URL's change state and what was fetched. When a fact made with
-    no lock held is missing, and may_wait, the fact needed instead (past a few waits, the record goes on:
-    without the re-reading; with its diff made under the lock).
-
-    same_bytes_as_stable: these bytes are those the stable text was read from. rereads: the hashes of stable
-    texts' bytes read anew by this version (None: this cache does not re-read). diffs: the diffs made."""
-    note = fetched.note
-    stable = _stable_replaced(fetched, before)
-    if stable is not None and same_bytes_as_stable:
-        # The page sent the same bytes as when its stable text was read: the text differs only because this
-        # version of claims_pipeline reads pages differently (an upgrade). That is no change of the page:
-        # the new reading becomes the stable text, with no change flagged and no pending sighting.
-        before = _rebased(before, fetched.text_hash)
-        note = _joined(note, "same bytes as the stable text's fetch, read anew by this version")
-    elif stable is not None and rereads is not None:
-        # Other bytes (a nonce, a timestamp in the HTML) and another text: before calling it a change, read
-        # the stable fetch's own bytes with this version. If they give the new text, only the reading changed.
-        key = (url, stable)
-        if key not in rereads and may_wait:
-            return _Needed(reread=key)
-        if rereads.get(key) == fetched.text_hash:
-            before = _rebased(before, fetched.text_hash)
-            note = _joined(note, "the stable text's own bytes, read anew by this version, give this text: "
-                                 "no page change")
-    settled = settle(before, fetched.text_hash if fetched.usable else None, fetched_at)
-    diff_key = (settled.old_hash, fetched.text_hash) if settled.confirmed and settled.old_hash and fetched.text_hash \
-        else None
-    if diff_key is not None and diff_key not in diffs and may_wait:
-        return _Needed(diff=diff_key)
-    return _Recording(replace(fetched, note=note), before, settled, diff_key)
-
-
-def _rebased(state: ChangeState, text_hash: str | None) -> ChangeState:
-    """The state with this text as the stable one and no pending sighting: only our reading of the page moved."""
-    return replace(state, stable_hash=text_hash, pending_hash=None, pending_since=None)
-
-
-def _joined(note: str, more: str) -> str:
-    return f"{note}; {more}" if note else more
 
 
 Reread = Callable[[bytes, str, str], "str | None"]  # (raw bytes, content type, url) -> text, or None
@@ -611,162 +468,6 @@ class PageCache:
                 refs.add((h, "text"))
         return refs
 
-
-def _write_fetch(conn: Connection, result: FetchResult, status: FetchStatus, fetched_at: datetime,
-                 run_id: str | None, decided: _Recording, *, url_known: bool, diff: str | None) -> None:
-    """The rows of one decided fetch: the URL (when new), the fetch, the confirmed change, the URL's state."""
-    url, fetched, settled, before = result.url, decided.fetched, decided.settled, decided.before
-    if not url_known:
-        conn.execute(_STMT.insert_url, {"url": url, "first_seen": fetched_at, "last_fetched_at": fetched_at})
-    fetch_id = _inserted_id(conn.execute(
-        _STMT.insert_fetch,
-        {
-            "url": url,
-            "run_id": run_id,
-            "fetched_at": fetched_at,
-            "recorded_at": utc_now(),
-            "http_status": result.http_status,
-            "fetch_status": status.value,
-            "content_type": fetched.content_type,
-            "content_kind": fetched.content_kind,
-            "raw_hash": fetched.raw_hash,
-            "text_hash": fetched.text_hash,
-            "reused_text": status is FetchStatus.NOT_MODIFIED,
-            "etag": fetched.etag,
-            "last_modified": fetched.last_modified,
-            "note": fetched.note,
-            "final_url": result.final_url,
-            "changed": settled.confirmed,
-            "elapsed_s": float(result.elapsed_s or 0.0),
-            "attempts": int(result.attempts or 0),
-        },
-    ))
-    values: dict[str, object] = {
-        "where_url": url,
-        "latest_fetch_id": fetch_id,
-        "last_fetched_at": fetched_at,
-        "stable_hash": settled.state.stable_hash,
-        "stable_since": settled.state.stable_since,
-        "pending_hash": settled.state.pending_hash,
-        "pending_since": settled.state.pending_since,
-        "changed_at": settled.state.changed_at if settled.confirmed else before.changed_at,
-        "change_confirmed_at": settled.state.change_confirmed_at if settled.confirmed else before.change_confirmed_at,
-    }
-    if decided.diff_key is not None:
-        # only a confirming fetch has a diff; a 304 of the stable page never gets here
-        values["last_change_id"] = _inserted_id(conn.execute(
-            _STMT.insert_change,
-            {
-                "url": url,
-                "fetch_id": fetch_id,
-                "changed_at": settled.state.changed_at,
-                "confirmed_at": fetched_at,
-                "old_hash": decided.diff_key[0],
-                "new_hash": decided.diff_key[1],
-                "diff": diff,
-            },
-        ))
-    conn.execute(_STMT.update_url, values)
-
-
-def _inserted_id(result: CursorResult[Any]) -> int:
-    """The id of the row an INSERT just added (always reported for a one-row INSERT)."""
-    key = result.inserted_primary_key
-    assert key is not None
-    return int(key[0])
-
-
-def _change_state(row: RowMapping | None) -> ChangeState:
-    if row is None:
-        return ChangeState()
-    return ChangeState(
-        stable_hash=row["stable_hash"],
-        stable_since=row["stable_since"],
-        pending_hash=row["pending_hash"],
-        pending_since=row["pending_since"],
-        changed_at=row["changed_at"],
-        change_confirmed_at=row["change_confirmed_at"],
-    )
-
-
-def _refuse_an_emptied_index(db_url: str, blobs: object) -> None:
-    """A SQLite index file of 0 bytes beside stored pages was cut short (a full disk, an interrupted copy or
-    restore): SQLite would take it for a new, empty database, and the cache would start again without a word,
-    the pages' history lost and every page's next text taken as its baseline. Refused, naming the file and
-    what to do. A 0-byte file with no stored page is a first run that stopped early: used as it is."""
-    from sqlalchemy.engine import make_url
-
-    url = make_url(db_url)
-    if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
-        return
-    index = Path(url.database).expanduser()
-    try:
-        if index.stat().st_size != 0:
-            return
-    except OSError:  # absent (a new cache), or not to be looked at here: opening it says what is wrong
-        return
-    iter_blobs = getattr(blobs, "iter_blobs", None)
-    if iter_blobs is not None and next(iter(iter_blobs()), None) is None:
-        return
-    raise CacheError(f"page cache index {index} is empty (0 bytes) while the page cache holds stored pages: it was "
-                     "cut short (a full disk, an interrupted copy?), and a new index would lose every page's history "
-                     f"without a word. Restore it from a backup, or move it aside (mv {index} {index}.damaged) to "
-                     "start a new index (the next audit takes every page as new)")
-
-
-def _create_tables(engine: Engine) -> None:
-    # In a write transaction from the start: two processes opening a fresh SQLite file at once would otherwise
-    # both read "no table" in deferred transactions and deadlock upgrading to write; on Postgres an advisory
-    # lock orders them. Retry covers the rest (a lock timeout, a creation raced by a database we don't lock).
-    where = engine.url.render_as_string(hide_password=True)
-    for attempt in range(3):
-        try:
-            with write_transaction(engine) as conn:
-                lock_schema(conn)
-                schema.metadata.create_all(conn)
-                add_columns(conn, schema.host_leases, schema.HOST_LEASE_ADDED)
-                _check_schema(conn, where)
-            return
-        except CacheError:
-            raise
-        except DatabaseError as exc:
-            if "not a database" in str(exc.orig) or "unable to open" in str(exc.orig) or "readonly" in str(exc.orig):
-                raise CacheError(f"{where}: cannot use it as the page cache ({exc.orig}); check the path and its "
-                                 "permissions (cache.db_url), or move the file aside to start a new cache") from None
-            problem = database_problem(exc)
-            if unreachable(problem) or attempt == 2 or not isinstance(exc, (OperationalError, IntegrityError, ProgrammingError)):
-                raise CacheError(_cache_database_message(where, engine, problem)) from None
-
-
-def _cache_database_message(where: str, engine: Engine, problem: str) -> str:
-    """One line: which database (cache.db_url, or the default file under the home), what it said, what to check."""
-    if unreachable(problem):
-        return (f"page cache database {where} (cache.db_url) does not answer: {problem}; check that the server "
-                "runs and accepts connections from here, and the URL's host, port, database and user")
-    if is_sqlite(engine) and (advice := write_failure_advice(problem, engine.url.database or where)) is not None:
-        return f"page cache index {where} cannot be written: {problem}; {advice}"
-    if is_sqlite(engine):
-        return (f"page cache index {where} (cache.db_url, by default <home>/cache/index.sqlite) is damaged: {problem}; "
-                "check it with `python -m claims_pipeline.store.consistency`, or move it aside with its blob folder "
-                "to start a new cache (the next audit fetches every page again)")
-    return (f"page cache database {where} (cache.db_url) cannot be used: {problem}; check the database and the "
-            "user's rights on it")
-
-
-def _check_schema(conn: Connection, where: str) -> None:
-    """Tables made by another version: a missing column would fail every record with a raw SQL error, an added
-    NOT NULL column without a default every insert. Both are named here, with what to do, before any work."""
-    inspector = inspect(conn)
-    for table in schema.metadata.sorted_tables:
-        found = {c["name"]: c for c in inspector.get_columns(table.name)}
-        missing = [c.name for c in table.columns if c.name not in found]
-        foreign = [n for n, c in found.items() if n not in table.columns and not c.get("nullable", True)
-                   and c.get("default") is None]
-        if missing or foreign:
-            what = f"lacks column(s) {', '.join(missing)}" if missing else f"has required column(s) {', '.join(foreign)}"
-            raise CacheError(f"{where}: table {table.name} {what}: this page cache was made by another version of "
-                             "claims_pipeline. Move it aside (with its blob folder) to start a new cache, or point "
-                             "cache.db_url at a new file.")
 
 
 def _chunks(items: Sequence[str]) -> Iterator[list[str]]:
