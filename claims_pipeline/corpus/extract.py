@@ -138,6 +138,9 @@ def _names_host(label: str, host: str) -> bool:
 # about the file, not a figure of the text.
 _FILE_NOTE_RE = re.compile(r"\(\s*\.?(?i:pdf|docx?|xlsx?|pptx?|csv|zip|odt|ods|txt|epub|powerpoint)\b[^()\n]{0,80}\)")
 _LEAD_IN_HINT_RE = re.compile(r":[*_]*[ \t]*\n")  # a line ending in ':' (source_lines.find_lead_ins)
+# What stands before a sentence's first word and is no part of it: spaces and a line break written as HTML ("…
+# können.<br/>\n**Spezifikation**: …"): the sentence starts on the line after them.
+_SENTENCE_LEAD_RE = re.compile(r"(?:\s|<br\s*/?>)*", re.I)
 _POINTER_WORD_RE = re.compile(r"[vVcC](?:(?<=[vV])(?i:erify)|(?<=[cC])(?i:onfirm|heck))")
 
 
@@ -453,7 +456,7 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
         if line_of is not None:  # the line the claim's sentence starts on
             figure = min(v.pos for v in link_values) if link_values else link.start
             lead = sentence_starts[k - 1] if (k := bisect_left(sentence_starts, figure + 1)) else 0
-            at = line_of(len(line) - len(line[lead:].lstrip()) if lead < len(line) else lead)
+            at = line_of(_SENTENCE_LEAD_RE.match(line, lead).end() if lead < len(line) else lead)
         _add_claim(out, seen, f"{id_scope}:{at}", link, host, tier, link_values, _verified(stamp, link, refs, file_verified),
                    scope=scope, section=section, line_no=at, rel=rel, stamp=stamp,
                    claim_text=claim_sentence(line, link.start, opts.window, _span_of(link_values)), reason=reason)

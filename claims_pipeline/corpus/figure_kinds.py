@@ -172,7 +172,7 @@ _DECADE_AFTER_RE = re.compile(r"(?:'?s|’s|er)(?:[ -](?:Jahren?|Jahre))?(?![^\W
 _DECADE_WORD_BEFORE_RE = re.compile(r"(?i:\b(?:années|jaren|años|anni|decennio degli anni|anni)\s['’]?)$")
 _TWO_DIGIT_DECADE_BEFORE_RE = re.compile(r"['’]$")
 SUBJECT_VERB_RE = re.compile(
-    r"\s(?:was|were|is|saw|marked|brought|became|war|wurde|brachte|markierte|était|fut|a été|a vu|fue|fu|è stato"
+    r"\s(?:was|were|is|saw|marked|brought|became|war|wurde|ist|brachte|markierte|était|fut|a été|a vu|fue|fu|è stato"
     r"|è stata|werd|bracht)\b")
 SENTENCE_START_RE = re.compile(r"(?:^|[.!?:;]\s|^\s*(?:[-*+]|\d+\.)\s)\W{0,3}$")
 _WORD_RE = re.compile(r"[^\W\d_]+")
