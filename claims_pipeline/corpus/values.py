@@ -560,6 +560,44 @@ def _range_bounds(text: str, values: list[Value], starts: list[int], ends: list[
     return out
 
 
+# A range written "between A and B" in the six languages: "between $2 and $15 million", "zwischen 2 und 15 Mrd.
+# Euro", "entre 2 et 15 millions d'euros", "tussen 2 en 15 miljoen", "entre el 2 y el 15 %", "tra 2 e 15 milioni".
+# The lower bound takes the upper's scale, and its percent sign, as with "to" (one C scan: its first letters).
+_BETWEEN_HINT_RE = re.compile(r"[bBzZeEtTfF](?:(?<=[bB])(?i:etween)|(?<=[zZ])(?i:wischen)|(?<=[eE])(?i:ntre)"
+                              r"|(?<=[tT])(?i:ussen|ra)|(?<=[fF])(?i:ra))\s(?:(?i:el|la|los|las|il|i)\s)?[€£$¥₹]?\s?\d")
+_BETWEEN_LOWER_RE = re.compile(
+    rf"(?<![^\W\d_])(?i:between|zwischen|entre|tussen|tra|fra)\s(?:(?i:el|la|los|las|il|i)\s)?(?P<cur>[€£$¥₹]\s?)?"
+    rf"(?P<num>\d(?:[\d.,]*\d)?)(?P<mag>{MAG})?\s(?i:and|und|et|en|y|e)\s(?:(?i:el|la|los|las|il|i)\s)?[€£$¥₹]?$")
+
+
+def _between_bounds(text: str, values: list[Value], starts: list[int], ends: list[int]) -> list[Value]:
+    out: list[Value] = []
+    for k, v in enumerate(values):
+        if v.type not in ("pct", "money"):
+            continue
+        lower = _BETWEEN_LOWER_RE.search(text, max(0, v.pos - 60), v.pos)
+        if lower is None:
+            continue
+        lo, hi = lower.start("cur") if lower["cur"] else lower.start("num"), lower.end("mag") if lower["mag"] else lower.end("num")
+        mag = _scale(v.raw) if v.type == "money" and not lower["mag"] else 1.0
+        read = next((j for j, o in enumerate(values) if o.pos == lo and o.type == v.type), None)
+        if read is not None:  # '$2' read already as an amount: it takes the upper bound's scale
+            o = values[read]
+            if mag > 1.0 and o.number is not None and _scale(o.raw) == 1.0:
+                values[read] = replace(o, number=o.number * mag, needles=num_needles(o.raw, o.number * mag))
+            continue
+        if _overlaps(starts, ends, lo, hi):
+            continue
+        raw = text[lo:hi]
+        needles, salient, number = (_pct if v.type == "pct" else _money)(raw if v.type == "money" else raw + "%")
+        if number is not None and mag > 1.0:
+            number *= mag
+            needles = num_needles(raw, number)
+        if number is not None and number != 0 and (v.number is None or number <= v.number):
+            out.append(Value(type=v.type, raw=raw, needles=needles, salient=salient, pos=lo, end=hi, number=number))
+    return out
+
+
 def _overlaps(starts: list[int], ends: list[int], s: int, e: int) -> bool:
     i = bisect_left(starts, e)
     return i > 0 and ends[i - 1] > s
@@ -583,6 +621,8 @@ def extract_values(text: str) -> list[Value]:
     _scan(text, _SCANS[-1:], starts, ends, values)
     if values and _ANY_RANGE_RE.search(text) is not None:
         values += _range_bounds(text, values, starts, ends)
+    if values and _BETWEEN_HINT_RE.search(text) is not None:
+        values += _between_bounds(text, values, starts, ends)
     for k, v in enumerate(values):
         if v.type == "year" and (_is_subject_year(text, v) or _is_event_year(text, v)
                                  or ((_is_time_year(text, v) or _is_fiscal_year(text, v))
