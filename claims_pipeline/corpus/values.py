@@ -152,12 +152,13 @@ YEAR_RE = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 # Law numbers written without a keyword before them, by the habits of their own legal systems: a French code's
 # article as its part letter and number ("L312-1-2", "R. 311-3-1-1", "D. 123-4"; the number always has a dash), a
 # US executive order ("EO 14058", "E.O. 13985", "Executive Order (14067)", Japanese "大統領令 14067"), a Federal
-# Acquisition Regulation part ("FAR 39.104"), an OMB memorandum or circular ("M-19-17", "OMB Memo 19-17", "OMB
+# Acquisition Regulation part ("FAR 39.104", its name spelt out between: "FAR (Federal Acquisition Regulation)
+# 39.104"), an OMB memorandum or circular ("M-19-17", "OMB Memo 19-17", "OMB
 # Circular A-130"), an EU act's recital ("recital 84", "overweging 84", "Erwägungsgrund 84", "considérant 84").
 # docs/decisions/0004.
 CODE_ARTICLE_RE = re.compile(
     r"(?:(?<![\w.\-/])(?:[LRD]\.?\s?\d{3,4}(?:-\d{1,4})+|(?:EO|E\.O\.|Executive\sOrder|Exec\.\sOrder)\s?"
-    r"(?:No\.\s?)?(?:\d{5}|\(\d{5}\))|(?:FAR|DFARS)\s\d{1,3}\.\d{1,4}(?:-\d{1,4})?"
+    r"(?:No\.\s?)?(?:\d{5}|\(\d{5}\))|(?:FAR|DFARS)(?:\s\([^()\n]{3,60}\))?\s\d{1,3}\.\d{1,4}(?:-\d{1,4})?"
     r"|OMB\s(?:Memo(?:randum)?\s)?(?:M-)?\d{2}-\d{2}|M-\d{2}-\d{2}|(?:OMB\s)?Circular\s(?:No\.\s)?A-\d{1,3}"
     r"|(?i:recital|overweging|erwägungsgrund|considérant|considerando)\s\(?\d{1,3}\)?)"
     r"|大統領令\s?\d{5})(?![\w\-]|\.\d)")
