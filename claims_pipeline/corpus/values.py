@@ -139,7 +139,9 @@ ERA_YEAR_RE = re.compile(r"(?:民國|民国|令和|平成|昭和)\s?(?:\d{1,3}|�
 # Capitals only ('Regular 12', 'Regions 3' are no statutes; the keyword matching ignores case, this does not).
 # 'no'/'nr' after a keyword in any case ('la loi no 2019-486', 'Ley no 27.430', 'Law No 12').
 # A German or French sub-division after the number belongs to it: '§ 3 Abs. 2', 'Art. 6 Abs. 1 lit. a', 'article 4 al. 2'.
-_STATUTE_TAIL = (r"\s?(?:\([A-Z]{2,8}\)\s?)?(?:(?i:n[oº°]\.?|nr\.?)\s?|(?-i:[A-Z]{0,4})[-\s]|(?-i:[A-Z])\.\s?)?"
+# (a French code's part letter may be glued to its number: "article R112 A-3", "l'article L312")
+_STATUTE_TAIL = (r"\s?(?:\([A-Z]{2,8}\)\s?)?(?:(?i:n[oº°]\.?|nr\.?)\s?|(?-i:[A-Z]{0,4})[-\s]|(?-i:[A-Z])\.\s?"
+                 r"|(?-i:[LRDA])(?=\d\d))?"
                  r"\d(?:[\w./()-]|:(?=\d))*(?:\s(?-i:Abs\.|Absatz|Satz|S\.|UAbs\.|lit\.|al\.|alinéa|Nr\.)\s?(?:\d+[a-z]?|[a-z])\b)*")
 STATUTE_RE = re.compile(
     r"(?:\b(?:Loi|Law|Ley|Legge|Lei|Gesetz|Decreto|D[ée]cret|Decree|Directive|Regulation|Reg(?:\.|\b)|Act|Chap(?:ter)?\.?"
