@@ -627,7 +627,7 @@ def extract_values(text: str) -> list[Value]:
     if values and _BETWEEN_HINT_RE.search(text) is not None:
         values += _between_bounds(text, values, starts, ends)
     for k, v in enumerate(values):
-        if v.type == "year" and (_is_subject_year(text, v) or _is_event_year(text, v)
+        if v.type == "year" and (_is_subject_year(text, v) or _is_event_year(text, v) or _is_law_year(text, v)
                                  or ((_is_time_year(text, v) or _is_fiscal_year(text, v))
                                      and not _after_a_figure(text, v, values))):
             values[k] = replace(v, salient=True)
@@ -691,6 +691,19 @@ def _is_event_year(text: str, v: Value) -> bool:
     if noun is None or noun.group(1).casefold() in _DOCUMENT_NOUNS:
         return False
     return _EVENT_VERB_RE.match(text, v.end) is not None
+
+
+# The year that closes a law's name: "the Data Protection Act 2018", "Wet op de … (BPM) 1992", "Besluit 2019": a
+# law's date, as "loi du 7 octobre 2016" is (a law's name, then its year, is how these systems cite their laws).
+_LAW_YEAR_BEFORE_RE = re.compile(r"(?:\b(?:Act|Wet|Gesetz|Besluit|Regeling|Ordinance|Ordonnance)|\((?-i:[A-Z]{2,8})\))\s$")
+_LAW_WORD_RE = re.compile(r"\b(?:Act|Wet|Gesetz|Besluit|Regeling|Ordinance|Ordonnance)\b")
+
+
+def _is_law_year(text: str, v: Value) -> bool:
+    before = _LAW_YEAR_BEFORE_RE.search(text, max(0, v.pos - 12), v.pos)
+    if before is None:
+        return False
+    return text[before.start()] != "(" or _LAW_WORD_RE.search(text, max(0, before.start() - 100), before.start()) is not None
 
 
 # A fiscal or budget year names a period, as a date does: "fiscal year 2019", "FY 2019", "FY2024", "Haushaltsjahr
