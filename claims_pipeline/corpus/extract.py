@@ -13,7 +13,7 @@ import re
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import chain
 from pathlib import Path
 
@@ -47,6 +47,7 @@ from claims_pipeline.corpus.links import (
     mask_urls,
     repair_schemes,
 )
+from claims_pipeline.corpus.figure_kinds import HOWTO_NOUNS, kind_reading
 from claims_pipeline.corpus.numbers import parse_number
 from claims_pipeline.corpus.pool import ChunkResult, FileJob, pool_size, run_in_pool
 from claims_pipeline.corpus.reading import DEFAULT_MAX_FILE_BYTES, read_markdown, with_newlines
@@ -403,6 +404,8 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
     values = extract_values(mask_stamps(masked))
     if "](" in line:
         values += _label_figures(line, links, values)
+        if any(v.type == "count" and not v.salient for v in values):
+            values = _label_counts(values, links)
     if line.lstrip().startswith("|"):
         values += _cell_figures(masked, values)
     if sum(v.salient for v in values) < opts.min_salient or not values:
@@ -552,6 +555,22 @@ def _label_figures(line: str, links: list[Link], values: list[Value]) -> list[Va
         out.append(_number_value(raw, pos))
     return out
 
+
+
+def _label_counts(values: list[Value], links: list[Link]) -> list[Value]:
+    """A small count in a link's label is what the linked page gives: '[9 criteria for an impact assessment](…)'
+    names the page that lists them, so the count is a figure of that link's claim, as a figure written as a
+    label is (docs/decisions/0004 keeps a count under ten out of a sentence's own figures). A how-to's noun ('[3
+    steps](…)', '[5 tips](…)') stays none."""
+    labels = [(ln.start, ln.url_start) for ln in links if ln.kind == "markdown" and ln.label and ln.url_start > ln.start]
+    out = []
+    for v in values:
+        if (v.type == "count" and not v.salient and v.number is not None and v.number >= 2
+                and any(lo < v.pos and v.end <= hi for lo, hi in labels)
+                and kind_reading(v.type, v.raw, v.number).unit.casefold() not in HOWTO_NOUNS):
+            v = replace(v, salient=True)
+        out.append(v)
+    return out
 
 
 def _number_value(raw: str, pos: int) -> Value:
