@@ -35,6 +35,7 @@ from claims_pipeline.corpus.blocks import (
     setext_headings,
     wrapped_paragraphs,
 )
+from claims_pipeline.corpus.figure_kinds import HOWTO_NOUNS, kind_reading
 from claims_pipeline.corpus.links import (
     TEMPLATE_RE,
     Link,
@@ -47,7 +48,6 @@ from claims_pipeline.corpus.links import (
     mask_urls,
     repair_schemes,
 )
-from claims_pipeline.corpus.figure_kinds import HOWTO_NOUNS, kind_reading
 from claims_pipeline.corpus.numbers import parse_number
 from claims_pipeline.corpus.pool import ChunkResult, FileJob, pool_size, run_in_pool
 from claims_pipeline.corpus.reading import DEFAULT_MAX_FILE_BYTES, read_markdown, with_newlines
@@ -142,6 +142,13 @@ _LEAD_IN_HINT_RE = re.compile(r":[*_]*[ \t]*\n")  # a line ending in ':' (source
 # What stands before a sentence's first word and is no part of it: spaces and a line break written as HTML ("…
 # können.<br/>\n**Spezifikation**: …"): the sentence starts on the line after them.
 _SENTENCE_LEAD_RE = re.compile(r"(?:\s|<br\s*/?>)*", re.I)
+
+
+def _sentence_start(text: str, lead: int) -> int:
+    m = _SENTENCE_LEAD_RE.match(text, lead)  # always matches (possibly empty)
+    return m.end() if m is not None and m.end() < len(text) else lead
+
+
 _POINTER_WORD_RE = re.compile(r"[vVcC](?:(?<=[vV])(?i:erify)|(?<=[cC])(?i:onfirm|heck))")
 
 
@@ -459,7 +466,7 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
         if line_of is not None:  # the line the claim's sentence starts on
             figure = min(v.pos for v in link_values) if link_values else link.start
             lead = sentence_starts[k - 1] if (k := bisect_left(sentence_starts, figure + 1)) else 0
-            at = line_of(_SENTENCE_LEAD_RE.match(line, lead).end() if lead < len(line) else lead)
+            at = line_of(_sentence_start(line, lead))
         _add_claim(out, seen, f"{id_scope}:{at}", link, host, tier, link_values, _verified(stamp, link, refs, file_verified),
                    scope=scope, section=section, line_no=at, rel=rel, stamp=stamp,
                    claim_text=claim_sentence(line, link.start, opts.window, _span_of(link_values)), reason=reason)

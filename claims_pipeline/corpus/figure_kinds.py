@@ -460,10 +460,10 @@ def _word_figure(text: str, ustart: int, uend: int, unit: str) -> Value | None:
     got = trailing_number([x.group() for x in words[-4:]])
     hedge = None
     if got is None and unit in _FRACTION_WORDS:
-        if words[-1].group().casefold() in _ONE_ARTICLES and _SHARE_OF_RE.match(text, uend) is not None:
-            got = (1, 1)  # 'a third of voters', 'ein Drittel der'; not 'a third term'
-        elif (hedge := _HEDGE_BEFORE_FRACTION_RE.search(text, max(0, ustart - 24), ustart)) is not None:
+        if (hedge := _HEDGE_BEFORE_FRACTION_RE.search(text, max(0, ustart - 24), ustart)) is not None:
             got = (1, 1)  # 'more than half', 'nearly a third include', 'plus de la moitié'
+        elif words[-1].group().casefold() in _ONE_ARTICLES and _SHARE_OF_RE.match(text, uend) is not None:
+            got = (1, 1)  # 'a third of voters', 'ein Drittel der'; not 'a third term'
     elif got is not None and _FRACTIONS.get(unit) == 2 and got[0] == 1:
         got = None  # 'one half' alone: a manner of speaking as 'half' is, unless hedged (above) or a count of halves
     if got is None:

@@ -575,7 +575,7 @@ _BETWEEN_LOWER_RE = re.compile(
 
 def _between_bounds(text: str, values: list[Value], starts: list[int], ends: list[int]) -> list[Value]:
     out: list[Value] = []
-    for k, v in enumerate(values):
+    for v in values:
         if v.type not in ("pct", "money"):
             continue
         lower = _BETWEEN_LOWER_RE.search(text, max(0, v.pos - 60), v.pos)
@@ -693,8 +693,9 @@ def _is_event_year(text: str, v: Value) -> bool:
     return _EVENT_VERB_RE.match(text, v.end) is not None
 
 
-# The year that closes a law's name: "the Data Protection Act 2018", "Wet op de … (BPM) 1992", "Besluit 2019": a
-# law's date, as "loi du 7 octobre 2016" is (a law's name, then its year, is how these systems cite their laws).
+# The year that closes a law's name: "Wet op de … (BPM) 1992", "Besluit 2019", "Ordonnance 2020": a law's date, as
+# "loi du 7 octobre 2016" is (a law's name, then its year, is how these systems cite their laws). ("Act 2018" is
+# read by the statute reader, as before.)
 _LAW_YEAR_BEFORE_RE = re.compile(r"(?:\b(?:Act|Wet|Gesetz|Besluit|Regeling|Ordinance|Ordonnance)|\((?-i:[A-Z]{2,8})\))\s$")
 _LAW_WORD_RE = re.compile(r"\b(?:Act|Wet|Gesetz|Besluit|Regeling|Ordinance|Ordonnance)\b")
 
@@ -755,8 +756,8 @@ def _after_aside(text: str, pos: int) -> int:
     brackets does not end the clause; what follows it tells whether the clause goes on."""
     if not text.startswith(" (", pos) and not text.startswith("(", pos):
         return pos
-    depth, i = 0, text.index("(", pos)
-    for i in range(i, min(len(text), i + _ASIDE_MAX)):
+    depth, opening = 0, text.index("(", pos)
+    for i in range(opening, min(len(text), opening + _ASIDE_MAX)):
         ch = text[i]
         if ch == "(":
             depth += 1
