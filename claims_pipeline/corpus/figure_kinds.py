@@ -156,6 +156,10 @@ _HEDGE_BEFORE_FRACTION_RE = re.compile(
     r"|uno)\s?)?|(?:più|meno)\sdella\s)$")
 # A fraction written the Japanese way, the denominator first: '3分の1' (one third), '4分の3'.
 _JA_FRACTION_RE = re.compile(r"(\d{1,3})分の(\d{1,3})")
+# A Japanese count: a number and its counter word, or 'or more' ('40以上', '155人', '12社', '30か国', '200件'),
+# glued to the number as Japanese writes it. At least ten, as counts in the other languages (0004).
+_JA_COUNTER_CHAR_RE = re.compile("[以人社件国団関校体]")  # a counter's last character: one C scan, most text has none
+_JA_COUNT_RE = re.compile(r"(?<![\d.,])(\d{2,7}|\d{1,3}(?:,\d{3})+)(以上|人|社|件|か国|カ国|ヶ国|団体|機関|校|自治体)")
 PCT_WORDS = ("percent", "per cent", "prozent", "pour cent", "por ciento", "per cento", "procent", "percento")
 _PCT_WORD_FIRST = frozenset(w.split()[0] for w in PCT_WORDS)
 
@@ -253,6 +257,12 @@ def read_kinds(text: str, starts: list[int], ends: list[int]) -> list[Value]:
         if v is not None and _free(starts, ends, v.pos, v.end):
             _reserve(starts, ends, v.pos, v.end)
             out.append(v)
+    if _JA_COUNTER_CHAR_RE.search(text) is not None:  # no space around it either ('出版物が40以上ある')
+        for j in _JA_COUNT_RE.finditer(text):
+            if _free(starts, ends, j.start(), j.end()):
+                n = float(j[1].replace(",", ""))
+                _reserve(starts, ends, j.start(), j.end())
+                out.append(Value("count", j.group(), (j[1],), n >= 10, j.start(), j.end(), n))
     if "分の" in text:  # '3分の1': Japanese writes no space around it, so the candidate scan above cannot see it
         for j in _JA_FRACTION_RE.finditer(text):
             if int(j[2]) < int(j[1]) and _free(starts, ends, j.start(), j.end()):

@@ -50,6 +50,19 @@ def test_a_japanese_fraction_is_a_ratio():
     assert kinds("調査対象の国のうち4分の1が規制を導入した。") == [("ratio", "4分の1", 1.0, True)]
 
 
+@pytest.mark.parametrize("text, raw, number, salient", [
+    ("論文が60以上見つかった。", "60以上", 60.0, True),
+    ("約1,200人が回答した。", "1,200人", 1200.0, True),
+    ("45か国が参加した。", "45か国", 45.0, True),
+])
+def test_a_japanese_count(text, raw, number, salient):
+    assert kinds(text) == [("count", raw, number, salient)]
+
+
+def test_a_japanese_count_under_ten_is_no_figure():
+    assert kinds("3社が応募した。") == []  # under ten, as in the other languages
+
+
 # ---- years that are what the sentence says ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("text, year", [
