@@ -141,7 +141,9 @@ def last_heading(text: str, lo: int, pos: int, fenced: list[tuple[int, int]]) ->
 # made only of such lines holds no wrapped paragraph, and is not parsed.
 _OWN_BLOCK_LINE_RE = re.compile(r"[ \t]{0,3}(?:\||#|[-*+][ \t]|\d{1,9}[.)][ \t]|\[[^\]\n]+\]:|```|~~~|[-*_=][-*_= \t]*$)")
 _PICTURE_LINE_RE = re.compile(r"\s*(?:!\[[^\]\n]*\]\([^)\n]*\)|<[^<>\n]*>)\s*")
-_ENDS_CITING_RE = re.compile(r"(?:\]|\))[*_]*[ \t]*$")
+# ... or in a colon: "… hat sich geändert:" over "Grundsätzlich sind …" (a line break after a colon, then a capital,
+# opens a new sentence, as a list under a lead-in would)
+_ENDS_CITING_RE = re.compile(r"(?:\]|\)|:)[*_]*[ \t]*$")
 _LEAD_MARKS = "*_\"'“(["
 _MAX_RUN_LINES = 200  # a longer run of non-blank lines is cut there (a hostile file is parsed in bounded pieces)
 

@@ -84,7 +84,7 @@ def explain_line(corpus: CorpusSource, where: str, *, include_secondary: bool = 
     out.append("figures: " + (", ".join(f"{v.raw} ({v.type}{', salient' if v.salient else ''})" for v in values)
                               or "none read (a figure is a percentage, an amount, a statute number or a date)"))
     if not links:
-        out.append("links: none (a claim needs a citation in its sentence, a 'Source:' line under it or a lead-in)")
+        out.append("links: none (a claim needs a citation in its sentence, a 'Source:' line or a paragraph that is only a link under it, or a lead-in)")
     else:
         given, reasons = by_sentence(unit, links, values, attribute_values(values, links), unit.lstrip().startswith("|"),
                                      line_of=line_of if para is not None else None)

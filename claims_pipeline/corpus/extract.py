@@ -13,7 +13,7 @@ import re
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import chain
 from pathlib import Path
 
@@ -35,6 +35,7 @@ from claims_pipeline.corpus.blocks import (
     setext_headings,
     wrapped_paragraphs,
 )
+from claims_pipeline.corpus.figure_kinds import HOWTO_NOUNS, kind_reading
 from claims_pipeline.corpus.links import (
     TEMPLATE_RE,
     Link,
@@ -138,6 +139,16 @@ def _names_host(label: str, host: str) -> bool:
 # about the file, not a figure of the text.
 _FILE_NOTE_RE = re.compile(r"\(\s*\.?(?i:pdf|docx?|xlsx?|pptx?|csv|zip|odt|ods|txt|epub|powerpoint)\b[^()\n]{0,80}\)")
 _LEAD_IN_HINT_RE = re.compile(r":[*_]*[ \t]*\n")  # a line ending in ':' (source_lines.find_lead_ins)
+# What stands before a sentence's first word and is no part of it: spaces and a line break written as HTML ("…
+# können.<br/>\n**Spezifikation**: …"): the sentence starts on the line after them.
+_SENTENCE_LEAD_RE = re.compile(r"(?:\s|<br\s*/?>)*", re.I)
+
+
+def _sentence_start(text: str, lead: int) -> int:
+    m = _SENTENCE_LEAD_RE.match(text, lead)  # always matches (possibly empty)
+    return m.end() if m is not None and m.end() < len(text) else lead
+
+
 _POINTER_WORD_RE = re.compile(r"[vVcC](?:(?<=[vV])(?i:erify)|(?<=[cC])(?i:onfirm|heck))")
 
 
@@ -400,6 +411,8 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
     values = extract_values(mask_stamps(masked))
     if "](" in line:
         values += _label_figures(line, links, values)
+        if any(v.type == "count" and not v.salient for v in values):
+            values = _label_counts(values, links)
     if line.lstrip().startswith("|"):
         values += _cell_figures(masked, values)
     if sum(v.salient for v in values) < opts.min_salient or not values:
@@ -453,7 +466,7 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
         if line_of is not None:  # the line the claim's sentence starts on
             figure = min(v.pos for v in link_values) if link_values else link.start
             lead = sentence_starts[k - 1] if (k := bisect_left(sentence_starts, figure + 1)) else 0
-            at = line_of(len(line) - len(line[lead:].lstrip()) if lead < len(line) else lead)
+            at = line_of(_sentence_start(line, lead))
         _add_claim(out, seen, f"{id_scope}:{at}", link, host, tier, link_values, _verified(stamp, link, refs, file_verified),
                    scope=scope, section=section, line_no=at, rel=rel, stamp=stamp,
                    claim_text=claim_sentence(line, link.start, opts.window, _span_of(link_values)), reason=reason)
@@ -549,6 +562,22 @@ def _label_figures(line: str, links: list[Link], values: list[Value]) -> list[Va
         out.append(_number_value(raw, pos))
     return out
 
+
+
+def _label_counts(values: list[Value], links: list[Link]) -> list[Value]:
+    """A small count in a link's label is what the linked page gives: '[9 criteria for an impact assessment](…)'
+    names the page that lists them, so the count is a figure of that link's claim, as a figure written as a
+    label is (docs/decisions/0004 keeps a count under ten out of a sentence's own figures). A how-to's noun ('[3
+    steps](…)', '[5 tips](…)') stays none."""
+    labels = [(ln.start, ln.url_start) for ln in links if ln.kind == "markdown" and ln.label and ln.url_start > ln.start]
+    out = []
+    for v in values:
+        if (v.type == "count" and not v.salient and v.number is not None and v.number >= 2
+                and any(lo < v.pos and v.end <= hi for lo, hi in labels)
+                and kind_reading(v.type, v.raw, v.number).unit.casefold() not in HOWTO_NOUNS):
+            v = replace(v, salient=True)
+        out.append(v)
+    return out
 
 
 def _number_value(raw: str, pos: int) -> Value:

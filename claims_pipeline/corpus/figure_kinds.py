@@ -6,7 +6,8 @@ French, Spanish, Italian and Dutch:
 - measure: a number and a unit of measure: "1,5 Grad Celsius", "12 kWh", "3 GW", "40 Mt CO2", "5 km". Salient.
 - index: a named index's value: "a Gini coefficient of 0,29", "HDI of 0.921". Salient.
 - rank: "Platz 13 von 35", "ranked 13th", "13th of 35". Salient.
-- ratio: "one in 20", "40 von 100", "1 op de 5", "two thirds", "zwei Drittel". Salient.
+- ratio: "one in 20", "40 von 100", "1 op de 5", "two thirds", "zwei Drittel", a share hedged by a comparison
+  ("more than half", "nearly a third", "plus de la moitié"), a Japanese fraction ("3分の1"). Salient.
 - decade: "the 1950s", "die 1990er Jahre", "les années 1980", "the '80s". Salient, as a date is: it supports
   a claim's figures but is not a carrier in the priors (priors/build.py).
 - count: a number and the plural noun it counts: "155 individuals", "203 Bürgerdialoge", "700.000 Menschen".
@@ -73,10 +74,13 @@ for _canon, _forms in {
     "kWh": "kilowattstunden|kilowatt-hours|kilowatt hours|kilowattheures|kilovatios hora|kilowattora|kilowattuur",
     "MWh": "megawattstunden|megawatt-hours|megawatt hours|mégawattheures", "GWh": "gigawattstunden|gigawatt-hours",
     "TWh": "terawattstunden|terawatt-hours|térawattheures", "kW": "kilowatt|kilowatts", "MW": "megawatt|megawatts|mégawatts",
-    "GW": "gigawatt|gigawatts", "t": "tonnen|tonnes|tonne|tons|ton|toneladas|tonnellate",
+    "GW": "gigawatt|gigawatts",
+    "t": "metric tons|metric tonnes|metric ton|short tons|tonnen|tonnes|tonne|tons|ton|toneladas|tonnellate",
     "kg": "kilogramm|kilograms|kilogrammes|kilogramos|chilogrammi|kilogram|kilo|kilos",
     "km": "kilometer|kilometers|kilometres|kilomètres|kilómetros|chilometri",
     "m": "meter|metres|meters|mètres|metros|metri", "km²": "quadratkilometer|square kilometres|square kilometers",
+    "m²": "square metres|square meters|quadratmeter|mètres carrés|metros cuadrados|metri quadrati|vierkante meter",
+    "m³": "cubic metres|cubic meters|kubikmeter|mètres cubes|metros cúbicos|metri cubi|kubieke meter",
     "ha": "hektar|hectares|hectare|hectáreas|ettari", "l": "liter|litres|liters|litros|litri",
     "mi": "miles", "kcal": "kilokalorien|kilocalories",
 }.items():
@@ -134,13 +138,28 @@ enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre d
 aprile maggio giugno luglio settembre ottobre dicembre januari februari maart mei augustus""".split())
 
 _FRACTIONS = {
-    **dict.fromkeys("half halves hälfte halb demi demie mitad medio mezzo metà helft".split(), 2),
+    **dict.fromkeys("half halves hälfte halb demi demie moitié mitad medio mezzo metà helft".split(), 2),
     **dict.fromkeys("third thirds drittel tiers tercio tercios terzo terzi derde derden".split(), 3),
     **dict.fromkeys("quarter quarters viertel quart quarts cuarto cuartos quarto quarti kwart".split(), 4),
     **dict.fromkeys("fifth fifths fünftel cinquième cinquièmes quinto quintos quinti vijfde".split(), 5),
 }
 # The articles that are a fraction's "one": 'a third', 'ein Drittel', 'un tiers', 'un tercio', 'een derde'
 _ONE_ARTICLES = frozenset("a one ein eine un une uno una een één".split())
+# A share hedged by a comparison: 'more than half', 'nearly a third', 'mehr als die Hälfte', 'plus de la moitié',
+# 'más de la mitad', 'più della metà', 'bijna de helft'. Alone, 'half' and 'a third' are often a manner of speaking
+# ('half the battle', 'a third term'); measured against it, the share is a figure a source states.
+_HEDGE_BEFORE_FRACTION_RE = re.compile(
+    r"(?<![^\W\d_])(?i:(?:nearly|almost|about|around|roughly|approximately|over|more\sthan|less\sthan|fewer\sthan"
+    r"|just\sover|just\sunder|well\sover|fast|knapp|rund|etwa|ungefähr|mehr\sals|weniger\sals|über|plus\sde"
+    r"|moins\sde|près\sde|presque|environ|más\sde|menos\sde|casi|cerca\sde|alrededor\sde|più\sdi|meno\sdi|quasi"
+    r"|circa|oltre|bijna|ruim|meer\sdan|minder\sdan|ongeveer)\s(?:(?:a|the|die|la|l['’]|de|een|ein|eine|un|une|una"
+    r"|uno)\s?)?|(?:più|meno)\sdella\s)$")
+# A fraction written the Japanese way, the denominator first: '3分の1' (one third), '4分の3'.
+_JA_FRACTION_RE = re.compile(r"(\d{1,3})分の(\d{1,3})")
+# A Japanese count: a number and its counter word, or 'or more' ('40以上', '155人', '12社', '30か国', '200件'),
+# glued to the number as Japanese writes it. At least ten, as counts in the other languages (0004).
+_JA_COUNTER_CHAR_RE = re.compile("[以人社件国団関校体]")  # a counter's last character: one C scan, most text has none
+_JA_COUNT_RE = re.compile(r"(?<![\d.,])(\d{2,7}|\d{1,3}(?:,\d{3})+)(以上|人|社|件|か国|カ国|ヶ国|団体|機関|校|自治体)")
 PCT_WORDS = ("percent", "per cent", "prozent", "pour cent", "por ciento", "per cento", "procent", "percento")
 _PCT_WORD_FIRST = frozenset(w.split()[0] for w in PCT_WORDS)
 
@@ -160,7 +179,7 @@ _DECADE_AFTER_RE = re.compile(r"(?:'?s|’s|er)(?:[ -](?:Jahren?|Jahre))?(?![^\W
 _DECADE_WORD_BEFORE_RE = re.compile(r"(?i:\b(?:années|jaren|años|anni|decennio degli anni|anni)\s['’]?)$")
 _TWO_DIGIT_DECADE_BEFORE_RE = re.compile(r"['’]$")
 SUBJECT_VERB_RE = re.compile(
-    r"\s(?:was|were|is|saw|marked|brought|became|war|wurde|brachte|markierte|était|fut|a été|a vu|fue|fu|è stato"
+    r"\s(?:was|were|is|saw|marked|brought|became|war|wurde|ist|brachte|markierte|était|fut|a été|a vu|fue|fu|è stato"
     r"|è stata|werd|bracht)\b")
 SENTENCE_START_RE = re.compile(r"(?:^|[.!?:;]\s|^\s*(?:[-*+]|\d+\.)\s)\W{0,3}$")
 _WORD_RE = re.compile(r"[^\W\d_]+")
@@ -238,6 +257,17 @@ def read_kinds(text: str, starts: list[int], ends: list[int]) -> list[Value]:
         if v is not None and _free(starts, ends, v.pos, v.end):
             _reserve(starts, ends, v.pos, v.end)
             out.append(v)
+    if _JA_COUNTER_CHAR_RE.search(text) is not None:  # no space around it either ('出版物が40以上ある')
+        for j in _JA_COUNT_RE.finditer(text):
+            if _free(starts, ends, j.start(), j.end()):
+                n = float(j[1].replace(",", ""))
+                _reserve(starts, ends, j.start(), j.end())
+                out.append(Value("count", j.group(), (j[1],), n >= 10, j.start(), j.end(), n))
+    if "分の" in text:  # '3分の1': Japanese writes no space around it, so the candidate scan above cannot see it
+        for j in _JA_FRACTION_RE.finditer(text):
+            if int(j[2]) < int(j[1]) and _free(starts, ends, j.start(), j.end()):
+                _reserve(starts, ends, j.start(), j.end())
+                out.append(Value("ratio", j.group(), (j.group(),), True, j.start(), j.end(), float(j[2])))
     # numbers in words: only where a unit, percent or fraction word stands alone on the line (a C-speed split and
     # one set intersection: most lines have none, and no number in words is read without one)
     present = _GATE_TOKENS.intersection(text.split())
@@ -389,9 +419,9 @@ _SHARE_OF_RE = re.compile(r"\s(?i:of|der|des|aller|de|du|d['’]|di|del|della|de
 # The words after a number in words that make it a figure, as a line's whitespace-split tokens hold them: in three
 # cases, and with the punctuation that may follow ('days.', 'Jahre,', 'percent)'). Percent words of two words are
 # found by their second ('per cent', 'pour cent', 'por ciento', 'per cento'); words common in prose with no number
-# before them ('an', 'tag', 'half', 'per') are left out: a line holding none of these needs no look at its words.
+# before them ('an', 'tag', 'per') are left out ('half' is in: it is read only hedged, 'more than half'): a line holding none of these needs no look at its words.
 _GATE_WORDS = (frozenset(DURATION_UNITS) - {"an", "tag", "min", "mins", "sec", "secs", "std", "ore", "mes", "yr", "yrs"}
-               | (_FRACTION_WORDS - {w for w, d in _FRACTIONS.items() if d == 2})
+               | _FRACTION_WORDS
                | {"percent", "prozent", "procent", "percento", "cent", "cento", "ciento"})
 _GATE_VARIANTS = frozenset(x for w in _GATE_WORDS for x in (w, w.capitalize(), w.upper()))
 _GATE_TOKENS = frozenset(v + p for v in _GATE_VARIANTS for p in ("", ".", ",", ";", ":", ")", "!", "?", "*", "**"))
@@ -438,15 +468,20 @@ def _word_figure(text: str, ustart: int, uend: int, unit: str) -> Value | None:
     if not words or text[words[-1].end():ustart] not in (" ", "-", "\u00a0"):
         return None
     got = trailing_number([x.group() for x in words[-4:]])
-    if (got is None and unit in _FRACTION_WORDS and words[-1].group().casefold() in _ONE_ARTICLES
-            and _SHARE_OF_RE.match(text, uend) is not None):
-        got = (1, 1)  # 'a third of voters', 'ein Drittel der'; not 'a third term'
+    hedge = None
+    if got is None and unit in _FRACTION_WORDS:
+        if (hedge := _HEDGE_BEFORE_FRACTION_RE.search(text, max(0, ustart - 24), ustart)) is not None:
+            got = (1, 1)  # 'more than half', 'nearly a third include', 'plus de la moitié'
+        elif words[-1].group().casefold() in _ONE_ARTICLES and _SHARE_OF_RE.match(text, uend) is not None:
+            got = (1, 1)  # 'a third of voters', 'ein Drittel der'; not 'a third term'
+    elif got is not None and _FRACTIONS.get(unit) == 2 and got[0] == 1:
+        got = None  # 'one half' alone: a manner of speaking as 'half' is, unless hedged (above) or a count of halves
     if got is None:
         return None
     value, taken = got
     if any(text[words[j].end():words[j + 1].start()] not in (" ", "-") for j in range(len(words) - taken, len(words) - 1)):
         return None
-    start = words[-taken].start()
+    start = hedge.start() if hedge is not None else words[-taken].start()
     raw = text[start:uend]
     if unit in _FRACTION_WORDS:
         if value >= _FRACTIONS[unit]:
@@ -486,5 +521,7 @@ def kind_reading(vtype: str, raw: str, number: float | None) -> KindReading:
         frac = _WORD_RE.findall(low)
         if second is None and frac and frac[-1] in _FRACTIONS:
             second = float(_FRACTIONS[frac[-1]])
+        elif second is None and (j := _JA_FRACTION_RE.fullmatch(raw)) is not None:
+            second = float(j[1])
         return KindReading(number, "", second)
     return KindReading(number, "")

@@ -2,7 +2,7 @@
 
 Own rules, not a general segmenter: measured against pysbd on wrapped text in six languages and at 100k claims
 (docs/decisions/0003-sentences.md). A sentence ends at '.', '!' or '?' before a space or the end (footnote markers
-and closing quotes or brackets may follow the mark: "in 2024.[^3] Prices"). A '.' ends nothing after an
+and closing quotes or brackets may follow the mark: "in 2024.[^3] Prices"; so may an HTML line break, "können.<br/>"). A '.' ends nothing after an
 abbreviation ("z. B.", "e.g.", "Nr.", "Art.", "St.", "Mrd."), a single letter (initials, "z. B.", "d. h."), a
 German or Dutch ordinal day ("1. Juli 2025"), or before a word in lower case (every one of the six languages
 starts a sentence with a capital: "ca. drei", "bzw. die"). A decimal ("5.3", "5,3") never has a space after its
@@ -22,7 +22,7 @@ from claims_pipeline.corpus.values import WORD_MONTHS
 _CLAUSE_END_RE = re.compile(
     r"[.!?;](?:\[\^[^\[\]\n]{1,200}\])*(?=\s|$)|[。！？；](?:\[\^[^\[\]\n]{1,200}\])*|\||(?<=\S)(?=\n)")
 _SENTENCE_END_RE = re.compile(
-    r"[.!?][*_\"'’”»)]*(?:\[\^[^\[\]\n]{1,200}\])*(?=\s|$)|[。！？][」』）)]*(?:\[\^[^\[\]\n]{1,200}\])*"
+    r"[.!?][*_\"'’”»)]*(?:\[\^[^\[\]\n]{1,200}\])*(?:<br\s?/?>)?(?=\s|$)|[。！？][」』）)]*(?:\[\^[^\[\]\n]{1,200}\])*"
     r"|(?<=\S)(?=\n)")
 _ORDINAL_DAY_RE = re.compile(rf"(?<![\d.,])\d{{1,2}}\.\s+(?i:{'|'.join(sorted(WORD_MONTHS, key=len, reverse=True))})\b")
 _CLOSED_BEFORE_RE = re.compile(r"[.!?;][*_\"'’”)]*(?:\[\^[^\[\]\n]{1,200}\][*_\"'’”)]*)*$")

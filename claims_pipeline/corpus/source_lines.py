@@ -22,6 +22,7 @@ SOURCE_WORD_RE = re.compile(r"[SsQqſBbFf](?:(?<=[Ssſ])(?i:ources?)|(?<=[Qq])(?
                             r"|(?<=[Ff])(?i:uentes?|ont[ei]))[*_]*[ \t\u00a0\u202f]?:[*_]*")
 _LINE_LEAD_RE = re.compile(r"[ \t>]*(?:[-*+][ \t]+)?[*_]*")
 SOURCE_HINT_RE = SOURCE_WORD_RE
+_LINK_PARAGRAPH_HINT_RE = re.compile(r"\n\n[ \t]{0,3}[*_]{0,2}\[")
 SOURCE_LINE_RE = re.compile(_LINE_LEAD_RE.pattern + SOURCE_WORD_RE.pattern)  # a line that starts with it
 _LIST_ITEM_RE = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]")
 _BLOCK_START_RE = re.compile(r"[ \t]*(?:#|```|~~~|\||>|\[[^\]\n]+\]:)")
@@ -48,8 +49,9 @@ def _prev_start(text: str, start: int) -> int:
 
 
 def find_source_lines(text: str, in_fence: Callable[[int], bool]) -> dict[int, list[Link]] | None:
-    """The start of each statement line whose source is given on a "Source:" line below it -> that source's links."""
-    if SOURCE_HINT_RE.search(text) is None:
+    """The start of each statement line whose source is given on a "Source:" line below it, or by a paragraph that
+    is only a link, -> that source's links."""
+    if SOURCE_HINT_RE.search(text) is None and (not _LINK_PARAGRAPH_HINT_RE.search(text)):
         return None
     out: dict[int, list[Link]] = {}
     for m in SOURCE_WORD_RE.finditer(text):
@@ -77,7 +79,25 @@ def find_source_lines(text: str, in_fence: Callable[[int], bool]) -> dict[int, l
             continue
         for s in statement:
             out.setdefault(s, []).extend(links)
+    if "](" in text:
+        for m in _LINK_PARAGRAPH_RE.finditer(text):
+            if in_fence(m.start()):
+                continue
+            statement = _statement_lines(text, m.start())
+            if not statement or _LIST_ITEM_RE.match(_line(text, statement[-1])) or _line(text, statement[0]).lstrip()[:1] == "|":
+                continue  # a list's or a table's next paragraph: a link of its own, not their source
+            links = find_links(m.group())[0]
+            for s in statement:
+                if s not in out:
+                    out[s] = links
     return out or None
+
+
+# A paragraph that is only a link to a web page, right under a statement (one blank line between): the document the
+# statement sums up, given as its source as a "Source:" line would give it ("… verboden vanaf 2 februari 2025.\n\n
+# [Verordening (EU) 2024/1689](https://eur-lex…)"). A link alone inside a paragraph, or under a list, is not one.
+_LINK_PARAGRAPH_RE = re.compile(r"(?<=\n\n)[ \t]{0,3}[*_]{0,2}\[[^\[\]\n]{3,200}\]\(https?://[^\s()]+(?:\([^\s()]*\))?[^\s()]*\)"
+                                r"[*_]{0,2}\.?[ \t]*(?=\n\n|\n?$)")
 
 
 def _admonition_body(text: str, source_start: int) -> list[int]:
