@@ -137,6 +137,43 @@ def last_heading(text: str, lo: int, pos: int, fenced: list[tuple[int, int]]) ->
     return -1
 
 
+_ATX_LINE_RE = re.compile(r"\n(#{1,6})[^\S\n]")
+
+
+def outline(text: str, fenced: list[tuple[int, int]], setext_titles: dict[int, str]) -> list[tuple[int, int, str]]:
+    """(start, level, title) of every heading outside fenced code, in order: ATX lines ('#' to '######') and the
+    setext titles found by setext_headings (level 1 over '=', 2 over '-')."""
+    out: list[tuple[int, int, str]] = []
+    if (m := HEADING_START_RE.match(text)) is not None:
+        out.append((0, m.group().count("#"), ""))
+    out += [(m.start() + 1, len(m.group(1)), "") for m in _ATX_LINE_RE.finditer(text)]
+    out = [(s, lvl, _atx_title(text, s)) for s, lvl, _t in out if not (fenced and in_spans(fenced, s))]
+    for s, title in setext_titles.items():
+        under = eol(text, s) + 1
+        out.append((s, 1 if text[under:eol(text, under)].lstrip().startswith("=") else 2, title))
+    out.sort()
+    return out
+
+
+def _atx_title(text: str, start: int) -> str:
+    m = HEADING_RE.match(text[start:eol(text, start)])
+    return m.group(2).strip() if m else ""
+
+
+def enclosed(levels: list[int], marked: list[bool]) -> list[bool]:
+    """For each heading of an outline (its level, whether it is marked): is it inside a marked one (a heading of
+    a lower level above it, with no heading of that level or lower between)? One pass with a stack."""
+    stack: list[tuple[int, bool]] = []
+    out: list[bool] = []
+    for level, mark in zip(levels, marked):
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        inside = bool(stack) and stack[-1][1]
+        out.append(inside)
+        stack.append((level, mark or inside))
+    return out
+
+
 # A line that starts a block of its own (a table row, a heading, a list item, a definition, a fence, a rule): a run
 # made only of such lines holds no wrapped paragraph, and is not parsed.
 _OWN_BLOCK_LINE_RE = re.compile(r"[ \t]{0,3}(?:\||#|[-*+][ \t]|\d{1,9}[.)][ \t]|\[[^\]\n]+\]:|```|~~~|[-*_=][-*_= \t]*$)")

@@ -27,10 +27,12 @@ from claims_pipeline.corpus.blocks import (
     SETEXT_UNDERLINE_RE,
     Paragraph,
     blank_comments,
+    enclosed,
     eol,
     fenced_spans,
     in_spans,
     last_heading,
+    outline,
     run_around,
     setext_headings,
     wrapped_paragraphs,
@@ -98,6 +100,22 @@ _BIBLIOGRAPHY_HEADING_RE = re.compile(
     r"|bibliograf[íi]a|lecturas recomendadas|letture consigliate|literatuur(?:lijst)?|leeslijst"
     # a "Sources" section lists sources, in the languages other than English ("Sources" itself: skip_headings)
     r"|bronnen|quellen(?:verzeichnis|angaben)?|fuentes|fonti|referenties|referenzen|referencias|riferimenti)\b", re.I)
+# A heading that is nothing but the name of a list of resources or links ("Resources:", "Liste de ressources",
+# "Further resources", "Weiterführende Links"): its entries name pages to read, their dates and numbers are theirs.
+_RESOURCES_HEADING_RE = re.compile(
+    r"[*_ ]*(?:(?:liste de|list of|additional|further|more|other|useful|related|key|weitere|weiterführende"
+    r"|autres|otras|altre|meer|overige|nuttige)\s+)?"
+    r"(?:resources?|ressources|recursos|risorse|hulpbronnen|links|liens|weblinks|enlaces|collegamenti)"
+    r"(?:\s+(?:utiles|útiles|utili|und quellen|et sources))?[*_ ]*:?[*_ ]*", re.I)
+
+
+def _lists_works(title: str, opts: ExtractOptions) -> bool:
+    """A section whose heading says it lists works or sources (a bibliography, a reading list, the headings
+    the settings skip): no claims in it."""
+    return bool(opts.skip_heading_re and opts.skip_heading_re.search(title)) or bool(
+        _BIBLIOGRAPHY_HEADING_RE.search(title)) or _RESOURCES_HEADING_RE.fullmatch(title) is not None
+
+
 _CAP = r"[A-ZÀ-ÖØ-Þ]"
 _BIBLIOGRAPHY_ENTRY_RE = re.compile(
     r"[ \t>]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?[*_]*\[?"
@@ -270,6 +288,7 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
     section, skipping, selected = "", False, opts.section_filter is None
     run_hi, done, listed_at = -1, set(), -1  # the end of the current run of lines; the paragraphs read (by their first line)
     paragraphs: dict[int, Paragraph] = {}
+    inside: dict[int, bool] | None = None  # each heading: is it under one whose section lists works (made once)
     for start in sorted(cites):
         line_no += text.count("\n", counted_to, start)
         counted_to = start
@@ -288,8 +307,13 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
                 heading = HEADING_RE.match(text[h:end] if end >= 0 else text[h:])
                 assert heading is not None  # _last_heading only returns heading lines
                 section = heading.group(2).strip()
-            skipping = bool(opts.skip_heading_re and opts.skip_heading_re.search(section)) or bool(
-                _BIBLIOGRAPHY_HEADING_RE.search(section))
+            skipping = _lists_works(section, opts)
+            if not skipping:  # a subsection of a bibliography or a list of resources is one too
+                if inside is None:
+                    heads = outline(text, fenced, setext_titles)
+                    inside = dict(zip([s for s, _l, _t in heads],
+                                      enclosed([lvl for _s, lvl, _t in heads], [_lists_works(t, opts) for _s, _l, t in heads])))
+                skipping = inside.get(h, False)
             selected = opts.section_filter is None or opts.section_filter in section.lower()
         if skipping or not selected or (fenced and in_spans(fenced, start)):
             continue
