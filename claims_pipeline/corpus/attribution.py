@@ -129,15 +129,17 @@ def _citing_only(text: str, lo: int, hi: int, links: Sequence[Link]) -> bool:
 
 def by_sentence(text: str, links: Sequence[Link], values: Sequence[Value], attributed: list[list[Value]],
                 is_row: bool, orphans: bool = True,
-                line_of: Callable[[int], int] | None = None) -> tuple[list[list[Value]], list[str]]:
+                line_of: Callable[[int], int] | None = None, item: bool = False) -> tuple[list[list[Value]], list[str]]:
     """Each link's figures (from its nearest ones, `attributed`) under the reader's rules, and each one's reason
     code (REASONS). `links`: the citations taking part, in order; `values`: every figure of the text; `orphans`:
     False when the figures of sentences citing nothing have a source of their own (a "Source:" line below).
 
     A figure whose sentence holds citations goes to the nearest of them (evidence before a link that defines a
-    word). A figure whose sentence holds none keeps its nearest citation when that is on its line (one link at
-    the end of a line cites all of it), or when it is a footnote or a sentence that is only a citation, right
-    after the figure's sentence ("…5 %. This is set by law.[^1]", "…5 %. See [the tables](…).")."""
+    word). A figure whose sentence holds none keeps its nearest citation when that is a footnote or a sentence
+    that is only a citation right after the figure's sentence ("…5 %. This is set by law.[^1]", "…5 %. See [the
+    tables](…)."), a link in parentheses later on its line ("…5 %. Rates rose. ([source](…))"), a link before it
+    on its line (a report going on), or any link on its line in a list item (`item`: one statement). A link in
+    the running text of a later sentence of a paragraph is that sentence's."""
     if is_row:  # a table row: one statement; a footnote still keeps to its own cell
         return _footnote_cells(text, links, attributed), ["footnote" if ln.kind == "footnote" else "table-row" for ln in links]
     sent = sentence_ends(text)
@@ -157,7 +159,8 @@ def by_sentence(text: str, links: Sequence[Link], values: Sequence[Value], attri
             si = bisect_left(ends, v.pos + 1)
             peers = in_sentence.get(si)
             if peers is None:  # no citation in the figure's own sentence
-                if orphans and _cites_orphan(text, links, k, si, link_sent, in_sentence, has_values, ends, line_of, v):
+                if orphans and _cites_orphan(text, links, k, si, link_sent, in_sentence, has_values, ends, line_of, v,
+                                             item):
                     j = _reported_source(text, links, k, si, link_sent, in_sentence, attributed, ends, defining)
                     if j is not None:
                         out[j].append(v)
@@ -237,8 +240,9 @@ def _notes_cite_backwards(links: Sequence[Link], out: list[list[Value]], link_se
 
 def _cites_orphan(text: str, links: Sequence[Link], k: int, si: int, link_sent: list[int],
                   in_sentence: dict[int, list[int]], has_values: set[int], ends: list[int],
-                  line_of: Callable[[int], int] | None, v: Value) -> bool:
-    """Does link k, the nearest citation of figure v whose sentence (si) cites nothing, cite it?"""
+                  line_of: Callable[[int], int] | None, v: Value, item: bool = False) -> bool:
+    """Does link k, the nearest citation of figure v whose sentence (si) cites nothing, cite it? `item`: the text
+    is a list item, one statement: a link on the figure's line cites it wherever it stands."""
     ln = links[k]
     same_line = line_of is None or line_of(v.pos) == line_of(ln.start)
     if ln.kind == "footnote":  # its own sentence, or the one right before when its own states no number
@@ -249,13 +253,25 @@ def _cites_orphan(text: str, links: Sequence[Link], k: int, si: int, link_sent: 
         lo = ends[si] if si < len(ends) else len(text)
         hi = ends[si + 1] if si + 1 < len(ends) else len(text)
         return _DIGIT_RE.search(_NOTE_MARK_RE.sub("", text[lo:hi])) is None
-    if same_line:
-        return True
-    if link_sent[k] != si + 1 or is_root_url(ln.url):
+    if same_line and (item or link_sent[k] < si or (link_sent[k] >= si + 2 and si - 1 in in_sentence)):
+        return True  # a report going on after its citation (_reported_source decides which)
+    # A citation in a later sentence: only one written as a citation of what came before, a sentence that is
+    # nothing but a citation ("…5 %. See [the tables](…).") or a link in parentheses ("…5 %. Rates rose.
+    # ([source](…))"). A link in the running text of another sentence belongs to that sentence ("…in 2015.
+    # Reaching it avoids [the worst effects](…).", "…since 2019. Read more in our [article](…).").
+    if link_sent[k] != si + 1 and not same_line:
         return False
-    lo = ends[si] if si < len(ends) else len(text)
-    hi = ends[si + 1] if si + 1 < len(ends) else len(text)
-    return _citing_only(text, lo, hi, [links[j] for j in in_sentence[si + 1]])
+    ks = link_sent[k]
+    lo = ends[ks - 1] if ks else 0
+    hi = ends[ks] if ks < len(ends) else len(text)
+    if same_line and in_parentheses(text, lo, ln):
+        return True
+    return (same_line or not is_root_url(ln.url)) and _citing_only(text, lo, hi, [links[j] for j in in_sentence[ks]])
+
+
+def in_parentheses(text: str, lo: int, link: Link) -> bool:
+    """The link stands inside parentheses opened in text[lo:link.start] ("([FAO](…))", "(Source: [x](…), 2024)")."""
+    return text.rfind("(", lo, link.start) > text.rfind(")", lo, link.start)
 
 
 def _distance(link: Link, v: Value) -> tuple[int, int]:

@@ -192,6 +192,7 @@ class Paragraph:
     text: str
     line_starts: tuple[int, ...]  # offsets in the file
     offsets: tuple[int, ...]  # offsets in `text`, one per line
+    item: bool = False  # the text of a list item (one statement, however many sentences)
 
     def line_index(self, pos: int) -> int:
         """Which of the paragraph's lines (0-based) holds position `pos` of `text`."""
@@ -249,7 +250,10 @@ def wrapped_paragraphs(text: str, lo: int, hi: int) -> dict[int, Paragraph]:
         return {}
     out: dict[int, Paragraph] = {}
     tokens = _parser().parse(text[lo:hi])
+    items = 0  # list items open around the token
     for k, tok in enumerate(tokens):
+        if tok.type.startswith("list_item_"):
+            items += 1 if tok.nesting > 0 else -1
         if tok.type != "inline" or tok.map is None or tok.map[1] - tok.map[0] < 2:
             continue
         if k and tokens[k - 1].type not in ("paragraph_open", "dt_open"):
@@ -262,7 +266,7 @@ def wrapped_paragraphs(text: str, lo: int, hi: int) -> dict[int, Paragraph]:
         for ln in lines:
             offsets.append(at)
             at += len(ln) + 1
-        _add(out, lines, starts[first:last], offsets)
+        _add(out, lines, starts[first:last], offsets, items > 0)
     return out
 
 
@@ -271,7 +275,7 @@ def _starts_capital(line: str) -> bool:
     return rest[:1].isupper()
 
 
-def _add(out: dict[int, Paragraph], lines: list[str], starts: list[int], offsets: list[int]) -> None:
+def _add(out: dict[int, Paragraph], lines: list[str], starts: list[int], offsets: list[int], item: bool) -> None:
     """The paragraph, cut before each of its lines that gives a source ("Source: [x](…)" under a statement is
     read as the statement's source, source_lines.py) and after a line that is only a picture (no sentence starts
     there); a piece of one line is left to the line reading."""
@@ -285,6 +289,6 @@ def _add(out: dict[int, Paragraph], lines: list[str], starts: list[int], offsets
         # line break is kept there, and the sentence reader ends a sentence at it
         joined = "".join(ln + ("\n" if i < b - 1 and _ENDS_CITING_RE.search(ln) and _starts_capital(lines[i + 1])
                               else " ") for i, ln in enumerate(lines[a:b], start=a))[:-1]
-        para = Paragraph(joined, tuple(starts[a:b]), tuple(o - base for o in offsets[a:b]))
+        para = Paragraph(joined, tuple(starts[a:b]), tuple(o - base for o in offsets[a:b]), item)
         for s in para.line_starts:
             out[s] = para

@@ -11,6 +11,7 @@ from claims_pipeline.config.corpus_source import CorpusSource
 _FIGURE_AND_LINK_RE = re.compile(r"^(?=[^\n]*\d)(?=[^\n]*(?:://|\]\(|\[\^))[^\n]*$", re.M)
 _DEFINITION_RE = re.compile(r" {0,3}\[[^\]\n]+\]:")
 _DIGIT_RE = re.compile(r"\d")
+_LIST_MARK_RE = re.compile(r"[ \t>]*(?:[-*+]|\d{1,3}[.)])[ \t]+")  # a list item's marker (as extract.py reads it)
 
 CLAIM_NEEDS = ("a claim is a line that states a figure (a percentage, an amount, a statute number or a date) and "
                "links the page that gives it, in the same sentence or by a reference or footnote")
@@ -87,7 +88,8 @@ def explain_line(corpus: CorpusSource, where: str, *, include_secondary: bool = 
         out.append("links: none (a claim needs a citation in its sentence, a 'Source:' line under it or a lead-in)")
     else:
         given, reasons = by_sentence(unit, links, values, attribute_values(values, links), unit.lstrip().startswith("|"),
-                                     line_of=line_of if para is not None else None)
+                                     line_of=line_of if para is not None else None,
+                                     item=para.item if para is not None else _LIST_MARK_RE.match(unit) is not None)
         out.append("links:")
         for ln, vs, reason in zip(links, given, reasons):
             why = (f"takes {', '.join(v.raw for v in vs)}: {REASONS.get(reason, reason)}" if any(v.salient for v in vs)

@@ -357,16 +357,17 @@ def _claims_of_paragraph(para: Paragraph, first: int, scope: str, rel: str, sect
         out.warnings.append(ExtractWarning(rel, first, f"paragraph of {len(text):,} chars cut to {opts.max_line_chars:,}"))
         text = text[: opts.max_line_chars]
     _claims_of_line(text, first, scope, rel, section, file_verified, opts, out, seen, id_scope, refs, borrowed or None,
-                    line_of=lambda pos: first + para.line_index(pos), borrowed_reason=borrowed_reason)
+                    line_of=lambda pos: first + para.line_index(pos), borrowed_reason=borrowed_reason, item=para.item)
 
 
 def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str, file_verified: str | None,
                     opts: ExtractOptions, out: Extraction, seen: set[str], id_scope: str,
                     refs: References | None = None, borrowed: list[Link] | None = None,
                     line_of: Callable[[int], int] | None = None, borrowed_reason: str = "source-line",
-                    reading_list: bool = True) -> None:
+                    reading_list: bool = True, item: bool = False) -> None:
     """The claims of one text: a line, or a wrapped paragraph's lines joined (`line_of`: the line of a position).
-    `reading_list`: False for an item of a list under a "Sources:" line (its linked titles keep their claims)."""
+    `reading_list`: False for an item of a list under a "Sources:" line (its linked titles keep their claims);
+    `item`: the paragraph is a list item's text (a line read on its own says so by its marker)."""
     if "{{" in line or "{%" in line:  # template markers: what they print is made at build time, not written here
         line = mask_templates(line)[0]
     if _DIGIT_RE.search(line) is None:
@@ -452,7 +453,8 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
                 out.skipped_pointer_links += 1
     taking = [ln for ln, p in zip(links, pointer) if not p]
     attributed, reasons = by_sentence(line, taking, values, attributed, line.lstrip().startswith("|"),
-                                      orphans=not (borrowed and line_of is not None), line_of=line_of)
+                                      orphans=not (borrowed and line_of is not None), line_of=line_of,
+                                      item=item or (line_of is None and _LIST_MARK_RE.match(line) is not None))
     cited = iter(zip(attributed, reasons))
     sentence_starts = sentence_ends(line)[1] if line_of is not None else []
     for link, is_pointer, host, tier in zip(links, pointer, hosts, tiers):
