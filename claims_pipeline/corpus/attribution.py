@@ -269,6 +269,45 @@ def _cites_orphan(text: str, links: Sequence[Link], k: int, si: int, link_sent: 
     return (same_line or not is_root_url(ln.url)) and _citing_only(text, lo, hi, [links[j] for j in in_sentence[ks]])
 
 
+# What a writer puts right before a link given as the source of a figure: a source word, the agent of a passive
+# ("set by", "administered by"), the authority a rule falls under ("under the [Ministry](…)", "pursuant to"), the
+# place the figure is at ("verified at", "published on", "from"), a colon or an opening parenthesis; then maybe an
+# article and emphasis marks.
+_CITING_BEFORE_RE = re.compile(
+    r"(?:(?<![^\W\d_])(?:sources?|quellen?|bron(?:nen)?|fuentes?|fonti|fonte|according\s+to|per|by|at|on|from|via"
+    r"|under|pursuant\s+to|unter|sous|onder|krachtens|bajo|sotto"
+    r"|see|siehe|voir|zie|vedi|véase|selon|d['’]après|laut|gemäß|volgens|según|secondo|par|von|door|da|por)"
+    r"|[:(])[\s*_]*(?:(?:the|la|le|les|l['’]|der|die|das|dem|den|de|het|el|los|las|il|lo|gli)[\s*_]+)?$", re.I)
+_LOOK_BACK = 40
+# Between two links of one list: "or", "and", "/", ",", "+", "·", "&", ";" (and spaces, emphasis marks).
+_GLUE_RE = re.compile(r"[\s*_]*(?:or|and|/|,|\+|·|&|;|und|et|y|e|en|o|ou|oder|of)?[\s*_]*", re.I)
+
+
+def names_sites(text: str, links: Sequence[Link]) -> list[bool]:
+    """For each link: is it a site's home page named in the running text ("launched the [Digital Corps](https://
+    corps.example/) in 2021", "through [our website](…)", "[Section 508](https://section508.example/) compliant"),
+    the thing the sentence is about rather than the source of its figures? A home page given as a source is
+    written as one: after a source word, an agent or a place ("administered by the [Bank](…)", "verified at
+    [x.gov](…)"), after a colon ("Primary sources: [A](…), [B](…)"), in parentheses ("…5 % ([Agency](…))"), or as
+    the whole of its sentence. Only markdown links: a URL written out (`https://x.gov/`) is an address given."""
+    out: list[bool] = []
+    ends = sentence_ends(text)[1]
+    for k, ln in enumerate(links):
+        if ln.kind != "markdown" or not is_root_url(ln.url):
+            out.append(False)
+            continue
+        si = bisect_left(ends, ln.start + 1)
+        lo = ends[si - 1] if si else 0
+        hi = ends[si] if si < len(ends) else len(text)
+        cited = (_CITING_BEFORE_RE.search(text, max(lo, ln.start - _LOOK_BACK), ln.start) is not None
+                 or in_parentheses(text, lo, ln)
+                 or (k > 0 and not out[k - 1] and links[k - 1].end >= lo
+                     and _GLUE_RE.fullmatch(text, links[k - 1].end, ln.start) is not None)
+                 or _citing_only(text, lo, hi, [x for x in links if lo <= x.start < hi]))
+        out.append(not cited)
+    return out
+
+
 def in_parentheses(text: str, lo: int, link: Link) -> bool:
     """The link stands inside parentheses opened in text[lo:link.start] ("([FAO](…))", "(Source: [x](…), 2024)")."""
     return text.rfind("(", lo, link.start) > text.rfind(")", lo, link.start)

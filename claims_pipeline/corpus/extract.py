@@ -20,7 +20,7 @@ from pathlib import Path
 from claims_pipeline.common.urls import url_host
 from claims_pipeline.config.corpus_source import CorpusSource
 from claims_pipeline.config.settings import ExtractionSettings
-from claims_pipeline.corpus.attribution import attribute_values, by_sentence, is_index_page
+from claims_pipeline.corpus.attribution import attribute_values, by_sentence, is_index_page, names_sites
 from claims_pipeline.corpus.blocks import (
     HEADING_RE,
     HEADING_START_RE,
@@ -446,13 +446,18 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
                 own = own if own is not None else attribute_values(values, links)
                 if not any(v.salient for v in own[k]):
                     pointer[k] = True
+    is_row = line.lstrip().startswith("|")
+    # A home page named in the running text ("the [Digital Corps](https://corps.example/) is …", "through [our
+    # website](…)") is what the sentence is about, not the source of its figures: no part in attribution either.
+    if not is_row and any(ln.kind == "markdown" and is_root_url(ln.url) for ln in links):
+        pointer = [p or n for p, n in zip(pointer, names_sites(line, links))]
     attributed = attribute_values(values, [ln for ln, p in zip(links, pointer) if not p]) if not all(pointer) else []
     if any(pointer):
         for _ln, is_ptr, vs, host, tier in zip(links, pointer, attribute_values(values, links), hosts, tiers):
             if is_ptr and host and (is_official(tier) or not opts.primary_only) and (not multi or any(v.salient for v in vs)):
                 out.skipped_pointer_links += 1
     taking = [ln for ln, p in zip(links, pointer) if not p]
-    attributed, reasons = by_sentence(line, taking, values, attributed, line.lstrip().startswith("|"),
+    attributed, reasons = by_sentence(line, taking, values, attributed, is_row,
                                       orphans=not (borrowed and line_of is not None), line_of=line_of,
                                       item=item or (line_of is None and _LIST_MARK_RE.match(line) is not None))
     cited = iter(zip(attributed, reasons))
