@@ -112,8 +112,8 @@ def is_defining(link: Link) -> bool:
     """A link a reader does not take as the evidence for a figure when another is beside it."""
     if link.kind == "footnote":
         return False
-    return (is_root_url(link.url) or _DEFINING_URL_RE.search(link.url) is not None) and not any(
-        ch.isdigit() for ch in link.label)
+    return (is_site_page(link.url) or _DEFINING_URL_RE.search(link.url) is not None
+            or _EVENT_PAGE_RE.match(link.url) is not None) and not any(ch.isdigit() for ch in link.label)
 
 
 def _citing_only(text: str, lo: int, hi: int, links: Sequence[Link]) -> bool:
@@ -274,13 +274,39 @@ def _cites_orphan(text: str, links: Sequence[Link], k: int, si: int, link_sent: 
 # place the figure is at ("verified at", "published on", "from"), a colon or an opening parenthesis; then maybe an
 # article and emphasis marks.
 _CITING_BEFORE_RE = re.compile(
-    r"(?:(?<![^\W\d_])(?:sources?|quellen?|bron(?:nen)?|fuentes?|fonti|fonte|according\s+to|per|by|at|on|from|via"
+    r"(?:(?<![\w-])(?:sources?|quellen?|bron(?:nen)?|fuentes?|fonti|fonte|according\s+to|per|by|at|on|from|via"
     r"|under|pursuant\s+to|unter|sous|onder|krachtens|bajo|sotto"
     r"|see|siehe|voir|zie|vedi|véase|selon|d['’]après|laut|gemäß|volgens|según|secondo|par|von|door|da|por)"
     r"|[:(])[\s*_]*(?:(?:the|la|le|les|l['’]|der|die|das|dem|den|de|het|el|los|las|il|lo|gli)[\s*_]+)?$", re.I)
 _LOOK_BACK = 40
 # Between two links of one list: "or", "and", "/", ",", "+", "·", "&", ";" (and spaces, emphasis marks).
 _GLUE_RE = re.compile(r"[\s*_]*(?:or|and|/|,|\+|·|&|;|und|et|y|e|en|o|ou|oder|of)?[\s*_]*", re.I)
+
+
+# An organisation's "about" page: like its home page, it names the organisation.
+_ABOUT_PAGE_RE = re.compile(
+    r"^https?://[^?#]+/(?:about(?:[-_]us)?|a-propos|qui-sommes-nous|ueber-uns|über-uns|uber-uns|over-ons|wie-zijn-wij"
+    r"|acerca-de|quienes-somos|chi-siamo)/?$", re.I)
+# An event's page (a meeting, webinar, summit the text announces or looks back on): it invites or reports a
+# gathering, it is no evidence for a figure ("hosted a 2-day summit on [ux](https://site.example/event/2021/…)").
+_EVENT_PAGE_RE = re.compile(
+    r"^https?://[^/?#]+(?:/[^?#]*)?/(?:events?|webinars?|veranstaltung(?:en)?|[eé]v[eé]nements?|eventos?|eventi"
+    r"|evenementen|meetups?)/[^?#]", re.I)
+
+
+def is_site_page(url: str) -> bool:
+    """A site's home page or its "about" page."""
+    return is_root_url(url) or _ABOUT_PAGE_RE.match(url) is not None
+
+
+def no_evidence(text: str, links: Sequence[Link]) -> list[bool] | None:
+    """For each link: does it take no part in attribution, being an event's page or a site named in the running
+    text (names_sites)? None when no link is either (the common case, found with two cheap tests a link)."""
+    if not any(is_site_page(ln.url) or ("ev" in ln.url or "webinar" in ln.url or "veranstalt" in ln.url
+                                        or "meetup" in ln.url) for ln in links):
+        return None
+    named = names_sites(text, links)
+    return [n or _EVENT_PAGE_RE.match(ln.url) is not None for n, ln in zip(named, links)]
 
 
 def names_sites(text: str, links: Sequence[Link]) -> list[bool]:
@@ -293,7 +319,7 @@ def names_sites(text: str, links: Sequence[Link]) -> list[bool]:
     out: list[bool] = []
     ends = sentence_ends(text)[1]
     for k, ln in enumerate(links):
-        if ln.kind != "markdown" or not is_root_url(ln.url):
+        if ln.kind != "markdown" or not is_site_page(ln.url):
             out.append(False)
             continue
         si = bisect_left(ends, ln.start + 1)

@@ -20,7 +20,7 @@ from pathlib import Path
 from claims_pipeline.common.urls import url_host
 from claims_pipeline.config.corpus_source import CorpusSource
 from claims_pipeline.config.settings import ExtractionSettings
-from claims_pipeline.corpus.attribution import attribute_values, by_sentence, is_index_page, names_sites
+from claims_pipeline.corpus.attribution import attribute_values, by_sentence, is_index_page, no_evidence
 from claims_pipeline.corpus.blocks import (
     HEADING_RE,
     HEADING_START_RE,
@@ -448,9 +448,10 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
                     pointer[k] = True
     is_row = line.lstrip().startswith("|")
     # A home page named in the running text ("the [Digital Corps](https://corps.example/) is …", "through [our
-    # website](…)") is what the sentence is about, not the source of its figures: no part in attribution either.
-    if not is_row and any(ln.kind == "markdown" and is_root_url(ln.url) for ln in links):
-        pointer = [p or n for p, n in zip(pointer, names_sites(line, links))]
+    # website](…)") is what the sentence is about, and an event's page invites to a gathering: neither is the
+    # source of the figures near it. They take part in attribution (their figures go nowhere else), and give no
+    # claim.
+    none = (no_evidence(line, links) if not is_row else None) or [False] * len(links)
     attributed = attribute_values(values, [ln for ln, p in zip(links, pointer) if not p]) if not all(pointer) else []
     if any(pointer):
         for _ln, is_ptr, vs, host, tier in zip(links, pointer, attribute_values(values, links), hosts, tiers):
@@ -462,10 +463,12 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
                                       item=item or (line_of is None and _LIST_MARK_RE.match(line) is not None))
     cited = iter(zip(attributed, reasons))
     sentence_starts = sentence_ends(line)[1] if line_of is not None else []
-    for link, is_pointer, host, tier in zip(links, pointer, hosts, tiers):
+    for link, is_pointer, host, tier, no_source in zip(links, pointer, hosts, tiers, none):
         if is_pointer:
             continue
         link_values, reason = next(cited)
+        if no_source:
+            continue
         if not any(v.salient for v in link_values) and (multi or link.kind == "footnote" or opts.min_salient > 0):
             continue
         if not host:
