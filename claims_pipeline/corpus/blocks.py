@@ -178,7 +178,7 @@ def enclosed(levels: list[int], marked: list[bool]) -> list[bool]:
 # made only of such lines holds no wrapped paragraph, and is not parsed.
 _OWN_BLOCK_LINE_RE = re.compile(r"[ \t]{0,3}(?:\||#|[-*+][ \t]|\d{1,9}[.)][ \t]|\[[^\]\n]+\]:|```|~~~|[-*_=][-*_= \t]*$)")
 _PICTURE_LINE_RE = re.compile(r"\s*(?:!\[[^\]\n]*\]\([^)\n]*\)|<[^<>\n]*>)\s*")
-_ENDS_CITING_RE = re.compile(r"(?:\]|\))[*_]*[ \t]*$")
+_ENDS_CITING_RE = re.compile(r"(?:\]|\)|:)[*_]*[ \t]*$")  # a citation, or a colon before a sentence of its own
 _LEAD_MARKS = "*_\"'“(["
 _MAX_RUN_LINES = 200  # a longer run of non-blank lines is cut there (a hostile file is parsed in bounded pieces)
 
@@ -285,8 +285,9 @@ def _add(out: dict[int, Paragraph], lines: list[str], starts: list[int], offsets
         if b - a < 2:
             continue
         base = offsets[a]
-        # a line ending in a citation, followed by a capital, ends its statement (notes written one a line); the
-        # line break is kept there, and the sentence reader ends a sentence at it
+        # a line ending in a citation or a colon, followed by a capital, ends its statement (notes written one a
+        # line; "… has changed:" over "All agencies must …"); the line break is kept there, and the sentence
+        # reader ends a sentence at it
         joined = "".join(ln + ("\n" if i < b - 1 and _ENDS_CITING_RE.search(ln) and _starts_capital(lines[i + 1])
                               else " ") for i, ln in enumerate(lines[a:b], start=a))[:-1]
         para = Paragraph(joined, tuple(starts[a:b]), tuple(o - base for o in offsets[a:b]), item)
