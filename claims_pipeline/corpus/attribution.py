@@ -112,8 +112,8 @@ def is_defining(link: Link) -> bool:
     """A link a reader does not take as the evidence for a figure when another is beside it."""
     if link.kind == "footnote":
         return False
-    return (is_site_page(link.url) or _DEFINING_URL_RE.search(link.url) is not None
-            or _EVENT_PAGE_RE.match(link.url) is not None) and not any(ch.isdigit() for ch in link.label)
+    return (is_site_page(link.url) or _DEFINING_URL_RE.search(link.url) is not None) and not any(
+        ch.isdigit() for ch in link.label)
 
 
 def _citing_only(text: str, lo: int, hi: int, links: Sequence[Link]) -> bool:
@@ -129,7 +129,8 @@ def _citing_only(text: str, lo: int, hi: int, links: Sequence[Link]) -> bool:
 
 def by_sentence(text: str, links: Sequence[Link], values: Sequence[Value], attributed: list[list[Value]],
                 is_row: bool, orphans: bool = True,
-                line_of: Callable[[int], int] | None = None, item: bool = False) -> tuple[list[list[Value]], list[str]]:
+                line_of: Callable[[int], int] | None = None, item: bool = False,
+                named: Sequence[bool] | None = None) -> tuple[list[list[Value]], list[str]]:
     """Each link's figures (from its nearest ones, `attributed`) under the reader's rules, and each one's reason
     code (REASONS). `links`: the citations taking part, in order; `values`: every figure of the text; `orphans`:
     False when the figures of sentences citing nothing have a source of their own (a "Source:" line below).
@@ -139,7 +140,8 @@ def by_sentence(text: str, links: Sequence[Link], values: Sequence[Value], attri
     that is only a citation right after the figure's sentence ("…5 %. This is set by law.[^1]", "…5 %. See [the
     tables](…)."), a link in parentheses later on its line ("…5 %. Rates rose. ([source](…))"), a link before it
     on its line (a report going on), or any link on its line in a list item (`item`: one statement). A link in
-    the running text of a later sentence of a paragraph is that sentence's."""
+    the running text of a later sentence of a paragraph is that sentence's. `named`: the links that name a site
+    (names_sites), which give way to evidence beside them as a link defining a word does."""
     if is_row:  # a table row: one statement; a footnote still keeps to its own cell
         return _footnote_cells(text, links, attributed), ["footnote" if ln.kind == "footnote" else "table-row" for ln in links]
     sent = sentence_ends(text)
@@ -148,7 +150,8 @@ def by_sentence(text: str, links: Sequence[Link], values: Sequence[Value], attri
     in_sentence: dict[int, list[int]] = {}
     for k, si in enumerate(link_sent):
         in_sentence.setdefault(si, []).append(k)
-    defining = [is_defining(ln) for ln in links] if len(links) > 1 else [False] * len(links)
+    defining = ([is_defining(ln) or bool(named and named[k]) for k, ln in enumerate(links)] if len(links) > 1
+                else [False] * len(links))
     out: list[list[Value]] = [[] for _ in links]
     order = {v: i for i, v in enumerate(values)}
     reasons = ["nearest"] * len(links)
@@ -166,7 +169,8 @@ def by_sentence(text: str, links: Sequence[Link], values: Sequence[Value], attri
                         out[j].append(v)
                 continue
             j = k if k in peers else min(peers, key=lambda j: _distance(links[j], v))
-            if defining[j]:  # evidence beside it wins over a link that defines a word
+            if defining[j] and not links[j].start <= v.pos < links[j].end:  # evidence beside it wins over a link
+                # that defines a word (a figure in its own label stays its own)
                 evidence = [i for i in peers if not defining[i]]
                 if evidence:
                     j = min(evidence, key=lambda i: _distance(links[i], v))
@@ -299,14 +303,13 @@ def is_site_page(url: str) -> bool:
     return is_root_url(url) or _ABOUT_PAGE_RE.match(url) is not None
 
 
-def no_evidence(text: str, links: Sequence[Link]) -> list[bool] | None:
-    """For each link: does it take no part in attribution, being an event's page or a site named in the running
-    text (names_sites)? None when no link is either (the common case, found with two cheap tests a link)."""
+def no_evidence(text: str, links: Sequence[Link]) -> tuple[list[bool], list[bool]] | None:
+    """For each link: is it a site named in the running text (names_sites), is it an event's page? Neither is the
+    source of a figure. None when no link is either (the common case, found with a few cheap tests a link)."""
     if not any(is_site_page(ln.url) or ("ev" in ln.url or "webinar" in ln.url or "veranstalt" in ln.url
                                         or "meetup" in ln.url) for ln in links):
         return None
-    named = names_sites(text, links)
-    return [n or _EVENT_PAGE_RE.match(ln.url) is not None for n, ln in zip(named, links)]
+    return names_sites(text, links), [_EVENT_PAGE_RE.match(ln.url) is not None for ln in links]
 
 
 def names_sites(text: str, links: Sequence[Link]) -> list[bool]:
@@ -320,7 +323,10 @@ def names_sites(text: str, links: Sequence[Link]) -> list[bool]:
     ends = sentence_ends(text)[1]
     for k, ln in enumerate(links):
         if ln.kind != "markdown" or not is_site_page(ln.url):
-            out.append(False)
+            # named with a site named right before it ("[Club](https://club.example/) and [Lab](…/the-lab/berlin)
+            # opened …"): a list of names
+            out.append(k > 0 and out[k - 1] and ln.kind == "markdown" and not any(ch.isdigit() for ch in ln.label)
+                       and _GLUE_RE.fullmatch(text, links[k - 1].end, ln.start) is not None)
             continue
         si = bisect_left(ends, ln.start + 1)
         lo = ends[si - 1] if si else 0

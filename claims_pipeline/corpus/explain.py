@@ -39,7 +39,7 @@ def explain_line(corpus: CorpusSource, where: str, *, include_secondary: bool = 
     Raises ValueError naming what is wrong with `where`."""
     from pathlib import Path
 
-    from claims_pipeline.corpus.attribution import REASONS, attribute_values, by_sentence
+    from claims_pipeline.corpus.attribution import REASONS, attribute_values, by_sentence, no_evidence
     from claims_pipeline.corpus.blocks import blank_comments, run_around, wrapped_paragraphs
     from claims_pipeline.corpus.extract import ExtractOptions, extract_text
     from claims_pipeline.corpus.links import decode_entities, find_links, mask_urls, repair_schemes
@@ -87,13 +87,20 @@ def explain_line(corpus: CorpusSource, where: str, *, include_secondary: bool = 
     if not links:
         out.append("links: none (a claim needs a citation in its sentence, a 'Source:' line under it or a lead-in)")
     else:
-        given, reasons = by_sentence(unit, links, values, attribute_values(values, links), unit.lstrip().startswith("|"),
+        is_row = unit.lstrip().startswith("|")
+        found_no = no_evidence(unit, links) if not is_row else None
+        named, events = found_no if found_no is not None else ([False] * len(links), [False] * len(links))
+        given, reasons = by_sentence(unit, links, values, attribute_values(values, links), is_row,
                                      line_of=line_of if para is not None else None,
-                                     item=para.item if para is not None else _LIST_MARK_RE.match(unit) is not None)
+                                     item=para.item if para is not None else _LIST_MARK_RE.match(unit) is not None,
+                                     named=named)
         out.append("links:")
-        for ln, vs, reason in zip(links, given, reasons):
+        for ln, vs, reason, name, event in zip(links, given, reasons, named, events):
             why = (f"takes {', '.join(v.raw for v in vs)}: {REASONS.get(reason, reason)}" if any(v.salient for v in vs)
                    else "takes no figure: none of its sentence, or each is nearer another citation")
+            if name or event:
+                why += ("; no claim: a site named in the running text, not given as a source" if name
+                        else "; no claim: an event's page")
             out.append(f"  [{ln.kind}] {ln.url}: {why}")
     opts = ExtractOptions.of(corpus.extraction, corpus.primary_hosts, include_secondary=include_secondary)
     found = Extraction()

@@ -451,7 +451,9 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
     # website](…)") is what the sentence is about, and an event's page invites to a gathering: neither is the
     # source of the figures near it. They take part in attribution (their figures go nowhere else), and give no
     # claim.
-    none = (no_evidence(line, links) if not is_row else None) or [False] * len(links)
+    found = no_evidence(line, links) if not is_row else None
+    named, events = found if found is not None else (None, None)
+    none = [n or e for n, e in zip(named, events)] if named is not None and events is not None else [False] * len(links)
     attributed = attribute_values(values, [ln for ln, p in zip(links, pointer) if not p]) if not all(pointer) else []
     if any(pointer):
         for _ln, is_ptr, vs, host, tier in zip(links, pointer, attribute_values(values, links), hosts, tiers):
@@ -460,7 +462,8 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
     taking = [ln for ln, p in zip(links, pointer) if not p]
     attributed, reasons = by_sentence(line, taking, values, attributed, is_row,
                                       orphans=not (borrowed and line_of is not None), line_of=line_of,
-                                      item=item or (line_of is None and _LIST_MARK_RE.match(line) is not None))
+                                      item=item or (line_of is None and _LIST_MARK_RE.match(line) is not None),
+                                      named=[n for n, p in zip(named, pointer) if not p] if named is not None else None)
     cited = iter(zip(attributed, reasons))
     sentence_starts = sentence_ends(line)[1] if line_of is not None else []
     for link, is_pointer, host, tier, no_source in zip(links, pointer, hosts, tiers, none):
