@@ -83,6 +83,19 @@ def fenced_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+_FRONT_CLOSE_RE = re.compile(r"\n(?:---|\.\.\.|\+\+\+)[ \t]*(?=\n|$)")
+
+
+def code_spans(text: str) -> list[tuple[int, int]]:
+    """The spans no claim comes from, sorted: the front matter (a '---' or '+++' block opening the file, closed by
+    '---', '...' or '+++'), then every fenced block (fenced_spans)."""
+    spans = fenced_spans(text)
+    if text.startswith(("---\n", "+++\n")) and (m := _FRONT_CLOSE_RE.search(text, 3)) is not None:
+        end = m.end()
+        spans = [(0, end)] + [sp for sp in spans if sp[0] > end]
+    return spans
+
+
 def _backtick_in_info(text: str, start: int) -> bool:
     """True when the ``` line at `start` has a backtick after its opening run of backticks."""
     i = text.index("```", start) + 3
@@ -242,9 +255,10 @@ def run_around(text: str, start: int) -> tuple[int, int]:
     return lo, hi
 
 
-def wrapped_paragraphs(text: str, lo: int, hi: int) -> dict[int, Paragraph]:
+def wrapped_paragraphs(text: str, lo: int, hi: int, fenced: list[tuple[int, int]] | None = None) -> dict[int, Paragraph]:
     """The paragraphs over several lines in text[lo:hi] (a run of lines), by the file offset of each of their
-    lines."""
+    lines. `fenced`: the file's code spans (code_spans); a line in one is no paragraph text (a run parsed out of
+    its list reads an indented fence as text), the paragraph is cut there."""
     starts = _line_starts(text, lo, hi)
     if len(starts) < 2 or all(_OWN_BLOCK_LINE_RE.match(text, s) for s in starts[1:]):
         return {}
@@ -266,7 +280,18 @@ def wrapped_paragraphs(text: str, lo: int, hi: int) -> dict[int, Paragraph]:
         for ln in lines:
             offsets.append(at)
             at += len(ln) + 1
-        _add(out, lines, starts[first:last], offsets, items > 0)
+        where = starts[first:last]
+        if fenced and any(in_spans(fenced, s) for s in where):
+            piece: list[int] = []
+            for i, s in enumerate(where + [-1]):
+                if s >= 0 and not in_spans(fenced, s):
+                    piece.append(i)
+                elif piece:
+                    _add(out, [lines[j] for j in piece], [where[j] for j in piece],
+                         [offsets[j] - offsets[piece[0]] for j in piece], items > 0)
+                    piece = []
+            continue
+        _add(out, lines, where, offsets, items > 0)
     return out
 
 

@@ -40,7 +40,7 @@ def explain_line(corpus: CorpusSource, where: str, *, include_secondary: bool = 
     from pathlib import Path
 
     from claims_pipeline.corpus.attribution import REASONS, attribute_values, by_sentence, no_evidence
-    from claims_pipeline.corpus.blocks import blank_comments, run_around, wrapped_paragraphs
+    from claims_pipeline.corpus.blocks import blank_comments, code_spans, run_around, wrapped_paragraphs
     from claims_pipeline.corpus.extract import ExtractOptions, extract_text
     from claims_pipeline.corpus.links import decode_entities, find_links, mask_urls, repair_schemes
     from claims_pipeline.corpus.reading import read_markdown, with_newlines
@@ -67,7 +67,7 @@ def explain_line(corpus: CorpusSource, where: str, *, include_secondary: bool = 
         raise ValueError(f"{rel} has {len(starts)} lines, not {line_no}")
     start = starts[line_no - 1]
     lo, hi = run_around(text, start)
-    para = wrapped_paragraphs(text, lo, hi).get(start)
+    para = wrapped_paragraphs(text, lo, hi, code_spans(text)).get(start)
     first = line_no if para is None else starts.index(para.line_starts[0]) + 1
     unit = para.text if para is not None else text[start:text.find("\n", start) if "\n" in text[start:] else len(text)]
     line_of = (lambda pos: first + para.line_index(pos)) if para is not None else (lambda pos: first)

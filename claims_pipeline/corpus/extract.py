@@ -27,9 +27,9 @@ from claims_pipeline.corpus.blocks import (
     SETEXT_UNDERLINE_RE,
     Paragraph,
     blank_comments,
+    code_spans,
     enclosed,
     eol,
-    fenced_spans,
     in_spans,
     last_heading,
     outline,
@@ -267,7 +267,7 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
     templated = "{{" in text or "{%" in text
     if not cites and SOURCE_HINT_RE.search(text) is None and not templated:
         return
-    fenced = fenced_spans(text)
+    fenced = code_spans(text)  # fenced code and front matter: no claim, no heading
     if templated:  # figures a template prints are no figures of the text: counted, never read
         out.skipped_template_figures += sum(1 for m in TEMPLATE_RE.finditer(text)
                                             if is_template_figure(text, m) and not (fenced and in_spans(fenced, m.start())))
@@ -323,7 +323,7 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
             run_lo, run_hi = run_around(text, start)
             # where a "Sources:" line stands in the run: the list under it names sources, no reading list
             listed_at = sl.start() if sources is not None and (sl := _SOURCE_LINE_ANY_RE.search(text, run_lo, run_hi)) else -1
-            paragraphs = wrapped_paragraphs(text, run_lo, run_hi) if run_lo < start or run_hi > eol(text, start) else {}
+            paragraphs = wrapped_paragraphs(text, run_lo, run_hi, fenced) if run_lo < start or run_hi > eol(text, start) else {}
         if (para := paragraphs.get(start)) is not None:
             if para.line_starts[0] in done:
                 continue
