@@ -298,18 +298,31 @@ _EVENT_PAGE_RE = re.compile(
     r"|evenementen|meetups?)/[^?#]", re.I)
 
 
+# A page to act on rather than read: apply, register, sign up, subscribe, join, donate, contact ("the [form](https://
+# aid.example/apply-for-aid/form)"): it invites an action, it is no evidence for a figure.
+_ACTION_PAGE_RE = re.compile(
+    r"^https?://[^/?#]+(?:/[^?#]*)?/(?:apply|register|registration|sign-?up|subscribe|join|donate|contact|login"
+    r"|inscription|anmeldung|aanmelden|inscripci[oó]n|iscrizione)(?:[-_/?#]|$)", re.I)
+
+
 def is_site_page(url: str) -> bool:
     """A site's home page or its "about" page."""
     return is_root_url(url) or _ABOUT_PAGE_RE.match(url) is not None
 
 
+_INVITING_HINT_RE = re.compile(
+    r"(?i:ev[eé]n|event|webinar|veranstalt|meetup|apply|regist|sign|subscri|join|donate|contact|login|inscri|anmeld"
+    r"|aanmeld|iscriz)")
+
+
 def no_evidence(text: str, links: Sequence[Link]) -> tuple[list[bool], list[bool]] | None:
-    """For each link: is it a site named in the running text (names_sites), is it an event's page? Neither is the
-    source of a figure. None when no link is either (the common case, found with a few cheap tests a link)."""
-    if not any(is_site_page(ln.url) or ("ev" in ln.url or "webinar" in ln.url or "veranstalt" in ln.url
-                                        or "meetup" in ln.url) for ln in links):
+    """For each link: is it a site named in the running text (names_sites), is it an event's page or a page to act
+    on (apply, register, join)? None is the source of a figure. None when no link may be either (the common case,
+    found with two cheap tests a link)."""
+    if not any(is_site_page(ln.url) or _INVITING_HINT_RE.search(ln.url) for ln in links):
         return None
-    return names_sites(text, links), [_EVENT_PAGE_RE.match(ln.url) is not None for ln in links]
+    return names_sites(text, links), [_EVENT_PAGE_RE.match(ln.url) is not None or _ACTION_PAGE_RE.match(ln.url) is not None
+                                      for ln in links]
 
 
 def names_sites(text: str, links: Sequence[Link]) -> list[bool]:

@@ -155,6 +155,13 @@ def _names_host(label: str, host: str) -> bool:
 # A document's file type and size beside its link ("(PDF, 1.1 MB, 36 pages)", "(.pptx, 9MB)"): what a site writes
 # about the file, not a figure of the text.
 _FILE_NOTE_RE = re.compile(r"\(\s*\.?(?i:pdf|docx?|xlsx?|pptx?|csv|zip|odt|ods|txt|epub|powerpoint)\b[^()\n]{0,80}\)")
+# The length of a recording a link's label offers ("[watch the 28-minute, 13-second video](…)", "[12 min podcast]"):
+# what the site writes about the file, not a figure of the text.
+_MEDIA_HINT_RE = re.compile(r"(?i:video|vid[eé]o|recording|podcast|webinar|audio|clip|film|aufzeichnung|opname)")
+_MEDIA_LENGTH_RE = re.compile(
+    r"\d+(?:[.,]\d+)?[- \u00a0]?(?i:hours?|hrs?|minutes?|mins?|seconds?|secs?|stunden?|minuten?|sekunden?|heures?|secondes?"
+    r"|minutos?|segundos?|minuti|secondi|uur|seconden)\b(?:[,\s]+(?:and\s+|und\s+|et\s+|en\s+)?\d+[- \u00a0]?[^\W\d_]+)*"
+    r"(?=[- \u00a0](?:\S+[- \u00a0]){0,2}?" + _MEDIA_HINT_RE.pattern + r")")
 _LEAD_IN_HINT_RE = re.compile(r":[*_]*[ \t]*\n")  # a line ending in ':' (source_lines.find_lead_ins)
 _POINTER_WORD_RE = re.compile(r"[vVcC](?:(?<=[vV])(?i:erify)|(?<=[cC])(?i:onfirm|heck))")
 
@@ -420,6 +427,8 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
     masked = mask_urls(line, links)
     if "(" in masked and _FILE_NOTE_RE.search(masked):
         masked = _FILE_NOTE_RE.sub(lambda m: " " * len(m.group()), masked)
+    if "](" in line and _MEDIA_HINT_RE.search(line):
+        masked = _mask_media_lengths(masked, links)
     if not _DIGIT_RE.search(masked):
         return
     values = extract_values(mask_stamps(masked))
@@ -494,6 +503,15 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
         _add_claim(out, seen, f"{id_scope}:{at}", link, host, tier, link_values, _verified(stamp, link, refs, file_verified),
                    scope=scope, section=section, line_no=at, rel=rel, stamp=stamp,
                    claim_text=claim_sentence(line, link.start, opts.window, _span_of(link_values)), reason=reason)
+
+
+def _mask_media_lengths(masked: str, links: list[Link]) -> str:
+    """`masked` with the length of a recording blanked in each markdown link's label that offers one."""
+    for ln in links:
+        if ln.kind == "markdown" and _MEDIA_HINT_RE.search(ln.label):
+            for m in _MEDIA_LENGTH_RE.finditer(masked, ln.start + 1, ln.start + 1 + len(ln.label)):
+                masked = masked[:m.start()] + " " * (m.end() - m.start()) + masked[m.end():]
+    return masked
 
 
 def _verified(stamp: InlineStamp | None, link: Link, refs: References | None,
