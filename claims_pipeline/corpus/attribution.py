@@ -283,8 +283,9 @@ _CITING_BEFORE_RE = re.compile(
     r"|see|siehe|voir|zie|vedi|véase|selon|d['’]après|laut|gemäß|volgens|según|secondo|par|von|door|da|por)"
     r"|[:(])[\s*_]*(?:(?:the|la|le|les|l['’]|der|die|das|dem|den|de|het|el|los|las|il|lo|gli)[\s*_]+)?$", re.I)
 _LOOK_BACK = 40
-# Between two links of one list: "or", "and", "/", ",", "+", "·", "&", ";" (and spaces, emphasis marks).
-_GLUE_RE = re.compile(r"[\s*_]*(?:or|and|/|,|\+|·|&|;|und|et|y|e|en|o|ou|oder|of)?[\s*_]*", re.I)
+# Between two links of one list: "or", "and", "/", ",", "+", "·", "&", ";" (and spaces, emphasis marks, an article).
+_GLUE_RE = re.compile(r"[\s*_]*(?:or|and|/|,|\+|·|&|;|und|et|y|e|en|o|ou|oder|of)?[\s*_]*"
+                      r"(?:(?:the|la|le|les|l['’]|der|die|das|de|het|el|los|las|il|lo|gli)[\s*_]+)?", re.I)
 
 
 # An organisation's "about" page: like its home page, it names the organisation.
