@@ -306,9 +306,23 @@ _ACTION_PAGE_RE = re.compile(
     r"|inscription|anmeldung|aanmelden|inscripci[oó]n|iscrizione)(?:[-_/?#]|$)", re.I)
 
 
-def is_site_page(url: str) -> bool:
-    """A site's home page or its "about" page."""
-    return is_root_url(url) or _ABOUT_PAGE_RE.match(url) is not None
+def is_site_page(url: str, label: str = "") -> bool:
+    """A site's home page, its "about" page, or the page of the thing the label names right under the site's root
+    ("[City Guild (CG)](https://site.example/city-guild)")."""
+    return is_root_url(url) or _ABOUT_PAGE_RE.match(url) is not None or (bool(label) and _names_page(url, label))
+
+
+_ONE_SEGMENT_RE = re.compile(r"^https?://[^/?#]+/([^/?#]{4,80})/?$")
+_NOT_SLUG_RE = re.compile(r"[\W_]+")
+
+
+def _names_page(url: str, label: str) -> bool:
+    """The URL's one path segment is the label's name ('rijks-ict-gilde' for "Rijks ICT Gilde (RIG)")."""
+    m = _ONE_SEGMENT_RE.match(url)
+    if m is None or any(ch.isdigit() for ch in label):
+        return False
+    segment = _NOT_SLUG_RE.sub("", m.group(1).lower())
+    return len(segment) >= 4 and _NOT_SLUG_RE.sub("", label.lower()).startswith(segment)
 
 
 _INVITING_HINT_RE = re.compile(
@@ -320,7 +334,7 @@ def no_evidence(text: str, links: Sequence[Link]) -> tuple[list[bool], list[bool
     """For each link: is it a site named in the running text (names_sites), is it an event's page or a page to act
     on (apply, register, join)? None is the source of a figure. None when no link may be either (the common case,
     found with two cheap tests a link)."""
-    if not any(is_site_page(ln.url) or _INVITING_HINT_RE.search(ln.url) for ln in links):
+    if not any(is_site_page(ln.url, ln.label) or _INVITING_HINT_RE.search(ln.url) for ln in links):
         return None
     return names_sites(text, links), [_EVENT_PAGE_RE.match(ln.url) is not None or _ACTION_PAGE_RE.match(ln.url) is not None
                                       for ln in links]
@@ -336,7 +350,7 @@ def names_sites(text: str, links: Sequence[Link]) -> list[bool]:
     out: list[bool] = []
     ends = sentence_ends(text)[1]
     for k, ln in enumerate(links):
-        if ln.kind != "markdown" or not is_site_page(ln.url):
+        if ln.kind != "markdown" or not is_site_page(ln.url, ln.label):
             # named with a site named right before it ("[Club](https://club.example/) and [Lab](…/the-lab/berlin)
             # opened …"): a list of names
             out.append(k > 0 and out[k - 1] and ln.kind == "markdown" and not any(ch.isdigit() for ch in ln.label)

@@ -146,3 +146,11 @@ def test_entries_under_a_resources_heading_and_its_subsections_are_no_claims():
             "* Agency, [Guidance on translation](https://rules.example.gov/d/02-15207/p-96), 67 Reg. 41455 (June 12, 2002)\n")
     ex = extract_lines(text)
     assert [(c.line_no, c.source_url) for c in ex.claims] == [(9, "https://port.example.gov/tariff")]
+
+
+def test_page_named_after_its_label_right_under_the_root_is_a_name():
+    text = ("In 2023 and 2024 the university and the [City Guild (CG)](https://gov.example.nl/city-guild) coached a "
+            "number of assessments.\n")
+    assert _claims(text) == {}
+    report = "In 2024 the guild coached 15 assessments ([City Guild report](https://gov.example.nl/reports/2024/guild)).\n"
+    assert _claims(report) == {"https://gov.example.nl/reports/2024/guild": ["15 assessments", "2024"]}
