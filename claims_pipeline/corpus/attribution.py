@@ -144,7 +144,7 @@ def by_sentence(text: str, links: Sequence[Link], values: Sequence[Value], attri
     (names_sites), which give way to evidence beside them as a link defining a word does."""
     if is_row:  # a table row: one statement; a footnote still keeps to its own cell
         return _footnote_cells(text, links, attributed), ["footnote" if ln.kind == "footnote" else "table-row" for ln in links]
-    sent = sentence_ends(text)
+    sent = _sentence_ends(text)
     ends = sent[1]
     link_sent = [bisect_left(ends, ln.start + 1) for ln in links]  # the index of each link's sentence
     in_sentence: dict[int, list[int]] = {}
@@ -325,9 +325,11 @@ def _names_page(url: str, label: str) -> bool:
     return len(segment) >= 4 and _NOT_SLUG_RE.sub("", label.lower()).startswith(segment)
 
 
+# What every event or action page's path holds (a '/' then the segment's start): led by a plain '/', so the scan
+# skips ahead in C.
 _INVITING_HINT_RE = re.compile(
-    r"(?i:ev[eé]n|event|webinar|veranstalt|meetup|apply|regist|sign|subscri|join|donate|contact|login|inscri|anmeld"
-    r"|aanmeld|iscriz)")
+    r"/(?i:ev[eé]n|év[eé]n|event|webinar|veranstalt|meetup|apply|regist|sign|subscri|join|donate|contact|login|inscri"
+    r"|anmeld|aanmeld|iscriz)")
 
 
 def no_evidence(text: str, links: Sequence[Link]) -> tuple[list[bool], list[bool]] | None:
@@ -340,6 +342,18 @@ def no_evidence(text: str, links: Sequence[Link]) -> tuple[list[bool], list[bool
                                       for ln in links]
 
 
+_last_ends: list[tuple[str, tuple[list[int], list[int]]]] = []
+
+
+def _sentence_ends(text: str) -> tuple[list[int], list[int]]:
+    """sentence_ends(text), kept for the last text asked (names_sites and by_sentence read the same line)."""
+    if _last_ends and _last_ends[0][0] is text:
+        return _last_ends[0][1]
+    found = sentence_ends(text)
+    _last_ends[:] = [(text, found)]
+    return found
+
+
 def names_sites(text: str, links: Sequence[Link]) -> list[bool]:
     """For each link: is it a site's home page named in the running text ("launched the [Digital Corps](https://
     corps.example/) in 2021", "through [our website](…)", "[Section 508](https://section508.example/) compliant"),
@@ -348,7 +362,7 @@ def names_sites(text: str, links: Sequence[Link]) -> list[bool]:
     [x.gov](…)"), after a colon ("Primary sources: [A](…), [B](…)"), in parentheses ("…5 % ([Agency](…))"), or as
     the whole of its sentence. Only markdown links: a URL written out (`https://x.gov/`) is an address given."""
     out: list[bool] = []
-    ends = sentence_ends(text)[1]
+    ends = _sentence_ends(text)[1]
     for k, ln in enumerate(links):
         if ln.kind != "markdown" or not is_site_page(ln.url, ln.label):
             # named with a site named right before it ("[Club](https://club.example/) and [Lab](…/the-lab/berlin)

@@ -150,7 +150,8 @@ def last_heading(text: str, lo: int, pos: int, fenced: list[tuple[int, int]]) ->
     return -1
 
 
-_ATX_LINE_RE = re.compile(r"\n(#{1,6})[^\S\n]")
+_ATX_LINE_RE = re.compile(r"\n(#{1,6})[^\S\n]+([^\n]*)")
+_CLOSING_HASHES_RE = re.compile(r"\s*#*\s*$")
 
 
 def outline(text: str, fenced: list[tuple[int, int]], setext_titles: dict[int, str]) -> list[tuple[int, int, str]]:
@@ -158,9 +159,10 @@ def outline(text: str, fenced: list[tuple[int, int]], setext_titles: dict[int, s
     setext titles found by setext_headings (level 1 over '=', 2 over '-')."""
     out: list[tuple[int, int, str]] = []
     if (m := HEADING_START_RE.match(text)) is not None:
-        out.append((0, m.group().count("#"), ""))
-    out += [(m.start() + 1, len(m.group(1)), "") for m in _ATX_LINE_RE.finditer(text)]
-    out = [(s, lvl, _atx_title(text, s)) for s, lvl, _t in out if not (fenced and in_spans(fenced, s))]
+        out.append((0, m.group().count("#"), _atx_title(text, 0)))
+    out += [(m.start() + 1, len(m.group(1)), m.group(2)) for m in _ATX_LINE_RE.finditer(text)
+            if not (fenced and in_spans(fenced, m.start() + 1))]
+    out = [(s, lvl, _CLOSING_HASHES_RE.sub("", t) if t.endswith(("#", " ", "\t")) else t) for s, lvl, t in out]
     for s, title in setext_titles.items():
         under = eol(text, s) + 1
         out.append((s, 1 if text[under:eol(text, under)].lstrip().startswith("=") else 2, title))

@@ -107,13 +107,26 @@ _RESOURCES_HEADING_RE = re.compile(
     r"|autres|otras|altre|meer|overige|nuttige)\s+)?"
     r"(?:resources?|ressources|recursos|risorse|hulpbronnen|links|liens|weblinks|enlaces|collegamenti)"
     r"(?:\s+(?:utiles|útiles|utili|und quellen|et sources))?[*_ ]*:?[*_ ]*", re.I)
+_RESOURCES_LINE_RE = re.compile(rf"^(?:{_RESOURCES_HEADING_RE.pattern})$", re.I | re.M)  # one title a line
 
 
-def _lists_works(title: str, opts: ExtractOptions) -> bool:
+def _lists_works(title: str, opts: ExtractOptions, whole: bool = True) -> bool:
     """A section whose heading says it lists works or sources (a bibliography, a reading list, the headings
-    the settings skip): no claims in it."""
-    return bool(opts.skip_heading_re and opts.skip_heading_re.search(title)) or bool(
-        _BIBLIOGRAPHY_HEADING_RE.search(title)) or _RESOURCES_HEADING_RE.fullmatch(title) is not None
+    the settings skip): no claims in it. `whole` False: `title` is several titles, one a line (may any be one?)."""
+    if (opts.skip_heading_re and opts.skip_heading_re.search(title)) or _BIBLIOGRAPHY_HEADING_RE.search(title):
+        return True
+    if whole:
+        return _RESOURCES_HEADING_RE.fullmatch(title) is not None
+    return _RESOURCES_LINE_RE.search(title) is not None
+
+
+def _inside_works(heads: list[tuple[int, int, str]], opts: ExtractOptions) -> dict[int, bool]:
+    """The headings (by start) under one whose section lists works (_lists_works). All titles are tried at once
+    first: most files have no such heading, and then nothing is under one."""
+    if not heads or not _lists_works("\n".join(t for _s, _l, t in heads), opts, whole=False):
+        return {}
+    marked = [_lists_works(t, opts) for _s, _l, t in heads]
+    return dict(zip([s for s, _l, _t in heads], enclosed([lvl for _s, lvl, _t in heads], marked)))
 
 
 _CAP = r"[A-ZÀ-ÖØ-Þ]"
@@ -317,9 +330,7 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
             skipping = _lists_works(section, opts)
             if not skipping:  # a subsection of a bibliography or a list of resources is one too
                 if inside is None:
-                    heads = outline(text, fenced, setext_titles)
-                    inside = dict(zip([s for s, _l, _t in heads],
-                                      enclosed([lvl for _s, lvl, _t in heads], [_lists_works(t, opts) for _s, _l, t in heads])))
+                    inside = _inside_works(outline(text, fenced, setext_titles), opts)
                 skipping = inside.get(h, False)
             selected = opts.section_filter is None or opts.section_filter in section.lower()
         if skipping or not selected or (fenced and in_spans(fenced, start)):
@@ -427,7 +438,7 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
     masked = mask_urls(line, links)
     if "(" in masked and _FILE_NOTE_RE.search(masked):
         masked = _FILE_NOTE_RE.sub(lambda m: " " * len(m.group()), masked)
-    if "](" in line and _MEDIA_HINT_RE.search(line):
+    if "](" in line:
         masked = _mask_media_lengths(masked, links)
     if not _DIGIT_RE.search(masked):
         return
@@ -508,7 +519,7 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
 def _mask_media_lengths(masked: str, links: list[Link]) -> str:
     """`masked` with the length of a recording blanked in each markdown link's label that offers one."""
     for ln in links:
-        if ln.kind == "markdown" and _MEDIA_HINT_RE.search(ln.label):
+        if ln.kind == "markdown" and _DIGIT_RE.search(ln.label) and _MEDIA_HINT_RE.search(ln.label):
             for m in _MEDIA_LENGTH_RE.finditer(masked, ln.start + 1, ln.start + 1 + len(ln.label)):
                 masked = masked[:m.start()] + " " * (m.end() - m.start()) + masked[m.end():]
     return masked
