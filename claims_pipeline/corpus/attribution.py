@@ -11,6 +11,11 @@ it; among several links in a sentence, one that defines a word, a home page or a
 evidence beside it; a footnote or a sentence that is nothing but a citation ("See [the tables](…).") cites the
 sentence before it. A table row is one statement: its links keep their nearest figures. Each choice has a reason
 code (REASONS), kept in the claim and printed by `extract --explain`.
+
+And what a link is in its sentence (`no_evidence`): a site named in the running text (a home page, an "about"
+page, the page named after its label; `names_sites`), an event's page, a page to act on. Such a link keeps the
+figures near it and gives no claim: a writer who gives a site as a source writes it as one (a source word, an
+agent, a colon, parentheses before it).
 """
 
 from __future__ import annotations
@@ -333,9 +338,9 @@ _INVITING_HINT_RE = re.compile(
 
 
 def no_evidence(text: str, links: Sequence[Link]) -> tuple[list[bool], list[bool]] | None:
-    """For each link: is it a site named in the running text (names_sites), is it an event's page or a page to act
-    on (apply, register, join)? None is the source of a figure. None when no link may be either (the common case,
-    found with two cheap tests a link)."""
+    """For each link: is it a site named in the running text (names_sites); is it an event's page or a page to act
+    on (apply, register, join)? Neither is the source of a figure. Returns None when no link may be either (the
+    common case, found with two cheap tests a link)."""
     if not any(is_site_page(ln.url, ln.label) or _INVITING_HINT_RE.search(ln.url) for ln in links):
         return None
     return names_sites(text, links), [_EVENT_PAGE_RE.match(ln.url) is not None or _ACTION_PAGE_RE.match(ln.url) is not None
