@@ -308,7 +308,8 @@ _EVENT_PAGE_RE = re.compile(
 # aid.example/apply-for-aid/form)"): it invites an action, it is no evidence for a figure.
 _ACTION_PAGE_RE = re.compile(
     r"^https?://[^/?#]+(?:/[^?#]*)?/(?:apply|register|registration|sign-?up|subscribe|join|donate|contact|login"
-    r"|inscription|anmeldung|aanmelden|inscripci[oó]n|iscrizione)(?:[-_/?#]|$)", re.I)
+    r"|inscription|anmeldung|aanmelden|inscripci[oó]n|iscrizione)(?:-(?:for|now|here|online|today|us)\b[^/?#]*)?"
+    r"(?:[/?#]|$)", re.I)
 
 
 def is_site_page(url: str, label: str = "") -> bool:

@@ -154,3 +154,8 @@ def test_page_named_after_its_label_right_under_the_root_is_a_name():
     assert _claims(text) == {}
     report = "In 2024 the guild coached 15 assessments ([City Guild report](https://gov.example.nl/reports/2024/guild)).\n"
     assert _claims(report) == {"https://gov.example.nl/reports/2024/guild": ["15 assessments", "2024"]}
+
+
+def test_a_document_whose_path_only_starts_like_an_action_is_a_source():
+    text = "The register counts 1,200 firms ([register of firms](https://stats.example.gov/pub/register-of-firms-2023)).\n"
+    assert _claims(text) == {"https://stats.example.gov/pub/register-of-firms-2023": ["1,200 firms"]}
