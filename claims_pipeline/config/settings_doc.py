@@ -42,7 +42,8 @@ MEANINGS: dict[str, str] = {
     "extraction.corpus_dir": "A relative path is read against the config file's folder.",
     "extraction.skip_files": "File names (anywhere under the scope folders) never read for claims.",
     "extraction.exclude_dirs": "Folder names never entered, at any depth (their files are not even listed).",
-    "extraction.skip_headings": "A section whose heading holds one of these as whole words yields no claims.",
+    "extraction.skip_headings": "A section whose heading holds one of these as whole words yields no claims, nor do "
+    "its subsections.",
     "extraction.min_salient_values": "Salient figures (percentage, money, statute, specific date, duration, measure, "
     "index, rank, ratio, decade, count of a named thing: docs/decisions/0004) a line needs to be a claim.",
     "extraction.claim_window_chars": "Longest `claim_text`; a longer line is cut to a window holding the citation "

@@ -83,6 +83,19 @@ def fenced_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+_FRONT_CLOSE_RE = re.compile(r"\n(?:---|\.\.\.|\+\+\+)[ \t]*(?=\n|$)")
+
+
+def code_spans(text: str) -> list[tuple[int, int]]:
+    """The spans no claim comes from, sorted: the front matter (a '---' or '+++' block opening the file, closed by
+    '---', '...' or '+++'), then every fenced block (fenced_spans)."""
+    spans = fenced_spans(text)
+    if text.startswith(("---\n", "+++\n")) and (m := _FRONT_CLOSE_RE.search(text, 3)) is not None:
+        end = m.end()
+        spans = [(0, end)] + [sp for sp in spans if sp[0] > end]
+    return spans
+
+
 def _backtick_in_info(text: str, start: int) -> bool:
     """True when the ``` line at `start` has a backtick after its opening run of backticks."""
     i = text.index("```", start) + 3
@@ -137,6 +150,45 @@ def last_heading(text: str, lo: int, pos: int, fenced: list[tuple[int, int]]) ->
     return -1
 
 
+_ATX_LINE_RE = re.compile(r"\n(#{1,6})[^\S\n]+([^\n]*)")
+_CLOSING_HASHES_RE = re.compile(r"\s*#*\s*$")
+
+
+def outline(text: str, fenced: list[tuple[int, int]], setext_titles: dict[int, str]) -> list[tuple[int, int, str]]:
+    """(start, level, title) of every heading outside fenced code, in order: ATX lines ('#' to '######') and the
+    setext titles found by setext_headings (level 1 over '=', 2 over '-')."""
+    out: list[tuple[int, int, str]] = []
+    if (m := HEADING_START_RE.match(text)) is not None:
+        out.append((0, m.group().count("#"), _atx_title(text, 0)))
+    out += [(m.start() + 1, len(m.group(1)), m.group(2)) for m in _ATX_LINE_RE.finditer(text)
+            if not (fenced and in_spans(fenced, m.start() + 1))]
+    out = [(s, lvl, _CLOSING_HASHES_RE.sub("", t) if t.endswith(("#", " ", "\t")) else t) for s, lvl, t in out]
+    for s, title in setext_titles.items():
+        under = eol(text, s) + 1
+        out.append((s, 1 if text[under:eol(text, under)].lstrip().startswith("=") else 2, title))
+    out.sort()
+    return out
+
+
+def _atx_title(text: str, start: int) -> str:
+    m = HEADING_RE.match(text[start:eol(text, start)])
+    return m.group(2).strip() if m else ""
+
+
+def enclosed(levels: list[int], marked: list[bool]) -> list[bool]:
+    """For each heading of an outline (its level, whether it is marked): is it inside a marked one (a heading of
+    a lower level above it, with no heading of that level or lower between)? One pass with a stack."""
+    stack: list[tuple[int, bool]] = []
+    out: list[bool] = []
+    for level, mark in zip(levels, marked):
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        inside = bool(stack) and stack[-1][1]
+        out.append(inside)
+        stack.append((level, mark or inside))
+    return out
+
+
 # A line that starts a block of its own (a table row, a heading, a list item, a definition, a fence, a rule): a run
 # made only of such lines holds no wrapped paragraph, and is not parsed.
 _OWN_BLOCK_LINE_RE = re.compile(r"[ \t]{0,3}(?:\||#|[-*+][ \t]|\d{1,9}[.)][ \t]|\[[^\]\n]+\]:|```|~~~|[-*_=][-*_= \t]*$)")
@@ -157,6 +209,7 @@ class Paragraph:
     text: str
     line_starts: tuple[int, ...]  # offsets in the file
     offsets: tuple[int, ...]  # offsets in `text`, one per line
+    item: bool = False  # the text of a list item (one statement, however many sentences)
 
     def line_index(self, pos: int) -> int:
         """Which of the paragraph's lines (0-based) holds position `pos` of `text`."""
@@ -206,15 +259,19 @@ def run_around(text: str, start: int) -> tuple[int, int]:
     return lo, hi
 
 
-def wrapped_paragraphs(text: str, lo: int, hi: int) -> dict[int, Paragraph]:
+def wrapped_paragraphs(text: str, lo: int, hi: int, fenced: list[tuple[int, int]] | None = None) -> dict[int, Paragraph]:
     """The paragraphs over several lines in text[lo:hi] (a run of lines), by the file offset of each of their
-    lines."""
+    lines. `fenced`: the file's code spans (code_spans); a line in one is no paragraph text (a run parsed out of
+    its list reads an indented fence as text), the paragraph is cut there."""
     starts = _line_starts(text, lo, hi)
     if len(starts) < 2 or all(_OWN_BLOCK_LINE_RE.match(text, s) for s in starts[1:]):
         return {}
     out: dict[int, Paragraph] = {}
     tokens = _parser().parse(text[lo:hi])
+    items = 0  # list items open around the token
     for k, tok in enumerate(tokens):
+        if tok.type.startswith("list_item_"):
+            items += 1 if tok.nesting > 0 else -1
         if tok.type != "inline" or tok.map is None or tok.map[1] - tok.map[0] < 2:
             continue
         if k and tokens[k - 1].type not in ("paragraph_open", "dt_open"):
@@ -227,7 +284,18 @@ def wrapped_paragraphs(text: str, lo: int, hi: int) -> dict[int, Paragraph]:
         for ln in lines:
             offsets.append(at)
             at += len(ln) + 1
-        _add(out, lines, starts[first:last], offsets)
+        where = starts[first:last]
+        if fenced and any(in_spans(fenced, s) for s in where):
+            piece: list[int] = []
+            for i, s in enumerate(where + [-1]):
+                if s >= 0 and not in_spans(fenced, s):
+                    piece.append(i)
+                elif piece:
+                    _add(out, [lines[j] for j in piece], [where[j] for j in piece],
+                         [offsets[j] - offsets[piece[0]] for j in piece], items > 0)
+                    piece = []
+            continue
+        _add(out, lines, where, offsets, items > 0)
     return out
 
 
@@ -236,7 +304,7 @@ def _starts_capital(line: str) -> bool:
     return rest[:1].isupper()
 
 
-def _add(out: dict[int, Paragraph], lines: list[str], starts: list[int], offsets: list[int]) -> None:
+def _add(out: dict[int, Paragraph], lines: list[str], starts: list[int], offsets: list[int], item: bool) -> None:
     """The paragraph, cut before each of its lines that gives a source ("Source: [x](…)" under a statement is
     read as the statement's source, source_lines.py) and after a line that is only a picture (no sentence starts
     there); a piece of one line is left to the line reading."""
@@ -246,10 +314,11 @@ def _add(out: dict[int, Paragraph], lines: list[str], starts: list[int], offsets
         if b - a < 2:
             continue
         base = offsets[a]
-        # a line ending in a citation, followed by a capital, ends its statement (notes written one a line); the
-        # line break is kept there, and the sentence reader ends a sentence at it
+        # a line ending in a citation or a colon, followed by a capital, ends its statement (notes written one a
+        # line; "… has changed:" over "All agencies must …"); the line break is kept there, and the sentence
+        # reader ends a sentence at it
         joined = "".join(ln + ("\n" if i < b - 1 and _ENDS_CITING_RE.search(ln) and _starts_capital(lines[i + 1])
                               else " ") for i, ln in enumerate(lines[a:b], start=a))[:-1]
-        para = Paragraph(joined, tuple(starts[a:b]), tuple(o - base for o in offsets[a:b]))
+        para = Paragraph(joined, tuple(starts[a:b]), tuple(o - base for o in offsets[a:b]), item)
         for s in para.line_starts:
             out[s] = para

@@ -11,6 +11,7 @@ from claims_pipeline.config.corpus_source import CorpusSource
 _FIGURE_AND_LINK_RE = re.compile(r"^(?=[^\n]*\d)(?=[^\n]*(?:://|\]\(|\[\^))[^\n]*$", re.M)
 _DEFINITION_RE = re.compile(r" {0,3}\[[^\]\n]+\]:")
 _DIGIT_RE = re.compile(r"\d")
+_LIST_MARK_RE = re.compile(r"[ \t>]*(?:[-*+]|\d{1,3}[.)])[ \t]+")  # a list item's marker (as extract.py reads it)
 
 CLAIM_NEEDS = ("a claim is a line that states a figure (a percentage, an amount, a statute number or a date) and "
                "links the page that gives it, in the same sentence or by a reference or footnote")
@@ -38,8 +39,8 @@ def explain_line(corpus: CorpusSource, where: str, *, include_secondary: bool = 
     Raises ValueError naming what is wrong with `where`."""
     from pathlib import Path
 
-    from claims_pipeline.corpus.attribution import REASONS, attribute_values, by_sentence
-    from claims_pipeline.corpus.blocks import blank_comments, run_around, wrapped_paragraphs
+    from claims_pipeline.corpus.attribution import REASONS, attribute_values, by_sentence, no_evidence
+    from claims_pipeline.corpus.blocks import blank_comments, code_spans, run_around, wrapped_paragraphs
     from claims_pipeline.corpus.extract import ExtractOptions, extract_text
     from claims_pipeline.corpus.links import decode_entities, find_links, mask_urls, repair_schemes
     from claims_pipeline.corpus.reading import read_markdown, with_newlines
@@ -66,7 +67,7 @@ def explain_line(corpus: CorpusSource, where: str, *, include_secondary: bool = 
         raise ValueError(f"{rel} has {len(starts)} lines, not {line_no}")
     start = starts[line_no - 1]
     lo, hi = run_around(text, start)
-    para = wrapped_paragraphs(text, lo, hi).get(start)
+    para = wrapped_paragraphs(text, lo, hi, code_spans(text)).get(start)
     first = line_no if para is None else starts.index(para.line_starts[0]) + 1
     unit = para.text if para is not None else text[start:text.find("\n", start) if "\n" in text[start:] else len(text)]
     line_of = (lambda pos: first + para.line_index(pos)) if para is not None else (lambda pos: first)
@@ -86,12 +87,20 @@ def explain_line(corpus: CorpusSource, where: str, *, include_secondary: bool = 
     if not links:
         out.append("links: none (a claim needs a citation in its sentence, a 'Source:' line or a paragraph that is only a link under it, or a lead-in)")
     else:
-        given, reasons = by_sentence(unit, links, values, attribute_values(values, links), unit.lstrip().startswith("|"),
-                                     line_of=line_of if para is not None else None)
+        is_row = unit.lstrip().startswith("|")
+        found_no = no_evidence(unit, links) if not is_row else None
+        named, events = found_no if found_no is not None else ([False] * len(links), [False] * len(links))
+        given, reasons = by_sentence(unit, links, values, attribute_values(values, links), is_row,
+                                     line_of=line_of if para is not None else None,
+                                     item=para.item if para is not None else _LIST_MARK_RE.match(unit) is not None,
+                                     named=named)
         out.append("links:")
-        for ln, vs, reason in zip(links, given, reasons):
+        for ln, vs, reason, name, event in zip(links, given, reasons, named, events):
             why = (f"takes {', '.join(v.raw for v in vs)}: {REASONS.get(reason, reason)}" if any(v.salient for v in vs)
                    else "takes no figure: none of its sentence, or each is nearer another citation")
+            if name or event:
+                why += ("; no claim: a site named in the running text, not given as a source" if name
+                        else "; no claim: an event's page")
             out.append(f"  [{ln.kind}] {ln.url}: {why}")
     opts = ExtractOptions.of(corpus.extraction, corpus.primary_hosts, include_secondary=include_secondary)
     found = Extraction()

@@ -20,17 +20,19 @@ from pathlib import Path
 from claims_pipeline.common.urls import url_host
 from claims_pipeline.config.corpus_source import CorpusSource
 from claims_pipeline.config.settings import ExtractionSettings
-from claims_pipeline.corpus.attribution import attribute_values, by_sentence, is_index_page
+from claims_pipeline.corpus.attribution import attribute_values, by_sentence, is_index_page, no_evidence
 from claims_pipeline.corpus.blocks import (
     HEADING_RE,
     HEADING_START_RE,
     SETEXT_UNDERLINE_RE,
     Paragraph,
     blank_comments,
+    code_spans,
+    enclosed,
     eol,
-    fenced_spans,
     in_spans,
     last_heading,
+    outline,
     run_around,
     setext_headings,
     wrapped_paragraphs,
@@ -99,6 +101,35 @@ _BIBLIOGRAPHY_HEADING_RE = re.compile(
     r"|bibliograf[íi]a|lecturas recomendadas|letture consigliate|literatuur(?:lijst)?|leeslijst"
     # a "Sources" section lists sources, in the languages other than English ("Sources" itself: skip_headings)
     r"|bronnen|quellen(?:verzeichnis|angaben)?|fuentes|fonti|referenties|referenzen|referencias|riferimenti)\b", re.I)
+# A heading that is nothing but the name of a list of resources or links ("Resources:", "Liste de ressources",
+# "Further resources", "Weiterführende Links"): its entries name pages to read, their dates and numbers are theirs.
+_RESOURCES_HEADING_RE = re.compile(
+    r"[*_ ]*(?:(?:liste de|list of|additional|further|more|other|useful|related|key|weitere|weiterführende"
+    r"|autres|otras|altre|meer|overige|nuttige)\s+)?"
+    r"(?:resources?|ressources|recursos|risorse|hulpbronnen|links|liens|weblinks|enlaces|collegamenti)"
+    r"(?:\s+(?:utiles|útiles|utili|und quellen|et sources))?[*_ ]*:?[*_ ]*", re.I)
+_RESOURCES_LINE_RE = re.compile(rf"^(?:{_RESOURCES_HEADING_RE.pattern})$", re.I | re.M)  # one title a line
+
+
+def _lists_works(title: str, opts: ExtractOptions, whole: bool = True) -> bool:
+    """A section whose heading says it lists works or sources (a bibliography, a reading list, the headings
+    the settings skip): no claims in it. `whole` False: `title` is several titles, one a line (may any be one?)."""
+    if (opts.skip_heading_re and opts.skip_heading_re.search(title)) or _BIBLIOGRAPHY_HEADING_RE.search(title):
+        return True
+    if whole:
+        return _RESOURCES_HEADING_RE.fullmatch(title) is not None
+    return _RESOURCES_LINE_RE.search(title) is not None
+
+
+def _inside_works(heads: list[tuple[int, int, str]], opts: ExtractOptions) -> dict[int, bool]:
+    """The headings (by start) under one whose section lists works (_lists_works). All titles are tried at once
+    first: most files have no such heading, and then nothing is under one."""
+    if not heads or not _lists_works("\n".join(t for _s, _l, t in heads), opts, whole=False):
+        return {}
+    marked = [_lists_works(t, opts) for _s, _l, t in heads]
+    return dict(zip([s for s, _l, _t in heads], enclosed([lvl for _s, lvl, _t in heads], marked)))
+
+
 _CAP = r"[A-ZÀ-ÖØ-Þ]"
 _BIBLIOGRAPHY_ENTRY_RE = re.compile(
     r"[ \t>]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?[*_]*\[?"
@@ -138,6 +169,13 @@ def _names_host(label: str, host: str) -> bool:
 # A document's file type and size beside its link ("(PDF, 1.1 MB, 36 pages)", "(.pptx, 9MB)"): what a site writes
 # about the file, not a figure of the text.
 _FILE_NOTE_RE = re.compile(r"\(\s*\.?(?i:pdf|docx?|xlsx?|pptx?|csv|zip|odt|ods|txt|epub|powerpoint)\b[^()\n]{0,80}\)")
+# The length of a recording a link's label offers ("[watch the 28-minute, 13-second video](…)", "[12 min podcast]"):
+# what the site writes about the file, not a figure of the text.
+_MEDIA_HINT_RE = re.compile(r"(?i:video|vid[eé]o|recording|podcast|webinar|audio|clip|film|aufzeichnung|opname)")
+_MEDIA_LENGTH_RE = re.compile(
+    r"\d+(?:[.,]\d+)?[- \u00a0]?(?i:hours?|hrs?|minutes?|mins?|seconds?|secs?|stunden?|minuten?|sekunden?|heures?|secondes?"
+    r"|minutos?|segundos?|minuti|secondi|uur|seconden)\b(?:[,\s]+(?:and\s+|und\s+|et\s+|en\s+)?\d+[- \u00a0]?[^\W\d_]+)*"
+    r"(?=[- \u00a0](?:\S+[- \u00a0]){0,2}?" + _MEDIA_HINT_RE.pattern + r")")
 _LEAD_IN_HINT_RE = re.compile(r":[*_]*[ \t]*\n")  # a line ending in ':' (source_lines.find_lead_ins)
 # What stands before a sentence's first word and is no part of it: spaces and a line break written as HTML ("…
 # können.<br/>\n**Spezifikation**: …"): the sentence starts on the line after them.
@@ -260,7 +298,7 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
     templated = "{{" in text or "{%" in text
     if not cites and SOURCE_HINT_RE.search(text) is None and not templated:
         return
-    fenced = fenced_spans(text)
+    fenced = code_spans(text)  # fenced code and front matter: no claim, no heading
     if templated:  # figures a template prints are no figures of the text: counted, never read
         out.skipped_template_figures += sum(1 for m in TEMPLATE_RE.finditer(text)
                                             if is_template_figure(text, m) and not (fenced and in_spans(fenced, m.start())))
@@ -281,6 +319,7 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
     section, skipping, selected = "", False, opts.section_filter is None
     run_hi, done, listed_at = -1, set(), -1  # the end of the current run of lines; the paragraphs read (by their first line)
     paragraphs: dict[int, Paragraph] = {}
+    inside: dict[int, bool] | None = None  # each heading: is it under one whose section lists works (made once)
     for start in sorted(cites):
         line_no += text.count("\n", counted_to, start)
         counted_to = start
@@ -299,8 +338,11 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
                 heading = HEADING_RE.match(text[h:end] if end >= 0 else text[h:])
                 assert heading is not None  # _last_heading only returns heading lines
                 section = heading.group(2).strip()
-            skipping = bool(opts.skip_heading_re and opts.skip_heading_re.search(section)) or bool(
-                _BIBLIOGRAPHY_HEADING_RE.search(section))
+            skipping = _lists_works(section, opts)
+            if not skipping:  # a subsection of a bibliography or a list of resources is one too
+                if inside is None:
+                    inside = _inside_works(outline(text, fenced, setext_titles), opts)
+                skipping = inside.get(h, False)
             selected = opts.section_filter is None or opts.section_filter in section.lower()
         if skipping or not selected or (fenced and in_spans(fenced, start)):
             continue
@@ -310,7 +352,7 @@ def extract_text(text: str, *, scope: str, rel: str, opts: ExtractOptions, out: 
             run_lo, run_hi = run_around(text, start)
             # where a "Sources:" line stands in the run: the list under it names sources, no reading list
             listed_at = sl.start() if sources is not None and (sl := _SOURCE_LINE_ANY_RE.search(text, run_lo, run_hi)) else -1
-            paragraphs = wrapped_paragraphs(text, run_lo, run_hi) if run_lo < start or run_hi > eol(text, start) else {}
+            paragraphs = wrapped_paragraphs(text, run_lo, run_hi, fenced) if run_lo < start or run_hi > eol(text, start) else {}
         if (para := paragraphs.get(start)) is not None:
             if para.line_starts[0] in done:
                 continue
@@ -344,16 +386,17 @@ def _claims_of_paragraph(para: Paragraph, first: int, scope: str, rel: str, sect
         out.warnings.append(ExtractWarning(rel, first, f"paragraph of {len(text):,} chars cut to {opts.max_line_chars:,}"))
         text = text[: opts.max_line_chars]
     _claims_of_line(text, first, scope, rel, section, file_verified, opts, out, seen, id_scope, refs, borrowed or None,
-                    line_of=lambda pos: first + para.line_index(pos), borrowed_reason=borrowed_reason)
+                    line_of=lambda pos: first + para.line_index(pos), borrowed_reason=borrowed_reason, item=para.item)
 
 
 def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str, file_verified: str | None,
                     opts: ExtractOptions, out: Extraction, seen: set[str], id_scope: str,
                     refs: References | None = None, borrowed: list[Link] | None = None,
                     line_of: Callable[[int], int] | None = None, borrowed_reason: str = "source-line",
-                    reading_list: bool = True) -> None:
+                    reading_list: bool = True, item: bool = False) -> None:
     """The claims of one text: a line, or a wrapped paragraph's lines joined (`line_of`: the line of a position).
-    `reading_list`: False for an item of a list under a "Sources:" line (its linked titles keep their claims)."""
+    `reading_list`: False for an item of a list under a "Sources:" line (its linked titles keep their claims);
+    `item`: the paragraph is a list item's text (a line read on its own says so by its marker)."""
     if "{{" in line or "{%" in line:  # template markers: what they print is made at build time, not written here
         line = mask_templates(line)[0]
     if _DIGIT_RE.search(line) is None:
@@ -406,6 +449,8 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
     masked = mask_urls(line, links)
     if "(" in masked and _FILE_NOTE_RE.search(masked):
         masked = _FILE_NOTE_RE.sub(lambda m: " " * len(m.group()), masked)
+    if "](" in line:
+        masked = _mask_media_lengths(masked, links)
     if not _DIGIT_RE.search(masked):
         return
     values = extract_values(mask_stamps(masked))
@@ -434,20 +479,32 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
                 own = own if own is not None else attribute_values(values, links)
                 if not any(v.salient for v in own[k]):
                     pointer[k] = True
+    is_row = line.lstrip().startswith("|")
+    # A home page named in the running text ("the [Digital Corps](https://corps.example/) is …", "through [our
+    # website](…)") is what the sentence is about, and an event's page invites to a gathering: neither is the
+    # source of the figures near it. They take part in attribution (their figures go nowhere else), and give no
+    # claim.
+    found = no_evidence(line, links) if not is_row else None
+    named, events = found if found is not None else (None, None)
+    none = [n or e for n, e in zip(named, events)] if named is not None and events is not None else [False] * len(links)
     attributed = attribute_values(values, [ln for ln, p in zip(links, pointer) if not p]) if not all(pointer) else []
     if any(pointer):
         for _ln, is_ptr, vs, host, tier in zip(links, pointer, attribute_values(values, links), hosts, tiers):
             if is_ptr and host and (is_official(tier) or not opts.primary_only) and (not multi or any(v.salient for v in vs)):
                 out.skipped_pointer_links += 1
     taking = [ln for ln, p in zip(links, pointer) if not p]
-    attributed, reasons = by_sentence(line, taking, values, attributed, line.lstrip().startswith("|"),
-                                      orphans=not (borrowed and line_of is not None), line_of=line_of)
+    attributed, reasons = by_sentence(line, taking, values, attributed, is_row,
+                                      orphans=not (borrowed and line_of is not None), line_of=line_of,
+                                      item=item or (line_of is None and _LIST_MARK_RE.match(line) is not None),
+                                      named=[n for n, p in zip(named, pointer) if not p] if named is not None else None)
     cited = iter(zip(attributed, reasons))
     sentence_starts = sentence_ends(line)[1] if line_of is not None else []
-    for link, is_pointer, host, tier in zip(links, pointer, hosts, tiers):
+    for link, is_pointer, host, tier, no_source in zip(links, pointer, hosts, tiers, none):
         if is_pointer:
             continue
         link_values, reason = next(cited)
+        if no_source:
+            continue
         if not any(v.salient for v in link_values) and (multi or link.kind == "footnote" or opts.min_salient > 0):
             continue
         if not host:
@@ -470,6 +527,15 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
         _add_claim(out, seen, f"{id_scope}:{at}", link, host, tier, link_values, _verified(stamp, link, refs, file_verified),
                    scope=scope, section=section, line_no=at, rel=rel, stamp=stamp,
                    claim_text=claim_sentence(line, link.start, opts.window, _span_of(link_values)), reason=reason)
+
+
+def _mask_media_lengths(masked: str, links: list[Link]) -> str:
+    """`masked` with the length of a recording blanked in each markdown link's label that offers one."""
+    for ln in links:
+        if ln.kind == "markdown" and _DIGIT_RE.search(ln.label) and _MEDIA_HINT_RE.search(ln.label):
+            for m in _MEDIA_LENGTH_RE.finditer(masked, ln.start + 1, ln.start + 1 + len(ln.label)):
+                masked = masked[:m.start()] + " " * (m.end() - m.start()) + masked[m.end():]
+    return masked
 
 
 def _verified(stamp: InlineStamp | None, link: Link, refs: References | None,

@@ -41,6 +41,9 @@ ABBREVIATIONS = frozenset(
     "jan feb mar apr jun jul aug sep sept oct nov dec janv févr fév avr juil déc okt dez mär ene abr ago dic gen "
     "giu lug ott mrt mei".split())
 _WORD_BEFORE_RE = re.compile(r"([\w.°]{1,8})$")
+# Single letters joined by dots ("U.S", "U.K", "e.g"): an initialism, its last '.' ends nothing ("the U.S. Digital
+# Corps", "in the U.K. Parliament").
+_INITIALISM_RE = re.compile(r"(?:[^\W\d_]\.)+[^\W\d_]")
 
 
 def _abbreviation(text: str, dot: int) -> bool:
@@ -48,7 +51,7 @@ def _abbreviation(text: str, dot: int) -> bool:
     if m is None:
         return False
     word = m.group(1).lower().lstrip(".")
-    return word in ABBREVIATIONS or (len(word) == 1 and word.isalpha())
+    return word in ABBREVIATIONS or (len(word) == 1 and word.isalpha()) or _INITIALISM_RE.fullmatch(word) is not None
 
 
 def _ordinal_day(text: str, dot: int) -> bool:

@@ -100,12 +100,13 @@ def test_digitless_bare_url_lines_left_out_keep_long_line_warning_and_sections(c
             + "- Bare portal https://tax.gov.xx/portal\n"
             "- VAT **18 %** ([t](https://tax.gov.xx/v))\n"
             "## Sources\n- Portal https://tax.gov.xx/list\n- CIT **22 %** ([c](https://tax.gov.xx/c))\n"
-            "### Rates https://rates.gov.xx/ (see https://tax.gov.xx/)\n- PIT **10 %** ([p](https://tax.gov.xx/p))\n")
+            "### Portals\n- CIT **22 %** ([c](https://tax.gov.xx/c2))\n"  # a subsection of "Sources" is skipped too
+            "## Rates https://rates.gov.xx/ (see https://tax.gov.xx/)\n- PIT **10 %** ([p](https://tax.gov.xx/p))\n")
     root = corpus("countries/aa/playbook.md", text)
     ex = extract_corpus(make_corpus(root, max_line_chars=1000))
     assert [(w.line_no, w.message) for w in ex.warnings] == [(2, f"line of {len(long_line) - 1:,} chars cut to 1,000")]
     assert [(c.line_no, c.section) for c in ex.claims] == [(4, "Tax https://tax.gov.xx/"),
-                                                           (9, "Rates https://rates.gov.xx/ (see https://tax.gov.xx/)")]
+                                                           (11, "Rates https://rates.gov.xx/ (see https://tax.gov.xx/)")]
 
 
 def test_configured_scope_dirs_skip_files_and_exclude_dirs(corpus):
