@@ -46,13 +46,13 @@ sys.path.insert(0, str(REPO))
 
 from claims_pipeline.config.settings import JudgeSettings  # noqa: E402
 from claims_pipeline.judge.addressed import addressed_spans  # noqa: E402
-from claims_pipeline.judge.cache import VerdictCache  # noqa: E402
 from claims_pipeline.judge.evidence import claim_subject_words  # noqa: E402
 from claims_pipeline.judge.figures import normalized  # noqa: E402
 from claims_pipeline.judge.model import QUOTED_VERDICTS, JudgeItem  # noqa: E402
 from claims_pipeline.judge.providers import make_provider  # noqa: E402
 from claims_pipeline.judge.report import write_verdict_report  # noqa: E402
 from claims_pipeline.judge.runner import run_judge  # noqa: E402
+from claims_pipeline.judge.verdict_cache import VerdictCache  # noqa: E402
 from claims_pipeline_demo.scripted_judge import (  # noqa: E402
     ScriptedJudgeServer,
     ScriptedRequest,

@@ -49,7 +49,7 @@ def test_the_stored_values_give_the_tables_the_records_give() -> None:
 
 
 def test_audit_scopes_reads_a_claim_again_on_the_cache_state_and_measures_every_text(tmp_path: Path) -> None:
-    from claims_pipeline.steps.audit.of_scopes import audit_scopes
+    from claims_pipeline.steps.audit.cross_scope import audit_scopes
 
     levy, fee = "https://www.tax.gov.xa/levy", "https://www.tax.gov.xa/fee"
     old_text, new_text = FILLER + "The levy is 0.8 %. " + FILLER, FILLER + "The levy is 1.1 % now. " + FILLER

@@ -10,7 +10,7 @@ import pytest
 from claims_pipeline.steps.pages.refresh import refresh_pages
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.clock import to_utc
-from claims_pipeline.store.robots import RobotsTable
+from claims_pipeline.store.robots_table import RobotsTable
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.store.fixture_settings import fixture_settings
 

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from claims_pipeline.common import stopping
-from claims_pipeline.judge.cache import VerdictCache
 from claims_pipeline.judge.runner import run_judge
+from claims_pipeline.judge.verdict_cache import VerdictCache
 from claims_pipeline.priors.pool import map_scopes
 from claims_pipeline.steps.pages.refresh import refresh_pages
 from claims_pipeline.store.cache import PageCache

@@ -30,7 +30,6 @@ from typing import Any
 
 from claims_pipeline.config.settings import JudgeSettings
 from claims_pipeline.judge import checks
-from claims_pipeline.judge.cache import CachedAnswer, VerdictCache, cache_key
 from claims_pipeline.judge.cost import (
     EXPECTED_B_OUTPUT_TOKENS,
     EXPECTED_OUTPUT_TOKENS,
@@ -56,6 +55,7 @@ from claims_pipeline.judge.providers.base import (
     parse_direction_b,
 )
 from claims_pipeline.judge.providers.none import NO_JUDGE_MESSAGE
+from claims_pipeline.judge.verdict_cache import CachedAnswer, VerdictCache, cache_key
 from claims_pipeline.web import event_loop
 
 log = logging.getLogger(__name__)

@@ -20,4 +20,4 @@ def stored_step(asset: str) -> StoredStep[Any]:
     try:
         return STORED_STEPS[asset]
     except KeyError:
-        raise KeyError(f"{asset}: no step stores this asset's records (steps/by_asset.py)") from None
+        raise KeyError(f"{asset}: no step stores this asset's records (steps/step_of_asset.py)") from None

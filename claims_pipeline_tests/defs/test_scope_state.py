@@ -109,3 +109,16 @@ def test_the_instance_shows_the_automation_on_and_keeps_a_choice_made(tmp_path, 
     assert get_auto_materialize_paused(instance) is False  # the UI's badge: "Auto-materialize on"
     set_auto_materialize_paused(instance, True)  # someone paused it on the UI's daemons page: it stays paused
     assert get_auto_materialize_paused(open_instance(load_settings(None).home_dir)) is True
+
+
+def test_the_findings_a_command_forgives_are_the_per_scope_checks_beside_their_assets():
+    """orchestration/runner.py does not count these checks' failures as a failed command: the names in
+    FINDING_CHECKS are exactly the checks of defs/pages/checks.py and defs/priors/checks.py, so a renamed or
+    added per-scope check cannot fall out of the list unnoticed."""
+    from claims_pipeline.defs.pages import checks as page_checks
+    from claims_pipeline.defs.priors import checks as prior_checks
+    from claims_pipeline.defs.scope_state import FINDING_CHECKS
+
+    defined = {key.name for module in (page_checks, prior_checks) for value in vars(module).values()
+               if isinstance(value, dg.AssetChecksDefinition) for key in value.check_keys}
+    assert defined == FINDING_CHECKS == {"stale_changed_by_scope", "tokens_absent_by_scope", "newly_unreadable_by_scope"}

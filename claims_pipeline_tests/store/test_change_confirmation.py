@@ -1,6 +1,6 @@
 from datetime import datetime
 
-from claims_pipeline.store.settle import ChangeState, settle
+from claims_pipeline.store.change_confirmation import ChangeState, settle
 
 
 def t(n: int) -> datetime:

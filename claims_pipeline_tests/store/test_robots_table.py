@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from claims_pipeline.store.robots import RobotsTable
+from claims_pipeline.store.robots_table import RobotsTable
 from claims_pipeline.web.fetcher import fetch_urls
 from claims_pipeline.web.records import FetchStatus
 from claims_pipeline.web.robots import RobotsRecord

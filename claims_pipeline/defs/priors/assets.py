@@ -13,7 +13,7 @@ from claims_pipeline.steps.corpus import ScopeClaims
 from claims_pipeline.steps.pages.fetched import ScopePages
 from claims_pipeline.steps.priors import ScopePriors, priors_by_scope
 
-TOKENS_ABSENT_KEY = "tokens_absent"  # metadata key the tokens_absent_by_scope check reads back (defs/scope_state.py)
+TOKENS_ABSENT_KEY = "tokens_absent"  # metadata key the tokens_absent_by_scope check reads back (defs/priors/checks.py)
 
 
 @scope_asset(kinds={"python"})
