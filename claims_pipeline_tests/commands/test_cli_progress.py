@@ -24,7 +24,7 @@ from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.store.fixture_settings import fixture_settings, write_config
 from claims_pipeline_tests.time_scale import scaled
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 HOST = "slow.fixture"  # every page on one host, one request at a time: the interval makes the run wait
 
 

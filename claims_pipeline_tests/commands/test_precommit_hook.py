@@ -20,7 +20,7 @@ from claims_pipeline.config.settings import load_settings
 from claims_pipeline.corpus.extract import extract_corpus
 from claims_pipeline_tests.time_scale import scaled
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 HOOKS = REPO / ".pre-commit-hooks.yaml"
 ROOT_CITATION = "- Rate **5%** of the price ([tax.gov.xa](http://tax.gov.xa/)).\n"
 DEEP_CITATION = "- Rate **5%** of the price ([Revenue Service](http://tax.gov.xa/rates/levy.html)).\n"

@@ -16,7 +16,7 @@ from claims_pipeline.config.settings import (
 )
 from claims_pipeline_tests.time_scale import scaled
 
-REPO_CONFIG = Path(__file__).resolve().parents[1] / "config" / "claims_pipeline.example.yaml"
+REPO_CONFIG = Path(__file__).resolve().parents[2] / "config" / "claims_pipeline.example.yaml"
 
 
 def write(tmp_path: Path, text: str, name: str = "cp.yaml") -> Path:

@@ -21,9 +21,8 @@ from claims_pipeline.corpus.linter import lint_corpus
 from claims_pipeline.corpus.reading import read_markdown
 from claims_pipeline.corpus.scopes import walk_corpus
 from claims_pipeline_tests.corpus.conftest import COUNTRIES_LAYOUT, make_corpus
+from claims_pipeline_tests.hostile import GOOD, HOSTILE_NAME, assert_no_raw_controls, cli_env, run_cli
 from claims_pipeline_tests.time_scale import scaled
-
-from .hostile import GOOD, HOSTILE_NAME, assert_no_raw_controls, cli_env, run_cli
 
 # A scope is named after its file, cleaned of what a partition key cannot hold (control, format characters)
 HOSTILE_SCOPE = "shared/evil-31mRED-0;title-"

@@ -12,7 +12,7 @@ import tokenize
 from collections.abc import Iterator
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "claims_pipeline"
 
 # Each pattern names one kind of narration; they are kept narrow so that a comment stating a rule does not match

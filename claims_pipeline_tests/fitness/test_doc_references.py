@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "claims_pipeline"
 
 # Deliberate exceptions: (doc, the reference as written) → why it is right although it does not resolve.

@@ -11,7 +11,7 @@ from pathlib import Path
 from claims_pipeline.config import settings_doc
 from claims_pipeline_tests.time_scale import scaled
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "docs" / "decisions").glob("*.md")),
         ROOT / "benchmarks" / "README.md"]
 

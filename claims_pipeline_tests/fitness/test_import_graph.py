@@ -17,7 +17,7 @@ from pathlib import Path
 import claims_pipeline
 
 # the import resolution design_metrics.py reports with (one reading of an import, in one place)
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from design_metrics import imports_of  # noqa: E402
 
 PACKAGE_DIR = Path(claims_pipeline.__file__).resolve().parent

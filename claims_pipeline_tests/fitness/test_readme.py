@@ -32,7 +32,7 @@ from claims_pipeline.config.home import HomeLayout
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.time_scale import scaled
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 BIN = Path(sys.executable).parent
 SKIP_RE = re.compile(r"<!--\s*not run in tests:\s*(\S.*?)\s*-->")

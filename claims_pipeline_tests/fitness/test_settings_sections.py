@@ -9,7 +9,7 @@ from pathlib import Path
 
 import claims_pipeline
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 from design_metrics import settings_path  # noqa: E402
 
 PACKAGE_DIR = Path(claims_pipeline.__file__).resolve().parent

@@ -26,10 +26,9 @@ from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.consistency import verify_cache
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.corpus.conftest import COUNTRIES_LAYOUT
+from claims_pipeline_tests.hostile import assert_no_raw_controls, cli_env
 from claims_pipeline_tests.store.fixture_settings import fixture_config
 from claims_pipeline_tests.time_scale import scaled
-
-from .hostile import assert_no_raw_controls, cli_env
 
 SLOW_PAGES = 8  # 1 s each, two at a time: a fetch of about 4 s
 CRAWL_DELAY_S = 30  # two pages of polite.fixture: a minute of politeness the 120 s budget can afford

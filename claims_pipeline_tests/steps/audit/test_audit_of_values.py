@@ -17,8 +17,8 @@ from claims_pipeline.steps.corpus import ScopeClaims
 from claims_pipeline.steps.pages.fetched import ScopePages, page_to_json
 from claims_pipeline.steps.priors import ScopePriors
 from claims_pipeline_tests.report.factories import FILLER, claim, rules_of, value
+from claims_pipeline_tests.report.test_audit import scenario
 from claims_pipeline_tests.store.helpers import day, make_cache, ok
-from claims_pipeline_tests.test_audit import scenario
 
 RUN_AT = datetime(2026, 7, 1, 9, 0, tzinfo=UTC)
 

@@ -12,7 +12,7 @@ from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.store.fixture_settings import write_config
 from claims_pipeline_tests.time_scale import scaled
 
-WORKER = Path(__file__).parent / "store" / "refresh_worker.py"
+WORKER = Path(__file__).resolve().parents[2] / "store" / "refresh_worker.py"
 
 
 def test_two_fetching_processes_with_overlapping_urls_corrupt_nothing(tmp_path):
@@ -20,7 +20,7 @@ def test_two_fetching_processes_with_overlapping_urls_corrupt_nothing(tmp_path):
         urls = [web.url(f"h{i % 3}.fixture", f"/_/page/q{i}?size=20000") for i in range(30)]
         sets = {"p1": urls[:20], "p2": urls[10:]}  # 10 URLs fetched by both
         cfg = write_config(web, tmp_path / "home", tmp_path / "c.yaml", interval_ms=10, concurrency=2)
-        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+        env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3])}
         procs = []
         for run_id, subset in sets.items():
             f = tmp_path / f"{run_id}.txt"

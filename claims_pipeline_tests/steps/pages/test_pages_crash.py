@@ -16,14 +16,14 @@ from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.store.fixture_settings import write_config
 from claims_pipeline_tests.time_scale import scaled
 
-WORKER = Path(__file__).parent / "store" / "refresh_worker.py"
+WORKER = Path(__file__).resolve().parents[2] / "store" / "refresh_worker.py"
 RUN_ID = "crash-run"
 N_URLS, N_HOSTS = 40, 4
 KILL_AFTER = (6, 22)  # stored pages at which the two runs are killed
 
 
 def _start(cfg: Path, urls_file: Path) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3])}
     return subprocess.Popen([sys.executable, str(WORKER), str(cfg), RUN_ID, str(urls_file)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
 
