@@ -69,6 +69,7 @@ def not_json(text: str) -> bool:
     return False
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(900)
 def test_every_json_command_prints_one_document_on_stdout_and_lines_for_a_person_without_it(tmp_path: Path):
     from claims_pipeline.commands.demo import write_runtime_config

@@ -9,11 +9,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from claims_pipeline_tests.time_scale import scaled
 
 BIN = Path(sys.executable).parent
 
 
+@pytest.mark.slow
 def test_demo_shows_every_prior_and_a_confirmed_change(tmp_path: Path):
     """... and reads its settings once: its three audits and its verdicts run on the one read of its config."""
     from claims_pipeline_tests.settings_reads import counting_env, reads
@@ -64,6 +67,7 @@ def test_demo_shows_every_prior_and_a_confirmed_change(tmp_path: Path):
             and HomeLayout(home).fixture_epoch_file.is_file())
 
 
+@pytest.mark.slow
 def test_an_audit_in_the_demo_deployment_after_the_demo_reaches_a_fixture_web_of_its_own(tmp_path: Path):
     """README: after the demo, runs from the UI or `CLAIMS_PIPELINE_DEPLOYMENT=demo claims-pipeline audit` use the
     config the demo wrote (<home>/demo/demo.yaml). That file's routes name the demo's fixture web, whose port is

@@ -103,6 +103,7 @@ def test_an_older_absolute_latest_is_still_read(audited, tmp_path):
     assert layout.latest_report_dir() == report
 
 
+@pytest.mark.slow
 def test_a_damaged_stored_value_names_the_file_and_the_fix_and_audit_repairs_it(audited, tmp_path):
     cfg, _ = copy_of(audited, tmp_path, judge=UNREACHABLE_JUDGE)
     damaged = tmp_path / "home" / "assets" / "priors" / "xa.json"

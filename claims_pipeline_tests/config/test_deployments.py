@@ -34,6 +34,7 @@ def new_database() -> Iterator[Callable[[], str]]:
         yield new_database
 
 
+@pytest.mark.postgres
 @pytest.mark.timeout(300)
 def test_production_on_the_demo_corpus_reads_once_starts_no_fixture_web_and_refuses_a_loopback_channel(
         tmp_path: Path, new_database):

@@ -125,6 +125,7 @@ def setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         yield web, sites, cfg, env, tmp_path
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_an_audit_stops_at_every_stage_cleanly_and_the_next_run_resumes(setup):
     web, sites, cfg, env, tmp_path = setup
@@ -268,6 +269,7 @@ def test_a_dagster_run_terminated_mid_fetch_ends_canceled_without_a_swallowed_in
     assert len(slow_done) < SLOW_PAGES  # the fetch did not run to its end
 
 
+@pytest.mark.slow
 def test_a_second_signal_ends_the_process_at_once_and_the_run_is_still_recorded_canceled(setup):
     """An operator who presses Ctrl-C twice does not wait for the run's next safe point: the process ends, the run
     recorded CANCELED first, the cache as consistent as after a kill, and the next run completes."""

@@ -182,6 +182,7 @@ def test_audit_command_names_both_reports(tmp_path: Path, monkeypatch, capsys) -
     assert f"report for people → {html}" in err.splitlines()
 
 
+@pytest.mark.slow
 def test_a_failed_report_step_is_not_passed_off_with_the_previous_report(cli_demo, capsys) -> None:
     """The report directory of the new run cannot be written: the command exits 1 and says the newest report
     is an earlier run's, instead of 'audit done → <last month's report>' with this run's numbers."""
@@ -226,6 +227,7 @@ def test_two_audits_of_one_second_get_two_report_folders(tmp_path: Path) -> None
     assert second.name == "20260601T090000-2"
 
 
+@pytest.mark.slow
 def test_a_failed_step_the_report_does_not_need_still_names_this_runs_report(cli_demo, monkeypatch, capsys) -> None:
     """The citation linter fails, the report is written anyway: the command names it (and exits 1), instead
     of saying no new report was written."""
@@ -273,6 +275,7 @@ def test_combine_scopes_reads_a_claim_again_on_the_newest_fetch_of_its_page() ->
     assert pages[url] is new and reread == 1 and priors[xa.id]["prior"] == "TOKENS_ABSENT"
 
 
+@pytest.mark.slow
 def test_two_cli_audits_of_one_home_at_once_both_finish_with_whole_files(cli_demo, tmp_path: Path) -> None:
     """`claims-pipeline audit` runs outside Dagster's run queue, so two can share a home (a cron job and a person,
     a CLI run beside the UI's). Both finish (one refuses its report when the other replaced the tables first),

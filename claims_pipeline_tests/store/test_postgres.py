@@ -25,6 +25,8 @@ from claims_pipeline_tests.steps.pages.test_pages import web  # noqa: F401  (the
 from claims_pipeline_tests.store.postgres_server import postgres_server
 from claims_pipeline_tests.store.test_concurrency import two_writers_corrupt_nothing
 
+pytestmark = pytest.mark.postgres  # every test here runs on a throwaway PostgreSQL server
+
 
 @pytest.fixture(scope="module")
 def new_database():
