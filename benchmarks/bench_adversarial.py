@@ -19,7 +19,7 @@ a line addressed to a model that repeats the claim's figure, each wording twice,
 the instruction detector's phrase list holds, after the page's real figure is changed so that the planted line
 is the only place stating the claim's figure; round 4 of held-out wordings plants them in an attacker's forms,
 an errata box, a caption, an FAQ answer, a footnote, a hidden HTML span read by the project's HTML reader...),
-plus the hand-written adversarial suite (claims_pipeline_tests/judge/adversarial_cases.py). The server answers each first ask with a different trick
+plus the hand-written adversarial suite (claims_pipeline_tests/support/adversarial_cases.py). The server answers each first ask with a different trick
 in turn, by the claim's place in the run (honest, made-up quote, quote without the figure, invented numbers, wrong
 claim id, garbled directions, a quote of another figure; a planted copy gets a MATCH on its planted line, or every
 other one the honest scripted judge, which finds the claim's figure only on that line), and each direction-B ask
@@ -215,7 +215,7 @@ def planted_copies(items: list[JudgeItem]) -> tuple[list[JudgeItem], dict[str, s
 
 
 def suite_items() -> tuple[list[JudgeItem], dict[str, str]]:
-    from claims_pipeline_tests.judge.adversarial_cases import CASES
+    from claims_pipeline_tests.support.adversarial_cases import CASES
 
     items, answers = [], {}
     for i, case in enumerate(CASES):

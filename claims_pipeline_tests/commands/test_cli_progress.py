@@ -21,7 +21,7 @@ from claims_pipeline.cli import main
 from claims_pipeline.steps.pages.progress import FetchEvent, FetchProgressDisplay
 from claims_pipeline.steps.pages.refresh import refresh_pages
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
-from claims_pipeline_tests.store.fixture_settings import fixture_settings, write_config
+from claims_pipeline_tests.support.fixture_settings import fixture_settings, write_config
 from claims_pipeline_tests.time_scale import scaled
 
 REPO = Path(__file__).resolve().parents[2]

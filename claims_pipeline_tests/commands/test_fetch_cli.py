@@ -8,7 +8,7 @@ import pytest
 
 from claims_pipeline.cli import main
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
-from claims_pipeline_tests.store.fixture_settings import write_config
+from claims_pipeline_tests.support.fixture_settings import write_config
 from claims_pipeline_tests.time_scale import scaled
 
 

@@ -20,8 +20,14 @@ import yaml
 from claims_pipeline.config.home import HomeLayout
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.corpus.conftest import COUNTRIES_LAYOUT
-from claims_pipeline_tests.hostile import HOSTILE_NAME, assert_no_raw_controls, bound_by_file_modes, cli_env, run_cli
-from claims_pipeline_tests.store.fixture_settings import fixture_config
+from claims_pipeline_tests.support.fixture_settings import fixture_config
+from claims_pipeline_tests.support.hostile import (
+    HOSTILE_NAME,
+    assert_no_raw_controls,
+    bound_by_file_modes,
+    cli_env,
+    run_cli,
+)
 from claims_pipeline_tests.time_scale import scaled
 
 LEVY = "http://www.tax.gov.xa/property/annual-levy.html"

@@ -16,7 +16,7 @@ import yaml
 
 from claims_pipeline.config.home import HomeLayout
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
-from claims_pipeline_tests.hostile import bound_by_file_modes
+from claims_pipeline_tests.support.hostile import bound_by_file_modes
 from claims_pipeline_tests.time_scale import scaled
 
 FILLER = "<p>" + "This page sets out the rules, who may claim, how to apply and which documents to bring. " * 5 + "</p>"

@@ -25,7 +25,7 @@ from claims_pipeline.web import event_loop
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_demo.scripted_judge import Answer, ScriptedJudgeServer
 from claims_pipeline_tests.judge.engine_helpers import item, provider_for, settings_for
-from claims_pipeline_tests.store.fixture_settings import fixture_settings
+from claims_pipeline_tests.support.fixture_settings import fixture_settings
 
 BOUND_S = 10.0  # far above what a stop takes; far below what the stopped work would have taken
 

@@ -13,7 +13,7 @@ import yaml
 from pydantic import BaseModel
 
 from claims_pipeline.config.settings import MAX_CONFIG_BYTES, ConfigError, Settings, load_settings
-from claims_pipeline_tests.hostile import assert_no_raw_controls, cli_env, run_cli
+from claims_pipeline_tests.support.hostile import assert_no_raw_controls, cli_env, run_cli
 from claims_pipeline_tests.time_scale import scaled
 
 DURATIONS = ["fetch.request_timeout_s", "fetch.connect_timeout_s", "fetch.run_budget_s", "fetch.robots_timeout_s",

@@ -9,7 +9,7 @@ import json
 import yaml
 
 from claims_pipeline.config.home import HomeLayout, bounded_file_name
-from claims_pipeline_tests.hostile import cli_env, run_cli
+from claims_pipeline_tests.support.hostile import cli_env, run_cli
 
 LINE = "- VAT **18 %** ([t](https://tax.gov.xa/v))\n"
 

@@ -21,7 +21,7 @@ from claims_pipeline.corpus.linter import lint_corpus
 from claims_pipeline.corpus.reading import read_markdown
 from claims_pipeline.corpus.scopes import walk_corpus
 from claims_pipeline_tests.corpus.conftest import COUNTRIES_LAYOUT, make_corpus
-from claims_pipeline_tests.hostile import GOOD, HOSTILE_NAME, assert_no_raw_controls, cli_env, run_cli
+from claims_pipeline_tests.support.hostile import GOOD, HOSTILE_NAME, assert_no_raw_controls, cli_env, run_cli
 from claims_pipeline_tests.time_scale import scaled
 
 # A scope is named after its file, cleaned of what a partition key cannot hold (control, format characters)
@@ -247,7 +247,7 @@ def test_an_audit_of_a_hostile_corpus_reports_every_good_scope(tmp_path):
     (Before: the FIFO blocked citation_lint, /dev/zero grew the run to 5.5 GB, the outside link failed the run.)"""
     from claims_pipeline.config.settings import DEMO_CORPUS_DIR
     from claims_pipeline_demo.fixture_web.server import FixtureWeb
-    from claims_pipeline_tests.store.fixture_settings import fixture_config
+    from claims_pipeline_tests.support.fixture_settings import fixture_config
 
     corpus = tmp_path / "corpus"
     shutil.copytree(DEMO_CORPUS_DIR, corpus)

@@ -3,22 +3,21 @@ under TYPE_CHECKING (a late import is still a loop: the two modules cannot be re
 other). Read with ast from the source files, so nothing is imported to check it.
 
 Checked at two grains: modules, and the package's parts (claims_pipeline.store, claims_pipeline.web, ...), where
-a loop means two layers each lean on the other. The whole package is held to none at both grains; running this
-file as a script prints every cycle found.
+a loop means two layers each lean on the other. The whole package is held to none at both grains; run as a
+module from the repository root (python -m claims_pipeline_tests.fitness.test_import_graph), it prints every
+cycle found.
 """
 
 from __future__ import annotations
 
 import ast
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 
 import claims_pipeline
 
-# the import resolution design_metrics.py reports with (one reading of an import, in one place)
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from design_metrics import imports_of  # noqa: E402
+# the import resolution benchmarks/design_metrics.py reports with (one reading of an import, in one place)
+from claims_pipeline_tests.support.code_graph import imports_of
 
 PACKAGE_DIR = Path(claims_pipeline.__file__).resolve().parent
 PACKAGE = PACKAGE_DIR.name

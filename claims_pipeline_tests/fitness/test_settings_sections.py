@@ -1,16 +1,13 @@
 """Below the entry points, every part takes the sections of the settings it needs, never the whole Settings: read with
-benchmarks/design_metrics.py's call graph (ast, nothing imported), the same reading its --settings-path figures
-come from."""
+the call graph of claims_pipeline_tests/support/code_graph.py (ast, nothing imported), the same reading
+benchmarks/design_metrics.py's --settings-path figures come from."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import claims_pipeline
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
-from design_metrics import settings_path  # noqa: E402
+from claims_pipeline_tests.support.code_graph import settings_path
 
 PACKAGE_DIR = Path(claims_pipeline.__file__).resolve().parent
 # The fetch path and the store: below the entry points, they take FetchSettings, PdfSettings, NotifySettings,

@@ -9,7 +9,7 @@ from claims_pipeline.judge.checks import verify
 from claims_pipeline.judge.figures import figure_hits, normalized, other_figures
 from claims_pipeline.judge.model import QUOTED_VERDICTS, DirectionBDraft, JudgeItem, Verdict
 from claims_pipeline.judge.providers.base import parse_answer, parse_direction_b
-from claims_pipeline_tests.judge.adversarial_cases import (
+from claims_pipeline_tests.support.adversarial_cases import (
     CASES,
     CUSTOMS_PLANTED_QUOTE,
     EXIT_PLANTED_QUOTE,

@@ -26,83 +26,23 @@ from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.consistency import verify_cache
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.corpus.conftest import COUNTRIES_LAYOUT
-from claims_pipeline_tests.hostile import assert_no_raw_controls, cli_env
-from claims_pipeline_tests.store.fixture_settings import fixture_config
+from claims_pipeline_tests.support.fixture_settings import fixture_config
+from claims_pipeline_tests.support.hostile import assert_no_raw_controls, cli_env
+from claims_pipeline_tests.support.stopped_audit import (
+    CRAWL_DELAY_S,
+    SLOW_PAGES,
+    Audit,
+    instance_at,
+    newest_run,
+    step_started,
+    until,
+    write_corpus,
+)
 from claims_pipeline_tests.time_scale import scaled
 
-SLOW_PAGES = 8  # 1 s each, two at a time: a fetch of about 4 s
-CRAWL_DELAY_S = 30  # two pages of polite.fixture: a minute of politeness the 120 s budget can afford
 # generous: the figures themselves are printed (pytest -s) and by benchmarks/bench_stops.py; scaled for a busy
 # machine, but below the Crawl-delay, which a stop that sat it out would take
 STOP_BOUND_S = min(scaled(15.0), CRAWL_DELAY_S - 2)
-
-
-def write_corpus(root: Path) -> Path:
-    xa = [f"- VAT **{10 + i} %** ([t](http://slow.fixture/_/slow?delay=1&n={i}))" for i in range(SLOW_PAGES)]
-    xb = [f"- Levy **{i}.5 %** ([p](http://polite.fixture/_/page/p{i}))" for i in range(2)]
-    for scope, lines in (("xa", xa), ("xb", xb)):
-        (root / "countries" / scope).mkdir(parents=True)
-        (root / "countries" / scope / "playbook.md").write_text("## Tax\n" + "\n".join(lines) + "\n", encoding="utf-8")
-    return root
-
-
-class Audit:
-    """One `claims-pipeline audit` in its own process group, stderr and stdout to files."""
-
-    def __init__(self, cfg: Path, env: dict[str, str], cwd: Path) -> None:
-        self.out = tempfile.TemporaryFile()
-        self.err = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen([sys.executable, "-m", "claims_pipeline.cli", "audit", "--config", str(cfg)],
-                                     cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=self.out, stderr=self.err,
-                                     start_new_session=True)
-
-    def signal(self, sig: int) -> float:
-        os.killpg(self.proc.pid, sig)  # the whole group, as a terminal's Ctrl-C or systemd's stop
-        return time.monotonic()
-
-    def wait(self, timeout: float = 180) -> tuple[int, str]:
-        """The exit code and stderr; killed, and the test failed, after `timeout` s (scaled: time_scale.py)."""
-        timeout = scaled(timeout)
-        try:
-            code = self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait()
-            raise AssertionError(f"audit still running after {timeout} s: {self.stderr()[-2000:]}") from None
-        return code, self.stderr()
-
-    def stderr(self) -> str:
-        self.err.seek(0)
-        return self.err.read().decode("utf-8", "replace")
-
-
-def instance_at(dagster_home: Path) -> dg.DagsterInstance:
-    return dg.DagsterInstance.from_config(str(dagster_home))
-
-
-def newest_run(dagster_home: Path) -> dg.DagsterRun | None:
-    with instance_at(dagster_home) as instance:
-        runs = instance.get_runs(limit=1)
-        return runs[0] if runs else None
-
-
-def step_started(dagster_home: Path, step: str, after: set[str]) -> bool:
-    with instance_at(dagster_home) as instance:
-        runs = [r for r in instance.get_runs(limit=1) if r.run_id not in after]
-        if not runs:
-            return False
-        records = instance.get_records_for_run(runs[0].run_id, of_type=dg.DagsterEventType.STEP_START).records
-        return any(r.event_log_entry.step_key == step for r in records)
-
-
-def until(condition: Callable[[], bool], audit: Audit, what: str, timeout: float = 120) -> None:
-    end = time.monotonic() + scaled(timeout)
-    while not condition():
-        if audit.proc.poll() is not None:
-            raise AssertionError(f"the audit ended before {what}: {audit.stderr()[-2000:]}")
-        if time.monotonic() > end:
-            raise AssertionError(f"{what} never came: {audit.stderr()[-2000:]}")
-        time.sleep(0.05)
 
 
 @pytest.fixture

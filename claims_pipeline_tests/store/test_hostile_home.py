@@ -22,8 +22,8 @@ from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.consistency import verify_cache
 from claims_pipeline.store.writable import MIN_FREE_BYTES, StorageError, check_writable, home_folders
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
-from claims_pipeline_tests.hostile import cli_env, run_cli
-from claims_pipeline_tests.store.fixture_settings import write_config
+from claims_pipeline_tests.support.fixture_settings import write_config
+from claims_pipeline_tests.support.hostile import cli_env, run_cli
 from claims_pipeline_tests.time_scale import scaled
 
 TMPFS_MB = 24

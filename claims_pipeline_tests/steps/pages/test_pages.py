@@ -6,7 +6,7 @@ from claims_pipeline.steps.pages.refresh import refresh_pages
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.consistency import verify_cache
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
-from claims_pipeline_tests.store.fixture_settings import fixture_settings
+from claims_pipeline_tests.support.fixture_settings import fixture_settings
 
 LEVY = "/property/annual-levy.html"  # has an epoch-2 variant
 DUTY = "/property/transfer-duty.html"

@@ -9,7 +9,7 @@ from claims_pipeline.config.settings import load_settings
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.consistency import verify_cache
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
-from claims_pipeline_tests.store.fixture_settings import write_config
+from claims_pipeline_tests.support.fixture_settings import write_config
 from claims_pipeline_tests.time_scale import scaled
 
 WORKER = Path(__file__).resolve().parents[2] / "store" / "refresh_worker.py"

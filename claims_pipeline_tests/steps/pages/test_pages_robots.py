@@ -12,7 +12,7 @@ from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.clock import to_utc
 from claims_pipeline.store.robots_table import RobotsTable
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
-from claims_pipeline_tests.store.fixture_settings import fixture_settings
+from claims_pipeline_tests.support.fixture_settings import fixture_settings
 
 HOST = "rules.fixture"
 ORIGIN = f"http://{HOST}"
