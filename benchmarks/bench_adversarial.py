@@ -433,7 +433,7 @@ def _refused_by_page(item: JudgeItem, quote: str) -> str:
     """Which page check refuses an honest MATCH quoting quote: "" (none), "instruction" (quote_not_instruction),
     or the placement of the competing passage that made it a judgment call (evidence.PLACED_BY: "words" is the
     two-shared-words rule, "figures" and "cognate" place a passage without reading its words)."""
-    from claims_pipeline.judge.checks import verify
+    from claims_pipeline.judge.answer_checks import verify
     from claims_pipeline.judge.evidence import competing
     from claims_pipeline.judge.model import Direction, DirectionBDraft, DraftVerdict
 

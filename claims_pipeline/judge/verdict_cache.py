@@ -1,7 +1,7 @@
 """The verdict cache: one model answer per (claim text, page text hash, model, prompt version), in SQLite.
 
 What is cached is the model's parsed draft (and the tokens it cost), not the checked verdict: a hit is run
-through checks.verify again, so a change of the code checks applies to cached answers without a request.
+through answer_checks.verify again, so a change of the code checks applies to cached answers without a request.
 A first ask's answer is cached only when it parsed: a timeout, a transport error or a malformed answer is asked
 again next run. A direction-B answer that came back unparseable twice is cached too, with its error (incomplete,
 never passed): the model did answer, and asking again would pay for the same answer.

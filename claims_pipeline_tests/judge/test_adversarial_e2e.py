@@ -1,6 +1,6 @@
 """The adversarial suite end to end: each scripted answer served by the scripted judge server over real HTTP to the
 real anthropic and openai SDKs, through the runner (prompt, provider, lenient parse, one re-ask of a malformed
-answer, checks.verify), then the verdict report and its recount. Same expectations as the direct suite."""
+answer, answer_checks.verify), then the verdict report and its recount. Same expectations as the direct suite."""
 
 from __future__ import annotations
 

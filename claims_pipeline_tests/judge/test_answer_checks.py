@@ -1,11 +1,11 @@
-"""Unit tests of each check of checks.verify on hand-written drafts and page texts."""
+"""Unit tests of each check of answer_checks.verify on hand-written drafts and page texts."""
 
 from __future__ import annotations
 
 import pytest
 
-from claims_pipeline.judge.checks import CHECKS, neutral_wording, unreadable_verdict
-from claims_pipeline.judge.checks import verify as _verify
+from claims_pipeline.judge.answer_checks import CHECKS, neutral_wording, unreadable_verdict
+from claims_pipeline.judge.answer_checks import verify as _verify
 from claims_pipeline.judge.figures import free_numerals, other_figures
 from claims_pipeline.judge.model import Direction, DirectionBDraft, DraftVerdict, ItemValue, JudgeItem
 
@@ -13,7 +13,7 @@ NOT_REFUTED = DirectionBDraft(refuted=False, line="nothing on the page refutes i
 
 
 def verify(draft, item, **kw):
-    """checks.verify as the runner ends it: a would-be-confirmed MATCH checked with its direction-B answer (an
+    """answer_checks.verify as the runner ends it: a would-be-confirmed MATCH checked with its direction-B answer (an
     honest "not refuted" unless the test gives one)."""
     kw.setdefault("direction_b", NOT_REFUTED)
     return _verify(draft, item, **kw)

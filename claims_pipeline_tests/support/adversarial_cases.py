@@ -1,7 +1,7 @@
 """The adversarial suite: scripted model answers (raw text, as a model would send them) against hand-written
 pages, each with the verdict that must ship and the check that must catch it.
 
-Used twice: against checks.verify directly (test_adversarial.py) and end to end, the same answers served by the
+Used twice: against answer_checks.verify directly (test_adversarial.py) and end to end, the same answers served by the
 scripted model server to the real SDKs through the runner (test_adversarial_e2e.py).
 """
 
