@@ -12,6 +12,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
 import yaml
 
 from claims_pipeline.config.home import HomeLayout
@@ -59,6 +60,7 @@ def cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           text=True, timeout=scaled(300), env=env)
 
 
+@pytest.mark.slow
 def test_init_then_audit_on_a_new_folder(tmp_path):
     sites, kb, work = tmp_path / "sites", tmp_path / "berlin-notes", tmp_path / "work"
     write_tree(sites, {rel: f"<html><head><title>x</title></head><body>{body}{FILLER}</body></html>"

@@ -33,6 +33,7 @@ def audit(config: Path, now: str, capsys: pytest.CaptureFixture[str]) -> Path:
     return Path(err.split("audit done → ")[1].split()[0]).parent
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_a_figure_removed_from_a_page_is_reported_by_the_first_audit_that_reads_it(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

@@ -240,6 +240,7 @@ def test_every_bidi_control_is_neutralised_in_reports_and_on_the_terminal():
             assert ch not in shown, (ch, shown)
 
 
+@pytest.mark.slow
 def test_an_audit_of_a_hostile_corpus_reports_every_good_scope(tmp_path):
     """The whole audit (its corpus hashes, claims and citation_lint steps) on the demo corpus with every kind of
     hostile file added: it ends, within bounded time and memory, with a report covering every good scope, the

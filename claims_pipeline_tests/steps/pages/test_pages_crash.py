@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from claims_pipeline.config.settings import load_settings
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.consistency import verify_cache
@@ -38,6 +40,7 @@ def _key(url: str) -> tuple[str, str]:
     return host, "/" + path
 
 
+@pytest.mark.slow
 def test_killed_run_leaves_a_consistent_cache_and_resume_refetches_nothing_stored(tmp_path):
     with FixtureWeb() as web:
         urls = [web.url(f"h{i % N_HOSTS}.fixture", f"/_/page/p{i}?size=60000") for i in range(N_URLS)]
