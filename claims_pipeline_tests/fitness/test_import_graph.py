@@ -107,6 +107,17 @@ def test_no_cycle_between_the_package_parts() -> None:
     assert found == [], "cycles between parts: " + "; ".join(loop_through(g, graph) for g in found)
 
 
+
+def test_no_asset_or_check_module_imports_the_jobs_that_select_it():
+    """Assets and jobs both take the group names from defs/groups.py: an asset module importing defs/jobs.py would
+    tie what a job selects to what it is made of."""
+    modules = module_graph()
+    defs = f"{PACKAGE}.defs."
+    rooms = [m for m in modules if m.startswith(defs) and m.rpartition(".")[2] in ("assets", "checks")]
+    assert len(rooms) >= 6, rooms  # corpus, pages, priors, audit, verdicts, worklist at least
+    assert [m for m in rooms if f"{defs}jobs" in modules[m]] == []
+
+
 def main() -> None:
     """Print every cycle of the package."""
     modules = module_graph()
