@@ -7,6 +7,7 @@ import warnings
 from datetime import UTC, datetime
 
 import dagster as dg
+import pytest
 
 from claims_pipeline.config.settings import load_settings
 from claims_pipeline.defs import jobs
@@ -25,6 +26,7 @@ def _checks(result: dg.ExecuteInProcessResult) -> dict[str, dg.AssetCheckEvaluat
             if (c.asset_key.to_user_string(), c.check_name) in SCOPE_CHECKS}
 
 
+@pytest.mark.slow
 def test_the_per_scope_assets_name_the_scopes_in_trouble_and_the_runs_say_who_ran_them(instance, demo_config, web):
     resources = resources_for(load_settings(demo_config))
     first = run_audit(instance, resources, SCOPES, ["xa"], trigger="demo", name="demo audit 1/3")
