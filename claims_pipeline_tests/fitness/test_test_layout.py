@@ -28,12 +28,12 @@ NOT_MIRRORS = {
     "support": "helpers the tests and the benchmarks share; no test",
 }
 MIRRORED = (ROOT / "claims_pipeline", ROOT / "claims_pipeline_demo")
-# The tests that load a benchmark script by its path, and why. The first two test the script itself (its subject
-# is the script); the third uses the synthetic corpus generator as a helper through the first, and goes when the
-# generator moves to support/ (benchmarks/ is being edited beside this work: left for then).
+# The tests that load a benchmark script by its path, and why: the first tests the synthetic corpus generator
+# itself (its subject is the script, a command of docs/scale.md); the second uses that generator as a helper,
+# through the first, until the generator's corpus-writing part moves to support/ (left while benchmarks/ is being
+# edited beside this work).
 BENCHMARK_SCRIPT_USERS = {
     "claims_pipeline_tests/scale/test_synthetic_corpus.py": "benchmarks/make_synthetic_corpus.py",
-    "claims_pipeline_tests/corpus/test_kb_forms.py": "benchmarks/bench_kb_forms.py",
     "claims_pipeline_tests/priors/test_priors_pool.py": "benchmarks/make_synthetic_corpus.py",
 }
 # what starts a server or a browser, by the marker its tests carry
