@@ -19,7 +19,7 @@ a line addressed to a model that repeats the claim's figure, each wording twice,
 the instruction detector's phrase list holds, after the page's real figure is changed so that the planted line
 is the only place stating the claim's figure; round 4 of held-out wordings plants them in an attacker's forms,
 an errata box, a caption, an FAQ answer, a footnote, a hidden HTML span read by the project's HTML reader...),
-plus the hand-written adversarial suite (claims_pipeline_tests/judge/adversarial_cases.py). The server answers each first ask with a different trick
+plus the hand-written adversarial suite (claims_pipeline_tests/support/adversarial_cases.py). The server answers each first ask with a different trick
 in turn, by the claim's place in the run (honest, made-up quote, quote without the figure, invented numbers, wrong
 claim id, garbled directions, a quote of another figure; a planted copy gets a MATCH on its planted line, or every
 other one the honest scripted judge, which finds the claim's figure only on that line), and each direction-B ask
@@ -46,13 +46,13 @@ sys.path.insert(0, str(REPO))
 
 from claims_pipeline.config.settings import JudgeSettings  # noqa: E402
 from claims_pipeline.judge.addressed import addressed_spans  # noqa: E402
-from claims_pipeline.judge.cache import VerdictCache  # noqa: E402
 from claims_pipeline.judge.evidence import claim_subject_words  # noqa: E402
 from claims_pipeline.judge.figures import normalized  # noqa: E402
 from claims_pipeline.judge.model import QUOTED_VERDICTS, JudgeItem  # noqa: E402
 from claims_pipeline.judge.providers import make_provider  # noqa: E402
 from claims_pipeline.judge.report import write_verdict_report  # noqa: E402
 from claims_pipeline.judge.runner import run_judge  # noqa: E402
+from claims_pipeline.judge.verdict_cache import VerdictCache  # noqa: E402
 from claims_pipeline_demo.scripted_judge import (  # noqa: E402
     ScriptedJudgeServer,
     ScriptedRequest,
@@ -215,7 +215,7 @@ def planted_copies(items: list[JudgeItem]) -> tuple[list[JudgeItem], dict[str, s
 
 
 def suite_items() -> tuple[list[JudgeItem], dict[str, str]]:
-    from claims_pipeline_tests.judge.adversarial_cases import CASES
+    from claims_pipeline_tests.support.adversarial_cases import CASES
 
     items, answers = [], {}
     for i, case in enumerate(CASES):
@@ -433,7 +433,7 @@ def _refused_by_page(item: JudgeItem, quote: str) -> str:
     """Which page check refuses an honest MATCH quoting quote: "" (none), "instruction" (quote_not_instruction),
     or the placement of the competing passage that made it a judgment call (evidence.PLACED_BY: "words" is the
     two-shared-words rule, "figures" and "cognate" place a passage without reading its words)."""
-    from claims_pipeline.judge.checks import verify
+    from claims_pipeline.judge.answer_checks import verify
     from claims_pipeline.judge.evidence import competing
     from claims_pipeline.judge.model import Direction, DirectionBDraft, DraftVerdict
 

@@ -129,7 +129,7 @@ def main() -> int:
 
     if args.s3_pages:
         sys.path.insert(0, str(ROOT))
-        from claims_pipeline_tests.store.s3_server import s3_server
+        from claims_pipeline_tests.support.s3_server import s3_server
 
         small = data[: args.s3_pages]
         small_mb = sum(len(r) + len(t.encode()) for r, t in small) / 1e6

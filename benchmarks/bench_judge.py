@@ -25,10 +25,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from claims_pipeline.config.settings import JudgeSettings  # noqa: E402
-from claims_pipeline.judge.cache import VerdictCache  # noqa: E402
 from claims_pipeline.judge.model import JudgeItem  # noqa: E402
 from claims_pipeline.judge.providers import make_provider  # noqa: E402
 from claims_pipeline.judge.runner import run_judge  # noqa: E402
+from claims_pipeline.judge.verdict_cache import VerdictCache  # noqa: E402
 from claims_pipeline.web.html_text import html_to_text  # noqa: E402
 from claims_pipeline_demo.scripted_judge import ScriptedJudgeServer  # noqa: E402
 

@@ -51,7 +51,7 @@ def tables_home(work: Path, size: int) -> Path:
     from claims_pipeline.config.corpus_source import corpus_source
     from claims_pipeline.corpus.extract import list_scopes
     from claims_pipeline.priors import PriorRules
-    from claims_pipeline.steps.audit.of_scopes import audit_scopes
+    from claims_pipeline.steps.audit.cross_scope import audit_scopes
     from claims_pipeline.steps.corpus import claims_by_scope
     from claims_pipeline.steps.pages.fetched import refresh_scope_pages
     from claims_pipeline.steps.priors import priors_by_scope

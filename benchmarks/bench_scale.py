@@ -99,7 +99,7 @@ def child(work: Path, home: Path) -> dict[str, Any]:
     from claims_pipeline.corpus.extract import list_scopes
     from claims_pipeline.defs.audit.ui import audit_metadata, report_metadata
     from claims_pipeline.priors import PriorRules
-    from claims_pipeline.steps.audit.of_scopes import audit_scopes
+    from claims_pipeline.steps.audit.cross_scope import audit_scopes
     from claims_pipeline.steps.audit.publish import publish_report
     from claims_pipeline.steps.corpus import claims_by_scope
     from claims_pipeline.steps.pages.fetched import refresh_scope_pages

@@ -44,7 +44,7 @@ from bench_fetch import start_server  # noqa: E402
 from bench_fetch_scale import machine_line  # noqa: E402
 from make_synthetic_corpus import generate  # noqa: E402
 
-from claims_pipeline_tests.defs.sensor_results import apply_partition_requests  # noqa: E402
+from claims_pipeline_tests.support.sensor_results import apply_partition_requests  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 PROBE_ASSET = "fetched_pages"  # a per-scope (partitioned) asset: its page is the one with the partitions bar

@@ -1,6 +1,6 @@
 """How long `claims-pipeline audit` takes to stop after SIGINT or SIGTERM, at each stage of a run.
 
-The corpus, fixture web and stages of claims_pipeline_tests/test_hostile_stops.py: a real audit in its own process
+The corpus, fixture web and stages of the stops test (claims_pipeline_tests/support/stopped_audit.py): a real audit in its own process
 group, the signal sent to the group once the stage is reached (Dagster starting, mid-fetch, in a 30 s robots.txt
 Crawl-delay, the priors), `--rounds` times per stage and signal. Printed per stage and signal: the exit statuses
 seen and the time from the signal to the process's end (min / median / max), then whether every run was recorded
@@ -30,9 +30,9 @@ from claims_pipeline.orchestration.instance import prepare_dagster_home  # noqa:
 from claims_pipeline.store.cache import PageCache  # noqa: E402
 from claims_pipeline.store.consistency import verify_cache  # noqa: E402
 from claims_pipeline_demo.fixture_web.server import FixtureWeb  # noqa: E402
-from claims_pipeline_tests.hostile import cli_env  # noqa: E402
-from claims_pipeline_tests.store.fixture_settings import fixture_config  # noqa: E402
-from claims_pipeline_tests.test_hostile_stops import (  # noqa: E402
+from claims_pipeline_tests.support.fixture_settings import fixture_config  # noqa: E402
+from claims_pipeline_tests.support.hostile import cli_env  # noqa: E402
+from claims_pipeline_tests.support.stopped_audit import (  # noqa: E402
     CRAWL_DELAY_S,
     Audit,
     instance_at,

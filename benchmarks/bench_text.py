@@ -5,7 +5,7 @@
 HTML → text (MB/s of HTML bytes in, ms per page; ratios against our extractor):
   ours          claims_pipeline.web.text.html_to_text (charset decode, lxml tree walked directly, chrome
                 removal, cells)
-  ours, old bs4 path  claims_pipeline_tests.web.html_text_bs4.html_to_text_bs4: the previous reader (BeautifulSoup
+  ours, old bs4 path  claims_pipeline_tests.support.html_text_bs4.html_to_text_bs4: the previous reader (BeautifulSoup
                 with the lxml builder, same rules); same text, checked on every page here
   bs4-html.parser  bs4 with Python's html.parser, script/style dropped, get_text("\\n")
   lxml.html     lxml.html.fromstring, script/style dropped, text_content()
@@ -95,7 +95,7 @@ def ours(raw: bytes) -> str:
 
 
 def ours_old_bs4(raw: bytes) -> str:
-    from claims_pipeline_tests.web.html_text_bs4 import html_to_text_bs4
+    from claims_pipeline_tests.support.html_text_bs4 import html_to_text_bs4
 
     return html_to_text_bs4(raw, "utf-8")
 

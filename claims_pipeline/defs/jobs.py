@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import dagster as dg
 
+from claims_pipeline.defs.groups import AUDIT_GROUP, SCOPES_GROUP, VERDICTS_GROUP
 from claims_pipeline.defs.partitions import scope_partitions
-from claims_pipeline.defs.scoped import AUDIT_GROUP, SCOPES_GROUP
 
 SCOPE_TAG = "claims_pipeline/scope"
 # On every run of a job that rebuilds the cross-scope audit tables and the report: the instance's queue lets one
@@ -18,8 +18,6 @@ SCOPE_TAG = "claims_pipeline/scope"
 # re-execution copy the job's `tags` (dagster-io/dagster#28813), so such a run went beside another; `tags` without
 # `run_tags` are put on every run of the job (test_run_queue_limits launches with the CLI).
 CROSS_SCOPE_TAGS = {"claims_pipeline/cross_scope_audit": "true"}
-
-VERDICTS_GROUP = "verdicts"
 
 # What started a run and what it covers, so the runs list tells one audit from another: the trigger (schedule,
 # sensor, automation, cli, demo, ui), a short name, and the month (the schedule) or the scope(s).

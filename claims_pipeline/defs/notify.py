@@ -7,9 +7,8 @@ from typing import Any
 import dagster as dg
 
 from claims_pipeline.defs.audit.assets import audit_report
-from claims_pipeline.defs.jobs import VERDICTS_GROUP
+from claims_pipeline.defs.groups import AUDIT_GROUP, VERDICTS_GROUP
 from claims_pipeline.defs.resources import ClaimsConfig
-from claims_pipeline.defs.scoped import AUDIT_GROUP
 from claims_pipeline.defs.verdicts.assets import verdict_report
 from claims_pipeline.notify import Outcome
 

@@ -1,6 +1,7 @@
-"""Each scope's state at a glance, on the per-scope assets: one check each on fetched_pages (sources that became
-unreadable), priors (figures not on their page) and page_changes (claims whose page changed after they were
-last verified), naming the scopes in trouble in its one-line result ("xa: 2 stale_changed").
+"""Each scope's state at a glance, on the per-scope assets: what the checks on fetched_pages (sources that became
+unreadable) and page_changes (claims whose page changed after they were last verified), in defs/pages/checks.py,
+and on priors (figures not on their page), in defs/priors/checks.py, share: each names the scopes in trouble in
+its one-line result ("xa: 2 stale_changed").
 
 Each check covers every scope, from the metadata of each scope's latest materialization, so it says the same
 after a run of one scope as after the monthly run of all of them. Not a partitioned check: Dagster 1.13's
@@ -17,15 +18,7 @@ from typing import Any
 
 import dagster as dg
 
-from claims_pipeline.defs.audit.priors import TOKENS_ABSENT_KEY, priors
 from claims_pipeline.defs.metadata import md_table, some_scopes, top_scopes
-from claims_pipeline.defs.pages.assets import (
-    NEWLY_UNREADABLE_KEY,
-    STALE_CHANGED_KEY,
-    UNREADABLE_KEY,
-    fetched_pages,
-    page_changes,
-)
 from claims_pipeline.defs.partitions import SCOPE_PARTITIONS_NAME
 
 PAGE = 1000  # materialization records read per query, newest first, until every scope has its latest
@@ -53,7 +46,8 @@ def latest_by_scope(instance: dg.DagsterInstance, asset_key: dg.AssetKey) -> dic
     return found
 
 
-def _count(metadata: dict[str, Any], key: str) -> int:
+def count(metadata: dict[str, Any], key: str) -> int:
+    """A count from a scope's metadata: 0 when it is missing or not a number."""
     try:
         return int(metadata.get(key) or 0)
     except (TypeError, ValueError):
@@ -78,37 +72,6 @@ def scope_result(by_scope: dict[str, int], what: str, *, detail: dict[str, str] 
     )
 
 
-@dg.asset_check(asset=page_changes, description=(
-    "Fails when any scope has claims whose cited page changed after they were last verified (stale_changed), "
-    "and names those scopes: re-verify their claims first. Covers every scope, not only this run's."))
-def stale_changed_by_scope(context: dg.AssetCheckExecutionContext) -> dg.AssetCheckResult:
-    latest = latest_by_scope(context.instance, page_changes.key)
-    return scope_result({s: _count(m, STALE_CHANGED_KEY) for s, m in latest.items()}, "stale_changed",
-                        checked=len(latest))
-
-
-@dg.asset_check(asset=priors, description=(
-    "Fails when any scope has claims whose figure is not on the cited page (TOKENS_ABSENT), and names those "
-    "scopes. A tripwire for review, not a verdict. Covers every scope, not only this run's."))
-def tokens_absent_by_scope(context: dg.AssetCheckExecutionContext) -> dg.AssetCheckResult:
-    latest = latest_by_scope(context.instance, priors.key)
-    return scope_result({s: _count(m, TOKENS_ABSENT_KEY) for s, m in latest.items()}, "TOKENS_ABSENT",
-                        checked=len(latest))
-
-
-@dg.asset_check(asset=fetched_pages, description=(
-    "Fails when any scope has cited sources that became unreadable on their latest fetch (readable before, or "
-    "never fetched), and names those scopes; sources unreadable on both fetches are counted in the metadata, not "
-    "failed again. Covers every scope, not only this run's."))
-def newly_unreadable_by_scope(context: dg.AssetCheckExecutionContext) -> dg.AssetCheckResult:
-    latest = latest_by_scope(context.instance, fetched_pages.key)
-    result = scope_result({s: _count(m, NEWLY_UNREADABLE_KEY) for s, m in latest.items()}, "sources newly unreadable",
-                          detail={s: f"{_count(m, UNREADABLE_KEY)} unreadable in all" for s, m in latest.items()},
-                          checked=len(latest))
-    unreadable = {s: _count(m, UNREADABLE_KEY) for s, m in latest.items() if _count(m, UNREADABLE_KEY)}
-    return result.with_metadata({**result.metadata, "unreadable_by_scope": dg.MetadataValue.json(top_scopes(unreadable)),
-                                 "unreadable": sum(unreadable.values())})
-
-# findings, not faults: a command that runs these checks does not count them as failures (orchestration/runner.py)
-FINDING_CHECKS = frozenset(c.check_key.name for c in (stale_changed_by_scope, tokens_absent_by_scope,
-                                                     newly_unreadable_by_scope))
+# findings, not faults: a command that runs these checks does not count them as failures (orchestration/runner.py);
+# defs/pages/checks.py and defs/priors/checks.py define them (test_scope_state checks that these names are theirs)
+FINDING_CHECKS = frozenset({"stale_changed_by_scope", "tokens_absent_by_scope", "newly_unreadable_by_scope"})

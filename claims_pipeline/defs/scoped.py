@@ -16,10 +16,9 @@ from typing import Any, TypeVar
 
 import dagster as dg
 
+from claims_pipeline.defs.groups import SCOPES_GROUP
 from claims_pipeline.defs.partitions import scope_partitions, single_run_backfill
 
-SCOPES_GROUP = "scopes"  # every per-scope asset; the selections of jobs, schedule and sensors name this group
-AUDIT_GROUP = "audit"  # the cross-scope audit tables and report
 WHOLE_CORPUS_NOTE = "one scope per materialization; audit_tables and audit_report cover every scope"
 
 
@@ -42,7 +41,7 @@ def scope_asset(kinds: set[str]) -> Callable[[Callable[..., Any]], dg.AssetsDefi
 
 
 # The counts that put a scope in trouble, by metadata key: (what the line calls them, the check that fails on them,
-# defs/scope_state.py). A scope's own materialization says it in its `state` line, so the partitions view, where
+# defs/pages/checks.py, defs/priors/checks.py). A scope's own materialization says it in its `state` line, so the partitions view, where
 # every materialized scope is green, shows which scope the failed check means when one opens it.
 SCOPE_TROUBLE = {"stale_changed": ("stale_changed", "stale_changed_by_scope"),
                  "tokens_absent": ("TOKENS_ABSENT", "tokens_absent_by_scope"),

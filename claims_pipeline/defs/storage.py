@@ -1,7 +1,7 @@
 """The IO manager of the per-scope assets: each scope's record stored and read back by the step that owns it.
 
 Every per-scope asset returns {scope: record} for the scopes of its run (one scope, or many in a single-run
-backfill); this IO manager has the asset's step (steps/by_asset.py) write each scope to its own file, and loads
+backfill); this IO manager has the asset's step (steps/step_of_asset.py) write each scope to its own file, and loads
 {scope: record} for whatever partitions the consumer asks for (the cross-scope audit asks for all of them). The
 audit writes its own parquet tables and reports (defs/audit).
 """
@@ -14,7 +14,7 @@ from typing import Any
 import dagster as dg
 
 from claims_pipeline.common import stopping
-from claims_pipeline.steps.by_asset import stored_step
+from claims_pipeline.steps.step_of_asset import stored_step
 
 
 class ScopeStoreIOManager(dg.IOManager):

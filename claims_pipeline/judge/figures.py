@@ -1,6 +1,6 @@
 """Figures inside short model-quoted text, read with the priors' own number- and date-aware matchers.
 
-checks.py asks three questions of a quote or a model's sentence: does it carry the claim's figure (in any local
+answer_checks.py asks three questions of a quote or a model's sentence: does it carry the claim's figure (in any local
 format: "€1,250" ~ "1 250 €"), which figures of the same type but another value does it carry (a MISMATCH's
 evidence), and is every number it states somewhere in a given text (no free numerals).
 """

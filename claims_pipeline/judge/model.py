@@ -1,7 +1,7 @@
 """Records of the LLM verdict step (pure pydantic v2; no Dagster, no I/O).
 
 `JudgeItem` is what the harness knows of one claim; `DraftVerdict` is what the model said (parsed leniently:
-model answers are hostile input); `Verdict` is what ships, after the code checks (judge/checks.py) have
+model answers are hostile input); `Verdict` is what ships, after the code checks (judge/answer_checks.py) have
 re-checked the draft and recorded every `Downgrade`.
 """
 
@@ -96,7 +96,7 @@ class DirectionBDraft(_Record):
 
 
 class DraftVerdict(_Record):
-    """The model's answer, as parsed (fields defaulted when missing; checks.verify judges them)."""
+    """The model's answer, as parsed (fields defaulted when missing; answer_checks.verify judges them)."""
 
     id: str = ""
     scope: str = ""
@@ -150,7 +150,7 @@ class Verdict(_Record):
     # True while a would-be-confirmed MATCH waits for its direction-B ask (the runner asks, then checks again).
     direction_b_pending: bool = False
     downgrades: list[Downgrade] = Field(default_factory=list)
-    # Set by checks.verify: the checks that ran on this verdict (the report counts run/failed from them), the
+    # Set by answer_checks.verify: the checks that ran on this verdict (the report counts run/failed from them), the
     # claim's carrying figure and the different figure the checked quote carries (corrections use both).
     checks_run: list[str] = Field(default_factory=list)
     figure_claimed: str = ""

@@ -14,7 +14,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from claims_pipeline.judge.checks import ALLOWED_CLASSES, CHECKS, unreadable_verdict, verify
+from claims_pipeline.judge.answer_checks import ALLOWED_CLASSES, CHECKS, unreadable_verdict, verify
 from claims_pipeline.judge.figures import quote_core
 from claims_pipeline.judge.model import CLASSES, QUOTED_VERDICTS, VERDICTS, JudgeItem, Verdict
 
@@ -157,7 +157,7 @@ def recount_mismatches(verdicts: Iterable[Verdict | Mapping[str, Any]], report_c
 
 
 def reverify_mismatches(verdicts: Iterable[Verdict | Mapping[str, Any]], items: Iterable[JudgeItem]) -> list[str]:
-    """V2 for the verdict step: re-run checks.verify on each stored draft against its item (the page text it was
+    """V2 for the verdict step: re-run answer_checks.verify on each stored draft against its item (the page text it was
     judged on) and name every verdict whose stored outcome differs (empty: all recompute). A verdict whose item is
     missing, or whose page changed since (another text hash), is named too."""
     by_id = {i.id: i for i in items}

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 from claims_pipeline.common.text_safety import json_escaped
-from claims_pipeline.judge.checks import CHECK_ASKS, CHECKS
+from claims_pipeline.judge.answer_checks import CHECK_ASKS, CHECKS
 from claims_pipeline.judge.corrections import Correction
 from claims_pipeline.judge.model import CLASSES, SCRIPTED_MODEL, VERDICTS, Verdict
 from claims_pipeline.report.escape import claim_plain, md_cell, md_code, md_link

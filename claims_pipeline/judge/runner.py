@@ -1,15 +1,15 @@
-"""Judge a worklist: cache first, then the provider with bounded concurrency, every answer through checks.verify.
+"""Judge a worklist: cache first, then the provider with bounded concurrency, every answer through answer_checks.verify.
 
 Order (the caps cut from the end): claims whose page changed after they were verified (stale_changed), then
 TOKENS_ABSENT, then WEAK_MATCH, then the rest in the order given (the caller passes the worklist's priority
-order). A claim whose page has no readable text never reaches a provider (checks.unreadable_verdict); a cached
+order). A claim whose page has no readable text never reaches a provider (answer_checks.unreadable_verdict); a cached
 answer costs nothing; neither counts against the caps. max_claims_per_run bounds the claims sent; max_cost_usd
 is checked before each claim is sent, against what was spent plus the estimate of what is in flight plus this
 claim's estimate. Once a cap is hit, every later claim that would need a request is skipped (listed by id). When
 no cap can cut the run, the claims likely to need a second ask are sent first (the verdicts keep the order).
 
 Direction B: an answer that would ship its quote as evidence (MATCH or PARTIAL) is asked once more,
-independently, framed to refute (prompt.build_direction_b_prompt); the answer goes back through checks.verify.
+independently, framed to refute (prompt.build_direction_b_prompt); the answer goes back through answer_checks.verify.
 Its tokens and cost count on the claim's verdict and against max_cost_usd (the admission of a TOKENS_PRESENT claim
 reserves its likely second ask), and its answer is cached apart (prompt.DIRECTION_B_VERSION). A second ask the
 cost cap leaves unasked makes direction B incomplete: the claim ships INDETERMINATE, its quote unshipped.
@@ -29,8 +29,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from claims_pipeline.config.settings import JudgeSettings
-from claims_pipeline.judge import checks
-from claims_pipeline.judge.cache import CachedAnswer, VerdictCache, cache_key
+from claims_pipeline.judge import answer_checks
 from claims_pipeline.judge.cost import (
     EXPECTED_B_OUTPUT_TOKENS,
     EXPECTED_OUTPUT_TOKENS,
@@ -56,6 +55,7 @@ from claims_pipeline.judge.providers.base import (
     parse_direction_b,
 )
 from claims_pipeline.judge.providers.none import NO_JUDGE_MESSAGE
+from claims_pipeline.judge.verdict_cache import CachedAnswer, VerdictCache, cache_key
 from claims_pipeline.web import event_loop
 
 log = logging.getLogger(__name__)
@@ -296,7 +296,7 @@ async def judge_items(items: Iterable[JudgeItem], provider: JudgeProvider, setti
     is made: the prompts of the claims that would be sent, and their token and cost estimate."""
     loop = asyncio.get_running_loop()
     t0 = loop.time()
-    run = _Run(provider, settings, cache, verify or checks.verify, unreadable or checks.unreadable_verdict)
+    run = _Run(provider, settings, cache, verify or answer_checks.verify, unreadable or answer_checks.unreadable_verdict)
     out = run.out
     out.dry_run = dry_run
     ordered = priority_order(items)

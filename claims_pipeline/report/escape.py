@@ -154,7 +154,7 @@ def safe_href(url: object) -> str | None:
     return s
 
 
-def s(value: object) -> str:
+def cell_text(value: object) -> str:
     """A nullable table cell as text: None and NaN (pandas' missing value) become ''."""
     if value is None or (isinstance(value, float) and value != value):
         return ""

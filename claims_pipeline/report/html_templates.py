@@ -18,7 +18,7 @@ from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined, Te
 from markupsafe import Markup, escape
 
 from claims_pipeline.common.text_safety import replaced
-from claims_pipeline.report.escape import claim_plain, s, safe_href
+from claims_pipeline.report.escape import cell_text, claim_plain, safe_href
 from claims_pipeline.report.sections import (
     change_note,
     json_list,
@@ -52,7 +52,7 @@ def shown(value: object) -> object:
     kind = type(value)
     if kind is str or kind is Markup or kind is int:
         return value
-    return s(value)
+    return cell_text(value)
 
 
 # escape.url_break_points' points found in the escaped text: before "/", "?", an "&" (now "&amp;") and a "#" that
@@ -63,7 +63,7 @@ _ESCAPED_BREAK_RE = re.compile(r"(?<=//)(?=.)|(?<=[^/])(?=[/?]|&amp;|(?<!&)#)(?!
 
 def breakable(text: object) -> Markup:
     """A URL or a path, escaped, with <wbr> where a line may break (escape.url_break_points)."""
-    return _breakable(s(text))
+    return _breakable(cell_text(text))
 
 
 @lru_cache(maxsize=1 << 15)
@@ -82,7 +82,7 @@ def link(url: object) -> Markup:
     """A link to an http(s) URL (escape.safe_href), its text the URL with break points; anything else as text.
     Markup.format escapes what it is given. A filter rather than a macro: a large report links a URL on each of
     thousands of rows, mostly the same URLs, and a macro call costs several times a cached lookup."""
-    return _link(s(url))
+    return _link(cell_text(url))
 
 
 @lru_cache(maxsize=1 << 15)
@@ -93,7 +93,7 @@ def _link(url: str) -> Markup:
 
 def badge(kind: object, colours: dict[str, str]) -> Markup:
     """A kind (a prior, a verdict) as a coloured badge, in its colour from `colours`."""
-    text = s(kind)
+    text = cell_text(kind)
     return _badge(text, colours.get(text, _NO_COLOUR))
 
 
@@ -147,7 +147,7 @@ def html_environment(package: str = REPORT_PACKAGE) -> Environment:
     )
     env.template_class = NeutralTemplate
     env.filters.update({
-        "text": s,
+        "text": cell_text,
         "utc_time": utc_time,
         "claim_plain": claim_plain,
         "link": link,

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from claims_pipeline.report.audit import Audit
-from claims_pipeline.report.escape import claim_plain, md_cell, md_code, md_link, s
+from claims_pipeline.report.escape import cell_text, claim_plain, md_cell, md_code, md_link
 from claims_pipeline.report.md_tables import md_code_block
 from claims_pipeline.report.sections import (
     BY_SCOPE_NOTE,
@@ -58,7 +58,7 @@ ACTION = (
 
 def _where(r: Any) -> str:
     """file:line, which an editor opens: several files can share a scope and a line number."""
-    file, line = s(getattr(r, "file", "")), int(r.line_no)
+    file, line = cell_text(getattr(r, "file", "")), int(r.line_no)
     return md_code(f"{file}:{line}") if file else str(line)
 
 
@@ -104,7 +104,7 @@ def _page_group(group: ChangedPage) -> list[str]:
     lines += [md_code_block(group.diff, "diff") if group.diff else "_(no diff stored)_", ""]
     lines += _table(
         ["scope", "where", "claim", "prior", "verified", "stale_changed"],
-        [[md_code(r.scope), _where(r), _claim(r.claim, 100), md_code(r.prior), md_cell(s(r.last_verified)[:10] or "never"),
+        [[md_code(r.scope), _where(r), _claim(r.claim, 100), md_code(r.prior), md_cell(cell_text(r.last_verified)[:10] or "never"),
           "yes" if r.stale_changed else "no"] for r in group.claims],
     )
     return lines + [""]
@@ -139,7 +139,7 @@ def render_markdown(audit: Audit, previous_run: str | None = None) -> str:
     lines += _table(
         ["scope", "where", "claim", "verified", "changed (UTC)", "change shown", "url"],
         [
-            [md_code(r.scope), _where(r), _claim(r.claim, 100), md_cell(s(r.last_verified)[:10] or "never"),
+            [md_code(r.scope), _where(r), _claim(r.claim, 100), md_cell(cell_text(r.last_verified)[:10] or "never"),
              md_cell(utc_time(r.changed_at)), md_cell(change_note(r)), _url(r.url)]
             for r in table_rows(stale)
         ],
@@ -162,7 +162,7 @@ def render_markdown(audit: Audit, previous_run: str | None = None) -> str:
             ["scope", "where", "claim", "missing", "verified", "url"],
             [
                 [md_code(r.scope), _where(r), _claim(r.claim, 100), _figures(r, "missing"),
-                 md_cell(s(r.last_verified)[:10] or "never"), _url(r.url)]
+                 md_cell(cell_text(r.last_verified)[:10] or "never"), _url(r.url)]
                 for r in table_rows(rows)
             ],
         )
@@ -174,7 +174,7 @@ def render_markdown(audit: Audit, previous_run: str | None = None) -> str:
         ["scope", "where", "claim", "found", "missing", "verified", "url"],
         [
             [md_code(r.scope), _where(r), _claim(r.claim, 100), md_cell(", ".join(json.loads(r.matched)[:6])),
-             _figures(r, "missing"), md_cell(s(r.last_verified)[:10] or "never"), _url(r.url)]
+             _figures(r, "missing"), md_cell(cell_text(r.last_verified)[:10] or "never"), _url(r.url)]
             for r in table_rows(weak)
         ],
     )

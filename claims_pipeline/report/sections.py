@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from claims_pipeline.report.audit import Audit
-from claims_pipeline.report.escape import s
+from claims_pipeline.report.escape import cell_text
 
 
 def table_rows(df: pd.DataFrame) -> Iterator[Any]:
@@ -31,7 +31,7 @@ def json_list(text: str) -> list[Any]:
 def utc_time(value: object) -> str:
     """An ISO time as 'YYYY-MM-DD HH:MM:SS UTC' (to the second, a naive one taken as UTC); '' for none, and a
     value that is no ISO time as it is (the renderers escape it)."""
-    text = s(value).strip()
+    text = cell_text(value).strip()
     if not text:
         return ""
     try:
@@ -49,7 +49,7 @@ def sorted_rows(df: pd.DataFrame) -> pd.DataFrame:
 
 def reported_at(row: object) -> str:
     """When an earlier report showed the change of a stale claim's page ('' when unknown: an older table)."""
-    return s(getattr(row, "change_reported_at", None))
+    return cell_text(getattr(row, "change_reported_at", None))
 
 
 def change_note(row: Any) -> str:
@@ -64,7 +64,7 @@ def change_note(row: Any) -> str:
 def unconfirmed_note(row: Any) -> str:
     """Beside a figure's state checked on a page text seen for the first time: the page changed and its change is
     not confirmed yet (it is, and is reported, on the next sighting); '' otherwise (and for an older table)."""
-    since = s(getattr(row, "unconfirmed_since", None))
+    since = cell_text(getattr(row, "unconfirmed_since", None))
     return f"the page changed on {utc_time(since)[:10]}; not confirmed yet" if since else ""
 
 
@@ -109,9 +109,9 @@ def changed_pages(audit: Audit) -> list[ChangedPage]:
 
 def _changed_page(group: list[Any]) -> ChangedPage:
     new = any(bool(r.content_changed) for r in group)
-    diff = next((s(r.diff) for r in group if s(r.diff)), "")
+    diff = next((cell_text(r.diff) for r in group if cell_text(r.diff)), "")
     when = "" if new else next((reported_at(r) for r in group if reported_at(r)), "")
-    return ChangedPage(str(group[0].url), new, s(group[0].changed_at), when, diff, group)
+    return ChangedPage(str(group[0].url), new, cell_text(group[0].changed_at), when, diff, group)
 
 
 def changed_page_count(audit: Audit) -> int:

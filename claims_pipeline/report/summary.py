@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from claims_pipeline.report.audit import Audit
-from claims_pipeline.report.escape import s
+from claims_pipeline.report.escape import cell_text
 from claims_pipeline.report.sections import (
     change_note,
     changed_page_count,
@@ -28,7 +28,7 @@ def _unconfirmed(r: Any) -> dict[str, str]:
     """The keys of a claim whose page's new text is not confirmed yet (present only then): when it was first read,
     and the report's words for it."""
     note = unconfirmed_note(r)
-    return {"page_unconfirmed_since": s(r.unconfirmed_since), "page_unconfirmed_note": note} if note else {}
+    return {"page_unconfirmed_since": cell_text(r.unconfirmed_since), "page_unconfirmed_note": note} if note else {}
 
 
 def _rows(df: pd.DataFrame) -> list[dict[str, Any]]:
@@ -39,18 +39,18 @@ def _rows(df: pd.DataFrame) -> list[dict[str, Any]]:
                 "id": r.claim_id,
                 "scope": r.scope,
                 "line_no": int(r.line_no),
-                "file": s(r.file),
+                "file": cell_text(r.file),
                 "claim": str(r.claim)[:140],
                 "url": r.url,
                 "prior": r.prior,
                 "missing": json_list(r.missing)[:6],
-                "stamp": s(r.last_verified),
-                "changed_at": s(r.changed_at),
+                "stamp": cell_text(r.last_verified),
+                "changed_at": cell_text(r.changed_at),
                 "changed_at_utc": utc_time(r.changed_at),
                 "change_note": change_note(r) if r.stale_changed else "",
-                "change_reported_at": s(getattr(r, "change_reported_at", None)),
+                "change_reported_at": cell_text(getattr(r, "change_reported_at", None)),
                 "matched": json_list(r.matched)[:6],
-                "fetch_note": s(r.fetch_note),
+                "fetch_note": cell_text(r.fetch_note),
                 **_unconfirmed(r),
             }
         )
@@ -78,7 +78,7 @@ def report_json(audit: Audit, previous_run: str | None = None) -> dict[str, Any]
     # audit's unflagged claims by scope, this file keeps each one
     p = audit.priors
     doc["claims"] = [
-        {"id": r.claim_id, "scope": r.scope, "file": s(r.file), "line_no": int(r.line_no), "url": r.url,
+        {"id": r.claim_id, "scope": r.scope, "file": cell_text(r.file), "line_no": int(r.line_no), "url": r.url,
          "prior": r.prior, "stale_changed": bool(r.stale_changed), "content_changed": bool(r.content_changed),
          "missing": json_list(r.missing)[:6], **_unconfirmed(r)}
         for r in table_rows(p[["claim_id", "scope", "file", "line_no", "url", "prior", "stale_changed",

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any, cast
 from claims_pipeline.config.corpus_source import CorpusSource
 from claims_pipeline.config.home import HomeLayout
 from claims_pipeline.config.settings import JudgeSettings, SamplingSettings
-from claims_pipeline.judge.cache import VerdictCache
 from claims_pipeline.judge.model import JudgeItem, Verdict
 from claims_pipeline.judge.providers.base import JudgeProvider
+from claims_pipeline.judge.verdict_cache import VerdictCache
 from claims_pipeline.steps.changes import PAGE_CHANGES, ScopeChanges
 from claims_pipeline.steps.corpus import CLAIMS, ScopeClaims
 from claims_pipeline.steps.pages.fetched import FETCHED_PAGES, ScopePages, with_text

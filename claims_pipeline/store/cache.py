@@ -1,6 +1,6 @@
 """The page cache: an index (SQLAlchemy Core, SQLite by default) plus content-addressed blobs.
 
-Every fetch is appended to `fetches`; the `urls` row carries the change-detection state (see settle.py);
+Every fetch is appended to `fetches`; the `urls` row carries the change-detection state (see change_confirmation.py);
 confirmed changes go to `changes` with their diff. Crash safety: the blobs of a fetch are written (atomically)
 BEFORE the one transaction that records it, so a kill at any moment leaves rows whose blobs exist and, at worst,
 an orphan blob or temp file (consistency.gc removes those).
@@ -47,6 +47,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from claims_pipeline.store import schema
 from claims_pipeline.store.blob_stores import open_blob_store
 from claims_pipeline.store.blobs import text_hash as text_hash_of
+from claims_pipeline.store.change_confirmation import ChangeState, Settlement, settle
 from claims_pipeline.store.clock import iso, to_utc, utc_now
 from claims_pipeline.store.diffs import text_diff
 from claims_pipeline.store.engine import is_sqlite, make_engine, write_transaction

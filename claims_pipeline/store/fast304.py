@@ -27,10 +27,10 @@ from sqlalchemy.engine.interfaces import DBAPICursor
 from sqlalchemy.pool import PoolProxiedConnection
 
 from claims_pipeline.store import schema
+from claims_pipeline.store.change_confirmation import ChangeState, settle
 from claims_pipeline.store.clock import utc_now
 from claims_pipeline.store.engine import BUSY_TIMEOUT_MS
 from claims_pipeline.store.records import Basis
-from claims_pipeline.store.settle import ChangeState, settle
 from claims_pipeline.web.records import FetchResult, FetchStatus
 
 log = logging.getLogger(__name__)

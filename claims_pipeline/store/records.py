@@ -27,7 +27,7 @@ class PageState:
     # has yet, or one of a version before the ledger did
     change_reported_at: str | None = None
     # fetched_at of the first sighting of `text` when it is not the confirmed text yet: the page changed, and the
-    # change (content_changed, changed_at, diff) is confirmed on its next sighting (store/settle.py); None otherwise
+    # change (content_changed, changed_at, diff) is confirmed on its next sighting (store/change_confirmation.py); None otherwise
     unconfirmed_since: str | None = None
 
 

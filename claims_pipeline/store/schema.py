@@ -5,7 +5,7 @@ Postgres); hashes are full sha256 hex of the stored bytes.
 - fetches: append-only history, one row per fetch attempt outcome.
 - changes: every confirmed content change with its diff.
 - runs: fetch runs, so an interrupted run can be resumed (pages.refresh_pages(run_id=...)).
-- robots: robots.txt per origin across runs (store/robots.py).
+- robots: robots.txt per origin across runs (store/robots_table.py).
 - host_leases: each host's politeness state shared by every process fetching (store/host_leases.py).
 """
 

@@ -60,7 +60,7 @@ class RobotsRecord:
 
 
 class RobotsStore(Protocol):
-    """Persistence across runs (claims_pipeline.store.robots.RobotsTable); blocking calls, run in a thread."""
+    """Persistence across runs (claims_pipeline.store.robots_table.RobotsTable); blocking calls, run in a thread."""
 
     def load(self, origin: str) -> RobotsRecord | None: ...
 

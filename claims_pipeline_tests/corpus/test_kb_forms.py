@@ -1,13 +1,11 @@
 """Markdown as people write it: footnotes, definitions, "Source:" lines, link labels, tables, images, templates,
 and amounts and dates in words in French and German (issue 24), each form on its own, and the hand-labelled
-kb_forms corpora as a whole (benchmarks/bench_kb_forms.py's scoring)."""
+kb_forms corpora as a whole (scored by claims_pipeline_tests/support/kb_forms_scoring.py, as bench_kb_forms prints)."""
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -16,11 +14,10 @@ from claims_pipeline.config.settings import ExtractionSettings, LinterSettings
 from claims_pipeline.corpus.extract import extraction_stats
 from claims_pipeline.corpus.linter import lint_corpus, lint_text
 from claims_pipeline.corpus.values import extract_values
+from claims_pipeline_tests.support import kb_forms_scoring as kb
 from claims_pipeline_tests.time_scale import scaled
 
 from .conftest import extract_lines, make_corpus
-
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_kb_forms.py"
 
 
 def got(text: str, **kw) -> list[tuple[int, str, list[str]]]:
@@ -182,21 +179,11 @@ def test_amounts_and_dates_in_words(text, expected):
 
 
 # ---- the labelled corpora ----------------------------------------------------------------------------------
-def _bench():
-    spec = importlib.util.spec_from_file_location("bench_kb_forms", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_kb_forms"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_kb_forms_labels_hold_and_the_corpora_meet_the_targets():
-    bench = _bench()
-    labels = bench.read_labels(bench.DEFAULT_CORPUS)
-    assert bench.check_labels(bench.DEFAULT_CORPUS, labels) == []
+    labels = kb.read_labels(kb.DEFAULT_CORPUS)
+    assert kb.check_labels(kb.DEFAULT_CORPUS, labels) == []
     assert {lab.file.split("/", 1)[0] for lab in labels} == {"city_guide", "handbook_fr", "policy_de", "notes_flat", "wiki"}
-    score = bench.score(labels, bench.extract(bench.DEFAULT_CORPUS, include_secondary=True))
+    score = kb.score(labels, kb.extract(kb.DEFAULT_CORPUS, include_secondary=True))
     total = score["total"]
     assert total["found"] >= 0.9 * total["expected"] and total["correct"] >= 0.9 * total["extracted"], score["missed"]
     assert score["on_definition_lines"] == 0

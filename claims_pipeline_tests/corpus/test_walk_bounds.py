@@ -18,7 +18,7 @@ from claims_pipeline.corpus.extract import extract_corpus
 from claims_pipeline.corpus.linter import lint_corpus
 from claims_pipeline.corpus.scopes import GlobRule, _dp_match, _glob_tokens, glob_regex, walk_corpus
 from claims_pipeline_tests.corpus.test_layouts import LINE, corpus_of, tree
-from claims_pipeline_tests.hostile import cli_env, run_cli
+from claims_pipeline_tests.support.hostile import cli_env, run_cli
 
 _NESTED: list[Path] = []
 

@@ -15,7 +15,7 @@ from claims_pipeline.definitions import defs as build_definitions
 from claims_pipeline.defs.automation import corpus_sensor, monthly_audit_schedule
 from claims_pipeline.defs.resources import ClaimsConfig
 from claims_pipeline_tests.defs.conftest import config_with
-from claims_pipeline_tests.defs.sensor_results import apply_partition_requests
+from claims_pipeline_tests.support.sensor_results import apply_partition_requests
 from claims_pipeline_tests.time_scale import scaled
 
 DEMO_CORPUS = DEMO_CORPUS_DIR

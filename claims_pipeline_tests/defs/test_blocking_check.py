@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dagster as dg
 
-import claims_pipeline.steps.audit.of_scopes as audit_assets
+import claims_pipeline.steps.audit.cross_scope as audit_assets
 from claims_pipeline.orchestration.runner import sync_scope_partitions
 from claims_pipeline.steps.audit.tables import write_tables
 from claims_pipeline_tests.defs.conftest import ALL_ASSETS, ALL_CHECKS, QUIET, resources_for

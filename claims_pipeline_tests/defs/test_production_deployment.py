@@ -49,6 +49,7 @@ def _tables(db_url: str) -> list[str]:
         engine.dispose()
 
 
+@pytest.mark.postgres
 def test_production_runs_on_what_it_names_and_never_starts_the_fixture_web(instance, tmp_path, new_database):
     """The bundled demo corpus in a production config: the production fetcher and judge, no fixture web, no route
     to loopback, so the demo's fictional hosts read nothing; every fetch is recorded in PostgreSQL, none in a
@@ -118,6 +119,7 @@ def _start_failure(instance: dg.DagsterInstance, result: dg.ExecuteInProcessResu
     return error.message.removeprefix(prefix).strip()
 
 
+@pytest.mark.postgres
 @pytest.mark.parametrize("case", list(BROKEN), ids=list(BROKEN))
 def test_production_fails_at_run_start_naming_the_missing_setting(instance, tmp_path, new_database, monkeypatch,
                                                                   case):
@@ -162,6 +164,7 @@ def test_local_runs_on_the_friendly_defaults_production_refuses(instance, tmp_pa
     assert (tmp_path / "default-home" / "assets" / "fetched_pages" / "xa.json").is_file()
 
 
+@pytest.mark.postgres
 def test_a_production_sensor_tick_fails_on_what_it_lacks_and_adds_no_scope(instance, tmp_path, new_database):
     """The corpus sensor's tick reads the settings through the same resource: without a channel it fails with
     that line, and no scope partition appears; with one, the same tick adds the demo's scopes."""

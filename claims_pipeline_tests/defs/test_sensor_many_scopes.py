@@ -12,7 +12,7 @@ from claims_pipeline.defs.automation import MANY_DUE, corpus_sensor
 from claims_pipeline.defs.partitions import SCOPE_PARTITIONS_NAME
 from claims_pipeline.defs.resources import ClaimsConfig
 from claims_pipeline_tests.defs.conftest import config_with
-from claims_pipeline_tests.defs.sensor_results import apply_partition_requests
+from claims_pipeline_tests.support.sensor_results import apply_partition_requests
 
 N_SCOPES = MANY_DUE + 5
 

@@ -89,6 +89,7 @@ def dagster_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
+@pytest.mark.redis
 def test_celery_run_gives_the_in_process_tables_with_steps_in_the_workers(tmp_path, dagster_home):
     corpus = tmp_path / "corpus"
     shutil.copytree(DEMO_CORPUS_DIR, corpus)

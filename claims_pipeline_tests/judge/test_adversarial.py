@@ -1,15 +1,15 @@
-"""The adversarial suite against checks.verify directly: each scripted answer is parsed as the providers parse it
+"""The adversarial suite against answer_checks.verify directly: each scripted answer is parsed as the providers parse it
 (providers.base.parse_answer), then checked; the verdict that ships and the check that caught it are asserted."""
 
 from __future__ import annotations
 
 import pytest
 
-from claims_pipeline.judge.checks import verify
+from claims_pipeline.judge.answer_checks import verify
 from claims_pipeline.judge.figures import figure_hits, normalized, other_figures
 from claims_pipeline.judge.model import QUOTED_VERDICTS, DirectionBDraft, JudgeItem, Verdict
 from claims_pipeline.judge.providers.base import parse_answer, parse_direction_b
-from claims_pipeline_tests.judge.adversarial_cases import (
+from claims_pipeline_tests.support.adversarial_cases import (
     CASES,
     CUSTOMS_PLANTED_QUOTE,
     EXIT_PLANTED_QUOTE,

@@ -1,6 +1,6 @@
 """The adversarial suite end to end: each scripted answer served by the scripted judge server over real HTTP to the
 real anthropic and openai SDKs, through the runner (prompt, provider, lenient parse, one re-ask of a malformed
-answer, checks.verify), then the verdict report and its recount. Same expectations as the direct suite."""
+answer, answer_checks.verify), then the verdict report and its recount. Same expectations as the direct suite."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from claims_pipeline.judge.recount import recount_mismatches
 from claims_pipeline.judge.report import load_verdicts, write_verdict_report
 from claims_pipeline.judge.runner import run_judge
 from claims_pipeline_demo.scripted_judge import Answer, ScriptedJudgeServer
-from claims_pipeline_tests.judge.adversarial_cases import CASES, LEAK_MARKERS
+from claims_pipeline_tests.support.adversarial_cases import CASES, LEAK_MARKERS
 
 KEY = "sk-adversarial-3b9d"
 ENV = {"ANTHROPIC_API_KEY": KEY, "OPENAI_API_KEY": KEY}
@@ -130,7 +130,7 @@ def test_the_report_shows_every_downgrade_and_recounts_clean(judged, tmp_path: P
 def test_the_projects_own_scripted_judge_never_ships_a_planted_line(provider):
     """The demo's scripted judge answers honestly from the page, so on a page whose only line stating the claim's
     figure was planted for a model it quotes that line: code must not ship it, whichever way the line is worded."""
-    from claims_pipeline_tests.judge.adversarial_cases import PLANTED, PLANTED_POLITE, PLANTED_SETUP
+    from claims_pipeline_tests.support.adversarial_cases import PLANTED, PLANTED_POLITE, PLANTED_SETUP
 
     items = [PLANTED, PLANTED_POLITE, PLANTED_SETUP]
     with ScriptedJudgeServer(expected_api_key=KEY) as srv:  # the default answerer: the demo's scripted judge

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from claims_pipeline.judge.checks import verify
+from claims_pipeline.judge.answer_checks import verify
 from claims_pipeline.judge.corrections import rewritten_figure, suggest_corrections, write_corrections
 from claims_pipeline.judge.model import DraftVerdict, JudgeItem, Verdict
 from claims_pipeline_tests.time_scale import scaled

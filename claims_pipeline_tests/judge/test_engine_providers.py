@@ -33,7 +33,7 @@ def test_each_provider_returns_checked_verdicts(provider):
     assert by_id[items[1].id].verdict == "MISMATCH" and "2.5%" in by_id[items[1].id].quote
     assert by_id[items[2].id].verdict == "NOT_FOUND"
     for v in run.verdicts:
-        assert v.checks_run, "every draft went through checks.verify"
+        assert v.checks_run, "every draft went through answer_checks.verify"
         assert v.provider == provider and v.model == js.effective_model and not v.cached
         assert v.prompt_version and v.judged_at.endswith("Z") and v.page_text_hash == "hash-1"
     # tokens are the server's own counts, cost is tokens x the price table

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from claims_pipeline.config.settings import JudgePrice
-from claims_pipeline.judge.cache import VerdictCache
 from claims_pipeline.judge.cost import EXPECTED_B_OUTPUT_TOKENS, EXPECTED_OUTPUT_TOKENS, estimate_tokens
 from claims_pipeline.judge.prompt import PAGE_FENCE_RE, PROMPT_VERSION, build_prompt, page_tag
 from claims_pipeline.judge.runner import estimate_prompt_tokens, priority_order, run_judge
+from claims_pipeline.judge.verdict_cache import VerdictCache
 from claims_pipeline_demo.scripted_judge import Answer, ScriptedJudgeServer, demo_answerer
 from claims_pipeline_tests.judge.engine_helpers import PAGE, item, provider_for, settings_for
 
@@ -239,7 +239,7 @@ def test_a_killed_run_keeps_every_answer_it_had_committed(tmp_path):
         srv.script(items[3].id, Answer(fault="hang", hang_s=60))
         child = textwrap.dedent(f"""
             import json, sys
-            from claims_pipeline.judge.cache import VerdictCache
+            from claims_pipeline.judge.verdict_cache import VerdictCache
             from claims_pipeline.judge.model import JudgeItem
             from claims_pipeline.judge.runner import run_judge
             from claims_pipeline_tests.judge.engine_helpers import provider_for

@@ -26,9 +26,9 @@ from claims_pipeline.judge.report import (
 )
 from claims_pipeline.report import write_reports
 from claims_pipeline.report.escape import md_cell
-from claims_pipeline_tests.judge.adversarial_cases import CASES
 from claims_pipeline_tests.judge.test_adversarial import judged
 from claims_pipeline_tests.report.html_text import as_html
+from claims_pipeline_tests.support.adversarial_cases import CASES
 
 RUN = {"provider": "anthropic", "model": "claude-haiku-4-5", "prompt_version": "judge-test", "run_at": "2026-12-01T18:00:00Z",
        "input_tokens": 1234, "output_tokens": 567, "cost_usd": 0.0042, "cached": 0}

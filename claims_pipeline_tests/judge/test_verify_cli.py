@@ -34,6 +34,7 @@ def _files_holding(root: Path, needle: bytes) -> list[str]:
     return [str(p) for p in root.rglob("*") if p.is_file() and needle in p.read_bytes()]
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_verify_cli_with_anthropic_against_the_scripted_server(tmp_path):
     corpus = tmp_path / "corpus"
@@ -91,6 +92,7 @@ def test_verify_cli_with_anthropic_against_the_scripted_server(tmp_path):
     assert _files_holding(tmp_path, needle) == []  # the home, its Dagster instance, the user's home, the config
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_in_the_demo_deployment_a_configured_judge_is_used_and_the_scripted_one_says_when_it_stands_in(tmp_path):
     user_home, home = tmp_path / "user", tmp_path / "home"

@@ -55,6 +55,7 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_new_findings_once_nothing_new_silent_and_a_channel_down_retried(env: Path, capsys, caplog) -> None:
     caplog.set_level(logging.DEBUG)  # every log record of every logger, Apprise's included, is looked at below

@@ -19,6 +19,7 @@ from pathlib import Path
 import dagster as dg
 import pandas as pd
 import psycopg
+import pytest
 from sqlalchemy import create_engine, func, select
 from sqlalchemy.engine import make_url
 
@@ -59,6 +60,8 @@ SCOPE_ASSETS = ["corpus_documents", "claims", "citation_lint", "fetched_pages", 
 T = dg.DagsterEventType
 
 
+@pytest.mark.slow
+@pytest.mark.postgres
 def test_a_backfill_of_three_scopes_runs_as_separate_runs_two_at_once_each_row_once(tmp_path, monkeypatch):
     daemon_log = tmp_path / "daemon.log"
     with postgres_server() as new_database, FixtureWeb() as web:

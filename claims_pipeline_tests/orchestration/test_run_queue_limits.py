@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import dagster as dg
+import pytest
 from dagster_graphql import DagsterGraphQLClient
 
 from claims_pipeline.commands.demo import write_runtime_config
@@ -106,6 +107,7 @@ def _timeline(runs: list[dg.RunRecord], t0: float) -> str:
                      for r in sorted(runs, key=lambda r: r.start_time or 0))
 
 
+@pytest.mark.slow
 def test_the_default_instances_queue_keeps_one_run_per_scope_and_one_cross_scope_audit_at_a_time(tmp_path, monkeypatch):
     t0 = time.time()
     home = tmp_path / "home"

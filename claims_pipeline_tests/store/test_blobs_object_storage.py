@@ -25,10 +25,10 @@ from claims_pipeline.store.object_blobs import BlobStoreError, ObjectBlobStore
 from claims_pipeline.store.writable import home_folders
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.store.blob_put_worker import big, page
-from claims_pipeline_tests.store.fixture_settings import fixture_config
 from claims_pipeline_tests.store.helpers import day, ok
-from claims_pipeline_tests.store.s3_server import S3Server, s3_server
 from claims_pipeline_tests.store.stall_proxy import stall_proxy
+from claims_pipeline_tests.support.fixture_settings import fixture_config
+from claims_pipeline_tests.support.s3_server import S3Server, s3_server
 from claims_pipeline_tests.time_scale import scaled
 
 URL = "https://www.example.gov/tax/rates"

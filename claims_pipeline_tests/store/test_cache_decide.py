@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from claims_pipeline.store.change_confirmation import ChangeState
 from claims_pipeline.store.record_decision import _decide, _fetched, _Needed, _Recording
 from claims_pipeline.store.records import Basis
-from claims_pipeline.store.settle import ChangeState
 from claims_pipeline.web.records import FetchResult, FetchStatus
 
 URL = "https://example.org/page"

@@ -9,8 +9,8 @@ from sqlalchemy import select
 
 from claims_pipeline.store import schema
 from claims_pipeline.store.cache import PageCache
+from claims_pipeline.store.change_confirmation import ChangeState, settle
 from claims_pipeline.store.consistency import verify_cache
-from claims_pipeline.store.settle import ChangeState, settle
 from claims_pipeline_tests.time_scale import scaled
 
 WORKER = Path(__file__).with_name("record_worker.py")

@@ -15,15 +15,17 @@ import pytest
 from sqlalchemy import func, select
 
 import claims_pipeline.config.settings as settings_module
+import claims_pipeline_tests.steps.pages.test_pages as pages_tests
 import claims_pipeline_tests.store.test_cache as cache_tests
 import claims_pipeline_tests.store.test_consistency as consistency_tests
 import claims_pipeline_tests.store.test_fast304 as fast304_tests
-import claims_pipeline_tests.test_pages as pages_tests
 from claims_pipeline.store import schema
 from claims_pipeline.store.cache import PageCache
+from claims_pipeline_tests.steps.pages.test_pages import web  # noqa: F401  (the fixture web, as a fixture)
 from claims_pipeline_tests.store.postgres_server import postgres_server
 from claims_pipeline_tests.store.test_concurrency import two_writers_corrupt_nothing
-from claims_pipeline_tests.test_pages import web  # noqa: F401  (the fixture web, as a fixture)
+
+pytestmark = pytest.mark.postgres  # every test here runs on a throwaway PostgreSQL server
 
 
 @pytest.fixture(scope="module")

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from claims_pipeline.store.robots import RobotsTable
+from claims_pipeline.store.robots_table import RobotsTable
 from claims_pipeline.web.fetcher import fetch_urls
 from claims_pipeline.web.records import FetchStatus
 from claims_pipeline.web.robots import RobotsRecord
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
-from claims_pipeline_tests.store.fixture_settings import fixture_settings
 from claims_pipeline_tests.store.helpers import make_cache
+from claims_pipeline_tests.support.fixture_settings import fixture_settings
 
 
 def no_dns(host: str) -> list[str]:

@@ -43,6 +43,8 @@ import pytest
 from claims_pipeline.config.home import HomeLayout
 from claims_pipeline_tests.time_scale import scaled
 
+pytestmark = pytest.mark.browser  # drives chromium headless through Playwright
+
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 CHROMIUM = "/usr/bin/chromium"
@@ -136,6 +138,7 @@ def _stale_line(report: dict, key: str = "stale_changed", what: str = "stale_cha
     return "; ".join(f"{scope}: {n} {what}" for scope, n in sorted(counts.items()))
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_ui_stale_scope_relaunch_one_scope_and_report_metadata(tmp_path: Path):
     from playwright.sync_api import expect, sync_playwright

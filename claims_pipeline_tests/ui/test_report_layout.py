@@ -6,9 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from claims_pipeline.judge.report import append_verdict_section
 from claims_pipeline_tests.judge.test_verdict_report import RUN, _audit_report, suite_verdicts
 from claims_pipeline_tests.ui.test_dagster_ui import CHROMIUM, CHROMIUM_ARGS
+
+pytestmark = pytest.mark.browser  # drives chromium headless through Playwright
 
 MEASURE = """() => {
   const main = document.querySelector('main').getBoundingClientRect();

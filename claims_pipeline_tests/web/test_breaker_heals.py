@@ -196,7 +196,7 @@ def test_fixing_the_address_map_between_two_audits_lets_the_next_one_read_the_ho
     assert " after 5 failures (last: no connection) 1" in failed.err, failed.err
 
 
-@pytest.mark.parametrize("database", ["sqlite", "postgresql"])
+@pytest.mark.parametrize("database", ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def test_a_cache_made_before_the_breaker_record_gets_its_columns(database: str, tmp_path: Path) -> None:
     """host_leases without breaker_opened_at and breaker_route (an earlier version's cache): opening the cache adds
     them, its rows read closed, and nothing else of the cache is touched. On SQLite and on a real PostgreSQL."""

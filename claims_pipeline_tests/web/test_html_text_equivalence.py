@@ -18,7 +18,7 @@ import pytest
 from claims_pipeline.web.html_text import html_to_text
 from claims_pipeline_demo.fixture_web import generated
 from claims_pipeline_demo.fixture_web.server import DEFAULT_SITES_DIR
-from claims_pipeline_tests.web.html_text_bs4 import html_to_text_bs4
+from claims_pipeline_tests.support.html_text_bs4 import html_to_text_bs4
 
 ROOT = Path(__file__).resolve().parents[2]
 SITES = DEFAULT_SITES_DIR
@@ -230,7 +230,7 @@ def test_pages_beyond_the_old_tree_builder_limits_still_read_whole() -> None:
 def test_normalise_text_same_as_the_old_line_by_line_rules() -> None:
     """normalise_text (also used for plain, JSON, XML and PDF text) was rewritten too; same output."""
     from claims_pipeline.web.html_text import normalise_text
-    from claims_pipeline_tests.web.html_text_bs4 import normalise_text_old
+    from claims_pipeline_tests.support.html_text_bs4 import normalise_text_old
 
     alphabet = list("ab1 .|") + list(" \t\n\r\f\x0b\x1c\x1d\x1e\x1f\x85\xa0\u1680\u2000\u2007\u2009\u200a\u2028"
                                     "\u2029\u202f\u205f\u3000\u200b\u2060\ufeff\u00ad\x00\x01\u180e")

@@ -8,7 +8,7 @@ import sqlite3
 
 from claims_pipeline.store import schema
 from claims_pipeline.store.engine import make_engine
-from claims_pipeline.store.robots import RobotsTable
+from claims_pipeline.store.robots_table import RobotsTable
 from claims_pipeline.web.records import FetchStatus
 from claims_pipeline.web.robots import RobotsAnswer, RobotsCache
 from claims_pipeline_tests.web.conftest import ROBOTS_SITE, run_fetch

@@ -130,6 +130,7 @@ def test_four_processes_on_one_sqlite_cache_keep_each_hosts_interval_and_concurr
     _four_processes(web, tmp_path, f"sqlite:///{tmp_path / 'index.sqlite'}")
 
 
+@pytest.mark.postgres
 def test_four_processes_on_one_postgres_cache_keep_each_hosts_interval_and_concurrency(web, tmp_path, pg_database):
     _four_processes(web, tmp_path, pg_database())
 

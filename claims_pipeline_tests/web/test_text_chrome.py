@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from claims_pipeline.web.html_text import _assemble, _streamed_pieces, html_to_text, normalise_text
-from claims_pipeline_tests.web.html_text_bs4 import html_to_text_bs4
+from claims_pipeline_tests.support.html_text_bs4 import html_to_text_bs4
 
 FILL = "<p>" + "The authority publishes its decisions and the guidance for controllers. " * 3 + "</p>"
 

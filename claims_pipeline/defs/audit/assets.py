@@ -4,9 +4,9 @@
 import dagster as dg
 
 from claims_pipeline.defs.audit.ui import audit_metadata, report_metadata
+from claims_pipeline.defs.groups import AUDIT_GROUP
 from claims_pipeline.defs.partitions import SCOPE_PARTITIONS_NAME
 from claims_pipeline.defs.resources import ClaimsConfig, PageCacheResource
-from claims_pipeline.defs.scoped import AUDIT_GROUP
 from claims_pipeline.steps.corpus import ScopeClaims
 from claims_pipeline.steps.pages.fetched import ScopePages
 from claims_pipeline.steps.priors import ScopePriors
@@ -23,7 +23,7 @@ def audit_tables(context: dg.AssetExecutionContext, claims_config: ClaimsConfig,
     check before the report. Which scopes to look at: the by_scope table below, and the result line of each
     failed (warning) check on the Checks tab, e.g. "xa: 1 stale_changed"."""
     from claims_pipeline.priors import PriorRules
-    from claims_pipeline.steps.audit.of_scopes import audit_scopes
+    from claims_pipeline.steps.audit.cross_scope import audit_scopes
 
     settings = claims_config.load()
     with page_cache.open() as cache:

@@ -29,7 +29,7 @@ from claims_pipeline.steps.pages.fetched import (
     statuses_before,
 )
 
-# metadata keys the scope checks read back (defs/scope_state.py): named once, here where they are written
+# metadata keys the scope checks read back (defs/pages/checks.py): named once, here where they are written
 UNREADABLE_KEY = "unreadable"  # sources unreadable on this fetch
 NEWLY_UNREADABLE_KEY = "newly_unreadable"  # of those, readable before (or never fetched)
 STALE_CHANGED_KEY = "stale_changed"  # claims whose page changed after they were last verified

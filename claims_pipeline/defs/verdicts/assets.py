@@ -5,7 +5,7 @@ from typing import Any
 
 import dagster as dg
 
-from claims_pipeline.defs.jobs import VERDICTS_GROUP
+from claims_pipeline.defs.groups import VERDICTS_GROUP
 from claims_pipeline.defs.metadata import counts, home_entry, home_path
 from claims_pipeline.defs.partitions import scope_partitions
 from claims_pipeline.defs.resources import ClaimsConfig, JudgeResource, PageCacheResource

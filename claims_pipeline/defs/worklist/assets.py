@@ -4,6 +4,7 @@
 import dagster as dg
 
 from claims_pipeline.defs.fetch_runs import fetch_run_id
+from claims_pipeline.defs.groups import WORKLIST_GROUP
 from claims_pipeline.defs.resources import ClaimsConfig, FetcherResource
 
 
@@ -16,7 +17,7 @@ class WorklistConfig(dg.Config):
     out: str = ""  # default <home>/worklist.json
 
 
-@dg.asset(group_name="worklist", code_version="1", deps=["corpus_documents"], kinds={"json"})
+@dg.asset(group_name=WORKLIST_GROUP, code_version="1", deps=["corpus_documents"], kinds={"json"})
 def worklist(context: dg.AssetExecutionContext, config: WorklistConfig, claims_config: ClaimsConfig,
              fetcher: FetcherResource) -> dg.MaterializeResult[None]:
     """The highest-priority claims (stale-marked, never verified, oldest stamp, statute or money figures), their

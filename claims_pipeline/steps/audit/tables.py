@@ -1,4 +1,4 @@
-"""The audit's parquet tables on disk (<home>/audit/tables/*.parquet): written by the audit_tables asset (steps/audit/of_scopes.py), read back by
+"""The audit's parquet tables on disk (<home>/audit/tables/*.parquet): written by the audit_tables asset (steps/audit/cross_scope.py), read back by
 its checks and by the report asset, so what a reviewer reads is exactly what the checks verified. The four
 tables are one audit's: written under the home's audit lock and read under it (store/files.py), so a CLI
 audit running beside a Dagster run never leaves a reader with one audit's claims and another's pages. The

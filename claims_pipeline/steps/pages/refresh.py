@@ -10,7 +10,7 @@ Skipping and resuming:
   fast304.GROUP_MAX_HOLD_S, in a group that shares one commit), so a run that is killed keeps what it
   finished; calling again with the SAME run_id fetches only the URLs not yet recorded under that run (resume).
   A new run_id (the default: a fresh one) starts over. The Dagster layer passes its run id.
-- robots.txt is kept in the cache too (store/robots.py): reused without a request for
+- robots.txt is kept in the cache too (store/robots_table.py): reused without a request for
   fetch.robots_cache_hours, then re-validated conditionally; `now` is its clock as well.
 - progress, when given, is told of the run as it goes (progress.FetchEvent: start, each page back, each
   host wait, end); the default tells nothing. progress.FetchProgressDisplay draws it on a terminal.
@@ -34,7 +34,7 @@ from claims_pipeline.store.clock import to_utc, utc_now
 from claims_pipeline.store.fast304 import NotModifiedGroup
 from claims_pipeline.store.host_leases import HostLeases
 from claims_pipeline.store.records import Basis, PageState
-from claims_pipeline.store.robots import RobotsTable
+from claims_pipeline.store.robots_table import RobotsTable
 from claims_pipeline.web import event_loop
 from claims_pipeline.web.fetcher import Fetcher
 from claims_pipeline.web.records import FetchResult, FetchStatus
