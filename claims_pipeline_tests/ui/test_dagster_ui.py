@@ -246,9 +246,7 @@ def _stale_check_in(page, scope: str, stale_line: str, expect) -> None:
     group = page.get_by_text("audit", exact=True).last  # the collapsed group node in the graph
     group.wait_for()
     page.screenshot(path=str(SHOTS / "ui_lineage.png"))
-    group.dblclick()  # expands the group: its assets appear as nodes
-    node = page.locator("text=audit_tables").last
-    expect(node).to_be_visible()
+    _expand_group(page, group, "audit_tables")  # its assets appear as nodes
     # audit_tables' node: its WARN checks fail when the report has stale claims, so fewer than all passed
     tables_checks = _node_checks(page, "audit_tables")
     passed, total = map(int, re.match(r"(\d+) / (\d+) Passed", tables_checks.inner_text()).groups())
@@ -265,20 +263,21 @@ def _stale_check_in(page, scope: str, stale_line: str, expect) -> None:
     page.screenshot(path=str(SHOTS / "ui_check_no_stale_changed.png"))
 
 
-def _expand_group(page, group: str, asset: str) -> None:
-    """Double-click the collapsed group node until its asset's node (with its checks) is drawn: a double click the
-    graph takes before it is ready leaves the group collapsed (seen once in CI: the whole group folded, the wait for
-    the node's checks then ran out)."""
+def _expand_group(page, group, asset: str) -> None:
+    """Double-click group (a locator of the collapsed group's node) until its asset's node (with its checks) is
+    drawn: a double click the graph takes before it is ready leaves the group collapsed (seen once in CI: the whole
+    group folded, the wait for the node's checks then ran out)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     node = _graph_node(page, asset)
     for _ in range(3):
-        page.get_by_text(group, exact=True).last.dblclick()
+        group.dblclick()
         try:
             node.wait_for(timeout=scaled(15_000))
             return
         except PlaywrightTimeout:
-            continue
+            if not group.is_visible():  # the group is open: its nodes are still being drawn
+                break
     node.wait_for()  # the last try, with the page's own limit: its error says what was awaited
 
 
@@ -309,7 +308,7 @@ def _lineage_picture(browser, base: str, scope: str, report: dict, expect) -> No
                              lambda: page.get_by_role("button", name="Skip", exact=True).click())
     try:
         _wide_lineage(page, base)
-        _expand_group(page, "audit", "audit_tables")
+        _expand_group(page, page.get_by_text("audit", exact=True).last, "audit_tables")
         page.locator("text=audit_tables").last.click()
         # the side panel's description says where the scopes are (defs/audit/assets.py, audit_tables' docstring)
         expect(page.get_by_text("Which scopes to look at").first).to_be_visible()
@@ -531,7 +530,7 @@ def _scope_states_in(page, base: str, report: dict, failing: list[str], expect) 
     expect(audit_red).to_have_count(0)  # its checks are warnings: the per-scope assets carry the state
     page.screenshot(path=str(SHOTS / "ui_scopes_collapsed.png"))
     page.mouse.move(5, 400)  # the tooltip away
-    scopes_node.dblclick()  # expand: the per-scope assets appear as nodes
+    _expand_group(page, scopes_node, "page_changes")  # the per-scope assets appear as nodes
     for asset in ("page_changes", "priors", "fetched_pages"):
         label = _node_checks(page, asset)
         expected = "0 / 1 Passed" if asset in failing else "1 / 1 Passed"
