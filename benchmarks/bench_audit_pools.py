@@ -71,6 +71,7 @@ def main() -> int:
     ap.add_argument("--claims", type=int, default=10_000)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "bench_audit_pools")
+    ap.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="settings to compare (0: auto)")
     ap.add_argument("--tree", action="append", default=[], help="NAME=PATH of a checkout (default: this one)")
     a = ap.parse_args()
     from bench_scale import shape
@@ -90,23 +91,24 @@ def main() -> int:
     with FixtureWeb(work / "sites", port=port):
         for r in range(a.rounds):
             for name, tree in trees:
-                for workers in (1, 2):
+                for workers in a.workers:
                     wall, cpu, rc, fell_back = run_audit(tree, work, workers)
                     figures.setdefault((name, workers), []).append((wall, cpu))
                     print(f"round {r + 1} {name:8} workers={workers}: wall {wall:6.1f} s  CPU {cpu:6.1f} s  "
                           f"exit {rc}  load {os.getloadavg()[0]:.2f}{'  (a pool fell back to serial)' if fell_back else ''}",
                           flush=True)
     print(f"load average at end: {os.getloadavg()}")
-    print("| checkout | workers | wall s (median [range]) | CPU s (median) | wall 2÷1 | CPU 2÷1 |")
+    print(f"| checkout | workers | wall s (median [range]) | CPU s (median) | wall ÷ workers {a.workers[0]} | CPU ÷ it |")
     print("|---|---|---|---|---|---|")
+    first = a.workers[0]
     for name, _ in trees:
-        for workers in (1, 2):
+        for workers in a.workers:
             walls = [w for w, _ in figures[(name, workers)]]
             cpus = [c for _, c in figures[(name, workers)]]
             ratios = ""
-            if workers == 2:
-                w1 = statistics.median(w for w, _ in figures[(name, 1)])
-                c1 = statistics.median(c for _, c in figures[(name, 1)])
+            if workers != first:
+                w1 = statistics.median(w for w, _ in figures[(name, first)])
+                c1 = statistics.median(c for _, c in figures[(name, first)])
                 ratios = f"{statistics.median(walls) / w1:.2f} | {statistics.median(cpus) / c1:.2f}"
             else:
                 ratios = "— | —"
