@@ -264,8 +264,8 @@ class ExtractionSettings(_Strict):
     )
     workers: int = Field(
         0, ge=0, le=64,
-        description="Processes extracting files of a big corpus (fork pool; same output as serial). "
-        "0 = auto (the CPUs, only for corpora of many files and MB), 1 = always serial.",
+        description="Processes extracting files of a big corpus (process pool, safe in a Dagster run; same output as "
+        "serial). 0 = auto (the CPUs, only for corpora of many files and MB), 1 = always serial.",
     )
 
     @field_validator("scope_dirs")
@@ -516,8 +516,8 @@ class PriorSettings(_Strict):
     max_excerpts_per_claim: int = Field(4, ge=1, le=1000)
     workers: int = Field(
         0, ge=0, le=64,
-        description="Processes computing the priors of a big batch (fork pool, by scope; same values as serial). "
-        "0 = auto (the CPUs, only for thousands of claims in a process without other threads), 1 = always serial.",
+        description="Processes computing the priors of a big batch (process pool, by scope, safe in a Dagster run; "
+        "same values as serial). 0 = auto (the CPUs, only for thousands of claims), 1 = always serial.",
     )
 
 

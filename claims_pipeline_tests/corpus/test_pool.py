@@ -3,6 +3,7 @@ never fork; a broken pool falls back to serial."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import threading
 import time
@@ -92,21 +93,23 @@ def _big_jobs(tmp_path):
 
 
 def test_big_corpus_gate_opens(tmp_path, monkeypatch):
-    monkeypatch.setattr(pool, "usable_cpus", lambda: 4)  # the gate's decision, whatever this machine has
-    monkeypatch.setattr(pool.threading, "active_count", lambda: 1)  # as in the CLI: no other thread
+    monkeypatch.setattr(pool.work_pool, "usable_cpus", lambda: 4)  # the gate's decision, whatever this machine has
     jobs = _big_jobs(tmp_path)
     assert pool.pool_size(0, jobs) == 4 and pool.pool_size(2, jobs) == 2 and pool.pool_size(1, jobs) == 1
 
 
-def test_auto_never_forks_a_process_running_other_threads(tmp_path, monkeypatch):
+def test_auto_uses_workers_in_a_process_running_other_threads(tmp_path, monkeypatch):
+    """The pool never forks this process (common/work_pool.py), so other threads (a Dagster run's log or event
+    threads, the CLI's run thread) no longer force the serial pass."""
     monkeypatch.setattr(pool, "usable_cpus", lambda: 4)
+    monkeypatch.setattr(pool.work_pool, "usable_cpus", lambda: 4)
     jobs = _big_jobs(tmp_path)
     stop = threading.Event()
-    other = threading.Thread(target=stop.wait, daemon=True)  # e.g. a Dagster run's log or event threads
+    other = threading.Thread(target=stop.wait, daemon=True)
     other.start()
     try:
-        assert pool.pool_size(0, jobs) == 1  # auto: serial
-        assert pool.pool_size(2, jobs) == 2  # an explicit count is the user's call
+        assert threading.active_count() > 1
+        assert pool.pool_size(0, jobs) == 4 and pool.pool_size(2, jobs) == 2
     finally:
         stop.set()
         other.join()
@@ -139,7 +142,7 @@ def test_pool_shares_the_work_with_the_calling_process(tmp_path, small_pool_gate
     parts = pool.run_in_pool(_pids, jobs, None, 2)
     assert [j for part in parts for j in part[0][0][1:]] == [j[2] for j in jobs]  # every file once, in order
     pids = {part[0][0][0] for part in parts}
-    assert os.getpid() in pids and len(pids) == 2  # this process and one forked worker
+    assert os.getpid() in pids and len(pids) == 2  # this process and one worker process
 
 
 def _pids(chunk, opts):
@@ -147,11 +150,8 @@ def _pids(chunk, opts):
     return [(os.getpid(), *(rel for _, _, rel in chunk))], [], 0
 
 
-_MAIN_PID = os.getpid()
-
-
 def _die(chunk, opts):
-    if os.getpid() != _MAIN_PID:
+    if multiprocessing.parent_process() is not None:
         os._exit(3)  # a worker killed mid-run
     time.sleep(0.05)  # the calling process extracts chunks too: leave some to the worker
     return [], [], 0
