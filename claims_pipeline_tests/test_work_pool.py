@@ -1,16 +1,22 @@
 """The common pool (common/work_pool.py) beside threads: extraction and the priors run with workers=2 from a
 thread of a process that runs other threads, as the CLI runs its Dagster job, and both use worker processes
-(the pids that computed the chunks are not only this one) and give exactly the serial output."""
+(the pids that computed the chunks are not only this one) and give exactly the serial output. No process
+outlives a pool, and a signal to a run's process group ends it and its busy workers within seconds."""
 
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
 import threading
+import time
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 import claims_pipeline.corpus.pool as extraction_pool
@@ -26,6 +32,7 @@ from claims_pipeline.store.cache import PageCache
 from claims_pipeline.web.html_text import html_to_text
 from claims_pipeline_tests.report.factories import page
 from claims_pipeline_tests.scale.test_synthetic_corpus import generator
+from claims_pipeline_tests.time_scale import scaled
 
 
 def _noting_pid(pids: str, fn: Any, chunk: Any, shared: Any) -> Any:
@@ -123,3 +130,71 @@ def test_map_chunks_from_a_thread_keeps_order_and_shares_the_work() -> None:
     assert [i for part in parts for i, _ in part] == list(range(200))  # chunk order, every item once
     procs = {pid for part in parts for _, pid in part}
     assert os.getpid() in procs and len(procs) >= 2
+
+
+def _running_children() -> list[psutil.Process]:
+    return [p for p in psutil.Process().children(recursive=True)
+            if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+
+
+def test_no_process_outlives_the_pool() -> None:
+    """Neither the workers nor any helper process (multiprocessing's forkserver and resource tracker were)."""
+    chunks = [list(range(i, i + 5)) for i in range(0, 100, 5)]
+    parts = _in_a_busy_process(lambda: work_pool.map_chunks(_pid_of, chunks, None, 3))
+    assert len({pid for part in parts for _, pid in part}) >= 2
+    assert _running_children() == []
+
+
+def _touch_slowly(chunk: list[int], folder: str) -> list[int]:
+    for i in chunk:
+        time.sleep(0.2)
+        Path(folder, f"{os.getpid()}-{i}").touch()
+    return chunk
+
+
+# A run's process (its own session): the pool in the main thread, a stop by signal as the CLI or a Dagster run
+# worker hears it (stopping.signals_heard).
+_STOPPED_RUN = """
+import sys
+from claims_pipeline.common import stopping
+from claims_pipeline.common.work_pool import map_chunks
+from claims_pipeline_tests.test_work_pool import _touch_slowly
+
+with stopping.signals_heard():
+    map_chunks(_touch_slowly, [list(range(i, i + 10)) for i in range(0, 600, 10)], sys.argv[1], 3)
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_to_the_run_ends_it_and_its_busy_workers_within_seconds(tmp_path: Path, sig: int) -> None:
+    done = tmp_path / "done"
+    done.mkdir()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    run = subprocess.Popen([sys.executable, "-c", _STOPPED_RUN, str(done)], env=env, start_new_session=True)
+    try:
+        deadline = time.monotonic() + scaled(60)
+        while len({name.split("-")[0] for name in os.listdir(done)}) < 3:  # this process and both workers at work
+            assert run.poll() is None and time.monotonic() < deadline, run.returncode
+            time.sleep(0.05)
+        os.killpg(run.pid, sig)
+        t0 = time.monotonic()
+        run.wait(scaled(10))
+        took = time.monotonic() - t0
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.wait()
+    assert run.returncode in (-sig, 128 + sig), run.returncode
+    assert took < scaled(5), took
+    after = len(os.listdir(done))
+    time.sleep(1.0)  # a worker left at work would go on writing
+    assert len(os.listdir(done)) == after < 600
+    left = [p.pid for p in psutil.process_iter() if _session(p.pid) == run.pid]
+    assert left == []  # nothing of the run's session: no worker, no helper
+
+
+def _session(pid: int) -> int | None:
+    try:
+        return os.getsid(pid)
+    except OSError:
+        return None

@@ -2,39 +2,43 @@
 computed by this process and `workers - 1` worker processes, results put back in chunk order (exactly the
 serial output).
 
-Safe beside threads: workers start from multiprocessing's forkserver (spawn where there is none), never by
-forking the calling process, so a Dagster run (its event threads), the CLI (its run in a worker thread) or the
-webserver can use it: a child forked while another thread held a lock (imports, logging) could hang. A worker
-imports only what unpickling the chunk function needs (the pure core; the forkserver preloads the function's
-module once), gets `shared` once at its start and each chunk's data with the chunk.
+Safe beside threads: a worker is a fresh interpreter (`python -c`, the subprocess module), never a fork of the
+calling process, so a Dagster run (its event threads), the CLI (its run in a worker thread) or the webserver can
+use it: a child forked while another thread held a lock (imports, logging) could hang. A worker gets this
+process's sys.path, then the chunk function and `shared` once (pickled: unpickling the function imports only its
+module, the pure core), then one chunk at a time, and answers each with its result.
 
-The calling process is one of the workers: it keeps each worker process a few chunks ahead and computes the
-others itself (its results need no pickling). Many small chunks, so all end within about one chunk.
+Why not multiprocessing's spawn or forkserver pools: they start helper processes of their own (the resource
+tracker, the forkserver) that outlive the pool until this process ends, and there is no public call to end them
+or, before Python 3.14, a pool's busy workers. Here every worker is a Popen this module owns: the calling process
+is one of the workers (it computes the chunks no worker has taken; its results need no pickling), one thread per
+worker process hands it the next chunk when it answered the last, and when the map returns or raises every
+worker has exited and been waited for.
 
-A stop (common/stopping.py) reaches the workers: a pipe they watch (closed on a stop, or when this process dies)
-asks the same stop in each of them (the priors check it per scope), no chunk is handed out any more, and a
-worker still busy after STOP_GRACE_S is ended. Workers ignore SIGINT (Ctrl-C reaches the whole process group; the calling process decides). Any pool
+A stop (common/stopping.py) hands out no chunk more and kills the workers at once (pure computation: nothing of
+theirs is half written; their chunks would be thrown away). Workers ignore SIGINT (Ctrl-C reaches the whole
+process group; the calling process decides) and end by themselves when the calling process is gone. Any pool
 failure raises; the callers then compute serially.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import os
+import pickle
 import signal
+import subprocess
+import sys
 import threading
+import time
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from itertools import accumulate
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 from claims_pipeline.common import stopping
 
 MAX_AUTO_WORKERS = 8
-AHEAD_PER_WORKER = 2  # chunks queued per worker process: one running, one ready when it ends
-STOP_GRACE_S = 2.0  # a worker still at a chunk this long after a stop is ended
-START_METHOD = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+PARENT_POLL_S = 0.5  # how often a worker looks whether the calling process is still there
 
 C = TypeVar("C")
 S = TypeVar("S")
@@ -82,124 +86,118 @@ def chunked(items: Sequence[C], n_chunks: int, sizes: Sequence[int] | None = Non
     return out
 
 
-_worker: tuple[Callable[[Any, Any], Any], Any, Any] | None = None
+# A worker's whole program: this process's sys.path first (as multiprocessing's spawn does), then serve().
+_BOOT = ("import pickle, sys; sys.path[:] = pickle.load(sys.stdin.buffer); "
+         "from claims_pipeline.common.work_pool import serve; serve()")
 
 
-def _init_worker(fn: Callable[[Any, Any], Any], shared: Any, stop: Any) -> None:
-    global _worker
-    _worker = (fn, shared, stop)
+def serve() -> None:
+    """A worker process: (fn, shared) from stdin, then chunks until stdin ends; each answered on stdout with
+    (True, fn(chunk, shared)) or (False, the exception)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-
-    def relay() -> None:  # the calling process's stop (or its end), asked here too: the core's checks hear it
+    threading.Thread(target=_end_with, args=(os.getppid(),), name="pool-parent", daemon=True).start()
+    src, dst = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # a print in the core must not corrupt the answers
+    fn, shared = pickle.load(src)
+    while True:
         try:
-            stop.recv_bytes()
-        except (EOFError, OSError):
-            pass
-        stopping.request("stopped by the calling process")
+            chunk = pickle.load(src)
+        except EOFError:
+            return
+        try:
+            reply: tuple[bool, Any] = (True, fn(chunk, shared))
+        except Exception as exc:  # handed to the calling process, which raises it
+            reply = (False, exc)
+        try:
+            data = pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as exc:  # a result or an error that cannot be pickled
+            data = pickle.dumps((False, RuntimeError(f"cannot send the chunk's {'result' if reply[0] else 'error'}: "
+                                                     f"{exc!r}")))
+        dst.write(data)
+        dst.flush()
 
-    threading.Thread(target=relay, name="pool-stop", daemon=True).start()
 
-
-def _run_chunk(chunk: Any) -> Any:
-    assert _worker is not None
-    fn, shared, _ = _worker
-    stopping.check()
-    return fn(chunk, shared)
+def _end_with(parent: int) -> None:
+    """End this worker once the process that started it is gone (a chunk it computes would be for no one)."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_S)
+    os._exit(1)
 
 
 def map_chunks(fn: Callable[[C, S], R], chunks: Sequence[C], shared: S, workers: int,
                name: str = "pool") -> list[R]:
     """[fn(chunk, shared) for chunk in chunks], computed by this process and `workers - 1` worker processes.
-    `fn` must be a module-level function (workers import it by name); `shared` and each chunk are pickled."""
-    global _users
-    with _helpers_lock:
-        if _users == 0:
-            _started.clear()
-            _started.update(h for h in ("forkserver", "tracker") if not _helper_running(h))
-        _users += 1
-    try:
-        return _map_chunks(fn, chunks, shared, workers, name)
-    finally:
-        with _helpers_lock:
-            _users -= 1
-            if _users == 0:
-                _stop_helpers()
-
-
-def _map_chunks(fn: Callable[[C, S], R], chunks: Sequence[C], shared: S, workers: int, name: str) -> list[R]:
-    ctx = multiprocessing.get_context(START_METHOD)
-    if START_METHOD == "forkserver":
-        ctx.set_forkserver_preload([getattr(fn, "__module__", None) or __name__])  # used when the server starts
-    n_procs = max(1, workers - 1)
-    # the stop reaches the workers as the end of a pipe only this process writes to (not an Event: setting one
-    # waits for every process waiting on it, for ever if one of them died)
-    stop, stop_writer = ctx.Pipe(duplex=False)
+    `fn` must be a module-level function (workers import it by name); `shared` and each chunk are pickled.
+    When it returns or raises, its worker processes have exited."""
+    head = pickle.dumps(sys.path) + pickle.dumps((fn, shared), protocol=pickle.HIGHEST_PROTOCOL)
     results: list[Any] = [None] * len(chunks)
     done = [False] * len(chunks)
-    futures: dict[Future[Any], int] = {}
-    pool = ProcessPoolExecutor(max_workers=n_procs, mp_context=ctx, initializer=_init_worker,
-                               initargs=(fn, shared, stop))
+    failures: list[BaseException] = []
+    halt = threading.Event()  # no chunk more: a stop, a failure
+    lock = threading.Lock()
+    upcoming = iter(range(len(chunks)))
+
+    def take() -> int | None:
+        with lock:
+            return None if halt.is_set() else next(upcoming, None)
+
+    def feed(proc: subprocess.Popen[bytes]) -> None:
+        stdin, stdout = _pipes(proc)
+        try:
+            stdin.write(head)
+            stdin.flush()
+            while (i := take()) is not None:
+                pickle.dump(chunks[i], stdin, protocol=pickle.HIGHEST_PROTOCOL)
+                stdin.flush()
+                ok, value = pickle.load(stdout)
+                if not ok:
+                    raise value
+                results[i], done[i] = value, True
+        except BaseException as exc:  # noqa: BLE001 - a worker gone or failed: raised by the calling thread
+            failures.append(exc)
+            halt.set()
+        finally:
+            try:
+                stdin.close()  # the worker's end of input: it exits
+            except OSError:
+                pass
+
+    def stop_workers() -> None:  # from whichever thread asks the stop: quick, and safe twice
+        halt.set()
+        for proc in procs:
+            proc.kill()
+
+    procs: list[subprocess.Popen[bytes]] = []
+    feeders: list[threading.Thread] = []
     try:
-        with stopping.on_request(stop_writer.close):
-            i = 0
-            while i < len(chunks):
+        for _ in range(max(1, min(workers - 1, len(chunks) - 1))):
+            procs.append(subprocess.Popen([sys.executable, "-c", _BOOT], stdin=subprocess.PIPE,
+                                          stdout=subprocess.PIPE))
+            feeders.append(threading.Thread(target=feed, args=(procs[-1],), name=f"{name}-feed", daemon=True))
+            feeders[-1].start()
+        with stopping.on_request(stop_workers):
+            while (i := take()) is not None:
                 stopping.check()
-                while i < len(chunks) and sum(not f.done() for f in futures) < n_procs * AHEAD_PER_WORKER:
-                    futures[pool.submit(_run_chunk, chunks[i])] = i
-                    i += 1
-                if i < len(chunks):  # the workers have enough: this process takes the next chunk
-                    results[i], done[i] = fn(chunks[i], shared), True
-                    i += 1
-            for future in futures:
-                j = futures[future]
-                results[j], done[j] = future.result(), True
-    except BaseException:  # a stop, an interrupt, a failure: no chunk more, workers told and ended
-        stop_writer.close()
-        _end(pool)
-        del pool  # its queues gone before the resource tracker stops (not kept by the traceback)
+                results[i], done[i] = fn(chunks[i], shared), True
+            for feeder in feeders:
+                feeder.join()
+            stopping.check()
+    except BaseException:  # a stop, an interrupt, a failure here: no chunk more, the workers ended
+        halt.set()
+        for proc in procs:
+            proc.kill()
         raise
     finally:
-        stop.close()
-    pool.shutdown(wait=True)
-    stop_writer.close()
+        for proc in procs:
+            proc.wait()
+            _pipes(proc)[1].close()
+    if failures:
+        raise RuntimeError(f"{name}: a worker failed: {failures[0]!r}") from failures[0]
     if not all(done):  # never return a partial batch
         raise RuntimeError(f"{name} lost a chunk")
     return results
 
 
-# The forkserver and the resource tracker (it removes the pool's named semaphores should this process die)
-# are processes of their own that would outlive the pool: the ones a pool started are stopped once no pool
-# runs, after its queues and events are gone (nothing left for the tracker to clean up).
-_helpers_lock = threading.Lock()
-_users = 0
-_started: set[str] = set()
-
-
-def _helper_running(helper: str) -> bool:
-    from multiprocessing import forkserver, resource_tracker
-
-    if helper == "forkserver":
-        return getattr(forkserver._forkserver, "_forkserver_pid", None) is not None
-    return getattr(resource_tracker._resource_tracker, "_pid", None) is not None
-
-
-def _stop_helpers() -> None:
-    from multiprocessing import forkserver, resource_tracker
-
-    if "forkserver" in _started and START_METHOD == "forkserver":
-        forkserver._forkserver._stop()  # type: ignore[attr-defined]  # private: no public way to end it
-    if "tracker" in _started:
-        resource_tracker._resource_tracker._stop()  # type: ignore[attr-defined]
-    _started.clear()
-
-
-def _end(pool: ProcessPoolExecutor) -> None:
-    """Cancel what no worker started, give the running chunks STOP_GRACE_S to see the stop, then end them."""
-    processes = list(getattr(pool, "_processes", {}).values())  # no public handle before Python 3.14
-    pool.shutdown(wait=False, cancel_futures=True)
-    for proc in processes:
-        proc.join(STOP_GRACE_S / max(1, len(processes)))
-        if proc.is_alive():
-            proc.terminate()
-    pool.shutdown(wait=True)  # the workers are gone: this only joins the pool's own thread
+def _pipes(proc: subprocess.Popen[bytes]) -> tuple[IO[bytes], IO[bytes]]:
+    assert proc.stdin is not None and proc.stdout is not None
+    return proc.stdin, proc.stdout

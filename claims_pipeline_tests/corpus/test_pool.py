@@ -3,11 +3,9 @@ never fork; a broken pool falls back to serial."""
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import threading
 import time
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import pytest
@@ -150,8 +148,8 @@ def _pids(chunk, opts):
     return [(os.getpid(), *(rel for _, _, rel in chunk))], [], 0
 
 
-def _die(chunk, opts):
-    if multiprocessing.parent_process() is not None:
+def _die(chunk, caller_pid):
+    if os.getpid() != caller_pid:
         os._exit(3)  # a worker killed mid-run
     time.sleep(0.05)  # the calling process extracts chunks too: leave some to the worker
     return [], [], 0
@@ -160,10 +158,10 @@ def _die(chunk, opts):
 def test_broken_pool_raises_and_extraction_falls_back_to_serial(tmp_path, small_pool_gate, monkeypatch):
     root = _write_corpus(tmp_path, 8)
     jobs = [("s", p, str(p)) for p in sorted(root.rglob("*.md"))]
-    with pytest.raises(BrokenProcessPool):
-        pool.run_in_pool(_die, jobs, None, 2)
+    with pytest.raises(RuntimeError, match="a worker failed"):
+        pool.run_in_pool(_die, jobs, os.getpid(), 2)
     real = pool.run_in_pool
-    monkeypatch.setattr(extract_mod, "run_in_pool", lambda fn, jobs, opts, n: real(_die, jobs, opts, n))
+    monkeypatch.setattr(extract_mod, "run_in_pool", lambda fn, jobs, opts, n: real(_die, jobs, os.getpid(), n))
     fallback = extract_corpus(make_corpus(root, workers=2))
     assert fallback.workers == 1
     assert _dump(fallback) == _dump(extract_corpus(make_corpus(root, workers=1)))
