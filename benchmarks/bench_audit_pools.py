@@ -6,7 +6,7 @@ Prepares once under --work: the corpus and its sites (make_synthetic_corpus.py, 
 fixture web serving them on a free port for the whole run. Each run has a fresh home (so the fetch, extraction,
 priors, audit and report all run) and is one `claims-pipeline audit --config <file>` process with the checkout
 first on PYTHONPATH. Prints per arm the wall and the CPU of the process tree (getrusage of the reaped children:
-the CLI, its pool's workers and forkserver) of every round, their medians, the CPU and wall ratios of workers 2
+the CLI and its pool's workers) of every round, their medians, the CPU and wall ratios of workers 2
 to workers 1 within each checkout, and the load average before and after.
 
 Run: .venv/bin/python benchmarks/bench_audit_pools.py --claims 10000 --rounds 3 \
