@@ -688,7 +688,8 @@ def extract_corpus(corpus: CorpusSource, *, scopes: Iterable[str] | None = None,
     """Claims of every scope (or only the named ones). Bad files give warnings; they never stop the run (a file
     the walker left out, a FIFO, a link leaving the corpus, one over the size cap, is a warning too).
 
-    A big corpus is extracted by a fork pool (`extraction.workers`); the output is the serial one.
+    A big corpus is extracted by the process pool (`extraction.workers`, common/work_pool.py); the output is the
+    serial one.
     """
     opts = ExtractOptions.of(corpus.extraction, corpus.primary_hosts, section=section,
                              include_secondary=include_secondary)

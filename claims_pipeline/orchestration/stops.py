@@ -29,14 +29,15 @@ R = TypeVar("R")
 STOP_GRACE_S = 10.0  # after a stop, how long a run may take to end on its own before the process ends it
 _POLL_S = 0.1
 _TERMINATION_POLL_S = 1.0  # how often the run's status is read for a termination asked from Dagster
+CLI_RUN_TAG = "claims_pipeline/cli_run"  # a CLI run's token: how the stop finds the run before it has ended
 _RUN_START_WAIT_S = 3.0  # a signal during Dagster's start-up waits this long at most for the run's record
 
 
 def run_stoppable(instance: dg.DagsterInstance, execute: Callable[[str], R]) -> R:
-    """execute(run_id) — one execute_in_process with that run id — in a worker thread, obeying a stop as the
-    module says. Raises stopping.CommandStopped once the run has ended after a stop."""
+    """execute(token) — one run, tagged CLI_RUN_TAG: token (Dagster picks its run id) — in a worker thread,
+    obeying a stop as the module says. Raises stopping.CommandStopped once the run has ended after a stop."""
     stopping.check()  # a stop before this run (between two runs of one command): start nothing
-    run_id = str(uuid.uuid4())
+    run_id = str(uuid.uuid4())  # the run's token
     outcome: dict[str, Any] = {}
 
     def work() -> None:
@@ -114,9 +115,14 @@ def _watch(instance: dg.DagsterInstance, run_id: str, worker: threading.Thread, 
             os._exit(stopping.exit_code())
 
 
+def _run(instance: dg.DagsterInstance, token: str) -> dg.DagsterRun | None:
+    runs = instance.get_runs(filters=dg.RunsFilter(tags={CLI_RUN_TAG: token}), limit=1)
+    return runs[0] if runs else None
+
+
 def _termination_asked(instance: dg.DagsterInstance, run_id: str) -> bool:
     try:
-        run = instance.get_run_by_id(run_id)
+        run = _run(instance, run_id)
     except Exception:  # a database that does not answer now: asked again at the next poll
         return False
     return run is not None and run.status in (dg.DagsterRunStatus.CANCELING, dg.DagsterRunStatus.CANCELED)
@@ -126,7 +132,7 @@ def _mark(instance: dg.DagsterInstance, run_id: str, *, canceling: bool) -> bool
     """CANCELING: Dagster then ends the run as canceled (its steps were interrupted). Canceled: the run did not
     end and the process is about to; the UI's force termination records the same. False: no run yet."""
     try:
-        run = instance.get_run_by_id(run_id)
+        run = _run(instance, run_id)
         if run is None:
             return False
         if run.is_finished:

@@ -252,11 +252,7 @@ class Audit:
         covered = {str(k): int(v) for k, v in stored("covered_changes", {}).items()}
         shown = [str(k) for k in stored("shown_changes", [])]
         identity = str(row["cache_identity"]) if row is not None and "cache_identity" in row.index and row["cache_identity"] else ""
-        priors = priors.copy()
-        for col in ("content_changed", "stale_changed"):
-            priors[col] = priors[col].astype(bool)
-        if "change_reported_at" not in priors.columns:  # tables of a version before the column
-            priors["change_reported_at"] = None
+        priors = priors_as_read(priors)
         if "change_reported_at" not in pages.columns:
             pages = pages.assign(change_reported_at=None)
         if "unconfirmed_since" not in priors.columns:  # tables of a version before the column
@@ -275,6 +271,16 @@ class Audit:
             shown_changes=shown,
             cache_identity=identity,
         )
+
+
+def priors_as_read(priors: pd.DataFrame) -> pd.DataFrame:
+    """The stored priors table as an Audit holds it (its flags as bools, columns of older versions added)."""
+    priors = priors.copy()
+    for col in ("content_changed", "stale_changed"):
+        priors[col] = priors[col].astype(bool)
+    if "change_reported_at" not in priors.columns:  # tables of a version before the column
+        priors["change_reported_at"] = None
+    return priors
 
 
 def _column(values: Any) -> pd.Series:

@@ -1,7 +1,7 @@
 """A stop reaches every long wait of the core (claims_pipeline/common/stopping.py, issue 26): the fetch loop (asyncio and
 uvloop), the priors pool, the judge's requests; from another thread (the CLI's main thread) and from a signal
 handled in the main thread (a Dagster run worker), whose handler then gets the signal. Real fixture web, real
-scripted judge server, real forked pool, real signals."""
+scripted judge server, real pool of worker processes, real signals."""
 
 from __future__ import annotations
 
@@ -13,12 +13,13 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import psutil
 import pytest
 
 from claims_pipeline.common import stopping
+from claims_pipeline.common.work_pool import map_chunks
 from claims_pipeline.judge.runner import run_judge
 from claims_pipeline.judge.verdict_cache import VerdictCache
-from claims_pipeline.priors.pool import map_scopes
 from claims_pipeline.steps.pages.refresh import refresh_pages
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline.web import event_loop
@@ -79,22 +80,27 @@ def test_a_fetch_stops_mid_run_and_keeps_what_it_fetched(tmp_path, loop):
         assert len([e for e in web.requests() if "/_/slow" in e["path"]]) < len(urls)
 
 
-def test_the_priors_pool_takes_no_chunk_after_a_stop(tmp_path):
+def _slow_scopes(chunk: list[str], done: str) -> list[str]:
+    for scope in chunk:
+        stopping.check()  # as the priors step's priors_of_chunk (steps/priors.py): in a worker, the pool's relay
+        time.sleep(0.25)
+        open(os.path.join(done, scope), "w").close()
+    return list(chunk)
+
+
+def test_the_pool_takes_no_chunk_after_a_stop_and_its_workers_stop_too(tmp_path):
     done = tmp_path / "done"
     done.mkdir()
-
-    def one_scope(scope: str) -> str:
-        stopping.check()  # as the priors step's one_scope (steps/priors.py)
-        time.sleep(0.25)
-        (done / scope).touch()
-        return scope
-
-    scopes = [f"s{i:03d}" for i in range(96)]  # 12 s of work on 2 processes
-    error, took = stopped_in_a_thread(lambda: map_scopes(one_scope, scopes, 2), lambda: len(os.listdir(done)) >= 4)
+    scopes = [f"s{i:03d}" for i in range(96)]  # 24 s of work on 2 processes, in chunks of 6 scopes (1.5 s)
+    chunks = [scopes[i:i + 6] for i in range(0, 96, 6)]
+    error, took = stopped_in_a_thread(lambda: map_chunks(_slow_scopes, chunks, str(done), 2),
+                                      lambda: len(os.listdir(done)) >= 4)
     assert isinstance(error, stopping.StopRequested), error
     assert took < BOUND_S, took
+    after = len(os.listdir(done))
     time.sleep(1.0)  # a worker still at work would go on writing
-    assert len(os.listdir(done)) < len(scopes) // 2, len(os.listdir(done))
+    assert len(os.listdir(done)) == after < len(scopes) // 2, (after, len(os.listdir(done)))
+    assert not [p for p in psutil.Process().children() if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
 
 
 def test_the_judges_requests_are_cancelled_and_nothing_half_done_is_cached(tmp_path):

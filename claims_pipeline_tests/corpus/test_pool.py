@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import threading
 import time
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import pytest
@@ -92,21 +91,23 @@ def _big_jobs(tmp_path):
 
 
 def test_big_corpus_gate_opens(tmp_path, monkeypatch):
-    monkeypatch.setattr(pool, "usable_cpus", lambda: 4)  # the gate's decision, whatever this machine has
-    monkeypatch.setattr(pool.threading, "active_count", lambda: 1)  # as in the CLI: no other thread
+    monkeypatch.setattr(pool.work_pool, "usable_cpus", lambda: 4)  # the gate's decision, whatever this machine has
     jobs = _big_jobs(tmp_path)
     assert pool.pool_size(0, jobs) == 4 and pool.pool_size(2, jobs) == 2 and pool.pool_size(1, jobs) == 1
 
 
-def test_auto_never_forks_a_process_running_other_threads(tmp_path, monkeypatch):
+def test_auto_uses_workers_in_a_process_running_other_threads(tmp_path, monkeypatch):
+    """The pool never forks this process (common/work_pool.py), so other threads (a Dagster run's log or event
+    threads, the CLI's run thread) no longer force the serial pass."""
     monkeypatch.setattr(pool, "usable_cpus", lambda: 4)
+    monkeypatch.setattr(pool.work_pool, "usable_cpus", lambda: 4)
     jobs = _big_jobs(tmp_path)
     stop = threading.Event()
-    other = threading.Thread(target=stop.wait, daemon=True)  # e.g. a Dagster run's log or event threads
+    other = threading.Thread(target=stop.wait, daemon=True)
     other.start()
     try:
-        assert pool.pool_size(0, jobs) == 1  # auto: serial
-        assert pool.pool_size(2, jobs) == 2  # an explicit count is the user's call
+        assert threading.active_count() > 1
+        assert pool.pool_size(0, jobs) == 4 and pool.pool_size(2, jobs) == 2
     finally:
         stop.set()
         other.join()
@@ -139,7 +140,7 @@ def test_pool_shares_the_work_with_the_calling_process(tmp_path, small_pool_gate
     parts = pool.run_in_pool(_pids, jobs, None, 2)
     assert [j for part in parts for j in part[0][0][1:]] == [j[2] for j in jobs]  # every file once, in order
     pids = {part[0][0][0] for part in parts}
-    assert os.getpid() in pids and len(pids) == 2  # this process and one forked worker
+    assert os.getpid() in pids and len(pids) == 2  # this process and one worker process
 
 
 def _pids(chunk, opts):
@@ -147,11 +148,8 @@ def _pids(chunk, opts):
     return [(os.getpid(), *(rel for _, _, rel in chunk))], [], 0
 
 
-_MAIN_PID = os.getpid()
-
-
-def _die(chunk, opts):
-    if os.getpid() != _MAIN_PID:
+def _die(chunk, caller_pid):
+    if os.getpid() != caller_pid:
         os._exit(3)  # a worker killed mid-run
     time.sleep(0.05)  # the calling process extracts chunks too: leave some to the worker
     return [], [], 0
@@ -160,10 +158,10 @@ def _die(chunk, opts):
 def test_broken_pool_raises_and_extraction_falls_back_to_serial(tmp_path, small_pool_gate, monkeypatch):
     root = _write_corpus(tmp_path, 8)
     jobs = [("s", p, str(p)) for p in sorted(root.rglob("*.md"))]
-    with pytest.raises(BrokenProcessPool):
-        pool.run_in_pool(_die, jobs, None, 2)
+    with pytest.raises(RuntimeError, match="a worker failed"):
+        pool.run_in_pool(_die, jobs, os.getpid(), 2)
     real = pool.run_in_pool
-    monkeypatch.setattr(extract_mod, "run_in_pool", lambda fn, jobs, opts, n: real(_die, jobs, opts, n))
+    monkeypatch.setattr(extract_mod, "run_in_pool", lambda fn, jobs, opts, n: real(_die, jobs, os.getpid(), n))
     fallback = extract_corpus(make_corpus(root, workers=2))
     assert fallback.workers == 1
     assert _dump(fallback) == _dump(extract_corpus(make_corpus(root, workers=1)))

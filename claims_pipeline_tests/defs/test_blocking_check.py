@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import dagster as dg
+import pandas as pd
 
 import claims_pipeline.steps.audit.cross_scope as audit_assets
 from claims_pipeline.orchestration.runner import sync_scope_partitions
-from claims_pipeline.steps.audit.tables import write_tables
+from claims_pipeline.steps.audit.tables import read_audit, read_priors, write_tables
 from claims_pipeline_tests.defs.conftest import ALL_ASSETS, ALL_CHECKS, QUIET, resources_for
 
 SELECTION = dg.AssetSelection.all() - dg.AssetSelection.assets("worklist")
@@ -44,6 +45,13 @@ def test_intact_tables_pass_and_report_is_written(instance, demo_config, home):
     result = _run(instance, demo_config)
     assert result.success
     assert (home / "reports" / "LATEST").is_file()
+    # the review checks read the priors table alone: the same frame as the whole audit's
+    priors = read_priors(home)
+    pd.testing.assert_frame_equal(priors, read_audit(home).priors)
+    checks = {c.check_name: c for c in result.get_asset_check_evaluations()}
+    absent = int((priors["prior"] == "TOKENS_ABSENT").sum())
+    assert checks["no_tokens_absent"].metadata["count"].value == absent
+    assert checks["no_stale_changed"].metadata["count"].value == int(priors["stale_changed"].sum())
 
 
 def test_the_automation_sensor_does_not_report_tables_whose_blocking_check_failed(instance, demo_config, home, monkeypatch):

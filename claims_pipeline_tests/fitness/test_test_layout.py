@@ -29,12 +29,13 @@ NOT_MIRRORS = {
 }
 MIRRORED = (ROOT / "claims_pipeline", ROOT / "claims_pipeline_demo")
 # The tests that load a benchmark script by its path, and why: the first tests the synthetic corpus generator
-# itself (its subject is the script, a command of docs/scale.md); the second uses that generator as a helper,
+# itself (its subject is the script, a command of docs/scale.md); the others use that generator as a helper,
 # through the first, until the generator's corpus-writing part moves to support/ (left while benchmarks/ is being
 # edited beside this work).
 BENCHMARK_SCRIPT_USERS = {
     "claims_pipeline_tests/scale/test_synthetic_corpus.py": "benchmarks/make_synthetic_corpus.py",
     "claims_pipeline_tests/priors/test_priors_pool.py": "benchmarks/make_synthetic_corpus.py",
+    "claims_pipeline_tests/common/test_work_pool.py": "benchmarks/make_synthetic_corpus.py",
 }
 # what starts a server or a browser, by the marker its tests carry
 NEEDS_MARKER = {"postgres": "postgres_server(", "redis": "redis_server(", "browser": "playwright"}

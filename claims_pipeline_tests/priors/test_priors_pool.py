@@ -1,4 +1,4 @@
-"""The priors of many scopes computed by the fork pool (priors/pool.py) are the serial ones, in the same order:
+"""The priors of many scopes computed by the common pool (common/work_pool.py) are the serial ones, in the same order:
 on a small synthetic corpus, its page texts read from a real page cache's blobs, some pages missing."""
 
 from __future__ import annotations
@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from claims_pipeline.common.work_pool import map_chunks
 from claims_pipeline.config.corpus_source import corpus_source
 from claims_pipeline.config.settings import load_settings
 from claims_pipeline.corpus.extract import list_scopes
 from claims_pipeline.priors import PriorRules
-from claims_pipeline.priors.pool import map_scopes, pool_size
 from claims_pipeline.steps.corpus import claims_by_scope
 from claims_pipeline.steps.pages.fetched import ScopePages
-from claims_pipeline.steps.priors import priors_by_scope
+from claims_pipeline.steps.priors import pool_size, priors_by_scope
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.records import PageState
 from claims_pipeline.web.html_text import html_to_text
@@ -54,12 +54,17 @@ def test_pool_gives_the_serial_priors_in_scope_order(tmp_path: Path, caplog: pyt
     assert "TOKENS_PRESENT" in priors and "SOURCE_UNAVAILABLE" in priors  # pages read, and pages missing
 
 
-def test_pool_size_and_map_scopes() -> None:
+def _upper(chunk: list[str], suffix: str) -> list[str]:
+    return [s.upper() + suffix for s in chunk]
+
+
+def test_pool_size_and_map_chunks() -> None:
     assert pool_size(1, 50, 100_000) == 1  # serial asked
     assert pool_size(0, 50, 100) == 1  # too small for auto
     assert pool_size(3, 2, 100) == 2  # an explicit count, at most one process a scope
     scopes = [f"s{i:02d}" for i in range(40)]
-    assert map_scopes(str.upper, scopes, 2) == [s.upper() for s in scopes]
+    chunks = [scopes[i:i + 3] for i in range(0, 40, 3)]
+    assert map_chunks(_upper, chunks, "!", 2) == [[s.upper() + "!" for s in c] for c in chunks]
 
 
 def test_fewer_gc_passes_raises_the_threshold_for_the_block_only() -> None:

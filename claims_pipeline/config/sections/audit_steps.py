@@ -16,8 +16,8 @@ class PriorSettings(_Strict):
     max_excerpts_per_claim: int = Field(4, ge=1, le=1000)
     workers: int = Field(
         0, ge=0, le=64,
-        description="Processes computing the priors of a big batch (fork pool, by scope; same values as serial). "
-        "0 = auto (the CPUs, only for thousands of claims in a process without other threads), 1 = always serial.",
+        description="Processes computing the priors of a big batch (process pool, by scope, safe in a Dagster run; "
+        "same values as serial). 0 = auto (the CPUs, only for thousands of claims), 1 = always serial.",
     )
 
 

@@ -112,8 +112,8 @@ class ExtractionSettings(_Strict):
     )
     workers: int = Field(
         0, ge=0, le=64,
-        description="Processes extracting files of a big corpus (fork pool; same output as serial). "
-        "0 = auto (the CPUs, only for corpora of many files and MB), 1 = always serial.",
+        description="Processes extracting files of a big corpus (process pool, safe in a Dagster run; same output as "
+        "serial). 0 = auto (the CPUs, only for corpora of many files and MB), 1 = always serial.",
     )
 
     @field_validator("scope_dirs")

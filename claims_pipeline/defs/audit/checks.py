@@ -20,7 +20,7 @@ from claims_pipeline.defs.audit.ui import (
 from claims_pipeline.defs.metadata import md_list, md_table, some_scopes, top_scopes
 from claims_pipeline.defs.partitions import SCOPE_PARTITIONS_NAME
 from claims_pipeline.defs.resources import ClaimsConfig
-from claims_pipeline.steps.audit.tables import read_audit
+from claims_pipeline.steps.audit.tables import read_audit, read_priors
 
 
 @dg.asset_check(asset=assets.audit_tables, blocking=True, description=(
@@ -46,22 +46,20 @@ def recount_matches_headline(claims_config: ClaimsConfig) -> dg.AssetCheckResult
 
 @dg.asset_check(asset=assets.audit_tables, description="Claims whose figure is not on the cited page (TOKENS_ABSENT): a tripwire for review.")
 def no_tokens_absent(claims_config: ClaimsConfig) -> dg.AssetCheckResult:
-    audit = read_audit(claims_config.load().home_dir)
-    return review_warning(absent_rows(audit.priors), ABSENT_HEADERS, "TOKENS_ABSENT")
+    return review_warning(absent_rows(read_priors(claims_config.load().home_dir)), ABSENT_HEADERS, "TOKENS_ABSENT")
 
 
 @dg.asset_check(asset=assets.audit_tables, description="Claims whose cited page changed after they were last verified (stale_changed): re-verify first.")
 def no_stale_changed(claims_config: ClaimsConfig) -> dg.AssetCheckResult:
-    audit = read_audit(claims_config.load().home_dir)
-    return review_warning(stale_rows(audit.priors), STALE_HEADERS, "stale_changed")
+    return review_warning(stale_rows(read_priors(claims_config.load().home_dir)), STALE_HEADERS, "stale_changed")
 
 
 @dg.asset_check(asset=assets.audit_tables, description="Cited pages whose text changed since the last report showed them (CONTENT_CHANGED): read the diff in the report.")
 def no_cited_page_changed(claims_config: ClaimsConfig) -> dg.AssetCheckResult:
-    audit = read_audit(claims_config.load().home_dir)
-    return review_warning(changed_page_rows(audit.priors), CHANGED_HEADERS, "changed page(s)")
+    return review_warning(changed_page_rows(read_priors(claims_config.load().home_dir)), CHANGED_HEADERS, "changed page(s)")
 
 
+# The three review checks read the priors table only (one of the audit's four tables), not the whole audit.
 def review_warning(rows: list[list[object]], headers: list[str], what: str) -> dg.AssetCheckResult:
     """A WARN result listing what to look at; its description names the scopes ("xa: 2 stale_changed"), so the
     lineage and the catalog show where without opening the check."""

@@ -47,6 +47,17 @@ def read_audit(home: Path) -> Audit:
         return load_audit(tables_dir(home))
 
 
+def read_priors(home: Path) -> pd.DataFrame:
+    """Only the priors table, as read_audit(home).priors: what the review checks list (one table of four)."""
+    from claims_pipeline.report.audit import priors_as_read
+
+    path = tables_dir(home) / "priors.parquet"
+    with locked(audit_lock(home), shared=True):
+        if not path.is_file():
+            raise FileNotFoundError(f"audit table missing: {path} (materialize audit_tables first)")
+        return priors_as_read(read_table(path))
+
+
 def read_tables(directory: Path) -> dict[str, pd.DataFrame]:
     missing = [n for n in TABLE_NAMES if not (directory / f"{n}.parquet").is_file()]
     if missing:
