@@ -23,6 +23,7 @@ import dagster as dg
 from pydantic import PrivateAttr
 
 from claims_pipeline.config.corpus_source import CorpusSource
+from claims_pipeline.config.run_settings import RunSettings
 from claims_pipeline.config.settings import (
     DEFAULT_DEPLOYMENT,
     ENV_CONFIG,
@@ -38,7 +39,6 @@ from claims_pipeline.config.settings import (
 )
 from claims_pipeline.defs.storage import scope_store_io_manager
 from claims_pipeline.judge.providers.base import JudgeProvider
-from claims_pipeline.steps.run_settings import RunSettings
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.records import PageState
 
@@ -65,6 +65,8 @@ class ClaimsConfig(dg.ConfigurableResource):
     deployment: str = DEFAULT_DEPLOYMENT
 
     _run: RunSettings | None = PrivateAttr(default=None)
+    _prior_rules: "PriorRules | None" = PrivateAttr(default=None)
+    _reach: "Reach | None" = PrivateAttr(default=None)
 
     def given_run(self) -> RunSettings | None:
         """The sections an entry point handed over for its in-process runs (EntryClaimsConfig); None: read the file."""
@@ -104,7 +106,13 @@ class ClaimsConfig(dg.ConfigurableResource):
 
     @property
     def prior_rules(self) -> "PriorRules":
-        return self.load().prior_rules
+        """How claim figures are matched to page numbers (priors, fetch sections), derived once per run."""
+        if self._prior_rules is None:
+            from claims_pipeline.priors import PriorRules
+
+            run = self.load()
+            self._prior_rules = PriorRules.of(run.priors, run.fetch)
+        return self._prior_rules
 
     @property
     def page_fetching(self) -> PageFetching:
@@ -132,7 +140,13 @@ class ClaimsConfig(dg.ConfigurableResource):
 
     @property
     def reach(self) -> "Reach":
-        return self.load().reach
+        """What the run's notifications may reach beyond the public internet, derived once per run."""
+        if self._reach is None:
+            from claims_pipeline.notify import Reach
+
+            run = self.load()
+            self._reach = Reach.of(run.fetch, run.notify, run.deployment)
+        return self._reach
 
     @property
     def config_file(self) -> Path | None:

@@ -60,8 +60,8 @@ def resources_for(settings: Settings, *, clock: str = "", fixture_web: bool = Tr
     """The resources of the settings' deployment, bound to the settings the command read (its runs do not read
     them again), and the clock: the sections of the settings go to the runs as a resource (RunSettings, held by
     the claims_config resource), never through a global."""
+    from claims_pipeline.config.run_settings import RunSettings
     from claims_pipeline.defs.resources import resources_for_run
-    from claims_pipeline.steps.run_settings import RunSettings
 
     return resources_for_run(RunSettings.given(settings, clock), fixture_web=fixture_web)
 

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import dagster as dg
 
-import claims_pipeline.steps.run_settings as run_settings_mod
+import claims_pipeline.config.run_settings as run_settings_mod
 from claims_pipeline.config.settings import load_settings
-from claims_pipeline.defs.resources import ClaimsConfig
-from claims_pipeline.defs import resources as runner_resources
+from claims_pipeline.defs.resources import ClaimsConfig, PageCacheResource
 from claims_pipeline.orchestration import runner
 from claims_pipeline.orchestration.runner import sync_scope_partitions
 from claims_pipeline_tests.defs.conftest import ALL_ASSETS, ALL_CHECKS, QUIET, resources_for
@@ -54,7 +53,7 @@ def test_an_entry_points_settings_reach_its_runs_as_a_resource(instance, demo_co
     seen: list[tuple[object, ...]] = []
 
     @dg.asset
-    def probe(claims_config: ClaimsConfig, page_cache: runner_resources.PageCacheResource) -> None:
+    def probe(claims_config: ClaimsConfig, page_cache: PageCacheResource) -> None:
         held = page_cache.config
         seen.append((claims_config is held, claims_config.home_dir, claims_config.now().isoformat(),
                      claims_config.corpus is held.corpus))

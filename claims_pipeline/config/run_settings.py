@@ -2,10 +2,11 @@
 claims_config resource when a run or a tick starts, or by an entry point that has already read them) and handed
 to the run's assets, checks, sensors and resources, which never see the whole `Settings`.
 
-What is derived from the settings is derived here, once: the corpus source (it reads the primary allowlist
-file), the prior rules, what notifications may reach. The corpus source is built when first asked for, as
-before, so a run or a tick that does not look at the corpus (a check of the stored audit, a failure sensor)
-does not fail on a corpus that is not set.
+The corpus source (it reads the primary allowlist file) is derived here, once per run, when first asked for, as
+before, so a run or a tick that does not look at the corpus (a check of the stored audit, a failure sensor) does
+not fail on a corpus that is not set. What the core libraries derive from two sections (the prior rules, what
+notifications may reach) the claims_config resource derives, once per run too: this module sits with the
+settings, below the libraries.
 """
 
 from __future__ import annotations
@@ -13,27 +14,24 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from claims_pipeline.config.corpus_source import CorpusSource, corpus_source
 from claims_pipeline.config.deployments import check_deployment
 from claims_pipeline.config.settings import (
     Deployment,
+    FetchSettings,
     JudgeSettings,
     LinterSettings,
     NotifySettings,
     PageCacheSpec,
     PageFetching,
+    PriorSettings,
     SamplingSettings,
     Settings,
     find_config_file,
     load_settings,
     settings_source,
 )
-
-if TYPE_CHECKING:
-    from claims_pipeline.notify import Reach
-    from claims_pipeline.priors import PriorRules
 
 
 class RunSettings:
@@ -103,18 +101,13 @@ class RunSettings:
         primary allowlist file cannot be read (each time it is asked for, until it can be built)."""
         return corpus_source(self._settings)
 
-    @cached_property
-    def prior_rules(self) -> PriorRules:
-        from claims_pipeline.priors import PriorRules
+    @property
+    def priors(self) -> PriorSettings:
+        return self._settings.priors
 
-        return PriorRules.of(self._settings.priors, self._settings.fetch)
-
-    @cached_property
-    def reach(self) -> Reach:
-        """What the run's notifications may reach beyond the public internet."""
-        from claims_pipeline.notify import Reach
-
-        return Reach.of(self._settings.fetch, self._settings.notify, self._settings.deployment)
+    @property
+    def fetch(self) -> FetchSettings:
+        return self._settings.fetch
 
     @cached_property
     def said(self) -> str:
