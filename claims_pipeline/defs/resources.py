@@ -53,7 +53,7 @@ class ClaimsConfig(dg.ConfigurableResource):
     """Which settings file to use, for which deployment: the whole of the code location's run config (the
     launchpad shows these two and nothing of a test's or an entry point's: EntryClaimsConfig). It exposes the
     sections a run needs (home, corpus, prior rules, page fetching, sampling, notifications, the clock), read
-    once when the run or the tick starts (steps/run_settings.py); the other resources hold this one as a
+    once when the run or the tick starts (config/run_settings.py); the other resources hold this one as a
     resource set up at launch (resources_by_deployment), so a run has one copy of it and reads its settings once.
 
     config_path: a claims_pipeline YAML file; empty means the usual chain ($CLAIMS_PIPELINE_CONFIG, then
@@ -84,7 +84,9 @@ class ClaimsConfig(dg.ConfigurableResource):
             context.log.info(self._run.said)
 
     def load(self) -> RunSettings:
-        """The run's settings, read once (a resource lives for one run): the entry point's, else the file's."""
+        """The run's sections, read once (a resource lives for one run): the entry point's, else the file's. The
+        assets and the other resources take the properties below; defs/storage.py's function-style IO manager
+        still calls this for the home (until it holds this resource as a field)."""
         if self._run is None:
             self._run = self.given_run() or RunSettings.read(
                 self.config_path, deployment_named(self.deployment, "the claims_config resource's deployment"),
