@@ -39,6 +39,7 @@ from claims_pipeline_tests.support.code_graph import (  # noqa: E402
     imports_of,
     module_name,
     settings_path,
+    settings_road,
 )
 
 PACKAGE = "claims_pipeline"
@@ -160,6 +161,19 @@ def settings_reads(config: Path | None) -> None:
                 print(proc.stderr[-2000:])
 
 
+def settings_road_figures(rev: str | None) -> None:
+    road = settings_road(sources(rev))
+    short = [h.removeprefix(PACKAGE + ".") for h in road.holders]
+    print(f"settings' road from `claims-pipeline audit` into its runs: {len(road.holders)} functions, "
+          f"{len(road.files)} files, {len(road.globals)} module globals parked in, "
+          f"{len(road.resources)} resources handed to Dagster, {len(road.back_up)} back up")
+    print(f"  files: {', '.join(f.removeprefix(PACKAGE + '/') for f in road.files)}")
+    print(f"  globals: {', '.join(road.globals) or 'none'}; resources: {', '.join(road.resources) or 'none'}")
+    for a, b in road.back_up:
+        print(f"  back up: {a} -> {b}")
+    print(f"  functions: {', '.join(short)}")
+
+
 def settings_path_figures(rev: str | None) -> None:
     found = settings_path(sources(rev))
     short = {c: c.removeprefix(PACKAGE + ".") for call in found.calls for c in call}
@@ -182,10 +196,15 @@ def main() -> None:
     parser.add_argument("--settings-path", action="store_true",
                         help="also follow the whole Settings from the fetch resource, and count the signatures "
                         "below the entry points that take it")
+    parser.add_argument("--settings-road", action="store_true",
+                        help="also follow the settings of one `audit` from the command into its runs (functions, "
+                        "files, globals, resources, hand-ons back up)")
     args = parser.parse_args()
     static_figures(args.rev, args.top)
     if args.settings_path:
         settings_path_figures(args.rev)
+    if args.settings_road:
+        settings_road_figures(args.rev)
     if args.settings_reads:
         settings_reads(args.config)
 

@@ -8,7 +8,6 @@ import json
 
 import dagster as dg
 
-from claims_pipeline.config.corpus_source import corpus_source
 from claims_pipeline.defs import jobs
 from claims_pipeline.defs.partitions import SCOPE_PARTITIONS_NAME, range_tags, scope_partitions
 from claims_pipeline.defs.resources import ClaimsConfig
@@ -30,7 +29,7 @@ def monthly_request(context: dg.ScheduleEvaluationContext, claims_config: Claims
                     with_verdicts: bool) -> dg.RunRequest | dg.SkipReason:
     """The monthly run of one of the two schedules: the one judge.on_schedule chooses, read when the schedule
     ticks (nothing reads the settings when the definitions load); the other skips and says why."""
-    if claims_config.load().judge.on_schedule != with_verdicts:
+    if claims_config.judge.on_schedule != with_verdicts:
         runs = "monthly_audit_and_verify" if not with_verdicts else "monthly_audit"
         return dg.SkipReason(f"judge.on_schedule is {str(not with_verdicts).lower()}: {runs} runs this month's audit")
     when = context.scheduled_execution_time
@@ -87,13 +86,14 @@ def many_due(due: int, scopes: int) -> bool:
     "deployment); when scopes are removed, it re-runs the audit and report without them.",
 )
 def corpus_sensor(context: dg.SensorEvaluationContext, claims_config: ClaimsConfig) -> dg.SensorResult:
-    settings = claims_config.load()
-    current = current_scope_hashes(corpus_source(settings))
-    seen, tick = _read_cursor(context.cursor)
+    seen, tick, said = _read_cursor(context.cursor)
+    if said != claims_config.said:  # the daemon's log names the settings when they change, not every tick
+        context.log.info(claims_config.said)
+    current = current_scope_hashes(claims_config.corpus)
     existing = list(context.instance.get_dynamic_partitions(SCOPE_PARTITIONS_NAME))  # in partition order
     added = sorted(set(current) - set(existing))
     removed = sorted(set(existing) - set(current))
-    home = settings.home_dir
+    home = claims_config.home_dir
     # A scope is due when its files differ from what the sensor last saw AND from what was last materialized
     # (so starting the UI after a CLI audit does not re-fetch scopes that are already up to date).
     changed = sorted(s for s, h in current.items() if seen.get(s) != h and stored_scope_hash(home, s) != h)
@@ -123,14 +123,14 @@ def corpus_sensor(context: dg.SensorEvaluationContext, claims_config: ClaimsConf
     if changed or added or removed:
         context.log.info(f"scopes added: {', '.join(added) or 'none'}; removed: {', '.join(removed) or 'none'}; "
                          f"changed: {', '.join(changed) or 'none'}")
-    cursor = json.dumps({"scopes": current, "tick": tick + 1}, sort_keys=True)
+    cursor = json.dumps({"scopes": current, "tick": tick + 1, "settings": claims_config.said}, sort_keys=True)
     return dg.SensorResult(run_requests=requests, dynamic_partitions_requests=partition_requests, cursor=cursor)
 
 
-def _read_cursor(cursor: str | None) -> tuple[dict[str, str], int]:
-    """(per-scope file hashes last seen, tick number); none before the first tick."""
+def _read_cursor(cursor: str | None) -> tuple[dict[str, str], int, str]:
+    """(per-scope file hashes last seen, tick number, the settings line last logged); none before the first tick."""
     data = json.loads(cursor) if cursor else {}
-    return data.get("scopes", {}), int(data.get("tick", 0))
+    return data.get("scopes", {}), int(data.get("tick", 0)), str(data.get("settings", ""))
 
 
 # Dagster only evaluates AutomationCondition.eager() on the audit assets through an automation condition sensor;

@@ -28,11 +28,10 @@ def notification_metadata(outcome: Outcome) -> dict[str, Any]:
 
 
 def _notify(context: dg.AssetExecutionContext, claims_config: ClaimsConfig) -> dg.MaterializeResult[None]:
-    from claims_pipeline.notify import Reach, notify_audit
+    from claims_pipeline.notify import notify_audit
 
-    settings = claims_config.load()
-    outcome = notify_audit(settings.notify, settings.home_dir, now=claims_config.now(),
-                           reach=Reach.of(settings.fetch, settings.notify, settings.deployment))
+    outcome = notify_audit(claims_config.notify, claims_config.home_dir, now=claims_config.now(),
+                           reach=claims_config.reach)
     (context.log.warning if outcome.status in ("failed", "partly sent") else context.log.info)(outcome.line())
     return dg.MaterializeResult(metadata=notification_metadata(outcome))
 
@@ -59,16 +58,15 @@ def verdict_notification(context: dg.AssetExecutionContext, claims_config: Claim
                        description="Tells the channels of notify.urls that a run failed (its job, run id and first "
                        "error); nothing when no channel is set or notify.on_run_failure is false.")
 def notify_run_failure(context: dg.RunFailureSensorContext, claims_config: ClaimsConfig) -> None:
-    from claims_pipeline.notify import Reach, notify_failure
+    from claims_pipeline.notify import notify_failure
 
-    settings = claims_config.load()
-    if not settings.notify.configured:
+    if not claims_config.notify.configured:
         return
     run = context.dagster_run
     steps = [f"{ev.step_key}: {_cause(ev.step_failure_data.error)}" for ev in context.get_step_failure_events()]
     error = steps[0] if steps else (context.failure_event.message or "")
-    outcome = notify_failure(settings.notify, settings.home_dir, job=run.job_name, run_id=run.run_id, error=error,
-                             reach=Reach.of(settings.fetch, settings.notify, settings.deployment))
+    outcome = notify_failure(claims_config.notify, claims_config.home_dir, job=run.job_name, run_id=run.run_id, error=error,
+                             reach=claims_config.reach)
     context.log.info(outcome.line())
 
 

@@ -14,55 +14,47 @@ claims_pipeline_demo, when a run starts them.
 
 import contextlib
 import dataclasses
-import uuid
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import dagster as dg
 from pydantic import PrivateAttr
 
-from claims_pipeline.config.deployments import check_deployment
+from claims_pipeline.config.corpus_source import CorpusSource
+from claims_pipeline.config.run_settings import RunSettings
 from claims_pipeline.config.settings import (
     DEFAULT_DEPLOYMENT,
     ENV_CONFIG,
     Deployment,
     JudgeSettings,
+    LinterSettings,
+    NotifySettings,
+    PageCacheSpec,
     PageFetching,
-    Settings,
+    SamplingSettings,
     deployment_from_env,
     deployment_named,
-    find_config_file,
-    load_settings,
-    settings_source,
 )
 from claims_pipeline.defs.storage import scope_store_io_manager
 from claims_pipeline.judge.providers.base import JudgeProvider
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.records import PageState
 
-# The settings of the run executing in this process, by (run id, config_path, entry_key): Dagster initializes a separate copy
-# of ClaimsConfig for each resource that holds one (page cache, fetcher, judge, IO manager), and every copy takes
-# the run's one read. Only the latest run is kept (a run worker executes one run; the CLI runs one after another).
-_RUN_SETTINGS: dict[tuple[str, str, str], Settings] = {}
-_SAID_OUTSIDE_RUNS: dict[str, str] = {}  # config_path -> the settings line a sensor tick last logged
-# Settings an entry point (the CLI) already read, by key, for its in-process runs: they are not read again.
-_ENTRY_SETTINGS: dict[str, Settings] = {}
+if TYPE_CHECKING:
+    from dagster._config.pythonic_config.resource import PartialResource  # what configure_at_launch returns
 
-
-def entry_settings_key(settings: Settings) -> str:
-    """Hands the settings the entry point read to the resources of its in-process runs (ClaimsConfig.entry_key).
-    One command at a time per process: the previous command's settings are dropped."""
-    key = uuid.uuid4().hex
-    _ENTRY_SETTINGS.clear()
-    _ENTRY_SETTINGS[key] = settings
-    return key
+    from claims_pipeline.notify import Reach
+    from claims_pipeline.priors import PriorRules
 
 
 class ClaimsConfig(dg.ConfigurableResource):
     """Which settings file to use, for which deployment: the whole of the code location's run config (the
-    launchpad shows these two and nothing of a test's or an entry point's: EntryClaimsConfig).
+    launchpad shows these two and nothing of a test's or an entry point's: EntryClaimsConfig). It exposes the
+    sections a run needs (home, corpus, prior rules, page fetching, sampling, notifications, the clock), read
+    once when the run or the tick starts (config/run_settings.py); the other resources hold this one as a
+    resource set up at launch (resources_by_deployment), so a run has one copy of it and reads its settings once.
 
     config_path: a claims_pipeline YAML file; empty means the usual chain ($CLAIMS_PIPELINE_CONFIG, then
     ./config/claims_pipeline.yaml, else the built-in defaults), the same as the CLI's.
@@ -72,71 +64,117 @@ class ClaimsConfig(dg.ConfigurableResource):
     config_path: str = ""
     deployment: str = DEFAULT_DEPLOYMENT
 
-    _settings: Settings | None = PrivateAttr(default=None)
+    _run: RunSettings | None = PrivateAttr(default=None)
+    _prior_rules: "PriorRules | None" = PrivateAttr(default=None)
+    _reach: "Reach | None" = PrivateAttr(default=None)
 
-    @property
+    def given_run(self) -> RunSettings | None:
+        """The sections an entry point handed over for its in-process runs (EntryClaimsConfig); None: read the file."""
+        return None
+
     def run_clock(self) -> str:
         """An ISO-8601 instant used as "now"; empty: the wall clock (only an entry point's runs set one)."""
         return ""
 
-    @property
-    def run_entry_key(self) -> str:
-        """The settings an entry point already read for its in-process runs; empty: read the file."""
-        return ""
-
     def setup_for_execution(self, context: dg.InitResourceContext) -> None:
-        key = (context.run_id or "", self.config_path, self.run_entry_key)
-        if context.run_id and key in _RUN_SETTINGS:
-            self._settings = _RUN_SETTINGS[key]
-            return
-        settings = self.load()  # the entry point's, else read from the file
-        if context.run_id:
-            _RUN_SETTINGS.clear()
-            _RUN_SETTINGS[key] = settings
-        line = f"settings: {settings_source(settings.source_file, settings.deployment)} · home {settings.home_dir}"
-        # a run's log names them once; a sensor's tick (no run) only when they differ from the last tick's, so
-        # the daemon does not print the same line every minute
-        if context.log and (context.run_id or _SAID_OUTSIDE_RUNS.get(self.config_path) != line):
-            context.log.info(line)
-            if not context.run_id:
-                _SAID_OUTSIDE_RUNS[self.config_path] = line
+        self._run = self.load()
+        # a run's log names its settings once; a sensor's tick (no run) does not: the corpus sensor says them
+        # when they differ from its last tick's (defs/automation.py), so the daemon does not repeat them
+        if context.log and context.dagster_run is not None:
+            context.log.info(self._run.said)
 
+    def load(self) -> RunSettings:
+        """The run's sections, read once (a resource lives for one run): the entry point's, else the file's. The
+        assets and the other resources take the properties below; defs/storage.py's function-style IO manager
+        still calls this for the home (until it holds this resource as a field)."""
+        if self._run is None:
+            self._run = self.given_run() or RunSettings.read(
+                self.config_path, deployment_named(self.deployment, "the claims_config resource's deployment"),
+                self.run_clock())
+        return self._run
+
+    # ---- the sections a run's assets, checks and sensors take ------------------------------------------------
+    @property
+    def home_dir(self) -> Path:
+        return self.load().home_dir
+
+    @property
+    def reports_dir(self) -> Path:
+        return self.load().reports_dir
+
+    @property
+    def corpus(self) -> CorpusSource:
+        return self.load().corpus
+
+    @property
+    def prior_rules(self) -> "PriorRules":
+        """How claim figures are matched to page numbers (priors, fetch sections), derived once per run."""
+        if self._prior_rules is None:
+            from claims_pipeline.priors import PriorRules
+
+            run = self.load()
+            self._prior_rules = PriorRules.of(run.priors, run.fetch)
+        return self._prior_rules
+
+    @property
+    def page_fetching(self) -> PageFetching:
+        return self.load().page_fetching
+
+    @property
+    def page_cache(self) -> PageCacheSpec:
+        return self.load().page_cache
+
+    @property
+    def sampling(self) -> SamplingSettings:
+        return self.load().sampling
+
+    @property
+    def linter(self) -> LinterSettings:
+        return self.load().linter
+
+    @property
+    def judge(self) -> JudgeSettings:
+        return self.load().judge
+
+    @property
+    def notify(self) -> NotifySettings:
+        return self.load().notify
+
+    @property
+    def reach(self) -> "Reach":
+        """What the run's notifications may reach beyond the public internet, derived once per run."""
+        if self._reach is None:
+            from claims_pipeline.notify import Reach
+
+            run = self.load()
+            self._reach = Reach.of(run.fetch, run.notify, run.deployment)
+        return self._reach
+
+    @property
     def config_file(self) -> Path | None:
-        return Path(self.config_path) if self.config_path else find_config_file(None)
+        return self.load().config_file
 
-    def load(self) -> Settings:
-        """The run's settings, read once (a resource lives for one run)."""
-        if self._settings is None:
-            settings = _ENTRY_SETTINGS.get(self.run_entry_key)
-            if settings is None:  # an entry point checked its settings where it read them (cli.command_settings)
-                settings = load_settings(self.config_file(), deployment=deployment_named(
-                    self.deployment, "the claims_config resource's deployment"))
-                check_deployment(settings)  # production: before the run uses anything, every missing setting named
-            self._settings = settings
-        return self._settings
+    @property
+    def said(self) -> str:
+        return self.load().said
 
     def now(self) -> datetime:
-        if not self.run_clock:
-            return datetime.now(UTC)
-        dt = datetime.fromisoformat(self.run_clock)
-        return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
+        return self.load().now()
 
 
 class EntryClaimsConfig(ClaimsConfig):
     """ClaimsConfig for an entry point's in-process runs (the CLI, the demo, tests), which the code location
-    never serves: clock, the `--now` of a command or a test; entry_key, the settings the command read
-    (entry_settings_key)."""
+    never serves: clock, the `--now` of a command or a test; given, the sections of the settings the command read
+    (RunSettings.given), handed to Dagster as a resource of this one, so its runs do not read them again."""
 
     clock: str = ""
-    entry_key: str = ""
+    given: dg.ResourceDependency[RunSettings | None] = None  # type: ignore[assignment]  # mypy reads the annotation as a descriptor type
 
-    @property
+    def given_run(self) -> RunSettings | None:
+        return self.given
+
     def run_clock(self) -> str:
         return self.clock
-
-    @property
-    def run_entry_key(self) -> str:
-        return self.entry_key
 
 
 class PageCacheResource(dg.ConfigurableResource):
@@ -146,7 +184,7 @@ class PageCacheResource(dg.ConfigurableResource):
 
     @contextlib.contextmanager
     def open(self) -> Iterator[PageCache]:
-        cache = PageCache.at(self.config.load().page_cache)
+        cache = PageCache.at(self.config.page_cache)
         try:
             yield cache
         finally:
@@ -161,7 +199,7 @@ class FetcherResource(dg.ConfigurableResource):
     force_refresh: ClassVar[bool] = True
 
     def fetching(self) -> PageFetching:
-        return self.config.load().page_fetching
+        return self.config.page_fetching
 
     def refresh(self, urls: list[str], cache: PageCache, now: datetime, run_id: str | None = None) -> dict[str, PageState]:
         """Fetch `urls` into the cache; run_id (defs/fetch_runs.py) lets a retry from failure resume where the
@@ -184,7 +222,7 @@ class DemoFetcherResource(FetcherResource):
         from claims_pipeline_demo.routes import saved_epoch
 
         # the epoch the last `claims-pipeline demo` left in its home
-        epoch = saved_epoch(self.config.load().home_dir)  # type: ignore[union-attr]  # an inherited resource field reads as Any | PartialResource to mypy
+        epoch = saved_epoch(self.config.home_dir)  # type: ignore[union-attr]  # an inherited resource field reads as Any | PartialResource to mypy
         with FixtureWeb() as web:
             web.set_epoch(epoch)
             self._address = f"127.0.0.1:{web.port}"
@@ -210,7 +248,7 @@ class JudgeResource(dg.ConfigurableResource):
     api_key: str | None = None
 
     def settings(self) -> JudgeSettings:
-        return self.config.load().judge
+        return self.config.judge
 
     def provider(self) -> JudgeProvider:
         from claims_pipeline.judge.providers import make_provider
@@ -232,7 +270,7 @@ class DemoJudgeResource(JudgeResource):
 
     @contextlib.contextmanager
     def yield_for_execution(self, context: dg.InitResourceContext) -> Iterator["DemoJudgeResource"]:
-        configured = self.config.load().judge  # type: ignore[union-attr]  # an inherited resource field reads as Any | PartialResource to mypy
+        configured = self.config.judge  # type: ignore[union-attr]  # an inherited resource field reads as Any | PartialResource to mypy
         if configured.provider != "none":
             if context.log:
                 context.log.info(f"demo: judge.provider {configured.provider} is configured: it answers, not the scripted judge")
@@ -262,7 +300,8 @@ class DemoJudgeResource(JudgeResource):
         return self._judge is not None
 
 
-def resources_by_deployment(config: ClaimsConfig, *, fixture_web: bool = True) -> dict[str, dict[str, Any]]:
+def resources_by_deployment(config: "ClaimsConfig | PartialResource[Any]", *,
+                            fixture_web: bool = True) -> dict[str, dict[str, Any]]:
     """The resources of each deployment, as in Dagster's own examples:
 
     | deployment | fetcher | judge | starts on |
@@ -271,9 +310,11 @@ def resources_by_deployment(config: ClaimsConfig, *, fixture_web: bool = True) -
     | production | the web, through the SSRF guard | judge.provider's | settings meeting config.deployments.PRODUCTION |
     | demo | the fixture web on 127.0.0.1 | the scripted judge unless judge.provider names one | any valid settings |
 
-    The claims_config resource refuses, when a run or a tick starts it, settings its deployment cannot run on
-    (check_deployment). fixture_web=False: the demo's fetcher without its own fixture web (`claims-pipeline demo`
-    runs one for its three audits and routes to it)."""
+    config: the claims_config resource, set up at launch (`ClaimsConfig.configure_at_launch(...)`): the other
+    resources hold it as a nested resource, and Dagster gives them the run's one instance of it (a fully
+    configured instance would be set up again for each). It refuses, when a run or a tick starts it, settings
+    its deployment cannot run on (check_deployment). fixture_web=False: the demo's fetcher without its own
+    fixture web (`claims-pipeline demo` runs one for its three audits and routes to it)."""
 
     runtime: dict[str, Any] = {
         "judge": JudgeResource(config=config),
@@ -290,16 +331,17 @@ def resources_by_deployment(config: ClaimsConfig, *, fixture_web: bool = True) -
 def resources_for_file(config_path: str = "", deployment: Deployment = DEFAULT_DEPLOYMENT, *, clock: str = "",
                        fixture_web: bool = True) -> dict[str, Any]:
     """The resources of a deployment whose runs read the settings file (empty: the default chain) themselves."""
-    config = EntryClaimsConfig(config_path=config_path, deployment=deployment, clock=clock)
+    config = EntryClaimsConfig.configure_at_launch(config_path=config_path, deployment=deployment, clock=clock)
     return resources_by_deployment(config, fixture_web=fixture_web)[deployment]
 
 
-def resources_for_settings(settings: Settings, *, clock: str = "", fixture_web: bool = True) -> dict[str, Any]:
-    """The resources of an entry point that has read its settings: its in-process runs take them as they are."""
-    source = settings.source_file
-    config = EntryClaimsConfig(config_path=str(source) if source else "", deployment=settings.deployment,
-                               clock=clock, entry_key=entry_settings_key(settings))
-    return resources_by_deployment(config, fixture_web=fixture_web)[settings.deployment]
+def resources_for_run(run: RunSettings, *, fixture_web: bool = True) -> dict[str, Any]:
+    """The resources of an entry point that has read its settings (orchestration/runner.resources_for): its
+    in-process runs take the sections as they are, handed over as a resource of the claims_config resource."""
+    source = run.config_file
+    config = EntryClaimsConfig.configure_at_launch(config_path=str(source) if source else "",
+                                                   deployment=run.deployment, clock=run.clock, given=run)
+    return resources_by_deployment(config, fixture_web=fixture_web)[run.deployment]
 
 
 @dg.definitions
@@ -310,5 +352,5 @@ def resources() -> dg.Definitions:
 
     deployment = deployment_from_env()
     config_path: str | dg.EnvVar = dg.EnvVar(ENV_CONFIG) if os.environ.get(ENV_CONFIG) else ""
-    config = ClaimsConfig(config_path=config_path, deployment=deployment)
+    config = ClaimsConfig.configure_at_launch(config_path=config_path, deployment=deployment)
     return dg.Definitions(resources=resources_by_deployment(config)[deployment])

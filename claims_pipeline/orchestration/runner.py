@@ -65,10 +65,12 @@ def cli_console(init_context: dg.InitLoggerContext) -> logging.Logger:
 
 def resources_for(settings: Settings, *, clock: str = "", fixture_web: bool = True) -> dict[str, Any]:
     """The resources of the settings' deployment, bound to the settings the command read (its runs do not read
-    them again), and the clock."""
-    from claims_pipeline.defs.resources import resources_for_settings
+    them again), and the clock: the sections of the settings go to the runs as a resource (RunSettings, held by
+    the claims_config resource), never through a global."""
+    from claims_pipeline.config.run_settings import RunSettings
+    from claims_pipeline.defs.resources import resources_for_run
 
-    return resources_for_settings(settings, clock=clock, fixture_web=fixture_web)
+    return resources_for_run(RunSettings.given(settings, clock), fixture_web=fixture_web)
 
 
 CLI_WORKLIST_JOB = "cli_worklist"

@@ -200,3 +200,23 @@ def test_make_dev_gives_the_ui_the_clis_instance(tmp_path, monkeypatch):
     out = subprocess.run([sys.executable, "-m", "claims_pipeline.orchestration.instance"], env={**env, "CLAIMS_PIPELINE_CONFIG": str(bad)},
                          cwd=tmp_path, capture_output=True, text=True, timeout=scaled(60))
     assert out.returncode == 2 and out.stdout == "" and "concurency" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_the_sensor_names_its_settings_on_the_first_tick_and_when_they_change(instance, demo_config, corpus, capfd):
+    """A tick's log names the settings it ran on only when they differ from the last tick's (its cursor keeps
+    the line): the daemon does not print the same line every minute, and a new file or home shows at once."""
+    config = config_with(demo_config, extraction__corpus_dir=str(corpus))
+
+    def said(cursor: str | None, path: Path) -> tuple[dg.SensorResult, list[str]]:
+        capfd.readouterr()
+        result = _evaluate(instance, path, cursor)  # a tick's context.log writes to the console (stderr)
+        return result, [line for line in capfd.readouterr().err.splitlines() if "settings: config " in line]
+
+    first, lines = said(None, config)
+    assert len(lines) == 1 and f"settings: config {config}" in lines[0], lines
+    apply_partition_requests(instance, first)
+    again, lines = said(first.cursor, config)
+    assert lines == []
+    moved = config_with(demo_config, extraction__corpus_dir=str(corpus), home=str(corpus.parent / "other-home"))
+    _, lines = said(again.cursor, moved)
+    assert len(lines) == 1 and str(corpus.parent / "other-home") in lines[0], lines

@@ -47,8 +47,8 @@ def test_one_scope_judged_end_to_end_then_cached(instance, demo_config, home, pr
     assert _materialize(instance, resources_for(demo_config), AUDIT).success
     with ScriptedJudgeServer() as server:
         config = _judge_config(demo_config, server, provider)
-        resources = {**resources_for(config), "judge": JudgeResource(config=resources_for(config)["claims_config"],
-                                                                     api_key=dg.EnvVar(KEY_ENV))}
+        resources = resources_for(config)  # the judge holds this run's claims_config (one instance per run)
+        resources = {**resources, "judge": JudgeResource(config=resources["claims_config"], api_key=dg.EnvVar(KEY_ENV))}
         first = _materialize(instance, resources, VERIFY)
         sent_first = len(server.requests("verdict"))
         b_first = len(server.requests("direction_b"))
@@ -119,8 +119,8 @@ def test_a_count_that_does_not_recount_stops_the_run_before_the_report(instance,
     monkeypatch.setattr(verdicts_core, "judge_scope", miscounted)
     with ScriptedJudgeServer() as server:
         config = _judge_config(demo_config, server, "anthropic")
-        resources = {**resources_for(config), "judge": JudgeResource(config=resources_for(config)["claims_config"],
-                                                                     api_key=dg.EnvVar(KEY_ENV))}
+        resources = resources_for(config)  # the judge holds this run's claims_config (one instance per run)
+        resources = {**resources, "judge": JudgeResource(config=resources["claims_config"], api_key=dg.EnvVar(KEY_ENV))}
         result = _materialize(instance, resources, VERIFY)
     checks = {c.check_name: c.passed for c in result.get_asset_check_evaluations()}
     assert checks["verdict_counts_recount"] is False

@@ -56,8 +56,8 @@ def test_instructions_on_the_page_cannot_produce_a_match(instance, home, tmp_pat
         assert audit.success
         url = server.anthropic_url if provider == "anthropic" else server.openai_url
         config = config_with(config, judge__provider=provider, judge__base_url=url, judge__api_key_env=KEY_ENV)
-        resources = {**resources_for(config), "judge": JudgeResource(config=resources_for(config)["claims_config"],
-                                                                     api_key=dg.EnvVar(KEY_ENV))}
+        resources = resources_for(config)  # the judge holds this run's claims_config (one instance per run)
+        resources = {**resources, "judge": JudgeResource(config=resources["claims_config"], api_key=dg.EnvVar(KEY_ENV))}
         result = dg.materialize([*ALL_ASSETS, *ALL_CHECKS], instance=instance, resources=resources,
                                 selection=dg.AssetSelection.groups("verdicts"), partition_key="xa",
                                 run_config=QUIET, raise_on_error=False)

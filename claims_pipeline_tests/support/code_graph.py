@@ -282,3 +282,133 @@ def settings_path(files: Mapping[str, str], start: str = FETCH_RESOURCE) -> Sett
                    and takes_settings(node))
     signatures = [f"{path}:{line} {name}" for path, line, name in below]
     return SettingsPath(sorted(calls), on_path, back_up, signatures)
+
+
+# ---- the settings' road from the CLI into a run (--settings-road) -------------------------------------------
+
+# The objects that carry the whole settings: Settings, and the run's sections object that holds it
+CARRIERS = frozenset({"Settings", "RunSettings"})
+CLI_AUDIT = "claims_pipeline.commands.audit.run"
+
+
+def _carries(annotation: ast.expr | None) -> bool:
+    return bool(_names_in(annotation) & CARRIERS)
+
+
+@dataclasses.dataclass
+class SettingsRoad:
+    holders: list[str]  # the functions the settings of one `audit` pass through
+    files: list[str]  # their files
+    globals: list[str]  # module-level names the settings are parked in and taken back from ("module.NAME")
+    resources: list[str]  # resource classes the settings are handed to Dagster in
+    back_up: list[tuple[str, str]]  # hand-ons (calls, parkings, resources) from a lower layer to a higher one
+
+
+def settings_road(files: Mapping[str, str], start: str = CLI_AUDIT) -> SettingsRoad:
+    """Follow the settings one `claims-pipeline audit` read from the command into its runs. A function holds them
+    when: it is the command; a holder calls it and it has a parameter annotated Settings or RunSettings; it calls
+    a holder whose return annotation is one of them (`claims_config.load()`); it reads a module-level name a
+    holder writes into (`_ENTRY_SETTINGS[key] = settings`), a parking; or it is a method of a resource class a
+    holder configures or makes (`ClaimsConfig.configure_at_launch(given=run)`) that returns them, a hand-over to
+    Dagster. Calls resolve as CallGraph does (a floor); a holder's call counts whatever it passes."""
+    graph = CallGraph(files)
+    trees = {module_name(p): ast.parse(t) for p, t in files.items()}
+    module_of = {q: module_name(p) for q, p in graph.path_of.items()}
+
+    def module_state(module: str) -> set[str]:
+        tree = trees[module]
+        return {t.id for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
+                for t in (node.targets if isinstance(node, ast.Assign) else [node.target]) if isinstance(t, ast.Name)}
+
+    def carrying(fn: str) -> set[str]:
+        """fn's names that hold the settings: its parameters annotated with a carrier, and the locals it assigns
+        from a call to a function returning one (`settings = self.load()`)."""
+        node = graph.node_of[fn]
+        names = {p.arg for p in _parameters(node) if _carries(p.annotation)}
+        returners = {q.rpartition(".")[2] for q in graph.callees(fn) if _carries(graph.node_of[q].returns)}
+        for n in ast.walk(node):
+            if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call):
+                f = n.value.func
+                if (f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None) in returners:
+                    names |= {t.id for t in n.targets if isinstance(t, ast.Name)}
+        return names
+
+    def written(fn: str) -> set[str]:
+        """Module-level names fn puts the settings into (`N[k] = settings`, `N.setdefault(k, settings)`)."""
+        top, held, out = module_state(module_of[fn]), carrying(fn), set()
+        for node in ast.walk(graph.node_of[fn]):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in held:
+                out |= {t.value.id for t in node.targets if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)}
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+                  and any(isinstance(a, ast.Name) and a.id in held for a in node.args)):
+                out.add(node.func.value.id)
+        return out & top
+
+    def reads(fn: str, name: str) -> bool:
+        return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+                   for n in ast.walk(graph.node_of[fn]))
+
+    def configured(fn: str) -> set[str]:
+        """The package's classes fn makes or configures with the settings as an argument (`C(given=run)`,
+        `C.configure_at_launch(given=run)`)."""
+        out, held = set(), carrying(fn)
+        for call in (n for n in ast.walk(graph.node_of[fn]) if isinstance(n, ast.Call)):
+            values = [*call.args, *(k.value for k in call.keywords)]
+            if not any(isinstance(v, ast.Name) and v.id in held for v in values):
+                continue
+            f = call.func
+            name = f.id if isinstance(f, ast.Name) else (f.value.id if isinstance(f, ast.Attribute) and isinstance(
+                f.value, ast.Name) and f.attr == "configure_at_launch" else None)
+            if name and (q := graph.name_in(module_of[fn], name)) in graph.classes:
+                out.add(q)
+        return out
+
+    def returning(cls: str) -> set[str]:
+        """The methods of cls and its bases that return a carrier."""
+        out, todo = set(), [cls]
+        while todo:
+            c = todo.pop()
+            out |= {q for q, owner in graph.class_of.items() if owner == c and _carries(graph.node_of[q].returns)}
+            todo += graph.bases(c)
+        return out
+
+    callers: dict[str, set[str]] = {}
+    for q in graph.node_of:
+        for g in graph.callees(q):
+            callers.setdefault(g, set()).add(q)
+    holders, todo = {start}, [start]
+    edges: set[tuple[str, str, str]] = set()  # (from, to, how)
+    parked: set[str] = set()
+    handed: set[str] = set()
+
+    def reach(a: str, b: str, how: str) -> None:
+        edges.add((a, b, how))
+        if b not in holders:
+            holders.add(b)
+            todo.append(b)
+
+    while todo:
+        fn = todo.pop()
+        for g in graph.callees(fn):
+            if any(_carries(p.annotation) for p in _parameters(graph.node_of[g])):
+                reach(fn, g, "call")
+        if _carries(graph.node_of[fn].returns):
+            for f in callers.get(fn, ()):
+                reach(fn, f, "return")
+        for name in written(fn):
+            parked.add(f"{module_of[fn]}.{name}")
+            for q in graph.node_of:
+                if module_of[q] == module_of[fn] and q != fn and reads(q, name):
+                    reach(fn, q, "parked")
+        for cls in configured(fn):
+            for m in returning(cls):
+                handed.add(cls)
+                reach(fn, m, "resource")
+
+    def layer(fn: str) -> int | None:
+        return LAYERS.get(part_of(graph.path_of[fn]))
+
+    back_up = sorted((a, b) for a, b, how in edges if how != "return"
+                     and (la := layer(a)) is not None and (lb := layer(b)) is not None and lb > la)
+    return SettingsRoad(sorted(holders), sorted({graph.path_of[f] for f in holders if f in graph.path_of}),
+                        sorted(parked), sorted(handed), back_up)

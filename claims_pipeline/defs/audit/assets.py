@@ -22,16 +22,15 @@ def audit_tables(context: dg.AssetExecutionContext, claims_config: ClaimsConfig,
     TOKENS_ABSENT, CONTENT_CHANGED, stale_changed, flagged) and each scope's findings. Checked by a blocking
     check before the report. Which scopes to look at: the by_scope table below, and the result line of each
     failed (warning) check on the Checks tab, e.g. "xa: 1 stale_changed"."""
-    from claims_pipeline.priors import PriorRules
     from claims_pipeline.steps.audit.cross_scope import audit_scopes
 
-    settings = claims_config.load()
+    home = claims_config.home_dir
     with page_cache.open() as cache:
-        done = audit_scopes(settings.home_dir, PriorRules.of(settings.priors, settings.fetch), claims, fetched_pages, priors, cache, claims_config.now(),
+        done = audit_scopes(home, claims_config.prior_rules, claims, fetched_pages, priors, cache, claims_config.now(),
                             list(context.instance.get_dynamic_partitions(SCOPE_PARTITIONS_NAME)))
     if done.reread:
         context.log.info(f"{done.reread} claims read again on a newer fetch of their page by another scope")
-    return dg.MaterializeResult(metadata=audit_metadata(done.audit, done.tables["priors"].parent, settings.home_dir))
+    return dg.MaterializeResult(metadata=audit_metadata(done.audit, done.tables["priors"].parent, home))
 
 
 # The report follows the tables (eager), but never tables whose blocking check failed: within one run the
@@ -47,13 +46,13 @@ def audit_report(context: dg.AssetExecutionContext, claims_config: ClaimsConfig)
     flagged claims here too; reports/LATEST names the newest."""
     from claims_pipeline.steps.audit.publish import TablesReplaced, publish_report
 
-    settings = claims_config.load()
+    home = claims_config.home_dir
     try:
-        published = publish_report(settings.home_dir, settings.reports_dir,
+        published = publish_report(home, claims_config.reports_dir,
                                    own_tables_run_at=tables_written_by_this_run(context))
     except TablesReplaced as exc:
         raise dg.Failure(description=str(exc)) from None
-    return dg.MaterializeResult(metadata=report_metadata(published, settings.home_dir))
+    return dg.MaterializeResult(metadata=report_metadata(published, home))
 
 
 def tables_written_by_this_run(context: dg.AssetExecutionContext) -> str | None:

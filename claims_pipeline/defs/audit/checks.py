@@ -30,7 +30,7 @@ from claims_pipeline.steps.audit.tables import read_audit, read_priors
 def recount_matches_headline(claims_config: ClaimsConfig) -> dg.AssetCheckResult:
     from claims_pipeline.report.audit import headline_mismatches, headline_numbers
 
-    audit = read_audit(claims_config.load().home_dir)
+    audit = read_audit(claims_config.home_dir)
     recomputed = headline_numbers(audit.claims, audit.pages, audit.priors)
     problems = headline_mismatches(audit.headline, recomputed)
     return dg.AssetCheckResult(
@@ -46,17 +46,17 @@ def recount_matches_headline(claims_config: ClaimsConfig) -> dg.AssetCheckResult
 
 @dg.asset_check(asset=assets.audit_tables, description="Claims whose figure is not on the cited page (TOKENS_ABSENT): a tripwire for review.")
 def no_tokens_absent(claims_config: ClaimsConfig) -> dg.AssetCheckResult:
-    return review_warning(absent_rows(read_priors(claims_config.load().home_dir)), ABSENT_HEADERS, "TOKENS_ABSENT")
+    return review_warning(absent_rows(read_priors(claims_config.home_dir)), ABSENT_HEADERS, "TOKENS_ABSENT")
 
 
 @dg.asset_check(asset=assets.audit_tables, description="Claims whose cited page changed after they were last verified (stale_changed): re-verify first.")
 def no_stale_changed(claims_config: ClaimsConfig) -> dg.AssetCheckResult:
-    return review_warning(stale_rows(read_priors(claims_config.load().home_dir)), STALE_HEADERS, "stale_changed")
+    return review_warning(stale_rows(read_priors(claims_config.home_dir)), STALE_HEADERS, "stale_changed")
 
 
 @dg.asset_check(asset=assets.audit_tables, description="Cited pages whose text changed since the last report showed them (CONTENT_CHANGED): read the diff in the report.")
 def no_cited_page_changed(claims_config: ClaimsConfig) -> dg.AssetCheckResult:
-    return review_warning(changed_page_rows(read_priors(claims_config.load().home_dir)), CHANGED_HEADERS, "changed page(s)")
+    return review_warning(changed_page_rows(read_priors(claims_config.home_dir)), CHANGED_HEADERS, "changed page(s)")
 
 
 # The three review checks read the priors table only (one of the audit's four tables), not the whole audit.
@@ -86,11 +86,9 @@ _UNTOUCHED = ("Every corpus file is byte-identical to what corpus_documents hash
     dg.AssetCheckSpec("corpus_untouched", asset="verdict_report", description=_UNTOUCHED),
 ])
 def corpus_untouched(context: dg.AssetCheckExecutionContext, claims_config: ClaimsConfig) -> Iterator[dg.AssetCheckResult]:
-    from claims_pipeline.config.corpus_source import corpus_source
     from claims_pipeline.steps.corpus import corpus_drift
 
-    settings = claims_config.load()
-    drift = corpus_drift(corpus_source(settings), settings.home_dir,
+    drift = corpus_drift(claims_config.corpus, claims_config.home_dir,
                          context.instance.get_dynamic_partitions(SCOPE_PARTITIONS_NAME))
     for key in sorted(context.selected_asset_check_keys, key=lambda k: k.asset_key.to_user_string()):
         yield dg.AssetCheckResult(asset_key=key.asset_key, check_name=key.name, passed=not drift,

@@ -5,7 +5,6 @@ from typing import Any
 
 import dagster as dg
 
-from claims_pipeline.config.corpus_source import corpus_source
 from claims_pipeline.defs.metadata import NOTE_LIMIT, WHERE_LIMIT, counts, md_list, md_table
 from claims_pipeline.defs.resources import ClaimsConfig
 from claims_pipeline.defs.scoped import scope_asset, scoped_output
@@ -23,7 +22,7 @@ from claims_pipeline.steps.corpus import (
 @scope_asset(kinds={"markdown"})
 def corpus_documents(context: dg.AssetExecutionContext, claims_config: ClaimsConfig) -> dg.Output[dict[str, CorpusDocuments]]:
     """The scope's markdown files and their content hashes (data version = hash of the scope's files)."""
-    corpus = corpus_source(claims_config.load())
+    corpus = claims_config.corpus
     docs = documents_by_scope(corpus, list(context.partition_keys))
     for scope in docs.empty_scopes:
         context.log.warning(f"scope {scope!r}: no markdown files under {corpus.root} (folder removed?)")
@@ -36,7 +35,7 @@ def corpus_documents(context: dg.AssetExecutionContext, claims_config: ClaimsCon
 def claims(context: dg.AssetExecutionContext, claims_config: ClaimsConfig,
            corpus_documents: dict[str, CorpusDocuments]) -> dg.Output[dict[str, ScopeClaims]]:
     """Claims (a sentence stating figures + the primary source it links) extracted from the scope's files."""
-    extracted = claims_by_scope(corpus_source(claims_config.load()), list(context.partition_keys))
+    extracted = claims_by_scope(claims_config.corpus, list(context.partition_keys))
     for warning in extracted.warnings:
         context.log.warning(warning)  # bad input: named by file and line, never fatal
 
@@ -61,8 +60,7 @@ def citation_lint(context: dg.AssetExecutionContext, claims_config: ClaimsConfig
                   corpus_documents: dict[str, CorpusDocuments]) -> dg.Output[dict[str, LintFindings]]:
     """Citations that point at a primary portal's root next to a figure (advisory: the claim cannot be checked
     against a home page)."""
-    settings = claims_config.load()
-    findings = lint_by_scope(corpus_source(settings), settings.linter, list(context.partition_keys))
+    findings = lint_by_scope(claims_config.corpus, claims_config.linter, list(context.partition_keys))
     return scoped_output(context, findings, lambda s: {
         "findings": len(findings[s].findings),
         "findings_table": md_table(["where", "url", "context"],

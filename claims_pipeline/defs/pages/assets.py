@@ -42,7 +42,7 @@ def fetched_pages(context: dg.AssetExecutionContext, claims_config: ClaimsConfig
 
     Data version = hash of the sorted (url, text hash) pairs, so downstream assets show as unsynced exactly
     when a cited page really changed (a re-fetch of the same text leaves them synced)."""
-    home, now, run_id = claims_config.load().home_dir, claims_config.now(), fetch_run_id(context.run)
+    home, now, run_id = claims_config.home_dir, claims_config.now(), fetch_run_id(context.run)
     with page_cache.open() as cache:
         before = statuses_before(claims, cache)
         pages = refresh_scope_pages(home, claims, cache, lambda urls: fetcher.refresh(urls, cache, now, run_id=run_id))

@@ -21,11 +21,8 @@ def priors(context: dg.AssetExecutionContext, claims_config: ClaimsConfig, page_
            claims: dict[str, ScopeClaims], fetched_pages: dict[str, ScopePages]) -> dg.Output[dict[str, ScopePriors]]:
     """Per claim: TOKENS_PRESENT / WEAK_MATCH / TOKENS_ABSENT / SOURCE_BINARY / PDF_NO_TEXT / SOURCE_UNAVAILABLE,
     with the matched and missing figures and page excerpts. A tripwire for a reviewer, not a verdict."""
-    from claims_pipeline.priors import PriorRules
-
-    settings = claims_config.load()
     with page_cache.open() as cache:
-        result = priors_by_scope(PriorRules.of(settings.priors, settings.fetch), claims, fetched_pages, cache)
+        result = priors_by_scope(claims_config.prior_rules, claims, fetched_pages, cache)
 
     def metadata_of(scope: str) -> dict[str, Any]:
         rows = result.claim_rows(scope)  # the claims as stored (JSON dicts), not rebuilt as records

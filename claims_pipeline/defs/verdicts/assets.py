@@ -30,17 +30,16 @@ def verdicts(context: dg.AssetExecutionContext, config: VerdictsConfig, claims_c
     """Per claim: MATCH / MISMATCH / STALE / PARTIAL / NOT_FOUND / SOURCE_UNAVAILABLE / INDETERMINATE, asked both
     ways and checked by code; a verdict that claims the figure without a verbatim quote carrying it never
     ships. Cached by (claim, page text, model, prompt version): an unchanged input costs nothing."""
-    from claims_pipeline.config.corpus_source import corpus_source
     from claims_pipeline.judge.providers import NO_JUDGE_MESSAGE
     from claims_pipeline.steps.verdicts import AuditedScopes, VerdictSources, judge_scopes, limited, not_judged
 
-    settings, now, scopes = claims_config.load(), claims_config.now(), list(context.partition_keys)
+    now, scopes = claims_config.now(), list(context.partition_keys)
     if not judge.provider().configured:
         context.log.info(NO_JUDGE_MESSAGE)
         out = {s: not_judged(NO_JUDGE_MESSAGE, now) for s in scopes}
     else:
         audited = AuditedScopes(claims, fetched_pages, priors, page_changes)
-        sources = VerdictSources(settings.home_dir, corpus_source(settings), settings.sampling)
+        sources = VerdictSources(claims_config.home_dir, claims_config.corpus, claims_config.sampling)
         with page_cache.open() as cache:
             out = judge_scopes(sources, scopes, audited, limited(judge.settings(), config.max_claims),
                                judge.provider, cache, now, scripted=judge.scripted)
@@ -70,7 +69,7 @@ def verdicts(context: dg.AssetExecutionContext, config: VerdictsConfig, claims_c
 def verdict_counts_recount(context: dg.AssetCheckExecutionContext, claims_config: ClaimsConfig) -> dg.AssetCheckResult:
     from claims_pipeline.steps.verdicts import VERDICTS, recount_problems
 
-    home = claims_config.load().home_dir
+    home = claims_config.home_dir
     problems: list[str] = []
     for scope in context.instance.get_dynamic_partitions(scope_partitions.name):
         stored = VERDICTS.read(home, scope)
@@ -85,14 +84,12 @@ def verdict_report(context: dg.AssetExecutionContext, claims_config: ClaimsConfi
                    verdicts: dict[str, ScopeVerdicts]) -> dg.MaterializeResult[None]:
     """verdicts.md / .html / .json and corrections.patch (suggestions a human may apply with `git apply`; never
     applied here) next to the newest audit report, and a verdict section in its report.html."""
-    from claims_pipeline.config.corpus_source import corpus_source
     from claims_pipeline.judge.report import verification_line
     from claims_pipeline.report.ui_summary import verdicts_markdown
     from claims_pipeline.steps.verdicts import publish_verdict_report
 
-    settings = claims_config.load()
-    home = settings.home_dir
-    published = publish_verdict_report(home, corpus_source(settings), verdicts)
+    home = claims_config.home_dir
+    published = publish_verdict_report(home, claims_config.corpus, verdicts)
     run = published.run
     if not run.judged:
         return dg.MaterializeResult(metadata={"judged": False, "reason": run.reason,

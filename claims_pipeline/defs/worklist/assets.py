@@ -22,25 +22,23 @@ def worklist(context: dg.AssetExecutionContext, config: WorklistConfig, claims_c
              fetcher: FetcherResource) -> dg.MaterializeResult[None]:
     """The highest-priority claims (stale-marked, never verified, oldest stamp, statute or money figures), their
     pages fetched only when older than cache.ttl_days, each with its prior and page excerpts."""
-    from claims_pipeline.config.corpus_source import corpus_source
     from claims_pipeline.config.settings import corpus_origin
-    from claims_pipeline.priors import PriorRules
     from claims_pipeline.steps.pages.refresh import refresh_pages
     from claims_pipeline.steps.worklist.build import WorklistInputError, WorklistOptions, WorklistSources, make_worklist
     from claims_pipeline.store.cache import PageCache
     from claims_pipeline.store.records import PageState
 
     options = WorklistOptions(**config.model_dump())
-    settings, now, run_id = claims_config.load(), claims_config.now(), fetch_run_id(context.run)
+    now, run_id = claims_config.now(), fetch_run_id(context.run)
     fetching = fetcher.fetching()  # the demo's fetcher adds its fixture routes
 
     def fetch(cache: PageCache, urls: list[str]) -> dict[str, PageState]:
         return refresh_pages(fetching, urls, cache=cache, force=False, now=now, run_id=run_id)
 
     try:
-        sources = WorklistSources(corpus_source(settings), settings.sampling, PriorRules.of(settings.priors, settings.fetch),
-                                  settings.home_dir, lambda: PageCache.at(settings.page_cache), fetch)
-        made = make_worklist(sources, options, now, corpus_origin=corpus_origin(claims_config.config_file()))
+        sources = WorklistSources(claims_config.corpus, claims_config.sampling, claims_config.prior_rules,
+                                  claims_config.home_dir, lambda: PageCache.at(claims_config.page_cache), fetch)
+        made = make_worklist(sources, options, now, corpus_origin=corpus_origin(claims_config.config_file))
     except WorklistInputError as exc:  # fails the run: the last worklist is not replaced by an empty one
         raise dg.Failure(str(exc)) from None
     for warning in made.warnings:
