@@ -47,7 +47,6 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from claims_pipeline.store import schema
 from claims_pipeline.store.blob_stores import open_blob_store
 from claims_pipeline.store.blobs import text_hash as text_hash_of
-from claims_pipeline.store.change_confirmation import ChangeState, Settlement, settle
 from claims_pipeline.store.clock import iso, to_utc, utc_now
 from claims_pipeline.store.diffs import text_diff
 from claims_pipeline.store.engine import is_sqlite, make_engine, write_transaction

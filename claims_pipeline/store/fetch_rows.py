@@ -19,9 +19,9 @@ from sqlalchemy import (
 )
 
 from claims_pipeline.store import schema
+from claims_pipeline.store.change_confirmation import ChangeState
 from claims_pipeline.store.clock import utc_now
 from claims_pipeline.store.record_decision import USABLE, _Recording
-from claims_pipeline.store.change_confirmation import ChangeState
 from claims_pipeline.web.records import FetchResult, FetchStatus
 
 

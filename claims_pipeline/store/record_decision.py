@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from claims_pipeline.store.records import Basis
 from claims_pipeline.store.change_confirmation import ChangeState, Settlement, settle
+from claims_pipeline.store.records import Basis
 from claims_pipeline.web.records import FetchResult, FetchStatus
 
 USABLE = (FetchStatus.OK.value, FetchStatus.NOT_MODIFIED.value)  # fetches that show the page's text

@@ -15,10 +15,15 @@ from claims_pipeline.steps.priors import ScopePriors
 SCOPES = ["xa", "xb", "xc", "shared/exit/regional"]
 
 
+def _step_values() -> dict[int, str]:
+    gc.collect()
+    return {id(o): type(o).__name__ for o in gc.get_objects() if isinstance(o, ScopeClaims | ScopePages | ScopePriors)}
+
+
 def test_no_step_output_outlives_its_step_in_a_cli_run(instance, demo_config, web):
+    before = _step_values()  # what earlier tests in this process may still hold is not this run's
     results = run_audit(instance, resources_for(load_settings(demo_config)), SCOPES)
     assert [r.success for r in results] == [True]
     assert {e.step_key for e in results[-1].all_events if e.is_successful_output} >= {"claims", "priors", "audit_tables"}
-    gc.collect()
-    alive = [type(o).__name__ for o in gc.get_objects() if isinstance(o, ScopeClaims | ScopePages | ScopePriors)]
+    alive = [name for key, name in _step_values().items() if key not in before]
     assert alive == []  # held by the result (execute_in_process's output capture): every scope's claims, pages, priors
