@@ -39,7 +39,7 @@ def explain_line(corpus: CorpusSource, where: str, *, include_secondary: bool = 
     Raises ValueError naming what is wrong with `where`."""
     from pathlib import Path
 
-    from claims_pipeline.corpus.attribution import REASONS, attribute_values, by_sentence, no_evidence
+    from claims_pipeline.corpus.attribution import REASONS, attribute_values, by_sentence, is_topic_entry, no_evidence
     from claims_pipeline.corpus.blocks import blank_comments, code_spans, run_around, wrapped_paragraphs
     from claims_pipeline.corpus.extract import ExtractOptions, extract_text
     from claims_pipeline.corpus.links import decode_entities, find_links, mask_urls, repair_schemes
@@ -92,7 +92,8 @@ def explain_line(corpus: CorpusSource, where: str, *, include_secondary: bool = 
         named, events = found_no if found_no is not None else ([False] * len(links), [False] * len(links))
         given, reasons = by_sentence(unit, links, values, attribute_values(values, links), is_row,
                                      line_of=line_of if para is not None else None,
-                                     item=para.item if para is not None else _LIST_MARK_RE.match(unit) is not None,
+                                     item=(para.item if para is not None else _LIST_MARK_RE.match(unit) is not None)
+                                     and is_topic_entry(para.text if para is not None else unit),
                                      named=named)
         out.append("links:")
         for ln, vs, reason, name, event in zip(links, given, reasons, named, events):

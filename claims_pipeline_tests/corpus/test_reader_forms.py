@@ -134,3 +134,18 @@ def test_a_topic_or_community_index_page_is_no_source():
             "Since 2021 the [data topic](https://news.example.gov/topics/data/) counts 40% more posts.\n\n"
             "Fees rose 4% in 2024 ([fee schedule](https://agency.example.gov/topics/fees/schedule-2024.pdf)).\n")
     assert [c.source_url for c in extract_lines(text).claims] == ["https://agency.example.gov/topics/fees/schedule-2024.pdf"]
+
+
+def test_a_step_of_several_sentences_reads_like_a_paragraph_while_a_topic_entry_stays_one_statement():
+    """A numbered step whose later sentence names where a package comes from: that link is no source of the
+    earlier sentence's duration. An item opening with its topic and a colon is one entry: its link sources every
+    sentence of it."""
+    step = ("1. Build the container image first.\n"
+            "Building it takes about 25 minutes on a laptop. Then fetch the client library from "
+            "[the package index](https://packages.example.org/project/client/).\n")
+    assert extract_lines(step).claims == []
+    entry = ("- **Harbour dues**: levied under the Ports Act, No. 12 of 1988. Dues are set each year by "
+             "[the port authority](https://port.example.gov/dues).\n")
+    (c,) = extract_lines(entry).claims
+    assert c.source_url == "https://port.example.gov/dues"
+    assert {"No. 12", "1988"} <= {v.raw for v in c.values}
