@@ -149,3 +149,15 @@ def test_a_step_of_several_sentences_reads_like_a_paragraph_while_a_topic_entry_
     (c,) = extract_lines(entry).claims
     assert c.source_url == "https://port.example.gov/dues"
     assert {"No. 12", "1988"} <= {v.raw for v in c.values}
+
+
+def test_a_source_line_sources_the_unlinked_sentences_of_a_one_line_paragraph_as_of_a_wrapped_one():
+    """One paragraph a line (how many knowledge bases are written) is read as the same paragraph wrapped: its
+    sentences citing nothing take the "Source:" line under it, even when another sentence has a link of its own."""
+    body = ("The harbour levy is 4 % of the cargo value. Read the [port office notes](https://port.example.gov/notes) "
+            "for the procedure.")
+    source = "\n\nSource: [Port office register](https://port.example.gov/levy)\n"
+    wrapped = body.replace(" Read", "\nRead")
+    for text in (body + source, wrapped + source):
+        got = {(c.line_no, c.source_url, c.source_reason): [v.raw for v in c.values] for c in extract_lines(text).claims}
+        assert got == {(1, "https://port.example.gov/levy", "source-line"): ["4 %"]}, text
