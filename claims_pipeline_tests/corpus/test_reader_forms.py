@@ -161,3 +161,15 @@ def test_a_source_line_sources_the_unlinked_sentences_of_a_one_line_paragraph_as
     for text in (body + source, wrapped + source):
         got = {(c.line_no, c.source_url, c.source_reason): [v.raw for v in c.values] for c in extract_lines(text).claims}
         assert got == {(1, "https://port.example.gov/levy", "source-line"): ["4 %"]}, text
+
+
+def test_a_shortcode_citing_a_document_is_the_link_it_stands_for():
+    """A Hugo card (`{{< card src="…" title="…" >}}`) links its src with its title as the label: a section
+    number in the title is that page's figure. A shortcode with no http src, or no title, stays a template."""
+    card = ('{{< card-rule src="https://rules.example.gov/hr/12.204" kicker="Rule" '
+            'title="**§ 12.204 Harbour Regulation**: pilotage." >}}Every ship must take a pilot.\n')
+    (c,) = extract_lines(card).claims
+    assert c.source_url == "https://rules.example.gov/hr/12.204"
+    assert [v.raw for v in c.values if v.salient] == ["§ 12.204"]
+    assert extract_lines('{{< card-rule src="/local/hr-12" title="**§ 12.204**: pilotage." >}}\n').claims == []
+    assert extract_lines('{{< figure src="https://img.example.gov/chart.png" >}} Under § 12.204 a pilot is due.\n').claims == []
