@@ -336,7 +336,7 @@ _PROJECT_SITE_RE = re.compile(r"^https?://[^/?#]+\.(?:github|gitlab)\.io/[^/?#]+
 def is_site_page(url: str, label: str = "") -> bool:
     """A site's home page (a project's on a pages host too), its "about" page, or the page of the thing the label
     names right under the site's root ("[City Guild (CG)](https://site.example/city-guild)")."""
-    return (is_root_url(url) or _ABOUT_PAGE_RE.match(url) is not None or _PROJECT_SITE_RE.match(url) is not None
+    return (is_root_url(url) or _ABOUT_PAGE_RE.match(url) is not None or (".io/" in url and _PROJECT_SITE_RE.match(url) is not None)
             or (bool(label) and _names_page(url, label)))
 
 
