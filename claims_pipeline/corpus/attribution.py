@@ -132,6 +132,20 @@ def _citing_only(text: str, lo: int, hi: int, links: Sequence[Link]) -> bool:
     return len(_WORD_RE.findall(" ".join(rest))) <= _CITING_SENTENCE_MAX_WORDS
 
 
+# A list item that opens with its topic and a colon ("- **Land registry**: … since 2004; … at [site](…)", "- Fees:
+# …"): one entry of a fact sheet, its sentences one statement, so a link anywhere in it is the entry's source.
+# An item of several sentences that opens otherwise (a step: "9. Create the environment. It can take 10
+# minutes. Install the package from [the index](…).") is read sentence by sentence, as a paragraph is.
+_ENTRY_HEAD_RE = re.compile(r"[ \t>]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?[*_]{0,2}([^\s:*_][^:\n]{0,80}?)[*_]{0,2}:")
+_ENTRY_HEAD_MAX_WORDS = 8
+
+
+def is_topic_entry(text: str) -> bool:
+    """The list item's text opens with a topic of a few words and a colon (see _ENTRY_HEAD_RE)."""
+    m = _ENTRY_HEAD_RE.match(text)
+    return m is not None and len(m.group(1).split()) <= _ENTRY_HEAD_MAX_WORDS and "](" not in m.group(1)
+
+
 def by_sentence(text: str, links: Sequence[Link], values: Sequence[Value], attributed: list[list[Value]],
                 is_row: bool, orphans: bool = True,
                 line_of: Callable[[int], int] | None = None, item: bool = False,
@@ -144,8 +158,9 @@ def by_sentence(text: str, links: Sequence[Link], values: Sequence[Value], attri
     word). A figure whose sentence holds none keeps its nearest citation when that is a footnote or a sentence
     that is only a citation right after the figure's sentence ("…5 %. This is set by law.[^1]", "…5 %. See [the
     tables](…)."), a link in parentheses later on its line ("…5 %. Rates rose. ([source](…))"), a link before it
-    on its line (a report going on), or any link on its line in a list item (`item`: one statement). A link in
-    the running text of a later sentence of a paragraph is that sentence's. `named`: the links that name a site
+    on its line (a report going on), or any link on its line in a list item opening with its topic and a colon
+    (`item`: one entry, is_topic_entry). A link in the running text of a later sentence of a paragraph is that
+    sentence's. `named`: the links that name a site
     (names_sites), which give way to evidence beside them as a link defining a word does."""
     if is_row:  # a table row: one statement; a footnote still keeps to its own cell
         return _footnote_cells(text, links, attributed), ["footnote" if ln.kind == "footnote" else "table-row" for ln in links]
@@ -251,7 +266,8 @@ def _cites_orphan(text: str, links: Sequence[Link], k: int, si: int, link_sent: 
                   in_sentence: dict[int, list[int]], has_values: set[int], ends: list[int],
                   line_of: Callable[[int], int] | None, v: Value, item: bool = False) -> bool:
     """Does link k, the nearest citation of figure v whose sentence (si) cites nothing, cite it? `item`: the text
-    is a list item, one statement: a link on the figure's line cites it wherever it stands."""
+    is a list item opening with its topic (is_topic_entry), one statement: a link on the figure's line cites it
+    wherever it stands."""
     ln = links[k]
     same_line = line_of is None or line_of(v.pos) == line_of(ln.start)
     if ln.kind == "footnote":  # its own sentence, or the one right before when its own states no number
@@ -312,10 +328,16 @@ _ACTION_PAGE_RE = re.compile(
     r"(?:[/?#]|$)", re.I)
 
 
+# A project's home page on a code host's pages service: its root is the first path segment
+# ("https://owner.github.io/handbook/", "https://group.gitlab.io/guide/").
+_PROJECT_SITE_RE = re.compile(r"^https?://[^/?#]+\.(?:github|gitlab)\.io/[^/?#]+/?$", re.I)
+
+
 def is_site_page(url: str, label: str = "") -> bool:
-    """A site's home page, its "about" page, or the page of the thing the label names right under the site's root
-    ("[City Guild (CG)](https://site.example/city-guild)")."""
-    return is_root_url(url) or _ABOUT_PAGE_RE.match(url) is not None or (bool(label) and _names_page(url, label))
+    """A site's home page (a project's on a pages host too), its "about" page, or the page of the thing the label
+    names right under the site's root ("[City Guild (CG)](https://site.example/city-guild)")."""
+    return (is_root_url(url) or _ABOUT_PAGE_RE.match(url) is not None or (".io/" in url and _PROJECT_SITE_RE.match(url) is not None)
+            or (bool(label) and _names_page(url, label)))
 
 
 _ONE_SEGMENT_RE = re.compile(r"^https?://[^/?#]+/([^/?#]{4,80})/?$")

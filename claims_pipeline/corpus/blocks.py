@@ -209,7 +209,7 @@ class Paragraph:
     text: str
     line_starts: tuple[int, ...]  # offsets in the file
     offsets: tuple[int, ...]  # offsets in `text`, one per line
-    item: bool = False  # the text of a list item (one statement, however many sentences)
+    item: bool = False  # the text of a list item (one statement when it opens with its topic: is_topic_entry)
 
     def line_index(self, pos: int) -> int:
         """Which of the paragraph's lines (0-based) holds position `pos` of `text`."""

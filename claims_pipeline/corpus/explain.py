@@ -39,10 +39,10 @@ def explain_line(corpus: CorpusSource, where: str, *, include_secondary: bool = 
     Raises ValueError naming what is wrong with `where`."""
     from pathlib import Path
 
-    from claims_pipeline.corpus.attribution import REASONS, attribute_values, by_sentence, no_evidence
+    from claims_pipeline.corpus.attribution import REASONS, attribute_values, by_sentence, is_topic_entry, no_evidence
     from claims_pipeline.corpus.blocks import blank_comments, code_spans, run_around, wrapped_paragraphs
     from claims_pipeline.corpus.extract import ExtractOptions, extract_text
-    from claims_pipeline.corpus.links import decode_entities, find_links, mask_urls, repair_schemes
+    from claims_pipeline.corpus.links import decode_entities, find_links, mask_templates, mask_urls, repair_schemes
     from claims_pipeline.corpus.reading import read_markdown, with_newlines
     from claims_pipeline.corpus.records import Extraction
     from claims_pipeline.corpus.references import parse_references, reference_links
@@ -70,6 +70,8 @@ def explain_line(corpus: CorpusSource, where: str, *, include_secondary: bool = 
     para = wrapped_paragraphs(text, lo, hi, code_spans(text)).get(start)
     first = line_no if para is None else starts.index(para.line_starts[0]) + 1
     unit = para.text if para is not None else text[start:text.find("\n", start) if "\n" in text[start:] else len(text)]
+    if "{{" in unit or "{%" in unit:  # as extract reads it: templates blanked, a citing shortcode its link
+        unit = mask_templates(unit)[0]
     line_of = (lambda pos: first + para.line_index(pos)) if para is not None else (lambda pos: first)
     last = first + (len(para.line_starts) - 1 if para is not None else 0)
     out = [f"{rel}:{line_no}: " + (f"a paragraph over lines {first}-{last}, read as one text" if para is not None
@@ -92,7 +94,8 @@ def explain_line(corpus: CorpusSource, where: str, *, include_secondary: bool = 
         named, events = found_no if found_no is not None else ([False] * len(links), [False] * len(links))
         given, reasons = by_sentence(unit, links, values, attribute_values(values, links), is_row,
                                      line_of=line_of if para is not None else None,
-                                     item=para.item if para is not None else _LIST_MARK_RE.match(unit) is not None,
+                                     item=(para.item if para is not None else _LIST_MARK_RE.match(unit) is not None)
+                                     and is_topic_entry(para.text if para is not None else unit),
                                      named=named)
         out.append("links:")
         for ln, vs, reason, name, event in zip(links, given, reasons, named, events):

@@ -20,7 +20,7 @@ from pathlib import Path
 from claims_pipeline.common.urls import url_host
 from claims_pipeline.config.corpus_source import CorpusSource
 from claims_pipeline.config.settings import ExtractionSettings
-from claims_pipeline.corpus.attribution import attribute_values, by_sentence, is_index_page, no_evidence
+from claims_pipeline.corpus.attribution import attribute_values, by_sentence, is_index_page, is_topic_entry, no_evidence
 from claims_pipeline.corpus.blocks import (
     HEADING_RE,
     HEADING_START_RE,
@@ -386,7 +386,7 @@ def _claims_of_paragraph(para: Paragraph, first: int, scope: str, rel: str, sect
         out.warnings.append(ExtractWarning(rel, first, f"paragraph of {len(text):,} chars cut to {opts.max_line_chars:,}"))
         text = text[: opts.max_line_chars]
     _claims_of_line(text, first, scope, rel, section, file_verified, opts, out, seen, id_scope, refs, borrowed or None,
-                    line_of=lambda pos: first + para.line_index(pos), borrowed_reason=borrowed_reason, item=para.item)
+                    line_of=lambda pos: first + para.line_index(pos), borrowed_reason=borrowed_reason, item=para.item and is_topic_entry(text))
 
 
 def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str, file_verified: str | None,
@@ -431,11 +431,11 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
             _claims_of_statement(line, line_no, scope, rel, section, file_verified, opts, out, seen, id_scope, borrowed,
                                  borrowed_reason)
         return
-    if borrowed and line_of is not None:  # a paragraph over a "Source:" line: its sentences citing nothing take it
+    if borrowed:  # a paragraph over a "Source:" line, wrapped or on one line: its sentences citing nothing take it
         for lo, hi in sentences(line):
             if not any(lo <= ln.start < hi for ln in links) and _DIGIT_RE.search(line, lo, hi):
-                _claims_of_statement(line[lo:hi], line_of(lo), scope, rel, section, file_verified, opts, out, seen,
-                                     id_scope, borrowed, borrowed_reason)
+                _claims_of_statement(line[lo:hi], line_of(lo) if line_of is not None else line_no, scope, rel, section,
+                                     file_verified, opts, out, seen, id_scope, borrowed, borrowed_reason)
     if line.lstrip().startswith("|") and all(ln.kind == "markdown" and is_root_url(ln.url) for ln in links):
         # a table row whose only link is a named site's home page ("[RentenCheck](https://rentencheck.example/)", a
         # product in a results table), whatever the site: the row's subject, not the source of its figures; a lint
@@ -494,8 +494,8 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
                 out.skipped_pointer_links += 1
     taking = [ln for ln, p in zip(links, pointer) if not p]
     attributed, reasons = by_sentence(line, taking, values, attributed, is_row,
-                                      orphans=not (borrowed and line_of is not None), line_of=line_of,
-                                      item=item or (line_of is None and _LIST_MARK_RE.match(line) is not None),
+                                      orphans=not borrowed, line_of=line_of,
+                                      item=item or (line_of is None and _LIST_MARK_RE.match(line) is not None and is_topic_entry(line)),
                                       named=[n for n, p in zip(named, pointer) if not p] if named is not None else None)
     cited = iter(zip(attributed, reasons))
     sentence_starts = sentence_ends(line)[1] if line_of is not None else []

@@ -213,13 +213,36 @@ _TEMPLATE_FIGURE_RE = re.compile(r"\d|\|\s*(?:percent|currency|euro|dollar|numbe
 _UNIT_AFTER_RE = re.compile(r"\s?[%€$£¥₹]")
 
 
+# A shortcode that cites a document: a Hugo card or cite (`{{< card-policy src="https://…" title="**FAR 39.104**:
+# …" >}}`) names the page it links to and gives it a title, as a markdown link does with its label.
+_SHORTCODE_RE = re.compile(r"\{\{<\s*[\w-]+\s(?P<attrs>[^{}\n]*?)/?>\}\}")
+_SHORTCODE_URL_RE = re.compile(r"(?<![\w-])(?:src|href|url|link)\s*=\s*\"(?P<url>https?://[^\"\s]+)\"")
+_SHORTCODE_TITLE_RE = re.compile(r"(?<![\w-])title\s*=\s*\"(?P<title>[^\"\[\]]+)\"")
+
+
+def _shortcode_link(m: re.Match[str]) -> str | None:
+    """The citing shortcode `m` written as the markdown link it stands for, padded to its length; None if it cites
+    nothing (no http URL or no title)."""
+    url = _SHORTCODE_URL_RE.search(m.group("attrs"))
+    title = _SHORTCODE_TITLE_RE.search(m.group("attrs"))
+    if url is None or title is None:
+        return None
+    link = f"[{title.group('title').strip()}]({url.group('url')})"
+    return link.ljust(m.end() - m.start()) if len(link) <= m.end() - m.start() else None
+
+
 def mask_templates(line: str) -> tuple[str, int]:
-    """The line with every template marker blanked (same length), and how many of them make a figure."""
+    """The line with every template marker blanked (same length), and how many of them make a figure. A shortcode
+    citing a document becomes the markdown link it stands for (_shortcode_link)."""
     figures = 0
     chars: list[str] | None = None
     for m in TEMPLATE_RE.finditer(line):
-        figures += is_template_figure(line, m)
         chars = list(line) if chars is None else chars
+        sc = _SHORTCODE_RE.fullmatch(line, m.start(), m.end()) if line.startswith("{{<", m.start()) else None
+        if sc is not None and (link := _shortcode_link(sc)) is not None:
+            chars[m.start():m.end()] = link
+            continue
+        figures += is_template_figure(line, m)
         chars[m.start():m.end()] = " " * (m.end() - m.start())
     return ("".join(chars) if chars is not None else line), figures
 

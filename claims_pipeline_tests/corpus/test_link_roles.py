@@ -53,6 +53,17 @@ def test_home_page_of_our_own_site_is_no_source():
     assert _claims(text) == {}
 
 
+def test_a_projects_home_on_a_pages_host_is_a_home_page():
+    """owner.github.io/project/ is the project's home: named as the subject, it is no source; given after a source
+    word, it still is one; a page deeper in the project is a page like any other."""
+    assert _claims("Since 2019 the [online edition of the manual](https://harbour-team.github.io/manual/) has been "
+                   "extended.\n") == {}
+    assert _claims("The levy is 1.1 % of the value, according to the [manual](https://harbour-team.github.io/manual/).\n") == {
+        "https://harbour-team.github.io/manual/": ["1.1 %"]}
+    assert _claims("The [tariff table](https://harbour-team.gitlab.io/manual/tariffs/) has stood at 1.1 % since 2017.\n") == {
+        "https://harbour-team.gitlab.io/manual/tariffs/": ["1.1 %", "2017"]}
+
+
 def test_home_page_given_as_a_source_still_cites():
     assert _claims("The levy is 1.1 % of the value ([Port Office](https://port.example.gov/)).\n") == {
         "https://port.example.gov/": ["1.1 %"]}

@@ -134,3 +134,42 @@ def test_a_topic_or_community_index_page_is_no_source():
             "Since 2021 the [data topic](https://news.example.gov/topics/data/) counts 40% more posts.\n\n"
             "Fees rose 4% in 2024 ([fee schedule](https://agency.example.gov/topics/fees/schedule-2024.pdf)).\n")
     assert [c.source_url for c in extract_lines(text).claims] == ["https://agency.example.gov/topics/fees/schedule-2024.pdf"]
+
+
+def test_a_step_of_several_sentences_reads_like_a_paragraph_while_a_topic_entry_stays_one_statement():
+    """A numbered step whose later sentence names where a package comes from: that link is no source of the
+    earlier sentence's duration. An item opening with its topic and a colon is one entry: its link sources every
+    sentence of it."""
+    step = ("1. Build the container image first.\n"
+            "Building it takes about 25 minutes on a laptop. Then fetch the client library from "
+            "[the package index](https://packages.example.org/project/client/).\n")
+    assert extract_lines(step).claims == []
+    entry = ("- **Harbour dues**: levied under the Ports Act, No. 12 of 1988. Dues are set each year by "
+             "[the port authority](https://port.example.gov/dues).\n")
+    (c,) = extract_lines(entry).claims
+    assert c.source_url == "https://port.example.gov/dues"
+    assert {"No. 12", "1988"} <= {v.raw for v in c.values}
+
+
+def test_a_source_line_sources_the_unlinked_sentences_of_a_one_line_paragraph_as_of_a_wrapped_one():
+    """One paragraph a line (how many knowledge bases are written) is read as the same paragraph wrapped: its
+    sentences citing nothing take the "Source:" line under it, even when another sentence has a link of its own."""
+    body = ("The harbour levy is 4 % of the cargo value. Read the [port office notes](https://port.example.gov/notes) "
+            "for the procedure.")
+    source = "\n\nSource: [Port office register](https://port.example.gov/levy)\n"
+    wrapped = body.replace(" Read", "\nRead")
+    for text in (body + source, wrapped + source):
+        got = {(c.line_no, c.source_url, c.source_reason): [v.raw for v in c.values] for c in extract_lines(text).claims}
+        assert got == {(1, "https://port.example.gov/levy", "source-line"): ["4 %"]}, text
+
+
+def test_a_shortcode_citing_a_document_is_the_link_it_stands_for():
+    """A Hugo card (`{{< card src="…" title="…" >}}`) links its src with its title as the label: a section
+    number in the title is that page's figure. A shortcode with no http src, or no title, stays a template."""
+    card = ('{{< card-rule src="https://rules.example.gov/hr/12.204" kicker="Rule" '
+            'title="**§ 12.204 Harbour Regulation**: pilotage." >}}Every ship must take a pilot.\n')
+    (c,) = extract_lines(card).claims
+    assert c.source_url == "https://rules.example.gov/hr/12.204"
+    assert [v.raw for v in c.values if v.salient] == ["§ 12.204"]
+    assert extract_lines('{{< card-rule src="/local/hr-12" title="**§ 12.204**: pilotage." >}}\n').claims == []
+    assert extract_lines('{{< figure src="https://img.example.gov/chart.png" >}} Under § 12.204 a pilot is due.\n').claims == []
