@@ -41,6 +41,7 @@ def step_child(config: Path) -> dict[str, Any]:
     from claims_pipeline.steps.corpus import claims_by_scope
     from claims_pipeline.steps.pages.fetched import refresh_scope_pages, statuses_before
     from claims_pipeline.store.cache import PageCache
+    from claims_pipeline.store.fast304 import NotModifiedGroup
 
     s = load_settings(config)
     corpus = corpus_source(s)
@@ -55,6 +56,9 @@ def step_child(config: Path) -> dict[str, Any]:
         writer_cpu[0] += time.thread_time() - t
 
     refresh_module._Recorder._drain = timed_drain  # type: ignore[method-assign]
+    inner = _time_calls({"conditional_bases": (PageCache, "conditional_bases"), "states": (PageCache, "states"),
+                         "304s on the loop": (refresh_module._GroupFlusher, "record"),
+                         "their commits": (NotModifiedGroup, "flush")})
     parts: dict[str, tuple[float, float]] = {}
     w0, c0 = time.perf_counter(), time.process_time()
     last = [w0, c0]
@@ -77,7 +81,26 @@ def step_child(config: Path) -> dict[str, Any]:
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
     urls = len({u for v in pages.values.values() for u in v.pages})
     return {"wall": wall, "cpu": cpu, "parts": parts, "writer_cpu": writer_cpu[0], "urls": urls,
-            "commits": commits[0], "metadata_bytes": metadata}
+            "commits": commits[0], "inner": inner, "metadata_bytes": metadata}
+
+
+def _time_calls(targets: dict[str, tuple[Any, str]]) -> dict[str, list[float]]:
+    """CPU seconds (of the calling thread) and calls of each method, wrapped in place: {name: [cpu, calls]}."""
+    out: dict[str, list[float]] = {}
+    for name, (owner, attr) in targets.items():
+        inner = getattr(owner, attr)
+        out[name] = acc = [0.0, 0]
+
+        def timed(*a: Any, _inner: Any = inner, _acc: list[float] = acc, **k: Any) -> Any:
+            t = time.thread_time()
+            try:
+                return _inner(*a, **k)
+            finally:
+                _acc[0] += time.thread_time() - t
+                _acc[1] += 1
+
+        setattr(owner, attr, timed)
+    return out
 
 
 def _count_commits() -> list[int]:
@@ -145,6 +168,7 @@ def main() -> int:
                   f"{f['statuses']} (load {f['load']}); step {st['wall']:.2f} s wall, {st['cpu']:.2f} s CPU "
                   f"(load {st['load']}): {parts}; recording thread CPU {st['writer_cpu']:.2f} s; cache commits "
                   f"{st['commits']} for {st['urls']} URLs; scopes' metadata {st['metadata_bytes'] / 1e3:.0f} kB; "
+                  f"inside: {', '.join(f'{k} {v[0]:.2f} s CPU ({v[1]:.0f} calls)' for k, v in st['inner'].items())}; "
                   f"step ÷ fetcher: wall {st['wall'] / f['fetch_wall']:.2f}, CPU {st['cpu'] / f['fetch_cpu']:.2f}",
                   flush=True)
     finally:
