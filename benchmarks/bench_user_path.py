@@ -17,7 +17,8 @@ Arms, in this order in every round, each a fresh process with a fresh home over 
 For each arm: wall; CPU of the whole process tree (os.wait4's rusage: the process and every descendant it waited
 for, pool workers included); the tree's peak RSS (the largest sum of RSS over the process and its descendants,
 sampled every 0.2 s by psutil; the largest single process's ru_maxrss beside it); and the ratios to its own
-round's arms: wall ÷ (core + fetch) and wall ÷ core. For the Dagster arms also each step's time from the run's
+round's arms: wall ÷ (core + fetch) and wall ÷ core, and CPU ÷ (core's CPU + the fetch call's CPU), steadier than
+wall on a shared machine. For the Dagster arms also each step's time from the run's
 event log, the events of the run and the size of DAGSTER_HOME after it (the run's history).
 
 The load average is printed at each arm's start: the machine is shared, compare arms within one round.
@@ -340,6 +341,9 @@ def main() -> int:
                         continue
                     r["per_core"] = r["wall"] / core if core else None
                     r["per_floor"] = r["wall"] / (core + fetch) if core and fetch else None
+                    # CPU against the same floor: steadier than wall on a shared machine
+                    core_cpu, fetch_cpu = got.get("core", {}).get("cpu"), got.get("fetch", {}).get("fetch_cpu")
+                    r["cpu_per_floor"] = r["cpu"] / (core_cpu + fetch_cpu) if core_cpu and fetch_cpu else None
         finally:
             web.kill()
             web.wait()
@@ -356,10 +360,10 @@ def main() -> int:
             fw = f" (fetch call {med('fetch_wall')})" if arm == "fetch" else ""
             table.append(f"| {n:,} | {arm} | {statistics.median(walls):.1f}{rng}{fw} | {med('cpu')} | "
                          f"{statistics.median(r['tree_rss_mb'] for r in rs):,.0f} MB | {med('per_floor')} | "
-                         f"{med('per_core')} | {len(rs)} | {', '.join(r['load'].split()[0] for r in rs)} |")
+                         f"{med('per_core')} | {med('cpu_per_floor')} | {len(rs)} | {', '.join(r['load'].split()[0] for r in rs)} |")
     print("\n| claims | arm | wall s (median [range]) | CPU s, process tree | peak RSS, process tree | "
-          "wall ÷ (core + fetch) | wall ÷ core | rounds | load (1 min) at start |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "wall ÷ (core + fetch) | wall ÷ core | CPU ÷ (core + fetch) | rounds | load (1 min) at start |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     print("\n".join(table))
     print(f"load average at the end: {load_average()}")
     return 0
