@@ -328,6 +328,22 @@ class PageCache:
                 out.update(self._states_in(conn, chunk, with_text=with_text))
         return out
 
+    def fetch_statuses(self, urls: Iterable[str]) -> dict[str, str]:
+        """Each fetched URL's fetch_status as states() gives it (a usable fetch reads OK when its text is stored,
+        UNAVAILABLE when not), without building the states: what a run reads of every page before it fetches."""
+        u, f = schema.urls, schema.fetches
+        out: dict[str, str] = {}
+        with self.engine.connect() as conn:
+            for chunk in _chunks(list(dict.fromkeys(urls))):
+                rows = conn.execute(select(u.c.url, f.c.fetch_status, f.c.text_hash)
+                                    .join(f, f.c.id == u.c.latest_fetch_id).where(u.c.url.in_(chunk))).all()
+                present = self.blobs.exists_many((h, "text") for _, status, h in rows if status in USABLE and h)
+                for url, status, h in rows:
+                    if status in USABLE:
+                        status = FetchStatus.OK.value if (h, "text") in present else FetchStatus.UNAVAILABLE.value
+                    out[url] = status
+        return out
+
     def _states_in(self, conn: Connection, chunk: list[str], *, with_text: bool = True) -> dict[str, PageState]:
         u, f, c = schema.urls, schema.fetches, schema.changes
         stmt = (

@@ -223,3 +223,21 @@ def test_a_new_reading_of_a_page_whose_bytes_change_every_fetch_is_no_change(tmp
     cache.record(page("VAT 20 %", 4), now=day(4))
     s5 = cache.record(page("VAT 20 %", 5), now=day(5))
     assert s5.content_changed is True and s5.changed_at == day(4) and "+VAT 20 %" in s5.diff
+
+
+def test_fetch_statuses_are_the_states_statuses_without_the_states(tmp_path):
+    """The statuses a run reads before it fetches (steps/pages/fetched.statuses_before) are what states() says:
+    a 304 reads OK, a usable fetch whose text blob is gone UNAVAILABLE, a failure its own status; a URL never
+    fetched is absent."""
+    cache = make_cache(tmp_path)
+    fresh, revalidated, dead, lost = (f"https://www.example.gov/{n}" for n in ("fresh", "revalidated", "dead", "lost"))
+    cache.record(ok(fresh, "VAT 18 %", etag='"a"'), now=day(1))
+    cache.record(ok(revalidated, "VAT 20 %", etag='"b"'), now=day(1))
+    cache.record(not_modified(revalidated, '"b"'), now=day(2))
+    cache.record(failed(dead), now=day(1))
+    gone = cache.record(ok(lost, "fee EUR 35", etag='"c"'), now=day(1))
+    cache.blobs.path(gone.text_hash, "text").unlink()
+    urls = [fresh, revalidated, dead, lost, "https://www.example.gov/never"]
+    statuses = cache.fetch_statuses(urls)
+    assert statuses == {u: s.fetch_status for u, s in cache.states(urls, with_text=False).items()}
+    assert statuses == {fresh: "OK", revalidated: "OK", dead: "DEAD", lost: "UNAVAILABLE"}

@@ -22,6 +22,7 @@ from claims_pipeline.report.md_tables import Link, md_cell, md_code_block, prose
 from claims_pipeline.steps.changes import ScopeChanges, page_changes_by_scope
 from claims_pipeline.steps.corpus import ScopeClaims
 from claims_pipeline.steps.pages.fetched import (
+    PagesOfScopes,
     ScopePages,
     is_readable,
     newly_unreadable,
@@ -49,23 +50,26 @@ def fetched_pages(context: dg.AssetExecutionContext, claims_config: ClaimsConfig
     for scope, url in pages.missing:
         context.log.warning(f"{scope}: {url} came back without a page state")
 
-    def metadata_of(scope: str) -> dict[str, Any]:
-        own = pages.values[scope].pages
-        states = [own[u] for u in sorted(own)]
-        new = set(newly_unreadable(before, pages.values[scope]))
-        unreadable = [(u, own[u]) for u in sorted(own) if not is_readable(own[u])]
-        return {
-            "pages": len(states),
-            "by_fetch_status": dg.MetadataValue.json(counts(str(p.fetch_status) for p in states)),
-            "changed": sum(1 for p in states if p.content_changed),
-            UNREADABLE_KEY: len(unreadable),
-            NEWLY_UNREADABLE_KEY: len(new),
-            "unreadable_pages": md_table(["url", "status", "note"],
-                                         ([Link(u), f"{p.fetch_status} (new)" if u in new else p.fetch_status, p.note]
-                                          for u, p in unreadable), limits=[None, 30, NOTE_LIMIT]),
-        }
+    return scoped_output(context, pages.values, lambda scope: scope_pages_metadata(pages, before, scope),
+                         {s: v.data_hash() for s, v in pages.values.items()})
 
-    return scoped_output(context, pages.values, metadata_of, {s: v.data_hash() for s, v in pages.values.items()})
+
+def scope_pages_metadata(pages: PagesOfScopes, before: dict[str, str], scope: str) -> dict[str, Any]:
+    """A scope's fetched_pages metadata in the UI: its pages by status, and its unreadable ones (bounded)."""
+    own = pages.values[scope].pages
+    states = [own[u] for u in sorted(own)]
+    new = set(newly_unreadable(before, pages.values[scope]))
+    unreadable = [(u, own[u]) for u in sorted(own) if not is_readable(own[u])]
+    return {
+        "pages": len(states),
+        "by_fetch_status": dg.MetadataValue.json(counts(str(p.fetch_status) for p in states)),
+        "changed": sum(1 for p in states if p.content_changed),
+        UNREADABLE_KEY: len(unreadable),
+        NEWLY_UNREADABLE_KEY: len(new),
+        "unreadable_pages": md_table(["url", "status", "note"],
+                                     ([Link(u), f"{p.fetch_status} (new)" if u in new else p.fetch_status, p.note]
+                                      for u, p in unreadable), limits=[None, 30, NOTE_LIMIT]),
+    }
 
 
 @scope_asset(kinds={"python"})

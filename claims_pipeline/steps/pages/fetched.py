@@ -95,8 +95,8 @@ def statuses_before(claims: dict[str, ScopeClaims], cache: PageCache) -> dict[st
     from claims_pipeline.common.urls import normalize_url
 
     keys = {u: normalize_url(u) for u in sorted({u for v in claims.values() for u in v.urls()})}
-    states = cache.states(sorted(set(keys.values())), with_text=False)
-    return {u: str(states[k].fetch_status) for u, k in keys.items() if k in states}
+    statuses = cache.fetch_statuses(sorted(set(keys.values())))  # the statuses alone: no PageState per URL
+    return {u: statuses[k] for u, k in keys.items() if k in statuses}
 
 
 def is_readable(page: PageState) -> bool:
