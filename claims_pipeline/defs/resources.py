@@ -37,7 +37,6 @@ from claims_pipeline.config.settings import (
     load_settings,
     settings_source,
 )
-from claims_pipeline.defs.storage import scope_store_io_manager
 from claims_pipeline.judge.providers.base import JudgeProvider
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.records import PageState
@@ -275,12 +274,14 @@ def resources_by_deployment(config: ClaimsConfig, *, fixture_web: bool = True) -
     (check_deployment). fixture_web=False: the demo's fetcher without its own fixture web (`claims-pipeline demo`
     runs one for its three audits and routes to it)."""
 
+    from claims_pipeline.defs.storage import ScopeStoreIOManager  # it declares claims_config: imported here
+
     runtime: dict[str, Any] = {
         "judge": JudgeResource(config=config),
         "claims_config": config,
         "page_cache": PageCacheResource(config=config),
         "fetcher": FetcherResource(config=config),
-        "io_manager": scope_store_io_manager,
+        "io_manager": ScopeStoreIOManager(claims_config=config),
     }
     demo = {**runtime, "judge": DemoJudgeResource(config=config),
             "fetcher": DemoFetcherResource(config=config) if fixture_web else runtime["fetcher"]}

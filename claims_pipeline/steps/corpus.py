@@ -9,6 +9,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+
 from claims_pipeline.config.corpus_source import CorpusSource
 from claims_pipeline.config.settings import LinterSettings
 from claims_pipeline.corpus.hashes import combined_hash, scope_file_hashes
@@ -74,9 +76,21 @@ class LintFindings:
         return cls([LintFinding(**f) for f in data])
 
 
-DOCUMENTS = StoredStep("corpus_documents", CorpusDocuments)
-CLAIMS = StoredStep("claims", ScopeClaims)
-LINT = StoredStep("citation_lint", LintFindings)
+# The stored forms (steps/stored.py): the Arrow type of each record's to_json(), field by field in its order.
+_str, _int, _bool = pa.string(), pa.int64(), pa.bool_()
+VALUE_FORM = pa.struct([("type", _str), ("raw", _str), ("needles", pa.list_(_str)), ("salient", _bool),
+                        ("pos", _int), ("end", _int), ("number", pa.float64())])
+CLAIM_FORM = pa.struct([
+    ("id", _str), ("scope", _str), ("section", _str), ("line_no", _int), ("claim_text", _str),
+    ("values", pa.list_(VALUE_FORM)), ("source_url", _str), ("source_host", _str), ("source_tier", _str),
+    ("inline_stamp", pa.struct([("date", _str), ("kind", _str)])), ("link_kind", _str), ("last_verified", _str),
+    ("last_verified_origin", _str), ("file", _str), ("source_reason", _str)])
+
+DOCUMENTS = StoredStep("corpus_documents", CorpusDocuments, pa.struct([
+    ("corpus_dir", _str), ("files", pa.map_(_str, _str)), ("hash", _str)]))
+CLAIMS = StoredStep("claims", ScopeClaims, pa.struct([("claims", pa.list_(CLAIM_FORM)), ("warnings", pa.list_(_str))]))
+LINT = StoredStep("citation_lint", LintFindings, pa.list_(pa.struct([
+    ("file", _str), ("line", _int), ("url", _str), ("context", _str), ("scope", _str)])))
 
 
 @dataclass
