@@ -43,13 +43,21 @@ def history_figures(dagster_home: Path) -> dict[str, Any]:
     """The instance's history: its files' bytes, and the event log's rows and bytes of serialized events."""
     history = dagster_home / "history"
     rows = event_bytes = 0
+    by_kind: dict[str, float] = {}
     for db in sorted(history.rglob("*.db")):
         with sqlite3.connect(db) as con:
             if con.execute("SELECT 1 FROM sqlite_master WHERE name='event_logs'").fetchone():
-                n, b = con.execute("SELECT count(*), coalesce(sum(length(event)), 0) FROM event_logs").fetchone()
-                rows, event_bytes = rows + n, event_bytes + b
+                for kind, asset, n, b in con.execute(
+                        "SELECT dagster_event_type, asset_key, count(*), coalesce(sum(length(event)), 0) "
+                        "FROM event_logs GROUP BY 1, 2"):
+                    rows, event_bytes = rows + n, event_bytes + b
+                    key = json.loads(asset) if asset else []  # AssetKey.to_string(): the path as a JSON list
+                    name = f"{kind or 'log'} {key[-1] if isinstance(key, list) and key else ''}".strip()
+                    by_kind[name] = by_kind.get(name, 0.0) + b / 1e6
+    largest = dict(sorted(by_kind.items(), key=lambda kv: -kv[1])[:8])
     return {"history_files_mb": tree_bytes(history) / 1e6 if history.exists() else 0.0,
-            "event_rows": rows, "event_mb": event_bytes / 1e6}
+            "event_rows": rows, "event_mb": event_bytes / 1e6,
+            "largest_mb": {k: round(v, 2) for k, v in largest.items()}}
 
 
 def audit_child(work: Path, home: Path) -> dict[str, Any]:
@@ -76,15 +84,17 @@ def run_audit(work: Path, reps: int) -> None:
     for rep in range(reps):
         home = Path(tempfile.mkdtemp(prefix="bench-run-store-"))
         try:
-            out = subprocess.run([sys.executable, __file__, "--audit-child", str(work), str(home)], check=True,
+            out = subprocess.run([sys.executable, __file__, "--audit-child", str(work), str(home)],
                                  capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+            if out.returncode != 0:
+                raise SystemExit(f"the audit's process ended with {out.returncode}:\n{out.stderr[-3000:]}")
             r = json.loads(out.stdout.strip().splitlines()[-1])
         finally:
             shutil.rmtree(home, ignore_errors=True)
         print(f"audit rep {rep}: exit {r['exit']} · wall {r['wall_s']:.1f} s · CPU {r['cpu_s']:.1f} s · peak RSS "
               f"{r['rss_mb']:.0f} MB (largest child {r['child_rss_mb']:.0f} MB) · <home>/assets {r['assets_mb']:.1f} MB"
               f" · history {r['history_files_mb']:.1f} MB on disk, {r['event_rows']} events, {r['event_mb']:.1f} MB"
-              f" of events · load {os.getloadavg()[0]:.2f}", flush=True)
+              f" of events · load {os.getloadavg()[0]:.2f}\n  largest events (MB): {r['largest_mb']}", flush=True)
 
 
 def timed(fn: Any) -> tuple[float, Any]:

@@ -118,16 +118,16 @@ def current_scope_hashes(corpus: CorpusSource) -> dict[str, str]:
     return {s: combined_hash(scope_file_hashes(files, corpus.root)) for s, files in list_scopes(corpus).items()}
 
 
-def stored_scope_hash(home: Path, scope: str) -> str | None:
-    """The file hash the last materialization of corpus_documents stored for this scope, if any (a damaged
-    file counts as none: the scope is audited again)."""
+def stored_scope_hashes(home: Path, scopes: list[str]) -> dict[str, str]:
+    """The file hash the last materialization of corpus_documents stored for each of `scopes` that has one (a
+    damaged file counts as none: its scopes are audited again)."""
     from claims_pipeline.steps.stored import StoredValueDamaged
 
     try:
-        stored = DOCUMENTS.read(home, scope)
+        stored, _ = DOCUMENTS.read_scopes(home, scopes)
     except (OSError, StoredValueDamaged):
-        return None
-    return stored.hash if stored is not None else None
+        return {}
+    return {scope: value.hash for scope, value in stored.items()}
 
 
 def corpus_drift(corpus: CorpusSource, home: Path, scopes: list[str]) -> list[str]:
@@ -137,10 +137,7 @@ def corpus_drift(corpus: CorpusSource, home: Path, scopes: list[str]) -> list[st
 
     now = list_scopes(corpus)
     drift: list[str] = []
-    for scope in scopes:
-        stored = DOCUMENTS.read(home, scope)
-        if stored is None:
-            continue
+    for scope, stored in DOCUMENTS.read_scopes(home, scopes)[0].items():  # one read of the stored file
         recorded = stored.files
         current = scope_file_hashes(now.get(scope, []), corpus.root)
         for rel in sorted(set(recorded) | set(current)):

@@ -191,8 +191,8 @@ class ScopeStore:
                 rows = table.filter(pc.is_in(table["scope"], value_set=pa.array(wanted, pa.string())))
                 with fewer_gc_passes():  # 100k claims are millions of new objects, none of them garbage
                     records = rows["record"].to_pylist()
-                    for scope, data in zip(rows["scope"].to_pylist(), records, strict=True):
-                        out[scope] = step.decode(data)
+                    for key, data in zip(rows["scope"].to_pylist(), records, strict=True):
+                        out[str(key)] = step.decode(data)
             except (pa.ArrowException, ValueError, KeyError, TypeError, AttributeError) as exc:
                 raise _damaged(path, step.asset, exc) from None
         return out
@@ -201,13 +201,12 @@ class ScopeStore:
         table = self._tables.get(path)
         if table is None:
             try:
-                with pa.memory_map(str(path)) as source:
-                    table = pa.ipc.open_file(source).read_all()
+                table = _open(path)
             except pa.ArrowInvalid as exc:
                 raise _damaged(path, step.asset, exc) from None
             if table.schema.names != ["scope", "record"] or table.schema.field("record").type != step.column_type:
                 # written by a version whose record had another form: read as damaged, rebuilt by the next run
-                raise _damaged(path, step.asset, TypeError(f"stored as {table.schema}, not the record's form"))
+                raise _damaged(path, step.asset, TypeError("not the record's form (written by another version?)"))
             self._tables[path] = table
         return table
 
@@ -219,6 +218,12 @@ class ScopeStore:
             return step.record.from_json(json.loads(path.read_text(encoding="utf-8")))
         except (ValueError, UnicodeDecodeError, KeyError, TypeError, AttributeError) as exc:
             raise _damaged(path, step.asset, exc) from None
+
+
+def _open(path: Path) -> pa.Table:
+    """The file's table, memory-mapped: its buffers are the file's pages, not a copy."""
+    with pa.memory_map(str(path)) as source:
+        return pa.ipc.open_file(source).read_all()
 
 
 def _write_ipc(path: Path, table: pa.Table) -> None:
