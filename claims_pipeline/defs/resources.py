@@ -37,6 +37,7 @@ from claims_pipeline.config.settings import (
     load_settings,
     settings_source,
 )
+from claims_pipeline.defs.storage import ScopeStoreIOManager
 from claims_pipeline.judge.providers.base import JudgeProvider
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.records import PageState
@@ -273,8 +274,6 @@ def resources_by_deployment(config: ClaimsConfig, *, fixture_web: bool = True) -
     The claims_config resource refuses, when a run or a tick starts it, settings its deployment cannot run on
     (check_deployment). fixture_web=False: the demo's fetcher without its own fixture web (`claims-pipeline demo`
     runs one for its three audits and routes to it)."""
-
-    from claims_pipeline.defs.storage import ScopeStoreIOManager  # it declares claims_config: imported here
 
     runtime: dict[str, Any] = {
         "judge": JudgeResource(config=config),

@@ -7,15 +7,13 @@ cross-scope audit asks for all of them). Within a run the files read stay open, 
 three steps load is read once. The audit writes its own parquet tables and reports (defs/audit).
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: Dagster reads the ResourceDependency field's annotation as a type.
 from typing import Any
 
 import dagster as dg
 from pydantic import PrivateAttr
 
 from claims_pipeline.common import stopping
-from claims_pipeline.defs.resources import ClaimsConfig
 from claims_pipeline.steps.by_asset import stored_step
 from claims_pipeline.steps.stored import ScopeStore
 
@@ -23,9 +21,10 @@ from claims_pipeline.steps.stored import ScopeStore
 class ScopeStoreIOManager(dg.ConfigurableIOManager):
     """Each scope's record of a per-scope asset, in <home>/assets/<asset>.store/ (one Arrow file per run)."""
 
-    # The run's settings, for its home: a resource field (the run's claims_config resource itself), as Dagster's
-    # project_fully_featured declares an IO manager's dependencies.
-    claims_config: ClaimsConfig
+    # The run's settings, for its home: a resource field (the run's claims_config resource itself, a ClaimsConfig),
+    # as Dagster's project_fully_featured declares an IO manager's dependencies. Typed Any: defs/resources.py builds
+    # this IO manager beside the ClaimsConfig it is given, and naming that class here would make an import cycle.
+    claims_config: dg.ResourceDependency[Any]
 
     _store: ScopeStore | None = PrivateAttr(default=None)
 
