@@ -94,7 +94,7 @@ def not_audited_yet(settings: Settings, scopes: list[str]) -> None:
     from claims_pipeline.steps.priors import PRIORS
 
     # whether the values exist, not read: a damaged one is the run's to name
-    if not any(PRIORS.path(settings.home_dir, s).is_file() for s in scopes):
+    if not PRIORS.has_any(settings.home_dir, scopes):
         which = "the corpus" if len(scopes) > 3 else ", ".join(scopes)
         raise InputError(f"verify: no audit of {which} yet under {settings.home_dir}: run `claims-pipeline audit` "
                          "first (the verdicts are on the claims and pages an audit stored)")

@@ -1,7 +1,9 @@
 """The home folder's layout: every path the pipeline writes, named in one place.
 
     <home>/cache/            the page cache (index.sqlite + blobs/), unless cache.db_url / cache.blob_dir say otherwise
-    <home>/assets/<asset>/   per-scope asset values, one JSON file per scope (the Dagster IO manager)
+    <home>/assets/<asset>.store/  per-scope asset values: one Arrow file per materialization, the scope a column,
+                             and index.json naming each scope's latest (steps/stored.py, the Dagster IO manager)
+    <home>/assets/<asset>/   the same, one JSON file per scope, as versions before it wrote them (still read)
     <home>/audit/tables/     the audit's parquet tables; audit.lock guards them with the report and the ledger
     <home>/audit/reported-changes.json   the ledger: which page changes a written report already showed
     <home>/audit/last-run.txt            run time of the audit whose report was written last
@@ -40,6 +42,9 @@ class HomeLayout:
     @property
     def assets_dir(self) -> Path:
         return self.root / "assets"
+
+    def store_dir(self, asset: str) -> Path:
+        return self.assets_dir / f"{asset}.store"
 
     def scope_file(self, asset: str, scope: str) -> Path:
         # scope keys such as "shared/exit/nordics" become nested folders; ".." never occurs in a scope name

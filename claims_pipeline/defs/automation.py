@@ -11,7 +11,7 @@ import dagster as dg
 from claims_pipeline.defs import jobs
 from claims_pipeline.defs.partitions import SCOPE_PARTITIONS_NAME, range_tags, scope_partitions
 from claims_pipeline.defs.resources import ClaimsConfig
-from claims_pipeline.steps.corpus import current_scope_hashes, stored_scope_hash
+from claims_pipeline.steps.corpus import current_scope_hashes, stored_scope_hashes
 
 
 def whole_corpus_request(instance: dg.DagsterInstance, run_key: str | None, month: str | None = None) -> dg.RunRequest | dg.SkipReason:
@@ -96,7 +96,9 @@ def corpus_sensor(context: dg.SensorEvaluationContext, claims_config: ClaimsConf
     home = claims_config.home_dir
     # A scope is due when its files differ from what the sensor last saw AND from what was last materialized
     # (so starting the UI after a CLI audit does not re-fetch scopes that are already up to date).
-    changed = sorted(s for s, h in current.items() if seen.get(s) != h and stored_scope_hash(home, s) != h)
+    unseen = [s for s, h in current.items() if seen.get(s) != h]
+    stored = stored_scope_hashes(home, unseen)
+    changed = sorted(s for s in unseen if stored.get(s) != current[s])
     if many_due(len(changed), len(current)):
         # one run over every scope (the partitions as they will be once this tick's requests are applied), which
         # also rebuilds the audit without any removed scope

@@ -10,7 +10,9 @@ so a hostile page cannot put links, images or HTML into the UI.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,26 @@ WHERE_LIMIT, CLAIM_LIMIT, URL_LIMIT, NOTE_LIMIT = 48, 70, 48, 60
 CUT_NOTE = "_long cells cut to fit (…): the report has them whole_"
 
 
+# Rows a table or list shows: MAX_TABLE_ROWS, or fewer on each scope of a run of many (scoped.py): a monthly run of
+# 1,000 scopes writes 6,000 materializations, and at 50 rows each their tables were 99 MB of Dagster history.
+_ROWS: ContextVar[int] = ContextVar("ui_table_rows", default=MAX_TABLE_ROWS)
+
+
+@contextmanager
+def table_rows(rows: int) -> Iterator[None]:
+    """Within the block, md_table and md_list show at most `rows` rows (then how many more and where they are)."""
+    token = _ROWS.set(rows)
+    try:
+        yield
+    finally:
+        _ROWS.reset(token)
+
+
+def shown_rows() -> int:
+    """The rows a table shows here (MAX_TABLE_ROWS unless table_rows says fewer)."""
+    return _ROWS.get()
+
+
 def md_table(headers: list[str], rows: Iterable[list[Any]], *, empty: str = "_(none)_",
              full: str | None = None, limits: Sequence[int | None] = (), cut_note: bool = False,
              note: str = "") -> dg.MetadataValue:
@@ -33,7 +55,8 @@ def md_table(headers: list[str], rows: Iterable[list[Any]], *, empty: str = "_(n
     of claims that long cells are cut; `note` (markdown) follows a table that has rows."""
     more = f"the full table: {full}" if full else "see the stored files / report"
     rows = list(rows)
-    text = markdown_table(headers, rows, empty=empty, more=more, url_limit=URL_LIMIT, limits=limits)
+    text = markdown_table(headers, rows, empty=empty, max_rows=shown_rows(), more=more, url_limit=URL_LIMIT,
+                          limits=limits)
     notes = [n for n in (note, CUT_NOTE if cut_note else "") if n and rows]
     return dg.MetadataValue.md("\n\n".join([text, *notes]))
 
@@ -68,11 +91,11 @@ def home_entry(home: Path | str) -> dict[str, dg.MetadataValue]:
 
 def md_list(items: Iterable[Any], *, empty: str = "_(none)_") -> dg.MetadataValue:
     """A bullet list of names (files, scopes), each as a code span unless it could break out of one; at most
-    MAX_TABLE_ROWS of them, then how many more."""
-    items = list(items)
-    text = markdown_list(items[:MAX_TABLE_ROWS], empty=empty)
-    if len(items) > MAX_TABLE_ROWS:
-        text += f"\n\n_…and {len(items) - MAX_TABLE_ROWS} more_"
+    MAX_TABLE_ROWS of them (shown_rows()), then how many more."""
+    items, limit = list(items), shown_rows()
+    text = markdown_list(items[:limit], empty=empty)
+    if len(items) > limit:
+        text += f"\n\n_…and {len(items) - limit} more_"
     return dg.MetadataValue.md(text)
 
 
@@ -98,6 +121,12 @@ def wrapped_diff_lines(text: str, width: int = DIFF_WIDTH) -> list[str]:
             line = f"{mark}  {line[cut:].lstrip()}"
         out.append(line)
     return out
+
+
+def shown_diffs() -> tuple[int, int]:
+    """(diffs, lines each) a scope's page_changes shows: MAX_DIFFS of MAX_DIFF_LINES, or 2 of 20 on each scope of a
+    run of many (table_rows fewer than MAX_TABLE_ROWS); the report has every diff whole."""
+    return (MAX_DIFFS, MAX_DIFF_LINES) if shown_rows() >= MAX_TABLE_ROWS else (2, 20)
 
 
 def first_lines(text: str, limit: int = MAX_DIFF_LINES) -> str:

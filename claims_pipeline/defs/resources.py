@@ -37,14 +37,12 @@ from claims_pipeline.config.settings import (
     deployment_from_env,
     deployment_named,
 )
-from claims_pipeline.defs.storage import scope_store_io_manager
+from claims_pipeline.defs.storage import ScopeStoreIOManager
 from claims_pipeline.judge.providers.base import JudgeProvider
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.records import PageState
 
 if TYPE_CHECKING:
-    from dagster._config.pythonic_config.resource import PartialResource  # what configure_at_launch returns
-
     from claims_pipeline.notify import Reach
     from claims_pipeline.priors import PriorRules
 
@@ -300,7 +298,7 @@ class DemoJudgeResource(JudgeResource):
         return self._judge is not None
 
 
-def resources_by_deployment(config: "ClaimsConfig | PartialResource[Any]", *,
+def resources_by_deployment(config: Any, *,
                             fixture_web: bool = True) -> dict[str, dict[str, Any]]:
     """The resources of each deployment, as in Dagster's own examples:
 
@@ -310,7 +308,8 @@ def resources_by_deployment(config: "ClaimsConfig | PartialResource[Any]", *,
     | production | the web, through the SSRF guard | judge.provider's | settings meeting config.deployments.PRODUCTION |
     | demo | the fixture web on 127.0.0.1 | the scripted judge unless judge.provider names one | any valid settings |
 
-    config: the claims_config resource, set up at launch (`ClaimsConfig.configure_at_launch(...)`): the other
+    config: the claims_config resource, a ClaimsConfig set up at launch (`ClaimsConfig.configure_at_launch(...)`,
+    typed Any: what that returns is no public type of Dagster): the other
     resources hold it as a nested resource, and Dagster gives them the run's one instance of it (a fully
     configured instance would be set up again for each). It refuses, when a run or a tick starts it, settings
     its deployment cannot run on (check_deployment). fixture_web=False: the demo's fetcher without its own
@@ -321,7 +320,7 @@ def resources_by_deployment(config: "ClaimsConfig | PartialResource[Any]", *,
         "claims_config": config,
         "page_cache": PageCacheResource(config=config),
         "fetcher": FetcherResource(config=config),
-        "io_manager": scope_store_io_manager,
+        "io_manager": ScopeStoreIOManager(claims_config=config),
     }
     demo = {**runtime, "judge": DemoJudgeResource(config=config),
             "fetcher": DemoFetcherResource(config=config) if fixture_web else runtime["fetcher"]}

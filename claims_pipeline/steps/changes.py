@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import pyarrow as pa
+
 from claims_pipeline.steps.corpus import ScopeClaims
 from claims_pipeline.steps.pages.fetched import ScopePages
 from claims_pipeline.steps.stored import StoredStep
@@ -47,7 +49,12 @@ class ScopeChanges:
                    [StaleClaim(**c) for c in data.get("stale_changed", [])])
 
 
-PAGE_CHANGES = StoredStep("page_changes", ScopeChanges)
+_str = pa.string()
+PAGE_CHANGES = StoredStep("page_changes", ScopeChanges, pa.struct([
+    ("changed_pages", pa.list_(pa.struct([("url", _str), ("changed_at", _str), ("diff", _str)]))),
+    ("stale_changed", pa.list_(pa.struct([
+        ("id", _str), ("file", _str), ("line_no", pa.int64()), ("claim", _str), ("url", _str),
+        ("last_verified", _str), ("changed_at", _str)])))]))
 
 
 def page_changes_by_scope(claims: dict[str, ScopeClaims], fetched_pages: dict[str, ScopePages]) -> dict[str, ScopeChanges]:

@@ -9,6 +9,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+
 from claims_pipeline.config.corpus_source import CorpusSource
 from claims_pipeline.config.settings import LinterSettings
 from claims_pipeline.corpus.hashes import combined_hash, scope_file_hashes
@@ -74,9 +76,21 @@ class LintFindings:
         return cls([LintFinding(**f) for f in data])
 
 
-DOCUMENTS = StoredStep("corpus_documents", CorpusDocuments)
-CLAIMS = StoredStep("claims", ScopeClaims)
-LINT = StoredStep("citation_lint", LintFindings)
+# The stored forms (steps/stored.py): the Arrow type of each record's to_json(), field by field in its order.
+_str, _int, _bool = pa.string(), pa.int64(), pa.bool_()
+VALUE_FORM = pa.struct([("type", _str), ("raw", _str), ("needles", pa.list_(_str)), ("salient", _bool),
+                        ("pos", _int), ("end", _int), ("number", pa.float64())])
+CLAIM_FORM = pa.struct([
+    ("id", _str), ("scope", _str), ("section", _str), ("line_no", _int), ("claim_text", _str),
+    ("values", pa.list_(VALUE_FORM)), ("source_url", _str), ("source_host", _str), ("source_tier", _str),
+    ("inline_stamp", pa.struct([("date", _str), ("kind", _str)])), ("link_kind", _str), ("last_verified", _str),
+    ("last_verified_origin", _str), ("file", _str), ("source_reason", _str)])
+
+DOCUMENTS = StoredStep("corpus_documents", CorpusDocuments, pa.struct([
+    ("corpus_dir", _str), ("files", pa.map_(_str, _str)), ("hash", _str)]))
+CLAIMS = StoredStep("claims", ScopeClaims, pa.struct([("claims", pa.list_(CLAIM_FORM)), ("warnings", pa.list_(_str))]))
+LINT = StoredStep("citation_lint", LintFindings, pa.list_(pa.struct([
+    ("file", _str), ("line", _int), ("url", _str), ("context", _str), ("scope", _str)])))
 
 
 @dataclass
@@ -104,16 +118,16 @@ def current_scope_hashes(corpus: CorpusSource) -> dict[str, str]:
     return {s: combined_hash(scope_file_hashes(files, corpus.root)) for s, files in list_scopes(corpus).items()}
 
 
-def stored_scope_hash(home: Path, scope: str) -> str | None:
-    """The file hash the last materialization of corpus_documents stored for this scope, if any (a damaged
-    file counts as none: the scope is audited again)."""
+def stored_scope_hashes(home: Path, scopes: list[str]) -> dict[str, str]:
+    """The file hash the last materialization of corpus_documents stored for each of `scopes` that has one (a
+    damaged file counts as none: its scopes are audited again)."""
     from claims_pipeline.steps.stored import StoredValueDamaged
 
     try:
-        stored = DOCUMENTS.read(home, scope)
+        stored, _ = DOCUMENTS.read_scopes(home, scopes)
     except (OSError, StoredValueDamaged):
-        return None
-    return stored.hash if stored is not None else None
+        return {}
+    return {scope: value.hash for scope, value in stored.items()}
 
 
 def corpus_drift(corpus: CorpusSource, home: Path, scopes: list[str]) -> list[str]:
@@ -123,10 +137,7 @@ def corpus_drift(corpus: CorpusSource, home: Path, scopes: list[str]) -> list[st
 
     now = list_scopes(corpus)
     drift: list[str] = []
-    for scope in scopes:
-        stored = DOCUMENTS.read(home, scope)
-        if stored is None:
-            continue
+    for scope, stored in DOCUMENTS.read_scopes(home, scopes)[0].items():  # one read of the stored file
         recorded = stored.files
         current = scope_file_hashes(now.get(scope, []), corpus.root)
         for rel in sorted(set(recorded) | set(current)):

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+import pyarrow as pa
+
 from claims_pipeline.common import stopping
 from claims_pipeline.priors.build import PriorRules
 from claims_pipeline.steps.corpus import ScopeClaims
@@ -40,7 +42,15 @@ class ScopePriors:
         return cls(list(data))
 
 
-PRIORS = StoredStep("priors", ScopePriors)
+_str, _int, _strs = pa.string(), pa.int64(), pa.list_(pa.string())
+HIT_FORM = pa.struct([
+    ("value", _str), ("type", _str), ("found", pa.bool_()), ("strong", pa.bool_()), ("matched_text", _str),
+    ("position", _int), ("proximity_chars", _int), ("near_words", _strs), ("score", pa.float64()),
+    ("occurrences", _int), ("excerpt_index", _int), ("excerpt_start", _int), ("excerpt_end", _int)])
+# a row: the claim's id, then Prior.to_dict() (priors/build.py), field by field in its order
+PRIORS = StoredStep("priors", ScopePriors, pa.list_(pa.struct([
+    ("id", _str), ("prior", _str), ("matched_tokens", _strs), ("strong_matched", _strs), ("missing_tokens", _strs),
+    ("excerpts", _strs), ("fetch_note", _str), ("hits", pa.list_(HIT_FORM)), ("context_words", _strs)])))
 
 
 @dataclass

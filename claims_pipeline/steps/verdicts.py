@@ -115,7 +115,9 @@ class ScopeVerdicts:
                    cast("VerdictCounts", dict(d.get("counts", {}))))
 
 
-VERDICTS = StoredStep("verdicts", ScopeVerdicts)
+# Stored as JSON text in its column (form None): a verdict nests the judge's drafts and both directions' answers,
+# and a run holds at most judge.max_claims_per_run of them, so the columnar form would buy nothing here.
+VERDICTS = StoredStep("verdicts", ScopeVerdicts, None)
 
 
 def judge_scope(items: list[JudgeItem], provider: JudgeProvider, judge: JudgeSettings, cache: VerdictCache,

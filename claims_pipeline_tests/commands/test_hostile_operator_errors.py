@@ -6,6 +6,7 @@ to do, no traceback, nothing raw on the terminal. The real command in a subproce
 
 from __future__ import annotations
 
+import json
 import shutil
 import socket
 import sqlite3
@@ -112,13 +113,14 @@ def test_an_older_absolute_latest_is_still_read(audited, tmp_path):
 @pytest.mark.slow
 def test_a_damaged_stored_value_names_the_file_and_the_fix_and_audit_repairs_it(audited, tmp_path):
     cfg, _ = copy_of(audited, tmp_path, judge=UNREACHABLE_JUDGE)
-    damaged = tmp_path / "home" / "assets" / "priors" / "xa.json"
+    store = tmp_path / "home" / "assets" / "priors.store"
+    damaged = store / json.loads((store / "index.json").read_text(encoding="utf-8"))["xa"]
     damaged.write_bytes(damaged.read_bytes()[:40])  # cut short, as by a full disk
     run = run_cli("verify", "--config", str(cfg), cwd=tmp_path, env=JUDGE_ENV(tmp_path), timeout=300)
     assert run.returncode == 1
     line = one_error_line(run)
     assert line.startswith(f"claims-pipeline: verdicts: StoredValueDamaged: {damaged}: the stored value of priors is "
-                           "damaged (JSONDecodeError: "), line
+                           "damaged (ArrowInvalid: "), line
     assert line.endswith("; run `claims-pipeline audit` to rebuild it"), line
     with FixtureWeb() as web:  # the audit fetches again: a fixture web of its own, the copy's config follows it
         data = yaml.safe_load(cfg.read_text(encoding="utf-8"))

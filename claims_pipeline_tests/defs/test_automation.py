@@ -131,16 +131,15 @@ def test_an_edit_reverted_is_requested_again_with_a_new_run_key(instance, demo_c
 def test_sensor_requests_nothing_for_scopes_already_materialized_with_the_same_files(instance, demo_config, corpus):
     from claims_pipeline.config.corpus_source import corpus_source
     from claims_pipeline.config.settings import load_settings
-    from claims_pipeline.steps.corpus import DOCUMENTS, CorpusDocuments, current_scope_hashes, stored_scope_hash
+    from claims_pipeline.steps.corpus import DOCUMENTS, CorpusDocuments, current_scope_hashes, stored_scope_hashes
 
     config = config_with(demo_config, extraction__corpus_dir=str(corpus))
     settings = load_settings(config)
     home = settings.home_dir
     hashes = current_scope_hashes(corpus_source(settings))
-    for scope in ("xa", "xb"):  # what a materialization of corpus_documents stores for these scopes
-        DOCUMENTS.write(home, scope, CorpusDocuments(str(corpus), {}, hashes[scope]))
-    assert stored_scope_hash(home, "xa") == hashes["xa"]
-    assert stored_scope_hash(home, "xc") is None  # never materialized
+    DOCUMENTS.write(home, "xa", CorpusDocuments(str(corpus), {}, hashes["xa"]))  # a run of xa, then one of xb
+    DOCUMENTS.write(home, "xb", CorpusDocuments(str(corpus), {}, hashes["xb"]))
+    assert stored_scope_hashes(home, ["xa", "xb", "xc"]) == {"xa": hashes["xa"], "xb": hashes["xb"]}  # xc: never
 
     first = _evaluate(instance, config, None)  # a fresh sensor cursor, e.g. the UI started after a CLI audit
     assert {r.partition_key for r in first.run_requests} == {"xc", "shared/exit/regional"}

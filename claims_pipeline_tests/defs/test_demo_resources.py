@@ -4,8 +4,6 @@ test_production_deployment.py)."""
 
 from __future__ import annotations
 
-import json
-
 import dagster as dg
 
 from claims_pipeline.commands.demo import write_runtime_config
@@ -18,6 +16,7 @@ from claims_pipeline.orchestration.runner import sync_scope_partitions
 from claims_pipeline_demo.routes import save_epoch
 from claims_pipeline_tests.defs.conftest import ALL_ASSETS, QUIET
 from claims_pipeline_tests.defs.test_page_change import LEVY, SCOPES
+from claims_pipeline_tests.support.stored_values import stored_json
 
 
 def _fetch_xa(instance, resources) -> dg.ExecuteInProcessResult:
@@ -30,7 +29,7 @@ def _fetch_xa(instance, resources) -> dg.ExecuteInProcessResult:
 def _levy_hash(instance, config, home, epoch: int) -> str:
     save_epoch(home, epoch)
     _fetch_xa(instance, resources_for_file(str(config), "demo"))
-    pages = json.loads((home / "assets" / "fetched_pages" / "xa.json").read_text())
+    pages = stored_json(home, "fetched_pages", "xa")
     assert pages[LEVY]["fetch_status"] == "OK"
     return pages[LEVY]["text_hash"]
 

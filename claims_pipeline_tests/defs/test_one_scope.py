@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import dagster as dg
@@ -11,6 +10,7 @@ import pandas as pd
 from claims_pipeline.config.home import HomeLayout
 from claims_pipeline.orchestration.runner import sync_scope_partitions
 from claims_pipeline_tests.defs.conftest import ALL_ASSETS, ALL_CHECKS, QUIET, resources_for
+from claims_pipeline_tests.support.stored_values import stored_json
 
 SCOPE_ASSETS = ["corpus_documents", "claims", "citation_lint", "fetched_pages", "page_changes", "priors"]
 EVERYTHING = dg.AssetSelection.assets(*SCOPE_ASSETS, "audit_tables", "audit_report") | dg.AssetSelection.checks_for_assets("audit_tables", "audit_report")
@@ -32,16 +32,16 @@ def test_xa_end_to_end(instance, demo_config, home, web):
     assert result.success
 
     # per-scope values stored, one file per scope
-    stored = json.loads((home / "assets" / "claims" / "xa.json").read_text())
+    stored = stored_json(home, "claims", "xa")
     ids = {c["id"].split(":")[1] for c in stored["claims"]}
     assert {"16", "18", "23", "24", "25"} <= ids
-    pages = json.loads((home / "assets" / "fetched_pages" / "xa.json").read_text())
+    pages = stored_json(home, "fetched_pages", "xa")
     statuses = {u.rsplit("/", 1)[-1]: p["fetch_status"] for u, p in pages.items()}
     assert statuses["application-bundle.zip"] == "BINARY"
     assert statuses["refusals.html"] == "ROBOTS"  # robots.txt honoured: never requested
     assert not any(r["path"] == "/internal/refusals.html" for r in web.requests())
 
-    priors = {r["id"].split(":")[1]: r["prior"] for r in json.loads((home / "assets" / "priors" / "xa.json").read_text())}
+    priors = {r["id"].split(":")[1]: r["prior"] for r in stored_json(home, "priors", "xa")}
     assert priors["16"] == "TOKENS_PRESENT"  # "4.5%" found as "4,5 %" on the page
     assert priors["23"] == "TOKENS_ABSENT"  # the licence page never states €900
     assert priors["24"] == "SOURCE_BINARY"
@@ -84,8 +84,8 @@ def test_bad_corpus_file_is_named_and_others_continue(instance, demo_config, hom
                             tags={"dagster/asset_partition_range_start": "xa", "dagster/asset_partition_range_end": "xb"},
                             run_config=QUIET, raise_on_error=False)
     assert result.success
-    xa = json.loads((home / "assets" / "claims" / "xa.json").read_text())
-    xb = json.loads((home / "assets" / "claims" / "xb.json").read_text())
+    xa = stored_json(home, "claims", "xa")
+    xb = stored_json(home, "claims", "xb")
     assert xa["claims"] == [] and any("countries/xa/playbook.md" in w for w in xa["warnings"])
     assert len(xb["claims"]) >= 5
 

@@ -20,6 +20,7 @@ from claims_pipeline_tests.defs.conftest import (
     another_audit_lands_during_the_checks,
     resources_for,
 )
+from claims_pipeline_tests.support.stored_values import stored_json
 
 SCOPES = ["xa", "shared/exit/regional"]
 LEVY = "http://www.tax.gov.xa/property/annual-levy.html"
@@ -70,7 +71,7 @@ def test_change_confirmed_on_second_sighting_and_stale_only_before(instance, dem
     assert p.loc["xa:18:5bd13010", "prior"] == "TOKENS_ABSENT"  # the confirmed text no longer says 0.8%
 
     # the page-changes asset lists the change with its diff, and the WARN check names the stale claim
-    changes = json.loads((home / "assets" / "page_changes" / "xa.json").read_text())
+    changes = stored_json(home, "page_changes", "xa")
     assert changes["changed_pages"][0]["url"] == LEVY
     assert "1.1 %" in changes["changed_pages"][0]["diff"] and "0.8 %" in changes["changed_pages"][0]["diff"]
     assert [c["id"] for c in changes["stale_changed"]] == ["xa:18:5bd13010"]

@@ -6,7 +6,6 @@ friendly defaults the same settings lack."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -24,6 +23,7 @@ from claims_pipeline.store import schema
 from claims_pipeline_tests.defs.conftest import ALL_ASSETS, QUIET
 from claims_pipeline_tests.production_config import write_production_config
 from claims_pipeline_tests.store.postgres_server import postgres_server
+from claims_pipeline_tests.support.stored_values import stored_json
 
 NOTIFY_URL = "json://127.0.0.1:9/kb-audit"  # not sent to here: these runs stop before the notification step
 FETCH = ["corpus_documents", "claims", "fetched_pages"]
@@ -63,7 +63,7 @@ def test_production_runs_on_what_it_names_and_never_starts_the_fixture_web(insta
     logs = [r.user_message for r in instance.all_logs(result.run_id)]
     assert any(m.startswith("settings: ") and "deployment production" in m for m in logs), logs
     assert not [m for m in logs if m.startswith("demo: ") or "fixture web" in m]
-    pages = json.loads((tmp_path / "home" / "assets" / "fetched_pages" / "xa.json").read_text())
+    pages = stored_json(tmp_path / "home", "fetched_pages", "xa")
     assert pages and all(p["fetch_status"] != "OK" for p in pages.values()), {u: p["fetch_status"] for u, p in pages.items()}
     engine = sa.create_engine(db_url)
     with engine.connect() as conn:
@@ -161,7 +161,7 @@ def test_local_runs_on_the_friendly_defaults_production_refuses(instance, tmp_pa
     result = _fetch_xa(instance, resources_for_file(str(config), "local"))
     assert result.success
     assert (tmp_path / "default-home" / "cache" / "index.sqlite").is_file()
-    assert (tmp_path / "default-home" / "assets" / "fetched_pages" / "xa.json").is_file()
+    assert stored_json(tmp_path / "default-home", "fetched_pages", "xa")
 
 
 @pytest.mark.postgres

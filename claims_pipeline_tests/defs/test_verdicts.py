@@ -15,6 +15,7 @@ from claims_pipeline.defs.resources import JudgeResource
 from claims_pipeline.orchestration.runner import sync_scope_partitions
 from claims_pipeline_demo.scripted_judge import ScriptedJudgeServer
 from claims_pipeline_tests.defs.conftest import ALL_ASSETS, ALL_CHECKS, QUIET, config_with, resources_for
+from claims_pipeline_tests.support.stored_values import stored_json
 
 SCOPES = ["xa", "xb", "xc", "shared/exit/regional"]
 AUDIT = dg.AssetSelection.groups("scopes", "audit")
@@ -52,7 +53,7 @@ def test_one_scope_judged_end_to_end_then_cached(instance, demo_config, home, pr
         first = _materialize(instance, resources, VERIFY)
         sent_first = len(server.requests("verdict"))
         b_first = len(server.requests("direction_b"))
-        stored = json.loads((home / "assets" / "verdicts" / "xa.json").read_text())
+        stored = stored_json(home, "verdicts", "xa")
         second = _materialize(instance, resources, VERIFY)
         sent_second = len(server.requests()) - sent_first - b_first
     assert first.success and second.success
@@ -74,7 +75,7 @@ def test_one_scope_judged_end_to_end_then_cached(instance, demo_config, home, pr
             assert v["quote"].strip()
     # a second materialization with nothing changed: no request, no cost
     assert sent_second == 0
-    again = json.loads((home / "assets" / "verdicts" / "xa.json").read_text())
+    again = stored_json(home, "verdicts", "xa")
     assert again["run"]["requests_sent"] == 0 and again["run"]["cost_usd"] == 0
     assert again["run"]["cached"] == stored["run"]["requests_sent"]
     # the report lands next to the audit report, and report.html gets a verdict section
@@ -85,7 +86,7 @@ def test_one_scope_judged_end_to_end_then_cached(instance, demo_config, home, pr
     assert (latest / "verdicts.md").is_file() and (latest / "verdicts.json").is_file()
     assert "verdict" in (latest / "report.html").read_text().lower() and meta["appended_to_report_html"] is True
     # the key never reaches a stored file or the metadata
-    for path in [*latest.iterdir(), home / "assets" / "verdicts" / "xa.json"]:
+    for path in [*latest.iterdir(), *(home / "assets" / "verdicts.store").iterdir()]:
         if path.is_file():
             assert "sk-test-not-a-secret" not in path.read_text(errors="replace")
 
@@ -167,9 +168,9 @@ def test_a_verdict_run_stored_before_the_type_loads_merges_and_keeps_its_json_fo
     from claims_pipeline.steps.verdict_run import VerdictRun
     from claims_pipeline.steps.verdicts import VERDICTS
 
-    VERDICTS.path(tmp_path, "xa").parent.mkdir(parents=True, exist_ok=True)
-    VERDICTS.path(tmp_path, "xa").write_text(json.dumps({"verdicts": [], "run": OLD_SCOPE_RUN, "counts": {}}))
-    VERDICTS.path(tmp_path, "xb").write_text(json.dumps(
+    VERDICTS.legacy_path(tmp_path, "xa").parent.mkdir(parents=True, exist_ok=True)
+    VERDICTS.legacy_path(tmp_path, "xa").write_text(json.dumps({"verdicts": [], "run": OLD_SCOPE_RUN, "counts": {}}))
+    VERDICTS.legacy_path(tmp_path, "xb").write_text(json.dumps(
         {"verdicts": [], "run": {"judged": False, "reason": "scope not audited yet", "run_at": "x"}, "counts": {}}))
     old = VERDICTS.read(tmp_path, "xa")
     assert old is not None and old.run.stopped_by == ("max_cost",) and old.run.skipped_ids == ("c9", "c10")

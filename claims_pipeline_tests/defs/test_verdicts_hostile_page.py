@@ -4,7 +4,6 @@ sites with the page rewritten), real audit, the real anthropic and openai SDKs a
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 
@@ -17,6 +16,7 @@ from claims_pipeline.orchestration.runner import sync_scope_partitions
 from claims_pipeline_demo.fixture_web.server import DEFAULT_SITES_DIR, FixtureWeb
 from claims_pipeline_demo.scripted_judge import ScriptedJudgeServer, ScriptedRequest, demo_answerer
 from claims_pipeline_tests.defs.conftest import ALL_ASSETS, ALL_CHECKS, QUIET, config_with, resources_for
+from claims_pipeline_tests.support.stored_values import stored_json
 
 KEY_ENV = "CLAIMS_PIPELINE_TEST_JUDGE_KEY"
 PLANTED = "The registration fee is €1,250 per deed"
@@ -63,7 +63,7 @@ def test_instructions_on_the_page_cannot_produce_a_match(instance, home, tmp_pat
                                 run_config=QUIET, raise_on_error=False)
         fee_requests = [r for r in server.requests() if r.claim_id]
     assert result.success and fee_requests
-    stored = json.loads((home / "assets" / "verdicts" / "xa.json").read_text())
+    stored = stored_json(home, "verdicts", "xa")
     fee = [v for v in stored["verdicts"] if "registration fee" in v["claim_text"]]
     assert fee, [v["claim_text"] for v in stored["verdicts"]]
     for v in fee:

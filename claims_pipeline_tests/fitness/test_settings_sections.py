@@ -82,9 +82,6 @@ SETTINGS_READERS = frozenset({"Settings", "load_settings", "settings_from_dict",
 # What mutates a container in place: a module-level name mutated by a function is state kept between runs.
 MUTATORS = frozenset({"clear", "update", "setdefault", "pop", "popitem", "append", "extend", "add", "discard",
                       "remove", "insert"})
-# The IO manager still takes the home through `claims_config.load()` (a function-style io_manager); the run-store
-# work makes it a ConfigurableIOManager holding ClaimsConfig as a field, and this exception goes with it.
-LOAD_SEAM = frozenset({"claims_pipeline/defs/storage.py"})
 
 
 def _defs_trees() -> dict[str, ast.Module]:
@@ -100,7 +97,7 @@ def settings_reads_in(path: str, tree: ast.Module) -> list[str]:
         if isinstance(node, ast.ImportFrom):
             found += [f"{path}:{node.lineno} imports {a.name}" for a in node.names if a.name in SETTINGS_READERS]
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "load"
-              and not node.args and path != "claims_pipeline/defs/resources.py" and path not in LOAD_SEAM):
+              and not node.args and path != "claims_pipeline/defs/resources.py"):
             found.append(f"{path}:{node.lineno} calls {ast.unparse(node.func)}()")
     return found
 

@@ -9,7 +9,6 @@ tells a deployment to do.
 from __future__ import annotations
 
 import collections
-import json
 import os
 import re
 import shutil
@@ -50,6 +49,7 @@ from claims_pipeline_tests.orchestration.deployment import (
     wait_runs,
 )
 from claims_pipeline_tests.store.postgres_server import postgres_server
+from claims_pipeline_tests.support.stored_values import stored_json
 
 # Scopes that cite disjoint hosts (*.xa, *.xb, *.xc), so that the runs overlap all the way: runs sharing a
 # host take turns on it (its lease in the cache's database), which this test does not measure. The shared
@@ -161,10 +161,10 @@ def _run_pid(instance: dg.DagsterInstance, run_id: str) -> int:
 
 
 def _every_row_once(home: Path, web: FixtureWeb) -> None:
-    claims = {s: json.loads((home / "assets" / "claims" / f"{s}.json").read_text())["claims"] for s in SCOPES}
+    claims = {s: stored_json(home, "claims", s)["claims"] for s in SCOPES}
     ids = [c["id"] for s in SCOPES for c in claims[s]]
     assert all(claims.values()) and len(ids) == len(set(ids))
-    pages = {s: json.loads((home / "assets" / "fetched_pages" / f"{s}.json").read_text()) for s in SCOPES}
+    pages = {s: stored_json(home, "fetched_pages", s) for s in SCOPES}
     cited = {u for s in SCOPES for u in pages[s]}
     assert sum(len(pages[s]) for s in SCOPES) == len(cited)  # disjoint hosts: no URL in two scopes
 

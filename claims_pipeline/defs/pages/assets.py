@@ -9,12 +9,12 @@ import dagster as dg
 from claims_pipeline.defs.fetch_runs import fetch_run_id
 from claims_pipeline.defs.metadata import (
     CLAIM_LIMIT,
-    MAX_DIFFS,
     NOTE_LIMIT,
     WHERE_LIMIT,
     counts,
     first_lines,
     md_table,
+    shown_diffs,
 )
 from claims_pipeline.defs.resources import ClaimsConfig, FetcherResource, PageCacheResource
 from claims_pipeline.defs.scoped import scope_asset, scoped_output
@@ -81,10 +81,11 @@ def page_changes(context: dg.AssetExecutionContext, claims: dict[str, ScopeClaim
 
     def metadata_of(scope: str) -> dict[str, Any]:
         changed, stale = changes[scope].changed_pages, changes[scope].stale_changed
+        most, lines = shown_diffs()
         diffs = "\n\n".join(f"**{md_cell(c.url, 300)}** (changed {md_cell(str(c.changed_at)[:10])})\n"
-                            f"{md_code_block(first_lines(c.diff or ''), 'diff')}" for c in changed[:MAX_DIFFS])
-        if len(changed) > MAX_DIFFS:  # bounded: the report has every diff
-            diffs += f"\n\n_…and {len(changed) - MAX_DIFFS} more changed pages: their diffs are in the report_"
+                            f"{md_code_block(first_lines(c.diff or '', lines), 'diff')}" for c in changed[:most])
+        if len(changed) > most:  # bounded: the report has every diff
+            diffs += f"\n\n_…and {len(changed) - most} more changed pages: their diffs are in the report_"
         return {
             "changed_pages": len(changed),  # pages; the audit's content_changed counts claims
             STALE_CHANGED_KEY: len(stale),

@@ -9,6 +9,8 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+
 from claims_pipeline.steps.corpus import ScopeClaims
 from claims_pipeline.steps.stored import StoredStep
 from claims_pipeline.store.cache import PageCache
@@ -55,10 +57,18 @@ class ScopePages:
 
     @classmethod
     def from_json(cls, data: Any) -> ScopePages:
-        return cls({str(u): page_from_json(p) for u, p in data.items()})
+        # a mapping (JSON), or its (url, page) pairs (the stored Arrow map, steps/stored.py)
+        return cls({str(u): page_from_json(p) for u, p in dict(data).items()})
 
 
-FETCHED_PAGES = StoredStep("fetched_pages", ScopePages)
+_str, _int = pa.string(), pa.int64()
+# page_to_json's value: PageState's fields without its text, in their order
+PAGE_FORM = pa.struct([
+    ("url", _str), ("fetch_status", _str), ("http_status", _int), ("content_kind", _str), ("note", _str),
+    ("fetched_at", _str), ("text_hash", _str), ("raw_hash", _str), ("content_changed", pa.bool_()),
+    ("changed_at", _str), ("stable_since", _str), ("diff", _str), ("change_confirmed_at", _str),
+    ("change_fetch_id", _int), ("change_reported_at", _str), ("unconfirmed_since", _str)])
+FETCHED_PAGES = StoredStep("fetched_pages", ScopePages, pa.map_(_str, PAGE_FORM))
 
 
 @dataclass
