@@ -31,7 +31,7 @@ from claims_pipeline.steps.priors import priors_by_scope
 from claims_pipeline.store.cache import PageCache
 from claims_pipeline.web.html_text import html_to_text
 from claims_pipeline_tests.report.factories import page
-from claims_pipeline_tests.scale.test_synthetic_corpus import generator
+from claims_pipeline_tests.support import synthetic_corpus
 from claims_pipeline_tests.time_scale import scaled
 
 
@@ -68,7 +68,7 @@ def _in_a_busy_process(work: Any) -> Any:
 def test_extraction_and_priors_use_worker_processes_from_a_thread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                   caplog: pytest.LogCaptureFixture) -> None:
     out = tmp_path / "synth"
-    generator().generate(out, claims=600, files=40, urls=100, hosts=20, scopes=12)
+    synthetic_corpus.generate(out, claims=600, files=40, urls=100, hosts=20, scopes=12)
     base = load_settings(out / "synthetic.yaml").model_copy(update={"home": tmp_path / "home"})
     monkeypatch.setattr(extraction_pool, "MIN_BYTES", 1)  # a test-sized corpus through the real gate's other half
     pids = tmp_path / "pids"

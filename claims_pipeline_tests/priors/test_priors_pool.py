@@ -20,12 +20,12 @@ from claims_pipeline.store.cache import PageCache
 from claims_pipeline.store.records import PageState
 from claims_pipeline.web.html_text import html_to_text
 from claims_pipeline_tests.report.factories import page
-from claims_pipeline_tests.scale.test_synthetic_corpus import generator
+from claims_pipeline_tests.support import synthetic_corpus
 
 
 def test_pool_gives_the_serial_priors_in_scope_order(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     out = tmp_path / "synth"
-    generator().generate(out, claims=400, files=40, urls=100, hosts=20, scopes=12)
+    synthetic_corpus.generate(out, claims=400, files=40, urls=100, hosts=20, scopes=12)
     base = load_settings(out / "synthetic.yaml")
     base = base.model_copy(update={"home": tmp_path / "home"})
     corpus = corpus_source(base)

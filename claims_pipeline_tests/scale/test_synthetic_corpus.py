@@ -1,12 +1,10 @@
-"""The synthetic corpus generator (benchmarks/make_synthetic_corpus.py) writes what it says: the asked numbers of
+"""The synthetic corpus generator (claims_pipeline_tests/support/synthetic_corpus.py) writes what it says: the asked numbers of
 claims, files, scopes, URLs and hosts, as the extractor reads them, and sites the fixture web serves with each
 kind of URL behaving as its kind (a page that changes at epoch 2, 404, 410, a bot wall, a figure absent)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 import urllib.request
 from pathlib import Path
 from types import ModuleType
@@ -18,18 +16,13 @@ from claims_pipeline.priors import TOKENS_ABSENT, TOKENS_PRESENT, PriorRules, bu
 from claims_pipeline.web.html_text import html_to_text
 from claims_pipeline_demo.fixture_web.server import FixtureWeb
 from claims_pipeline_tests.report.factories import page
+from claims_pipeline_tests.support import synthetic_corpus
 
 NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback only, whatever the environment
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "make_synthetic_corpus.py"
 
 
 def generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("make_synthetic_corpus", SCRIPT)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return synthetic_corpus
 
 
 def get(web: FixtureWeb, url: str) -> tuple[int, str]:
