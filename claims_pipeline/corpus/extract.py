@@ -206,6 +206,9 @@ class ExtractOptions:
     lookback: int
     max_line_chars: int
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    # A home page named in the running text, an event's page, a page to act on: no source, so no claim. The linter
+    # turns this off: a figure beside a home page's link is exactly what it reports, whatever the link's role.
+    links_as_names: bool = True
 
     def tier_of(self, host: str) -> str | None:
         if host not in self.tier_cache:
@@ -484,7 +487,7 @@ def _claims_of_line(line: str, line_no: int, scope: str, rel: str, section: str,
     # website](…)") is what the sentence is about, and an event's page invites to a gathering: neither is the
     # source of the figures near it. They take part in attribution (their figures go nowhere else), and give no
     # claim.
-    found = no_evidence(line, links) if not is_row else None
+    found = no_evidence(line, links) if not is_row and opts.links_as_names else None
     named, events = found if found is not None else (None, None)
     none = [n or e for n, e in zip(named, events)] if named is not None and events is not None else [False] * len(links)
     attributed = attribute_values(values, [ln for ln, p in zip(links, pointer) if not p]) if not all(pointer) else []

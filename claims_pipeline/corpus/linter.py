@@ -63,7 +63,7 @@ def lint_options(ex: ExtractionSettings, primary_hosts: Collection[str] = (),
     primary = allowlist if isinstance(allowlist, PrimaryHosts) else PrimaryHosts(allowlist) if allowlist is not None \
         else opts.allowlist
     return replace(opts, allowlist=primary, tier_cache={}, url_cache={}, skip_heading_re=None, primary_only=True,
-                   min_salient=1)
+                   min_salient=1, links_as_names=False)
 
 
 def _findings(text: str, opts: ExtractOptions, roots: RootAllowlist) -> list[tuple[int, str, str, str]]:

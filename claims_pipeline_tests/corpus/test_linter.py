@@ -20,6 +20,14 @@ def test_a_root_url_is_flagged_whatever_the_link_says():
     assert lint_line(line, allowlist=[], root_allowlist=["tax.gov.qq"]) == []  # a deliberate root stays allowed
 
 
+def test_a_home_page_named_in_running_text_is_still_a_finding():
+    # extraction takes no claim from a site named in the running text (it is the subject, not the source); a figure
+    # beside a home page's link is what the linter reports all the same
+    for line in ("- [Land Office](http://www.land.gov.qq/) lists a 3 % transfer duty for new owners.",
+                 "The [Land Office](http://www.land.gov.qq/) charges a 3 % transfer duty on every sale."):
+        assert lint_line(line, allowlist=[], root_allowlist=[]) == [("http://www.land.gov.qq/", "Land Office")], line
+
+
 def test_deep_link_pointer_and_no_figure_not_flagged():
     assert lint_line("- median **€185,000** ([stats](https://stats.gov.xx/hpi/2025))", allowlist=[], root_allowlist=[]) == []
     assert lint_line("- **5 %** (verify at [legal.gov.xx](https://legal.gov.xx/))", allowlist=[], root_allowlist=[]) == []
