@@ -173,6 +173,44 @@ class PageCache:
         so a 304 costs no text-blob read here. Same transaction and guarantees as record()."""
         self._write(result, now, run_id=run_id, basis=basis, read_back=False)
 
+    def append_many(self, items: Sequence[tuple[FetchResult, datetime, Basis | None]], *,
+                    run_id: str | None) -> list[tuple[FetchResult, Exception]]:
+        """append() of several fetches (result, fetch time, basis) in ONE write transaction: a run's writer thread
+        pays one commit for what arrived together instead of one per URL. Blobs first, as in append(). A fetch
+        that needs a fact made with no lock held (a diff, a re-reading) is left out of the transaction and
+        appended alone after it; when the transaction fails, each is appended alone, so one bad page costs only
+        itself. Returns the fetches that could not be stored, with why."""
+        if len(items) == 1:
+            result, when, basis = items[0]
+            try:
+                self.append(result, now=when, run_id=run_id, basis=basis)
+                return []
+            except Exception as exc:
+                return [(result, exc)]
+        hashes = []
+        for result, _, _ in items:
+            downloaded = FetchStatus(result.status) is not FetchStatus.NOT_MODIFIED
+            hashes.append((self.blobs.put(result.raw, "raw") if downloaded and result.raw is not None else None,
+                           self.blobs.put_text(result.text) if downloaded and result.text is not None else None))
+        alone: list[tuple[FetchResult, datetime, Basis | None]] = []
+        try:
+            with write_transaction(self.engine) as conn:
+                for (result, when, basis), (raw_hash, new_text_hash) in zip(items, hashes, strict=True):
+                    needed = self._record_in(conn, result, FetchStatus(result.status), when, raw_hash, new_text_hash,
+                                             run_id, basis, {}, {}, may_wait=True)
+                    if needed is not None:
+                        alone.append((result, when, basis))
+        except Exception:
+            log.warning("recording %d fetches together failed; recording each alone", len(items), exc_info=True)
+            alone = list(items)
+        failed: list[tuple[FetchResult, Exception]] = []
+        for result, when, basis in alone:
+            try:
+                self.append(result, now=when, run_id=run_id, basis=basis)
+            except Exception as exc:
+                failed.append((result, exc))
+        return failed
+
     def _write(self, result: FetchResult, now: str | datetime | None, *, run_id: str | None, basis: Basis | None,
                read_back: bool) -> PageState | None:
         status = FetchStatus(result.status)
