@@ -195,7 +195,13 @@ class PageCache:
         alone: list[tuple[FetchResult, datetime, Basis | None]] = []
         try:
             with write_transaction(self.engine) as conn:
+                # a 304 handed back by the loop's group (the lock was busy) takes the same fast path, in this transaction
+                fast = self._fast304
+                cur = conn.connection.dbapi_connection.cursor() if fast is not None else None  # type: ignore[union-attr]
                 for (result, when, basis), (raw_hash, new_text_hash) in zip(items, hashes, strict=True):
+                    if fast is not None and cur is not None and basis is not None \
+                            and FetchStatus(result.status) is FetchStatus.NOT_MODIFIED and fast.write_in(cur, result, basis, when, run_id):
+                        continue
                     needed = self._record_in(conn, result, FetchStatus(result.status), when, raw_hash, new_text_hash,
                                              run_id, basis, {}, {}, may_wait=True)
                     if needed is not None:
