@@ -79,8 +79,10 @@ def refresh_pages(
     if cache.reread is None:  # how this version reads stored bytes: a change of reading is no page change
         cache.reread = page_reader(fetching.fetch, fetching.pdf)
     try:
+        # resume: what is already recorded under this run (asked only of a run that exists: a new run has nothing)
+        resumed = run_id is not None and cache.run_info(run_id) is not None
         run_id = cache.start_run(run_id, now=now, url_count=len(wanted))
-        skip = cache.urls_done_in_run(run_id, wanted)  # resume: already recorded under this run
+        skip = cache.urls_done_in_run(run_id, wanted) if resumed else set()
         if not force:
             ttl = fetching.ttl_days if ttl_days is None else ttl_days
             skip |= cache.fresh_urls(wanted, ttl, now=now)
