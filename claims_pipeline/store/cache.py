@@ -14,8 +14,9 @@ PageState.unconfirmed_since set (its first sighting), and content_changed, chang
 confirmed (so a page that differs on every fetch never flags a change).
 
 Bulk runs (pages.refresh_pages) read conditional_bases() once (validators to send + the cached fetch each 304
-will stand for), write each result with append() (same per-URL transaction, no read-back) and read all states
-once at the end: a warm run's 304 costs one short transaction and no text-blob read (SQLite: fast304.py).
+will stand for), write the results that arrive together with append_many() (one transaction for them, no
+read-back; the plain 304s in groups on the fetch loop's thread, SQLite: fast304.py) and read all states once at
+the end: a warm run's 304 costs a share of one group's statements and commit, and no text-blob read.
 
 `now` overrides the fetch time wherever given (tests and backfills move the clock); otherwise the
 FetchResult's own fetched_at is used, else the current time.

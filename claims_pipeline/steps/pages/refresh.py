@@ -7,8 +7,8 @@ Skipping and resuming:
   fetches everything, but still conditionally (ETag / Last-Modified of the cached copy), so an unchanged page
   costs a 304, no body.
 - run_id names the run. Each fetch is recorded under it as it arrives (a plain 304 within
-  fast304.GROUP_MAX_HOLD_S, in a group that shares one commit), so a run that is killed keeps what it
-  finished; calling again with the SAME run_id fetches only the URLs not yet recorded under that run (resume).
+  fast304.GROUP_MAX_HOLD_S, in a group that shares one commit; the others with what else waits for the writer
+  thread, in one transaction), so a run that is killed keeps what it finished; calling again with the SAME run_id fetches only the URLs not yet recorded under that run (resume).
   A new run_id (the default: a fresh one) starts over. The Dagster layer passes its run id.
 - robots.txt is kept in the cache too (store/robots_table.py): reused without a request for
   fetch.robots_cache_hours, then re-validated conditionally; `now` is its clock as well.
