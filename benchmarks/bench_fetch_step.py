@@ -58,7 +58,7 @@ def step_child(config: Path) -> dict[str, Any]:
     refresh_module._Recorder._drain = timed_drain  # type: ignore[method-assign]
     inner = _time_calls({"conditional_bases": (PageCache, "conditional_bases"), "states": (PageCache, "states"),
                          "304s on the loop": (refresh_module._GroupFlusher, "record"),
-                         "their commits": (NotModifiedGroup, "flush")})
+                         "their bulk writes and commits": (NotModifiedGroup, "flush")})
     parts: dict[str, tuple[float, float]] = {}
     w0, c0 = time.perf_counter(), time.process_time()
     last = [w0, c0]

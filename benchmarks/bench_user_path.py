@@ -195,11 +195,10 @@ def history_child(dagster_home: Path) -> dict[str, Any]:
 
 def fetch_child(config: Path, urls_path: Path) -> dict[str, Any]:
     """The fetcher alone for the audit's conditional GETs (no recording)."""
-    from claims_pipeline.store.robots import RobotsTable
-
     from claims_pipeline.config.settings import load_settings
     from claims_pipeline.store.cache import PageCache
     from claims_pipeline.store.host_leases import HostLeases
+    from claims_pipeline.store.robots_table import RobotsTable
     from claims_pipeline.web.fetcher import fetch_urls
 
     s = load_settings(config)

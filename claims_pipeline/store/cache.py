@@ -14,8 +14,9 @@ PageState.unconfirmed_since set (its first sighting), and content_changed, chang
 confirmed (so a page that differs on every fetch never flags a change).
 
 Bulk runs (pages.refresh_pages) read conditional_bases() once (validators to send + the cached fetch each 304
-will stand for), write each result with append() (same per-URL transaction, no read-back) and read all states
-once at the end: a warm run's 304 costs one short transaction and no text-blob read (SQLite: fast304.py).
+will stand for), write the results that arrive together with append_many() (one transaction for them, no
+read-back; the plain 304s in groups on the fetch loop's thread, SQLite: fast304.py) and read all states once at
+the end: a warm run's 304 costs a share of one group's statements and commit, and no text-blob read.
 
 `now` overrides the fetch time wherever given (tests and backfills move the clock); otherwise the
 FetchResult's own fetched_at is used, else the current time.
@@ -172,6 +173,50 @@ class PageCache:
         """record() without reading the state back: a bulk run reads all states once at its end (cache.states),
         so a 304 costs no text-blob read here. Same transaction and guarantees as record()."""
         self._write(result, now, run_id=run_id, basis=basis, read_back=False)
+
+    def append_many(self, items: Sequence[tuple[FetchResult, datetime, Basis | None]], *,
+                    run_id: str | None) -> list[tuple[FetchResult, Exception]]:
+        """append() of several fetches (result, fetch time, basis) in ONE write transaction: a run's writer thread
+        pays one commit for what arrived together instead of one per URL. Blobs first, as in append(). A fetch
+        that needs a fact made with no lock held (a diff, a re-reading) is left out of the transaction and
+        appended alone after it; when the transaction fails, each is appended alone, so one bad page costs only
+        itself. Returns the fetches that could not be stored, with why."""
+        if len(items) == 1:
+            result, when, basis = items[0]
+            try:
+                self.append(result, now=when, run_id=run_id, basis=basis)
+                return []
+            except Exception as exc:
+                return [(result, exc)]
+        hashes = []
+        for result, _, _ in items:
+            downloaded = FetchStatus(result.status) is not FetchStatus.NOT_MODIFIED
+            hashes.append((self.blobs.put(result.raw, "raw") if downloaded and result.raw is not None else None,
+                           self.blobs.put_text(result.text) if downloaded and result.text is not None else None))
+        alone: list[tuple[FetchResult, datetime, Basis | None]] = []
+        try:
+            with write_transaction(self.engine) as conn:
+                # a 304 handed back by the loop's group (the lock was busy) takes the same fast path, in this transaction
+                fast = self._fast304
+                cur = conn.connection.dbapi_connection.cursor() if fast is not None else None  # type: ignore[union-attr]
+                for (result, when, basis), (raw_hash, new_text_hash) in zip(items, hashes, strict=True):
+                    if fast is not None and cur is not None and basis is not None \
+                            and FetchStatus(result.status) is FetchStatus.NOT_MODIFIED and fast.write_in(cur, result, basis, when, run_id):
+                        continue
+                    needed = self._record_in(conn, result, FetchStatus(result.status), when, raw_hash, new_text_hash,
+                                             run_id, basis, {}, {}, may_wait=True)
+                    if needed is not None:
+                        alone.append((result, when, basis))
+        except Exception:
+            log.warning("recording %d fetches together failed; recording each alone", len(items), exc_info=True)
+            alone = list(items)
+        failed: list[tuple[FetchResult, Exception]] = []
+        for result, when, basis in alone:
+            try:
+                self.append(result, now=when, run_id=run_id, basis=basis)
+            except Exception as exc:
+                failed.append((result, exc))
+        return failed
 
     def _write(self, result: FetchResult, now: str | datetime | None, *, run_id: str | None, basis: Basis | None,
                read_back: bool) -> PageState | None:

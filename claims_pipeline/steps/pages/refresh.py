@@ -7,8 +7,8 @@ Skipping and resuming:
   fetches everything, but still conditionally (ETag / Last-Modified of the cached copy), so an unchanged page
   costs a 304, no body.
 - run_id names the run. Each fetch is recorded under it as it arrives (a plain 304 within
-  fast304.GROUP_MAX_HOLD_S, in a group that shares one commit), so a run that is killed keeps what it
-  finished; calling again with the SAME run_id fetches only the URLs not yet recorded under that run (resume).
+  fast304.GROUP_MAX_HOLD_S, in a group that shares one commit; the others with what else waits for the writer
+  thread, in one transaction), so a run that is killed keeps what it finished; calling again with the SAME run_id fetches only the URLs not yet recorded under that run (resume).
   A new run_id (the default: a fresh one) starts over. The Dagster layer passes its run id.
 - robots.txt is kept in the cache too (store/robots_table.py): reused without a request for
   fetch.robots_cache_hours, then re-validated conditionally; `now` is its clock as well.
@@ -79,8 +79,10 @@ def refresh_pages(
     if cache.reread is None:  # how this version reads stored bytes: a change of reading is no page change
         cache.reread = page_reader(fetching.fetch, fetching.pdf)
     try:
+        # resume: what is already recorded under this run (asked only of a run that exists: a new run has nothing)
+        resumed = run_id is not None and cache.run_info(run_id) is not None
         run_id = cache.start_run(run_id, now=now, url_count=len(wanted))
-        skip = cache.urls_done_in_run(run_id, wanted)  # resume: already recorded under this run
+        skip = cache.urls_done_in_run(run_id, wanted) if resumed else set()
         if not force:
             ttl = fetching.ttl_days if ttl_days is None else ttl_days
             skip |= cache.fresh_urls(wanted, ttl, now=now)
@@ -218,11 +220,17 @@ class _GroupFlusher:
             self._recorder.put(result)
 
 
+# results waiting together on the writer thread that share one transaction (cache.append_many): bounds what a
+# kill can lose to what arrived in one moment, and how long another writer waits for the lock
+_WRITE_BATCH = 100
+
+
 class _Recorder:
-    """Records each result as it arrives (a kill keeps what is done), each URL in its own transaction, on one
-    writer thread: the fetcher's requests keep moving while SQLite and the blob files are written, and handing
-    a result over costs a queue put instead of a thread-pool round trip per URL (in a warm, all-304 run that
-    round trip cost more CPU than the write itself). on_state, when given, is called on the writer thread."""
+    """Records each result as it arrives (a kill keeps what is done), on one writer thread: what is waiting when
+    the thread comes back for more shares one transaction (at most _WRITE_BATCH; with on_state, each URL in its
+    own, read back). Why a thread: the fetcher's requests keep moving while SQLite and the blob files are
+    written, and handing a result over costs a queue put instead of a thread-pool round trip per URL (in a
+    warm, all-304 run that round trip cost more CPU than the write itself). on_state, when given, is called on the writer thread."""
 
     _DONE = object()
 
@@ -242,14 +250,41 @@ class _Recorder:
         self._thread.join()
 
     def _drain(self) -> None:
-        while (result := self._queue.get()) is not self._DONE:
-            state = _record_one(self._cache, result, self._now, self._run_id, self._bases.get(result.url),
-                                self._on_state is not None, self._unrecorded)
-            if state is not None and self._on_state is not None:
-                try:
-                    self._on_state(state)
-                except Exception:  # a caller's callback must not stop the recording of the rest
-                    log.exception("on_state callback failed for %s", result.url)
+        done = False
+        while not done:
+            batch = [self._queue.get()]
+            # what else is waiting joins it: the results that arrived together share one transaction
+            while len(batch) < _WRITE_BATCH and not self._queue.empty():
+                batch.append(self._queue.get())
+            if batch[-1] is self._DONE:
+                batch.pop()
+                done = True
+            if self._on_state is not None:
+                for result in batch:
+                    self._record_with_state(result)
+            elif batch:
+                self._record_together(batch)
+
+    def _record_together(self, batch: list[FetchResult]) -> None:
+        items = [(r, _when(r, self._now), self._bases.get(r.url)) for r in batch]
+        try:
+            failed: list[tuple[FetchResult, BaseException | None]] = list(
+                self._cache.append_many(items, run_id=self._run_id))
+        except Exception:  # one batch that cannot be stored must not stop the run
+            log.exception("could not record %d fetches", len(batch))
+            failed = [(r, None) for r in batch]
+        for result, exc in failed:
+            log.error("could not record the fetch of %s (status %s)", result.url, result.status, exc_info=exc)
+            self._unrecorded.add(result.url)
+
+    def _record_with_state(self, result: FetchResult) -> None:
+        state = _record_one(self._cache, result, self._now, self._run_id, self._bases.get(result.url), True,
+                            self._unrecorded)
+        if state is not None and self._on_state is not None:
+            try:
+                self._on_state(state)
+            except Exception:  # a caller's callback must not stop the recording of the rest
+                log.exception("on_state callback failed for %s", result.url)
 
 
 def _record_one(cache: PageCache, result: FetchResult, now: datetime | None, run_id: str, basis: Basis | None,
