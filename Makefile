@@ -47,7 +47,7 @@ lint: $(STAMP)
 
 test: $(STAMP) test-deps lint
 	$(BIN)/dg check defs
-	$(BIN)/python -m pytest -q -p no:cacheprovider -n 2
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n 2 --dist loadgroup
 
 bench: setup
 	$(BIN)/python benchmarks/bench_extract.py

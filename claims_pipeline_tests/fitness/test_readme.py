@@ -143,6 +143,12 @@ def expand(command: str, env: dict[str, str]) -> list[str]:
     return [command]
 
 
+# One worker runs the whole module: its commands share one sandbox, in the docs' order (a doc's later command reads
+# what an earlier one wrote: `init … --config ~/kb.yaml`, then `extract --config ~/kb.yaml`), and `make demo` runs
+# once. Needs pytest-xdist's `--dist loadgroup` (the Makefile's test command).
+pytestmark = pytest.mark.xdist_group("docs_commands_sandbox")
+
+
 @pytest.fixture(scope="module")
 def sandbox(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """A fresh HOME where the Quick start's `make demo` has run (the other commands start from its outputs)."""
