@@ -74,12 +74,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(sites: Path, log: Path) -> tuple[subprocess.Popen, int]:
+def start_fixture_web(sites: Path, *options: str, wait_s: float = 20) -> tuple[subprocess.Popen, int]:
+    """The fixture web in a process of its own (its CPU is no measured arm's) on a free port, once it accepts."""
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "claims_pipeline_demo.fixture_web", "--port", str(port),
-                             "--sites", str(sites), "--log", str(log)],
+                             "--sites", str(sites), *options],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
@@ -88,6 +89,10 @@ def start_server(sites: Path, log: Path) -> tuple[subprocess.Popen, int]:
             time.sleep(0.05)
     proc.kill()
     raise SystemExit("fixture web did not start")
+
+
+def start_server(sites: Path, log: Path) -> tuple[subprocess.Popen, int]:
+    return start_fixture_web(sites, "--log", str(log))
 
 
 def read_log(path: Path, since: float) -> list[dict]:

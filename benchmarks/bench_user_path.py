@@ -60,31 +60,11 @@ def load_average() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def start_web(sites: Path, epoch: int) -> tuple[subprocess.Popen, int]:
-    """The fixture web in its own process (its CPU is no arm's)."""
-    import socket
+    """The fixture web in its own process (its CPU is no arm's), serving the pages of epoch."""
+    from bench_fetch import start_fixture_web
 
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "claims_pipeline_demo.fixture_web", "--port", str(port),
-                             "--sites", str(sites), "--epoch", str(epoch)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return proc, port
-        except OSError:
-            time.sleep(0.05)
-    proc.kill()
-    raise SystemExit("the fixture web did not start")
+    return start_fixture_web(sites, "--epoch", str(epoch), wait_s=30)
 
 
 def write_config(work: Path, home: Path, address: str, out: Path) -> Path:
